@@ -1,0 +1,63 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "reveille",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "reveilled", targets: ["reveilled"]),
+        .executable(name: "reveille", targets: ["reveille"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
+        .target(name: "ReveilleCore"),
+        // Wire format shared by the CLI and the daemon.
+        .target(name: "ReveilleProtocol", dependencies: ["ReveilleCore"]),
+        // SQLite state through GRDB; only the daemon writes it.
+        .target(
+            name: "ReveilleStore",
+            dependencies: ["ReveilleCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // Services wiring core + store + control socket.
+        .target(
+            name: "ReveilleDaemon",
+            dependencies: [
+                "ReveilleCore", "ReveilleProtocol", "ReveilleStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The `reveille` command tree, as a library so tests can check its help text.
+        .target(
+            name: "ReveilleCLI",
+            dependencies: [
+                "ReveilleCore", "ReveilleProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "reveilled",
+            dependencies: [
+                "ReveilleDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"]),
+        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleCore"]),
+        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
+        .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
+        .testTarget(name: "ReveilleStoreTests", dependencies: ["ReveilleStore"]),
+        .testTarget(
+            name: "ReveilleDaemonTests",
+            dependencies: ["ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,98 @@
+/// How the sleeper proves they are awake.
+public enum Challenge: String, Codable, Sendable, CaseIterable {
+    /// A registered NFC tag scanned on the reader.
+    case nfc
+    /// The right answer to a math problem.
+    case math
+    /// Either one.
+    case any
+}
+
+/// How hard the math problem is (SPEC §3).
+public enum MathDifficulty: String, Codable, Sendable, CaseIterable {
+    /// `a + b`, 2-digit.
+    case easy
+    /// `a × b + c`.
+    case medium
+    /// `a × b + c × d`, 2-digit factors.
+    case hard
+}
+
+/// When an alarm rings, before any layer changes it.
+public enum Repeat: Hashable, Sendable {
+    /// Every week on these days.
+    case weekly(DaySet)
+    /// Once, on this date.
+    case once(CivilDate)
+}
+
+/// An alarm as the user set it. The schedule engine decides, day by day, whether and when it rings.
+public struct Alarm: Hashable, Sendable, Identifiable {
+    public var id: Int
+    public var label: String
+    public var time: LocalTime
+    public var repeats: Repeat
+    public var enabled: Bool
+    /// A sound file path; nil means the built-in tone.
+    public var sound: String?
+    /// 0-100.
+    public var volume: Int
+    public var fadeInSeconds: Int
+    public var challenge: Challenge
+    public var mathDifficulty: MathDifficulty
+    /// Labels of the tags that dismiss it; empty means any registered tag.
+    public var tags: [String]
+    /// 0 means unlimited.
+    public var maxSnoozes: Int
+    public var snoozeMinutes: Int
+    public var skipHolidays: Bool
+
+    public init(
+        id: Int, label: String = "", time: LocalTime, repeats: Repeat, enabled: Bool = true,
+        sound: String? = nil, volume: Int = Alarm.defaultVolume, fadeInSeconds: Int = Alarm.defaultFadeInSeconds,
+        challenge: Challenge = .math, mathDifficulty: MathDifficulty = .medium, tags: [String] = [],
+        maxSnoozes: Int = Alarm.defaultMaxSnoozes, snoozeMinutes: Int = Alarm.defaultSnoozeMinutes,
+        skipHolidays: Bool = false
+    ) {
+        self.id = id
+        self.label = label
+        self.time = time
+        self.repeats = repeats
+        self.enabled = enabled
+        self.sound = sound
+        self.volume = volume
+        self.fadeInSeconds = fadeInSeconds
+        self.challenge = challenge
+        self.mathDifficulty = mathDifficulty
+        self.tags = tags
+        self.maxSnoozes = maxSnoozes
+        self.snoozeMinutes = snoozeMinutes
+        self.skipHolidays = skipHolidays
+    }
+
+    public static let defaultVolume = 80
+    public static let defaultFadeInSeconds = 30
+    public static let defaultMaxSnoozes = 3
+    public static let defaultSnoozeMinutes = 9
+
+    /// `#3 work` or `#3` when there is no label.
+    public var name: String { label.isEmpty ? "#\(id)" : "#\(id) \(label)" }
+
+    /// Checks the ranges a client could get wrong; the message names the field and the range.
+    public func validate() throws(InputError) {
+        guard (0...100).contains(volume) else { throw InputError("volume \(volume): must be 0-100") }
+        guard (0...3600).contains(fadeInSeconds) else {
+            throw InputError("fade-in \(fadeInSeconds) s: must be 0-3600 seconds")
+        }
+        guard (0...100).contains(maxSnoozes) else {
+            throw InputError("max snoozes \(maxSnoozes): must be 0-100 (0 means unlimited)")
+        }
+        guard (1...120).contains(snoozeMinutes) else {
+            throw InputError("snooze minutes \(snoozeMinutes): must be 1-120")
+        }
+        guard label.count <= 64 else { throw InputError("label: at most 64 characters") }
+        if case .weekly(let days) = repeats, days.isEmpty {
+            throw InputError("days: an alarm needs at least one day, or a date for a one-shot")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+/// What a weekly rule or a date override does to the alarms it covers.
+public enum DayChange: Hashable, Sendable, CustomStringConvertible {
+    /// Nothing rings.
+    case off
+    /// Ring at this time instead.
+    case at(LocalTime)
+
+    public var description: String {
+        switch self {
+        case .off: "off"
+        case .at(let time): "at \(time)"
+        }
+    }
+}
+
+/// "On Saturdays, ring at 09:00" or "on Fridays, stay off", for one alarm or for all of them.
+public struct WeeklyRule: Hashable, Sendable, Identifiable {
+    public var id: Int
+    /// nil means every alarm.
+    public var alarmID: Int?
+    public var days: DaySet
+    public var change: DayChange
+
+    public init(id: Int, alarmID: Int?, days: DaySet, change: DayChange) {
+        self.id = id
+        self.alarmID = alarmID
+        self.days = days
+        self.change = change
+    }
+
+    public var scopeDescription: String { alarmID.map { "alarm #\($0)" } ?? "all alarms" }
+}
+
+/// "On 2026-12-24, ring at 08:00" or "on 2026-12-25, stay off", for one alarm or for all of them.
+public struct DateOverride: Hashable, Sendable, Identifiable {
+    public var id: Int
+    /// nil means every alarm.
+    public var alarmID: Int?
+    public var date: CivilDate
+    public var change: DayChange
+
+    public init(id: Int, alarmID: Int?, date: CivilDate, change: DayChange) {
+        self.id = id
+        self.alarmID = alarmID
+        self.date = date
+        self.change = change
+    }
+
+    public var scopeDescription: String { alarmID.map { "alarm #\($0)" } ?? "all alarms" }
+}
+
+/// The master toggle.
+public enum MasterSwitch: Hashable, Sendable {
+    case on
+    /// Off until `reveille resume`.
+    case off
+    /// Nothing rings before this date; alarms ring again from this date on.
+    case pausedUntil(CivilDate)
+
+    /// Whether alarms may ring on `date`.
+    public func allows(_ date: CivilDate) -> Bool {
+        switch self {
+        case .on: true
+        case .off: false
+        case .pausedUntil(let until): date >= until
+        }
+    }
+}
+
+/// Checks that a new layer does not collide with one already there.
+public enum LayerConflicts {
+    /// A weekly rule that covers a weekday already covered by a rule of the same scope is refused.
+    public static func check(_ candidate: WeeklyRule, against existing: [WeeklyRule]) throws(InputError) {
+        for rule in existing where rule.id != candidate.id && rule.alarmID == candidate.alarmID {
+            let shared = rule.days.intersection(candidate.days)
+            guard shared.isEmpty else {
+                throw InputError(
+                    "rule #\(rule.id) (\(rule.days) \(rule.change), \(rule.scopeDescription)) already covers "
+                        + "\(shared); remove it first with 'reveille rule rm \(rule.id)'")
+            }
+        }
+    }
+
+    /// A second override for the same date and scope is refused.
+    public static func check(_ candidate: DateOverride, against existing: [DateOverride]) throws(InputError) {
+        for other in existing
+        where other.id != candidate.id && other.alarmID == candidate.alarmID && other.date == candidate.date {
+            throw InputError(
+                "override #\(other.id) (\(other.date) \(other.change), \(other.scopeDescription)) already covers "
+                    + "that date; remove it first with 'reveille override rm \(other.id)'")
+        }
+    }
+
+    /// Overrides for dates before `today` no longer matter and are purged.
+    public static func expired(_ overrides: [DateOverride], today: CivilDate) -> [DateOverride] {
+        overrides.filter { $0.date < today }
+    }
+}

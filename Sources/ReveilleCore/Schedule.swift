@@ -1,0 +1,242 @@
+import Foundation
+
+/// Which layer decided what an alarm does on a day (SPEC §2), highest priority first.
+public enum Layer: String, Hashable, Sendable, Codable {
+    /// The master toggle is off, or alarms are paused.
+    case paused
+    /// The alarm itself is disabled.
+    case disabled
+    /// A one-time date override.
+    case override
+    /// A weekly rule.
+    case rule
+    /// A holiday, for alarms that skip holidays.
+    case holiday
+    /// The alarm as set.
+    case base
+    /// The zone skipped the whole date (Pacific/Apia, 2011-12-30).
+    case zone
+}
+
+/// Why an alarm stays silent on a day.
+public enum Silence: Hashable, Sendable {
+    case masterOff
+    case pausedUntil(CivilDate)
+    case alarmDisabled
+    case override(id: Int)
+    case rule(id: Int)
+    case holiday(name: String)
+    case dateSkippedByZone
+}
+
+/// What happens to one alarm on one day.
+public enum Verdict: Hashable, Sendable {
+    /// It rings at `instant` (seconds since the epoch), which reads `shownAs` on the wall clock.
+    case ring(instant: Int, shownAs: LocalTime, shift: ZoneShift)
+    case silent(Silence)
+}
+
+/// One alarm on one day, with the layer that decided it.
+public struct Decision: Hashable, Sendable {
+    public let alarmID: Int
+    public let date: CivilDate
+    /// The time the layers chose (the alarm's own time when silent).
+    public let time: LocalTime
+    public let layer: Layer
+    /// The rule or override that decided, if one did.
+    public let sourceID: Int?
+    public let verdict: Verdict
+
+    public var ringInstant: Int? {
+        if case .ring(let instant, _, _) = verdict { return instant }
+        return nil
+    }
+
+    /// A short explanation for people: why it is silent, or how the zone bent the time.
+    public var note: String {
+        switch verdict {
+        case .ring(_, let shown, .gap):
+            return "\(time) does not exist that day (clocks go forward); rings at \(shown)"
+        case .ring(_, _, .repeated):
+            return "\(time) happens twice that day (clocks go back); rings at the first"
+        case .ring:
+            switch layer {
+            case .override: return "override #\(sourceID ?? 0)"
+            case .rule: return "rule #\(sourceID ?? 0)"
+            default: return ""
+            }
+        case .silent(let silence):
+            switch silence {
+            case .masterOff: return "alarms are off ('reveille resume' turns them on)"
+            case .pausedUntil(let date): return "paused until \(date)"
+            case .alarmDisabled: return "alarm disabled"
+            case .override(let id): return "override #\(id): off"
+            case .rule(let id): return "rule #\(id): off"
+            case .holiday(let name): return "holiday: \(name)"
+            case .dateSkippedByZone: return "this date does not exist in the time zone"
+            }
+        }
+    }
+}
+
+/// Everything the schedule depends on, as plain data.
+public struct ScheduleState: Sendable {
+    public var alarms: [Alarm]
+    public var rules: [WeeklyRule]
+    public var overrides: [DateOverride]
+    /// Dates on which holiday-skipping alarms stay silent, with the holiday's name.
+    public var holidays: [CivilDate: String]
+    public var master: MasterSwitch
+
+    public init(
+        alarms: [Alarm] = [], rules: [WeeklyRule] = [], overrides: [DateOverride] = [],
+        holidays: [CivilDate: String] = [:], master: MasterSwitch = .on
+    ) {
+        self.alarms = alarms
+        self.rules = rules
+        self.overrides = overrides
+        self.holidays = holidays
+        self.master = master
+    }
+}
+
+/// The layered schedule of SPEC §2, as a pure function of the state, the zone and the dates asked for.
+public struct ScheduleEngine {
+    public private(set) var zone: ZoneResolver
+    private let state: ScheduleState
+    /// Alarms in order of their time, so a day's decisions come out nearly sorted.
+    private let alarms: [Alarm]
+    /// Per alarm id, the rule for each weekday; key nil holds the rules for all alarms.
+    private let rulesByScope: [Int?: [WeeklyRule?]]
+    private let overridesByDay: [Int: [DateOverride]]
+
+    public init(state: ScheduleState, zone: TimeZone) {
+        self.state = state
+        self.zone = ZoneResolver(zone: zone)
+        self.alarms = state.alarms.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        var rules: [Int?: [WeeklyRule?]] = [:]
+        for rule in state.rules {
+            var slots = rules[rule.alarmID] ?? Array(repeating: nil, count: 7)
+            for day in rule.days.days { slots[day.rawValue] = rule }
+            rules[rule.alarmID] = slots
+        }
+        self.rulesByScope = rules
+        self.overridesByDay = Dictionary(grouping: state.overrides, by: { $0.date.dayNumber })
+    }
+
+    /// Calls `body` with every decision from `start` for `days` days, day by day, in ring-time order
+    /// within a day. Alarms with nothing to do on a day (not repeating then, no layer for them) are left out.
+    public mutating func forEachDecision(from start: CivilDate, days: Int, _ body: (Decision) -> Void) {
+        var dayDecisions: [Decision] = []
+        dayDecisions.reserveCapacity(alarms.count)
+        for offset in 0..<max(0, days) {
+            let date = start.adding(days: offset)
+            let overrides = overridesByDay[date.dayNumber] ?? []
+            dayDecisions.removeAll(keepingCapacity: true)
+            for alarm in alarms {
+                if let decision = decide(alarm, on: date, overrides: overrides) {
+                    dayDecisions.append(decision)
+                }
+            }
+            // Alarms come sorted by time; only a rule or an override can move one out of order.
+            if !overrides.isEmpty || !rulesByScope.isEmpty {
+                dayDecisions.sort { ($0.time, $0.alarmID) < ($1.time, $1.alarmID) }
+            }
+            dayDecisions.forEach(body)
+        }
+    }
+
+    /// Every decision from `start` for `days` days.
+    public mutating func decisions(from start: CivilDate, days: Int) -> [Decision] {
+        var result: [Decision] = []
+        forEachDecision(from: start, days: days) { result.append($0) }
+        return result
+    }
+
+    /// The first ring strictly after `instant` within `horizonDays` days, if any.
+    public mutating func nextRing(after instant: Int, horizonDays: Int = 400) -> Decision? {
+        var start = zone.local(at: instant).date.adding(days: -1)
+        if case .pausedUntil(let until) = state.master, until > start { start = until }
+        if state.master == .off { return nil }
+        var found: Decision?
+        var day = 0
+        while found == nil, day < horizonDays {
+            forEachDecision(from: start.adding(days: day), days: 1) { decision in
+                if found == nil, let ring = decision.ringInstant, ring > instant { found = decision }
+            }
+            day += 1
+        }
+        return found
+    }
+
+    /// What `alarm` does on `date`, or nil when it has nothing to do that day.
+    public mutating func decide(_ alarm: Alarm, on date: CivilDate) -> Decision? {
+        decide(alarm, on: date, overrides: overridesByDay[date.dayNumber] ?? [])
+    }
+
+    private mutating func decide(_ alarm: Alarm, on date: CivilDate, overrides: [DateOverride]) -> Decision? {
+        let weekday = date.weekday.rawValue
+        let override = overrides.first { $0.alarmID == alarm.id } ?? overrides.first { $0.alarmID == nil }
+        let rule: WeeklyRule?
+        let concerned: Bool
+        switch alarm.repeats {
+        case .once(let day):
+            rule = nil
+            concerned = day == date
+        case .weekly(let days):
+            let specific = rulesByScope[alarm.id]?[weekday]
+            rule = specific ?? rulesByScope[nil]?[weekday]
+            // A layer for this very alarm that sets a time makes it ring on a day it does not repeat;
+            // layers for all alarms only change the alarms that ring that day anyway.
+            concerned =
+                days.contains(date.weekday) || specific?.change.isTime == true
+                || (override?.alarmID == alarm.id && override?.change.isTime == true)
+        }
+        guard concerned else { return nil }
+
+        func silent(_ layer: Layer, _ silence: Silence, source: Int? = nil) -> Decision {
+            Decision(
+                alarmID: alarm.id, date: date, time: alarm.time, layer: layer, sourceID: source,
+                verdict: .silent(silence))
+        }
+        if !state.master.allows(date) {
+            if case .pausedUntil(let until) = state.master { return silent(.paused, .pausedUntil(until)) }
+            return silent(.paused, .masterOff)
+        }
+        guard alarm.enabled else { return silent(.disabled, .alarmDisabled) }
+
+        var layer = Layer.base
+        var time = alarm.time
+        var source: Int?
+        if let override {
+            guard case .at(let other) = override.change else {
+                return silent(.override, .override(id: override.id), source: override.id)
+            }
+            (layer, time, source) = (.override, other, override.id)
+        } else if let rule {
+            guard case .at(let other) = rule.change else {
+                return silent(.rule, .rule(id: rule.id), source: rule.id)
+            }
+            (layer, time, source) = (.rule, other, rule.id)
+        } else if alarm.skipHolidays, let name = state.holidays[date] {
+            return silent(.holiday, .holiday(name: name))
+        }
+        guard zone.exists(date) else {
+            return Decision(
+                alarmID: alarm.id, date: date, time: time, layer: .zone, sourceID: nil,
+                verdict: .silent(.dateSkippedByZone))
+        }
+        let (instant, shift) = zone.resolve(date, time)
+        let shown = shift == .gap ? zone.local(at: instant).time : time
+        return Decision(
+            alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
+            verdict: .ring(instant: instant, shownAs: shown, shift: shift))
+    }
+}
+
+extension DayChange {
+    var isTime: Bool {
+        if case .at = self { return true }
+        return false
+    }
+}
