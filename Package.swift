@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
+        // C for what Swift cannot import directly: SO_PEERCRED needs _GNU_SOURCE.
+        .target(name: "CReveilleShims"),
         // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
         .target(name: "ReveilleCore"),
         // Wire format shared by the CLI and the daemon.
@@ -28,7 +30,7 @@ let package = Package(
         .target(
             name: "ReveilleDaemon",
             dependencies: [
-                "ReveilleCore", "ReveilleProtocol", "ReveilleStore",
+                "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "CReveilleShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -1,0 +1,153 @@
+import ArgumentParser
+import ReveilleCore
+import ReveilleProtocol
+
+struct AlarmCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "alarm", abstract: "Add, list, change and remove alarms.",
+        subcommands: [Add.self, List.self, Edit.self, Remove.self, Enable.self, Disable.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an alarm.",
+            discussion: """
+                Examples:
+                  reveille alarm add 6:45 --days mon-fri --label work
+                  reveille alarm add 7:30 --date 2026-12-24
+                  reveille alarm add --in 20m --label nap
+                With neither --days nor --date it rings once, at the next such time.
+                """)
+
+        @Argument(help: ArgumentHelp("When it rings, like 06:45 (24-hour clock).", valueName: "time"))
+        var time: String?
+
+        @OptionGroup var fields: AlarmFields
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws {
+            if time == nil && fields.in == nil { throw ValidationError("give a time, like 06:45, or --in 20m") }
+            _ = try fields.spec(time: time)
+        }
+
+        func run() throws {
+            print(try send(.alarmAdd(spec: fields.spec(time: time)), to: connection).message ?? "")
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change an alarm's fields; what is not given stays as it is.",
+            discussion: "Example: reveille alarm edit 1 --time 7:00 --days mon-thu")
+
+        @Argument(help: "The alarm's id (see 'reveille alarm list').") var id: Int
+        @Option(name: .long, help: ArgumentHelp("A new time, like 07:00.", valueName: "time")) var time: String?
+        @OptionGroup var fields: AlarmFields
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws { _ = try fields.spec(time: time) }
+
+        func run() throws {
+            print(try send(.alarmEdit(id: id, spec: fields.spec(time: time)), to: connection).message ?? "")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List alarms with their next ring.")
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let alarms = try send(.alarmList, to: connection).alarms ?? []
+            if output.json { return printJSON(alarms) }
+            guard !alarms.isEmpty else { return print("no alarms; add one with 'reveille alarm add 6:45 --days mon-fri'") }
+            var table = Table("ID", "LABEL", "TIME", "REPEAT", "ON", "CHALLENGE", "SNOOZES", "NEXT RING")
+            for alarm in alarms {
+                let repeats = alarm.days ?? "once \(alarm.date ?? "")"
+                let snoozes = alarm.maxSnoozes == 0 ? "unlimited" : "\(alarm.maxSnoozes)x\(alarm.snoozeMinutes)m"
+                let next = alarm.nextRing.map { "\($0.weekday) \($0.date) \($0.time)" } ?? "-"
+                table.add(
+                    "\(alarm.id)", alarm.label.isEmpty ? "-" : alarm.label, alarm.time, repeats,
+                    alarm.enabled ? "yes" : "no", alarm.challenge.rawValue, snoozes, next)
+            }
+            print(table.render())
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm", abstract: "Remove an alarm, with its own rules and overrides.")
+
+        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws { print(try send(.alarmRemove(id: id), to: connection).message ?? "") }
+    }
+
+    struct Enable: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn an alarm on.")
+
+        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws { print(try send(.alarmSetEnabled(id: id, enabled: true), to: connection).message ?? "") }
+    }
+
+    struct Disable: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn an alarm off, keeping it.")
+
+        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws { print(try send(.alarmSetEnabled(id: id, enabled: false), to: connection).message ?? "") }
+    }
+}
+
+/// The fields `alarm add` and `alarm edit` share.
+struct AlarmFields: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Repeat on these days: mon-fri, sat,sun, daily.", valueName: "days"))
+    var days: String?
+    @Option(name: .long, help: ArgumentHelp("Ring once, on this date (YYYY-MM-DD, today, tomorrow).", valueName: "date"))
+    var date: String?
+    @Option(name: .long, help: ArgumentHelp("Ring once, this long from now: 20m, 90s, 1h30m.", valueName: "duration"))
+    var `in`: String?
+    @Option(name: .long, help: "A name to know it by.") var label: String?
+    @Option(name: .long, help: ArgumentHelp("A sound file; \"\" for the built-in tone.", valueName: "file"))
+    var sound: String?
+    @Option(name: .long, help: "Volume, 0-100 (default 80).") var volume: Int?
+    @Option(name: .long, help: ArgumentHelp("Seconds to rise from quiet to full volume (default 30).", valueName: "seconds"))
+    var fadeIn: Int?
+    @Option(name: .long, help: "What stops it: math, nfc or any (default math).") var challenge: Challenge?
+    @Option(name: .long, help: "Math problem: easy, medium or hard (default medium).") var difficulty: MathDifficulty?
+    @Option(name: .long, help: ArgumentHelp("A tag that may dismiss it (repeatable; default any registered tag).", valueName: "label"))
+    var tag: [String] = []
+    @Option(name: .long, help: "Snoozes allowed, 0 for unlimited (default 3).") var maxSnoozes: Int?
+    @Option(name: .long, help: "Minutes a snooze lasts (default 9).") var snoozeMinutes: Int?
+    @Flag(inversion: .prefixedNo, help: "Stay silent on holidays (from holiday calendars).") var skipHolidays: Bool?
+
+    /// The request fields, checked here first so that a typo is a usage error before any daemon is asked.
+    func spec(time: String?) throws -> AlarmSpec {
+        try parsed {
+            var spec = AlarmSpec()
+            spec.time = try time.map { text throws(InputError) in try LocalTime.parse(text) }
+            spec.days = try days.map { text throws(InputError) in try DaySet.parse(text) }
+            spec.date = date
+            if let date, !["today", "tomorrow"].contains(date.lowercased()) { _ = try CivilDate.parse(date) }
+            spec.inSeconds = try `in`.map { text throws(InputError) in try DurationText.parse(text) }
+            spec.label = label
+            spec.sound = sound
+            spec.volume = volume
+            spec.fadeInSeconds = fadeIn
+            spec.challenge = challenge
+            spec.mathDifficulty = difficulty
+            spec.tags = tag.isEmpty ? nil : tag
+            spec.maxSnoozes = maxSnoozes
+            spec.snoozeMinutes = snoozeMinutes
+            spec.skipHolidays = skipHolidays
+            return spec
+        }
+    }
+}
+
+extension Challenge: ExpressibleByArgument {}
+extension MathDifficulty: ExpressibleByArgument {}

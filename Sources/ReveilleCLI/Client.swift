@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+
+/// Sends one command to the daemon. A refusal or an unreachable daemon is printed as
+/// `reveille: <message>` on standard error and ends the command with exit code 1.
+func send(_ command: Command, to connection: ConnectionOptions) throws -> Response {
+    let response: Response
+    do {
+        response = try ControlClient(path: connection.paths.socket).send(command)
+    } catch {
+        printError(error.description)
+        throw ExitCode(1)
+    }
+    if let error = response.error {
+        printError(error.message)
+        throw ExitCode(1)
+    }
+    return response
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("reveille: \(message)\n".utf8))
+}
+
+/// Prints `value` as pretty, key-sorted JSON.
+func printJSON(_ value: some Encodable) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    if let data = try? encoder.encode(value) {
+        print(String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Turns a parse failure of ours into an argument-parser usage error (exit code 64, usage shown).
+func parsed<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as InputError {
+        throw ValidationError(error.message)
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import ReveilleCore
+import ReveilleProtocol
+
+/// `--off` or `--at TIME`: what a rule or an override does.
+struct ChangeOptions: ParsableArguments {
+    @Flag(name: .long, help: "Nothing rings.") var off = false
+    @Option(name: .long, help: ArgumentHelp("Ring at this time instead.", valueName: "time")) var at: String?
+    @Option(name: .long, help: ArgumentHelp("Only this alarm (default: all alarms).", valueName: "id")) var alarm: Int?
+
+    func change() throws -> DayChange {
+        switch (off, at) {
+        case (true, nil): return .off
+        case (false, let text?): return .at(try parsed { try LocalTime.parse(text) })
+        default: throw ValidationError("give either --off or --at TIME")
+        }
+    }
+}
+
+struct RuleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rule", abstract: "Weekly rules: on these weekdays, stay off or ring at another time.",
+        subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a weekly rule.",
+            discussion: """
+                Examples:
+                  reveille rule add --days sat,sun --at 9:00
+                  reveille rule add --days fri --off --alarm 2
+                One rule per weekday for the same alarm (or for all alarms); a second is refused.
+                """)
+
+        @Option(name: .long, help: ArgumentHelp("Weekdays: mon-fri, sat,sun, daily.", valueName: "days")) var days: String
+        @OptionGroup var change: ChangeOptions
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws {
+            _ = try change.change()
+            _ = try parsed { try DaySet.parse(days) }
+        }
+
+        func run() throws {
+            let command = Command.ruleAdd(
+                alarmID: change.alarm, days: try parsed { try DaySet.parse(days) }, change: try change.change())
+            print(try send(command, to: connection).message ?? "")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List weekly rules.")
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let rules = try send(.ruleList, to: connection).rules ?? []
+            if output.json { return printJSON(rules) }
+            guard !rules.isEmpty else { return print("no weekly rules") }
+            var table = Table("ID", "DAYS", "CHANGE", "ALARM")
+            for rule in rules {
+                table.add("\(rule.id)", rule.days, rule.change.description, rule.alarmID.map { "#\($0)" } ?? "all")
+            }
+            print(table.render())
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a weekly rule.")
+
+        @Argument(help: "The rule's id.") var id: Int
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws { print(try send(.ruleRemove(id: id), to: connection).message ?? "") }
+    }
+}
+
+struct OverrideCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "override", abstract: "One-time date overrides: on this date, stay off or ring at another time.",
+        subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a date override.",
+            discussion: """
+                Examples:
+                  reveille override add tomorrow --off
+                  reveille override add 2026-12-24 --at 8:30 --alarm 1
+                Overrides for past dates are removed automatically.
+                """)
+
+        @Argument(help: ArgumentHelp("YYYY-MM-DD, today or tomorrow.", valueName: "date")) var date: String
+        @OptionGroup var change: ChangeOptions
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws {
+            _ = try change.change()
+            if !["today", "tomorrow"].contains(date.lowercased()) { _ = try parsed { try CivilDate.parse(date) } }
+        }
+
+        func run() throws {
+            let command = Command.overrideAdd(alarmID: change.alarm, date: date, change: try change.change())
+            print(try send(command, to: connection).message ?? "")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List date overrides.")
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let overrides = try send(.overrideList, to: connection).overrides ?? []
+            if output.json { return printJSON(overrides) }
+            guard !overrides.isEmpty else { return print("no date overrides") }
+            var table = Table("ID", "DATE", "CHANGE", "ALARM")
+            for override in overrides {
+                table.add(
+                    "\(override.id)", override.date, override.change.description,
+                    override.alarmID.map { "#\($0)" } ?? "all")
+            }
+            print(table.render())
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a date override.")
+
+        @Argument(help: "The override's id.") var id: Int
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws { print(try send(.overrideRemove(id: id), to: connection).message ?? "") }
+    }
+}

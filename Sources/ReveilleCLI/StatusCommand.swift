@@ -1,0 +1,97 @@
+import ArgumentParser
+import ReveilleCore
+import ReveilleProtocol
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show the daemon's state and the next ring.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        guard let status = try send(.status, to: connection).status else { return }
+        if output.json { return printJSON(status) }
+        print(StatusCommand.render(status))
+    }
+
+    static func render(_ status: StatusInfo) -> String {
+        let weekday = (try? CivilDate.parse(String(status.now.prefix(10))))?.weekday.displayName ?? ""
+        var lines = [
+            "reveilled \(status.version), up \(DurationText.format(seconds: status.uptimeSeconds)), "
+                + "time zone \(status.timeZone), now \(weekday) \(status.now.prefix(16))"
+        ]
+        let alarms = "\(status.enabledCount) of \(status.alarmCount) enabled"
+        switch status.master {
+        case "off": lines.append("alarms: OFF until 'reveille resume' (\(alarms))")
+        case "paused": lines.append("alarms: paused until \(status.pausedUntil ?? "?") (\(alarms))")
+        default: lines.append("alarms: on (\(alarms))")
+        }
+        if let next = status.nextRing {
+            let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
+            lines.append(
+                "next ring: \(next.weekday) \(next.date) \(next.time), alarm \(name) "
+                    + "(in \(DurationText.format(seconds: next.instant - status.nowInstant)))")
+        } else {
+            lines.append("next ring: none")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct NextCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "next",
+        abstract: "List the coming rings, day by day, with the layer that decided each.",
+        discussion: """
+            Layers, highest first: paused (master switch), disabled (the alarm), override (one date), \
+            rule (a weekday), holiday, base (the alarm as set). A silent day says why.
+            """)
+
+    @Option(name: .long, help: "How many days, from today.")
+    var days = 7
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard (1...3660).contains(days) else { throw ValidationError("--days \(days): must be 1-3660") }
+    }
+
+    func run() throws {
+        let rows = try send(.next(days: days), to: connection).schedule ?? []
+        if output.json { return printJSON(rows) }
+        var table = Table("DATE", "DAY", "TIME", "ALARM", "DECIDED BY", "")
+        for row in rows {
+            let alarm = row.alarmID.map { id in row.label?.isEmpty == false ? "#\(id) \(row.label!)" : "#\(id)" } ?? "-"
+            let time = row.rings ? (row.time ?? "-") : "-"
+            let note = row.rings || row.alarmID == nil ? row.note : "silent: \(row.note)"
+            table.add(row.date, row.weekday, time, alarm, row.layer?.rawValue ?? "-", note)
+        }
+        print(table.render())
+    }
+}
+
+struct PauseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pause", abstract: "Turn all alarms off, until 'reveille resume' or a date.")
+
+    @Option(name: .long, help: ArgumentHelp("The first day alarms ring again (YYYY-MM-DD or tomorrow).", valueName: "date"))
+    var until: String?
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        print(try send(.pause(until: until), to: connection).message ?? "")
+    }
+}
+
+struct ResumeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Turn alarms back on.")
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        print(try send(.resume, to: connection).message ?? "")
+    }
+}

@@ -1,0 +1,104 @@
+import ReveilleCore
+import ReveilleProtocol
+
+/// `alarm add`, `alarm edit` and the alarm listing.
+extension Controller {
+    func addAlarm(_ spec: AlarmSpec) throws -> Response {
+        let now = self.now()
+        var alarm = Alarm(id: 0, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily))
+        guard spec.time != nil || spec.inSeconds != nil else {
+            throw InputError("an alarm needs a time (like 06:45) or --in (like 20m)")
+        }
+        try apply(spec, to: &alarm, now: now, isNew: true)
+        try alarm.validate()
+        alarm = try store.insert(alarm)
+        logger.info("alarm \(alarm.name) added: \(describe(alarm))")
+        return try alarmResponse(alarm, "added alarm \(alarm.name): \(describe(alarm))")
+    }
+
+    func editAlarm(id: Int, _ spec: AlarmSpec) throws -> Response {
+        var alarm = try existingAlarm(id)
+        try apply(spec, to: &alarm, now: now(), isNew: false)
+        try alarm.validate()
+        guard try store.update(alarm) else { throw noAlarm(id) }
+        logger.info("alarm \(alarm.name) changed: \(describe(alarm))")
+        return try alarmResponse(alarm, "changed alarm \(alarm.name): \(describe(alarm))")
+    }
+
+    /// Every alarm with its next ring.
+    func alarmInfos() throws -> [AlarmInfo] {
+        let now = self.now()
+        let state = try currentState(today: now.date)
+        return state.alarms.map { alarm in
+            AlarmInfo(alarm, nextRing: nextRing(of: alarm, in: state, after: now.instant))
+        }
+    }
+
+    func alarmResponse(_ alarm: Alarm, _ message: String) throws -> Response {
+        let now = self.now()
+        let state = try currentState(today: now.date)
+        let next = nextRing(of: alarm, in: state, after: now.instant)
+        var response = Response(message: message + (next.map { "; next ring \($0.weekday) \($0.date) \($0.time)" } ?? ""))
+        response.alarms = [AlarmInfo(alarm, nextRing: next)]
+        return response
+    }
+
+    func nextRing(of alarm: Alarm, in state: ScheduleState, after instant: Int) -> RingInfo? {
+        var only = state
+        only.alarms = [alarm]
+        var engine = ScheduleEngine(state: only, zone: zone)
+        return engine.nextRing(after: instant).flatMap { ringInfo($0, label: alarm.label) }
+    }
+
+    /// `06:45 mon-fri` or `07:30 once on 2026-12-24`.
+    func describe(_ alarm: Alarm) -> String {
+        let when =
+            switch alarm.repeats {
+            case .weekly(let days): "\(alarm.time) \(days)"
+            case .once(let date): "\(alarm.time) once on \(date)"
+            }
+        return alarm.enabled ? when : when + " (disabled)"
+    }
+
+    /// Applies the fields of `spec` that are set. A new time without days or date keeps the alarm's
+    /// repeat; a one-shot with no date rings at the next such time (today if still ahead).
+    private func apply(
+        _ spec: AlarmSpec, to alarm: inout Alarm, now: (instant: Int, date: CivilDate, time: LocalTime), isNew: Bool
+    ) throws {
+        let whenFields = [spec.days != nil, spec.date != nil, spec.inSeconds != nil].filter { $0 }.count
+        guard whenFields <= 1 else {
+            throw InputError("give one of --days (repeating), --date (one-shot) or --in (one-shot from now)")
+        }
+        if let seconds = spec.inSeconds {
+            guard (1...(7 * 86_400)).contains(seconds) else { throw InputError("--in: must be 1 second to 7 days") }
+            guard spec.time == nil else { throw InputError("give a time or --in, not both") }
+            let local = ZoneResolver(zone: zone).local(at: now.instant + seconds)
+            alarm.time = local.time
+            alarm.repeats = .once(local.date)
+        } else if let time = spec.time {
+            alarm.time = time
+        }
+        if let days = spec.days {
+            alarm.repeats = .weekly(days)
+        } else if let dateText = spec.date {
+            let date = try CivilDate.parse(dateText, today: now.date)
+            guard date > now.date || (date == now.date && alarm.time > now.time) else {
+                throw InputError("\(date) \(alarm.time) has already passed; pick a later date or time")
+            }
+            alarm.repeats = .once(date)
+        } else if isNew && spec.inSeconds == nil {
+            alarm.repeats = .once(alarm.time > now.time ? now.date : now.date.adding(days: 1))
+        }
+        if let label = spec.label { alarm.label = label }
+        if let enabled = spec.enabled { alarm.enabled = enabled }
+        if let sound = spec.sound { alarm.sound = sound.isEmpty ? nil : sound }
+        if let volume = spec.volume { alarm.volume = volume }
+        if let fadeIn = spec.fadeInSeconds { alarm.fadeInSeconds = fadeIn }
+        if let challenge = spec.challenge { alarm.challenge = challenge }
+        if let difficulty = spec.mathDifficulty { alarm.mathDifficulty = difficulty }
+        if let tags = spec.tags { alarm.tags = tags }
+        if let maxSnoozes = spec.maxSnoozes { alarm.maxSnoozes = maxSnoozes }
+        if let snoozeMinutes = spec.snoozeMinutes { alarm.snoozeMinutes = snoozeMinutes }
+        if let skipHolidays = spec.skipHolidays { alarm.skipHolidays = skipHolidays }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Logging
+import ReveilleCore
+import ReveilleProtocol
+import ReveilleStore
+import Synchronization
+
+/// A request refused for a reason the client can act on.
+struct Refusal: Error {
+    let code: ErrorReply.Code
+    let message: String
+
+    init(_ code: ErrorReply.Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// Carries out control requests against the store, by the rules of the core. The only writer of state.
+///
+/// Requests arrive from connection threads; one lock serializes them so that a read-modify-write
+/// (an edit, a rule checked against the others) never interleaves with another.
+public final class Controller: Sendable {
+    let store: Store
+    let clock: any WallClock
+    let zone: TimeZone
+    let startedAt: Date
+    let logger: Logger
+    private let lock = Mutex(())
+
+    public init(store: Store, clock: any WallClock, zone: TimeZone, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.zone = zone
+        self.startedAt = clock.now()
+        self.logger = logger
+    }
+
+    /// Answers one request from a peer with `role`. Never throws: every failure is an error reply.
+    public func handle(_ operation: Command, role: Role, refusal: () -> String) -> Response {
+        guard role >= operation.requiredRole else {
+            return .failure(.forbidden, refusal())
+        }
+        return lock.withLock { _ in
+            do {
+                return try perform(operation, role: role)
+            } catch let error as InputError {
+                return .failure(.invalid, error.message)
+            } catch let error as Refusal {
+                return .failure(error.code, error.message)
+            } catch {
+                logger.error("'\(operation.name)' failed: \(error)")
+                return .failure(.internal, "could not \(operation.name): \(error)")
+            }
+        }
+    }
+
+    private func perform(_ operation: Command, role: Role) throws -> Response {
+        let today = self.today()
+        switch operation {
+        case .status:
+            var response = Response()
+            response.status = try status(role: role)
+            return response
+        case .alarmList:
+            var response = Response()
+            response.alarms = try alarmInfos()
+            return response
+        case .alarmAdd(let spec):
+            return try addAlarm(spec)
+        case .alarmEdit(let id, let spec):
+            return try editAlarm(id: id, spec)
+        case .alarmRemove(let id):
+            let alarm = try existingAlarm(id)
+            guard try store.deleteAlarm(id: id) else { throw noAlarm(id) }
+            logger.info("alarm \(alarm.name) removed")
+            return Response(message: "removed alarm \(alarm.name)")
+        case .alarmSetEnabled(let id, let enabled):
+            var alarm = try existingAlarm(id)
+            alarm.enabled = enabled
+            _ = try store.update(alarm)
+            logger.info("alarm \(alarm.name) \(enabled ? "enabled" : "disabled")")
+            return try alarmResponse(alarm, "\(enabled ? "enabled" : "disabled") alarm \(alarm.name)")
+        case .ruleList:
+            var response = Response()
+            response.rules = try store.scheduleState().rules.map(RuleInfo.init)
+            return response
+        case .ruleAdd(let alarmID, let days, let change):
+            if let alarmID { _ = try existingAlarm(alarmID) }
+            guard !days.isEmpty else { throw InputError("days: a rule needs at least one day") }
+            let candidate = WeeklyRule(id: 0, alarmID: alarmID, days: days, change: change)
+            let rule = try store.insertRule(candidate) { existing in
+                try asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
+            }
+            logger.info("rule #\(rule.id) added: \(rule.days) \(rule.change), \(rule.scopeDescription)")
+            var response = Response(
+                message: "added rule #\(rule.id): \(rule.days) \(rule.change), \(rule.scopeDescription)")
+            response.rules = [RuleInfo(rule)]
+            return response
+        case .ruleRemove(let id):
+            guard try store.deleteRule(id: id) else {
+                throw Refusal(.notFound, "no rule #\(id); 'reveille rule list' shows the ids")
+            }
+            logger.info("rule #\(id) removed")
+            return Response(message: "removed rule #\(id)")
+        case .overrideList:
+            var response = Response()
+            response.overrides = try currentState(today: today).overrides.map(OverrideInfo.init)
+            return response
+        case .overrideAdd(let alarmID, let dateText, let change):
+            if let alarmID { _ = try existingAlarm(alarmID) }
+            let date = try CivilDate.parse(dateText, today: today)
+            guard date >= today else { throw InputError("date \(date) is in the past (today is \(today))") }
+            let candidate = DateOverride(id: 0, alarmID: alarmID, date: date, change: change)
+            let override = try store.insertOverride(candidate) { existing in
+                try asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
+            }
+            logger.info("override #\(override.id) added: \(date) \(change), \(override.scopeDescription)")
+            var response = Response(
+                message: "added override #\(override.id): \(date) \(change), \(override.scopeDescription)")
+            response.overrides = [OverrideInfo(override)]
+            return response
+        case .overrideRemove(let id):
+            guard try store.deleteOverride(id: id) else {
+                throw Refusal(.notFound, "no override #\(id); 'reveille override list' shows the ids")
+            }
+            logger.info("override #\(id) removed")
+            return Response(message: "removed override #\(id)")
+        case .pause(let untilText):
+            guard let untilText else {
+                try store.setMaster(.off)
+                logger.notice("alarms paused until resumed")
+                return Response(message: "alarms are off until 'reveille resume'")
+            }
+            let until = try CivilDate.parse(untilText, today: today)
+            guard until > today else {
+                throw InputError("--until \(until): must be after today (\(today)); alarms ring again from that date")
+            }
+            try store.setMaster(.pausedUntil(until))
+            logger.notice("alarms paused until \(until)")
+            return Response(message: "alarms paused; they ring again from \(until.weekday.displayName) \(until)")
+        case .resume:
+            try store.setMaster(.on)
+            logger.notice("alarms resumed")
+            return Response(message: "alarms are on")
+        case .next(let days):
+            guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
+            var response = Response()
+            response.schedule = try schedule(days: days)
+            return response
+        }
+    }
+
+    // MARK: Helpers shared by the operations
+
+    func now() -> (instant: Int, date: CivilDate, time: LocalTime) {
+        let instant = Int(clock.now().timeIntervalSince1970.rounded(.down))
+        let local = ZoneResolver(zone: zone).local(at: instant)
+        return (instant, local.date, local.time)
+    }
+
+    func today() -> CivilDate { now().date }
+
+    /// The schedule state, after purging overrides for days gone by (SPEC §2).
+    func currentState(today: CivilDate) throws -> ScheduleState {
+        var state = try store.scheduleState()
+        if !LayerConflicts.expired(state.overrides, today: today).isEmpty {
+            let purged = try store.purgeOverrides(before: today)
+            logger.info("purged \(purged) past date override(s)")
+            state.overrides.removeAll { $0.date < today }
+        }
+        return state
+    }
+
+    func existingAlarm(_ id: Int) throws -> Alarm {
+        guard let alarm = try store.alarm(id: id) else { throw noAlarm(id) }
+        return alarm
+    }
+
+    /// Runs a layer check, reporting a collision as a conflict rather than as bad input.
+    func asConflict(_ check: () throws(InputError) -> Void) throws(Refusal) {
+        do { try check() } catch { throw Refusal(.conflict, error.message) }
+    }
+
+    func noAlarm(_ id: Int) -> Refusal {
+        Refusal(.notFound, "no alarm #\(id); 'reveille alarm list' shows the ids")
+    }
+
+    /// `RingInfo` for a decision that rings.
+    func ringInfo(_ decision: Decision, label: String) -> RingInfo? {
+        guard let instant = decision.ringInstant else { return nil }
+        let local = ZoneResolver(zone: zone).local(at: instant)
+        return RingInfo(
+            alarmID: decision.alarmID, label: label, date: local.date.description,
+            weekday: local.date.weekday.displayName, time: local.time.description, instant: instant)
+    }
+}

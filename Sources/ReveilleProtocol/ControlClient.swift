@@ -1,0 +1,103 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A connection to the daemon's control socket: send a request, read its response.
+public final class ControlClient {
+    /// Why a request got no response.
+    public enum Failure: Error, CustomStringConvertible {
+        case unreachable(path: String, SystemCallError)
+        case io(SystemCallError)
+        case closed
+        case garbled(String)
+
+        public var description: String {
+            switch self {
+            case .unreachable(let path, let error) where error.errno == ENOENT || error.errno == ECONNREFUSED:
+                "reveilled is not running (no answer at \(path)); start it with 'make run' or "
+                    + "'sudo systemctl start reveille'"
+            case .unreachable(let path, let error) where error.errno == EACCES:
+                "no permission to use \(path); ask an admin to add you to the socket's group "
+                    + "(see 'ls -l \(path)')"
+            case .unreachable(_, let error): "cannot reach reveilled: \(error)"
+            case .io(let error): "lost the connection to reveilled: \(error)"
+            case .closed: "reveilled closed the connection without answering; see its log"
+            case .garbled(let why): "reveilled sent a reply this client cannot read (\(why)); are both the same version?"
+            }
+        }
+    }
+
+    private let fd: Int32
+    private var buffer = LineBuffer(limit: 16 * 1024 * 1024)
+
+    /// Connects to the socket at `path`.
+    public init(path: String) throws(Failure) {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .unreachable(path: path, SystemCallError("socket", path)) }
+        do {
+            var address = try unixAddress(path)
+            try systemCall("connect", path) {
+                withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                    }
+                }
+            }
+        } catch {
+            close(fd)
+            throw .unreachable(path: path, error)
+        }
+        self.fd = fd
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Sends one request and waits for its response.
+    public func send(_ operation: Command) throws(Failure) -> Response {
+        try sendRaw(Framing.encode(Request(operation)))
+        guard let line = try readLine() else { throw .closed }
+        do {
+            return try JSONDecoder().decode(Response.self, from: Data(line))
+        } catch {
+            throw .garbled("\(error)")
+        }
+    }
+
+    /// Writes bytes as they are: tests use it to send what no well-behaved client would.
+    public func sendRaw(_ bytes: [UInt8]) throws(Failure) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .io(SystemCallError("send", "control socket"))
+            }
+            offset += written
+        }
+    }
+
+    /// Reads the next line the daemon sends, or nil when it closed the connection.
+    public func readLine() throws(Failure) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            do {
+                if let line = try buffer.nextLine() { return line }
+            } catch {
+                throw .garbled("reply too long")
+            }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(SystemCallError("recv", "control socket"))
+            }
+            if count == 0 { return nil }
+            buffer.append(chunk[..<count])
+        }
+    }
+}

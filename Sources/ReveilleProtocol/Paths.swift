@@ -1,0 +1,28 @@
+/// Where everything lives (SPEC §1). One root moves them all, for development and tests.
+public struct Paths: Sendable, Equatable {
+    /// `/` on the device; a folder of the developer's with `--root` or `REVEILLE_ROOT`.
+    public let root: String
+
+    public init(root: String) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+    }
+
+    /// `--root` if given, else `$REVEILLE_ROOT`, else `/`.
+    public static func resolve(root: String?, environment: [String: String]) -> Paths {
+        Paths(root: root ?? environment["REVEILLE_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? "/")
+    }
+
+    public var isSystem: Bool { root == "/" }
+
+    private func under(_ path: String) -> String { isSystem ? path : root + path }
+
+    public var configDirectory: String { under("/etc/reveille") }
+    public var stateDirectory: String { under("/var/lib/reveille") }
+    public var runtimeDirectory: String { under("/run/reveille") }
+    public var logDirectory: String { under("/var/log/reveille") }
+    public var database: String { stateDirectory + "/state.sqlite" }
+    public var socket: String { runtimeDirectory + "/control.sock" }
+}
+
+/// This build's version, shown by `status` and `--version`.
+public let reveilleVersion = "0.1.0"

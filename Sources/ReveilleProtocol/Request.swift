@@ -1,0 +1,141 @@
+import ReveilleCore
+
+/// The protocol version this build speaks. A request carries it in `"v"`; so does every response.
+public let protocolVersion = 1
+
+/// One request line on the control socket: `{"v":1,"op":{"status":{}}}`.
+public struct Request: Codable, Sendable, Equatable {
+    public var v: Int
+    public var op: Command
+
+    public init(_ op: Command) {
+        self.v = protocolVersion
+        self.op = op
+    }
+}
+
+/// What a client asks the daemon to do.
+public enum Command: Codable, Sendable, Equatable {
+    case status
+    case alarmList
+    case alarmAdd(spec: AlarmSpec)
+    case alarmEdit(id: Int, spec: AlarmSpec)
+    case alarmRemove(id: Int)
+    case alarmSetEnabled(id: Int, enabled: Bool)
+    case ruleList
+    case ruleAdd(alarmID: Int?, days: DaySet, change: DayChange)
+    case ruleRemove(id: Int)
+    case overrideList
+    /// `date` is `YYYY-MM-DD`, `today` or `tomorrow`, in the daemon's time zone.
+    case overrideAdd(alarmID: Int?, date: String, change: DayChange)
+    case overrideRemove(id: Int)
+    /// `until` as for `overrideAdd`'s date; nil pauses until `resume`.
+    case pause(until: String?)
+    case resume
+    case next(days: Int)
+
+    /// The words a person typed for it, for messages: `alarm add`.
+    public var name: String {
+        switch self {
+        case .status: "status"
+        case .alarmList: "alarm list"
+        case .alarmAdd: "alarm add"
+        case .alarmEdit: "alarm edit"
+        case .alarmRemove: "alarm rm"
+        case .alarmSetEnabled(_, let enabled): enabled ? "alarm enable" : "alarm disable"
+        case .ruleList: "rule list"
+        case .ruleAdd: "rule add"
+        case .ruleRemove: "rule rm"
+        case .overrideList: "override list"
+        case .overrideAdd: "override add"
+        case .overrideRemove: "override rm"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .next: "next"
+        }
+    }
+
+    /// Who may do it (SPEC §9).
+    public var requiredRole: Role {
+        switch self {
+        case .status, .alarmList, .ruleList, .overrideList, .next: .user
+        case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .overrideAdd,
+            .overrideRemove, .pause, .resume:
+            .admin
+        }
+    }
+}
+
+/// The rights a peer has, decided from its credentials (SO_PEERCRED).
+public enum Role: String, Codable, Sendable, Comparable, CustomStringConvertible {
+    /// Not in any group the daemon knows: nothing.
+    case none
+    /// The socket group: read status, snooze, answer challenges.
+    case user
+    /// The admin group: also manage alarms, tags, overrides and grants.
+    case admin
+    /// Root or the daemon's own user: everything.
+    case owner
+
+    private var rank: Int {
+        switch self {
+        case .none: 0
+        case .user: 1
+        case .admin: 2
+        case .owner: 3
+        }
+    }
+
+    public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
+
+    public var description: String { rawValue }
+}
+
+/// The fields of an alarm a client sets. Every field is optional: `alarm add` fills the rest with
+/// defaults, `alarm edit` changes only what is given.
+public struct AlarmSpec: Codable, Sendable, Equatable {
+    public var label: String?
+    public var time: LocalTime?
+    public var days: DaySet?
+    /// `YYYY-MM-DD`, `today` or `tomorrow`: a one-shot on that date.
+    public var date: String?
+    /// A one-shot this many seconds from now (to the second).
+    public var inSeconds: Int?
+    public var enabled: Bool?
+    /// A sound file; the empty string means the built-in tone.
+    public var sound: String?
+    public var volume: Int?
+    public var fadeInSeconds: Int?
+    public var challenge: Challenge?
+    public var mathDifficulty: MathDifficulty?
+    public var tags: [String]?
+    public var maxSnoozes: Int?
+    public var snoozeMinutes: Int?
+    public var skipHolidays: Bool?
+
+    public init() {}
+}
+
+extension DayChange: Codable {
+    /// `"off"`, or the time as `"HH:MM"`.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        if text == "off" {
+            self = .off
+            return
+        }
+        do {
+            self = .at(try LocalTime.parse(text))
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .off: try container.encode("off")
+        case .at(let time): try container.encode(time.description)
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import ReveilleCore
+
+/// One response line: `ok` with the fields the request asked for, or an `error`.
+public struct Response: Codable, Sendable, Equatable {
+    public var v: Int = protocolVersion
+    public var ok: Bool
+    public var error: ErrorReply?
+    public var message: String?
+    public var status: StatusInfo?
+    public var alarms: [AlarmInfo]?
+    public var rules: [RuleInfo]?
+    public var overrides: [OverrideInfo]?
+    public var schedule: [ScheduleRow]?
+
+    public init(ok: Bool = true, message: String? = nil) {
+        self.ok = ok
+        self.message = message
+    }
+
+    public static func failure(_ code: ErrorReply.Code, _ message: String) -> Response {
+        var response = Response(ok: false)
+        response.error = ErrorReply(code: code, message: message)
+        return response
+    }
+}
+
+/// Why a request failed, for people (`message`) and for scripts (`code`).
+public struct ErrorReply: Codable, Sendable, Equatable {
+    public enum Code: String, Codable, Sendable {
+        /// Not JSON, or not a request this daemon knows.
+        case badRequest = "bad-request"
+        /// Longer than `Framing.maxLineBytes`.
+        case tooLarge = "too-large"
+        case unsupportedVersion = "unsupported-version"
+        /// A value out of range: a time, a date, a volume.
+        case invalid
+        /// No alarm, rule or override with that id.
+        case notFound = "not-found"
+        /// Collides with something already there: the message names it.
+        case conflict
+        /// The peer lacks the rights.
+        case forbidden
+        /// The daemon failed: the message says what, the log says more.
+        case `internal`
+        case busy
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// When an alarm rings next.
+public struct RingInfo: Codable, Sendable, Equatable {
+    public var alarmID: Int
+    public var label: String
+    /// Local date, `YYYY-MM-DD`.
+    public var date: String
+    /// `Mon`.
+    public var weekday: String
+    /// The wall-clock time it rings at.
+    public var time: String
+    /// Seconds since the epoch.
+    public var instant: Int
+
+    public init(alarmID: Int, label: String, date: String, weekday: String, time: String, instant: Int) {
+        self.alarmID = alarmID
+        self.label = label
+        self.date = date
+        self.weekday = weekday
+        self.time = time
+        self.instant = instant
+    }
+}
+
+public struct StatusInfo: Codable, Sendable, Equatable {
+    public var version: String
+    public var uptimeSeconds: Int
+    public var timeZone: String
+    /// The daemon's local time, `YYYY-MM-DD HH:MM:SS`.
+    public var now: String
+    /// Seconds since the epoch, by the daemon's clock.
+    public var nowInstant: Int
+    /// `on`, `off` or `paused`.
+    public var master: String
+    public var pausedUntil: String?
+    public var alarmCount: Int
+    public var enabledCount: Int
+    public var nextRing: RingInfo?
+    /// The caller's rights.
+    public var role: Role
+
+    public init(
+        version: String, uptimeSeconds: Int, timeZone: String, now: String, nowInstant: Int, master: String,
+        pausedUntil: String?, alarmCount: Int, enabledCount: Int, nextRing: RingInfo?, role: Role
+    ) {
+        self.version = version
+        self.uptimeSeconds = uptimeSeconds
+        self.timeZone = timeZone
+        self.now = now
+        self.nowInstant = nowInstant
+        self.master = master
+        self.pausedUntil = pausedUntil
+        self.alarmCount = alarmCount
+        self.enabledCount = enabledCount
+        self.nextRing = nextRing
+        self.role = role
+    }
+}
+
+public struct AlarmInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    public var label: String
+    public var time: String
+    /// Canonical days (`mon-fri`) for a repeating alarm.
+    public var days: String?
+    /// The date of a one-shot.
+    public var date: String?
+    public var enabled: Bool
+    /// nil: the built-in tone.
+    public var sound: String?
+    public var volume: Int
+    public var fadeInSeconds: Int
+    public var challenge: Challenge
+    public var mathDifficulty: MathDifficulty
+    public var tags: [String]
+    public var maxSnoozes: Int
+    public var snoozeMinutes: Int
+    public var skipHolidays: Bool
+    public var nextRing: RingInfo?
+
+    public init(_ alarm: Alarm, nextRing: RingInfo?) {
+        id = alarm.id
+        label = alarm.label
+        time = alarm.time.description
+        switch alarm.repeats {
+        case .weekly(let set): days = set.description
+        case .once(let day): date = day.description
+        }
+        enabled = alarm.enabled
+        sound = alarm.sound
+        volume = alarm.volume
+        fadeInSeconds = alarm.fadeInSeconds
+        challenge = alarm.challenge
+        mathDifficulty = alarm.mathDifficulty
+        tags = alarm.tags
+        maxSnoozes = alarm.maxSnoozes
+        snoozeMinutes = alarm.snoozeMinutes
+        skipHolidays = alarm.skipHolidays
+        self.nextRing = nextRing
+    }
+}
+
+public struct RuleInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    /// nil: all alarms.
+    public var alarmID: Int?
+    public var days: String
+    /// `off` or `HH:MM`.
+    public var change: DayChange
+
+    public init(_ rule: WeeklyRule) {
+        id = rule.id
+        alarmID = rule.alarmID
+        days = rule.days.description
+        change = rule.change
+    }
+}
+
+public struct OverrideInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    public var alarmID: Int?
+    public var date: String
+    public var change: DayChange
+
+    public init(_ override: DateOverride) {
+        id = override.id
+        alarmID = override.alarmID
+        date = override.date.description
+        change = override.change
+    }
+}
+
+/// One line of `reveille next`: an alarm on a day and the layer that decided it, or a day with nothing set.
+public struct ScheduleRow: Codable, Sendable, Equatable {
+    public var date: String
+    public var weekday: String
+    /// The wall-clock time it rings at, or would have rung at; nil on a day with nothing set.
+    public var time: String?
+    public var alarmID: Int?
+    public var label: String?
+    /// The deciding layer; nil on a day with nothing set.
+    public var layer: Layer?
+    public var rings: Bool
+    public var note: String
+
+    public init(
+        date: String, weekday: String, time: String?, alarmID: Int?, label: String?, layer: Layer?, rings: Bool,
+        note: String
+    ) {
+        self.date = date
+        self.weekday = weekday
+        self.time = time
+        self.alarmID = alarmID
+        self.label = label
+        self.layer = layer
+        self.rings = rings
+        self.note = note
+    }
+}

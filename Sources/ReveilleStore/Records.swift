@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+import ReveilleCore
+
+/// A row of `alarm`. Conversions to and from the core's `Alarm` live here, so no other module sees SQL.
+struct AlarmRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "alarm"
+
+    var id: Int64?
+    var label: String
+    /// Seconds since local midnight.
+    var time: Int
+    /// Weekday bit mask for repeating alarms; 0 for a one-shot.
+    var days: Int
+    /// `YYYY-MM-DD` for a one-shot.
+    var date: String?
+    var enabled: Bool
+    var sound: String?
+    var volume: Int
+    var fadeInSeconds: Int
+    var challenge: String
+    var mathDifficulty: String
+    /// JSON array of tag labels.
+    var tags: String
+    var maxSnoozes: Int
+    var snoozeMinutes: Int
+    var skipHolidays: Bool
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    init(_ alarm: Alarm) {
+        id = alarm.id > 0 ? Int64(alarm.id) : nil
+        label = alarm.label
+        time = alarm.time.secondsOfDay
+        switch alarm.repeats {
+        case .weekly(let set):
+            days = Int(set.mask)
+            date = nil
+        case .once(let day):
+            days = 0
+            date = day.description
+        }
+        enabled = alarm.enabled
+        sound = alarm.sound
+        volume = alarm.volume
+        fadeInSeconds = alarm.fadeInSeconds
+        challenge = alarm.challenge.rawValue
+        mathDifficulty = alarm.mathDifficulty.rawValue
+        tags = String(decoding: (try? JSONEncoder().encode(alarm.tags)) ?? Data("[]".utf8), as: UTF8.self)
+        maxSnoozes = alarm.maxSnoozes
+        snoozeMinutes = alarm.snoozeMinutes
+        skipHolidays = alarm.skipHolidays
+    }
+
+    func alarm() throws -> Alarm {
+        guard let id, let localTime = LocalTime(secondsOfDay: time) else {
+            throw StoreError.corrupt("alarm row \(id ?? 0) has time \(time)")
+        }
+        let repeats: Repeat
+        if let date {
+            repeats = .once(try CivilDate.parse(date))
+        } else {
+            repeats = .weekly(DaySet(mask: UInt8(truncatingIfNeeded: days)))
+        }
+        return Alarm(
+            id: Int(id), label: label, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
+            volume: volume, fadeInSeconds: fadeInSeconds, challenge: Challenge(rawValue: challenge) ?? .math,
+            mathDifficulty: MathDifficulty(rawValue: mathDifficulty) ?? .medium,
+            tags: (try? JSONDecoder().decode([String].self, from: Data(tags.utf8))) ?? [],
+            maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes, skipHolidays: skipHolidays)
+    }
+}
+
+/// A row of `weekly_rule`.
+struct RuleRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "weekly_rule"
+
+    var id: Int64?
+    var alarmId: Int64?
+    var days: Int
+    /// `off` or seconds since midnight as text.
+    var change: String
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    init(_ rule: WeeklyRule) {
+        id = rule.id > 0 ? Int64(rule.id) : nil
+        alarmId = rule.alarmID.map(Int64.init)
+        days = Int(rule.days.mask)
+        change = rule.change.stored
+    }
+
+    func rule() throws -> WeeklyRule {
+        WeeklyRule(
+            id: Int(id ?? 0), alarmID: alarmId.map(Int.init), days: DaySet(mask: UInt8(truncatingIfNeeded: days)),
+            change: try DayChange(stored: change))
+    }
+}
+
+/// A row of `date_override`.
+struct OverrideRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "date_override"
+
+    var id: Int64?
+    var alarmId: Int64?
+    var date: String
+    var change: String
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    init(_ override: DateOverride) {
+        id = override.id > 0 ? Int64(override.id) : nil
+        alarmId = override.alarmID.map(Int64.init)
+        date = override.date.description
+        change = override.change.stored
+    }
+
+    func override() throws -> DateOverride {
+        DateOverride(
+            id: Int(id ?? 0), alarmID: alarmId.map(Int.init), date: try CivilDate.parse(date),
+            change: try DayChange(stored: change))
+    }
+}
+
+extension DayChange {
+    var stored: String {
+        switch self {
+        case .off: "off"
+        case .at(let time): String(time.secondsOfDay)
+        }
+    }
+
+    init(stored: String) throws {
+        if stored == "off" {
+            self = .off
+        } else if let seconds = Int(stored), let time = LocalTime(secondsOfDay: seconds) {
+            self = .at(time)
+        } else {
+            throw StoreError.corrupt("change \"\(stored)\"")
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import GRDB
+import ReveilleCore
+
+/// What went wrong with the state database.
+public struct StoreError: Error, CustomStringConvertible {
+    public let description: String
+
+    static func corrupt(_ what: String) -> StoreError {
+        StoreError(description: "state database holds an unreadable \(what); restore a backup or remove the file")
+    }
+}
+
+/// The daemon's state in SQLite (SPEC §1): alarms, weekly rules, date overrides, the master switch.
+///
+/// Every change is one transaction, so a power cut leaves either the old state or the new one.
+/// Thread-safe: GRDB's `DatabaseQueue` serializes access.
+public final class Store: Sendable {
+    private let db: DatabaseQueue
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            // WAL survives power cuts with synchronous=FULL and keeps readers off the writer's back.
+            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+        }
+        db = try DatabaseQueue(path: path, configuration: configuration)
+        try Store.migrator.migrate(db)
+    }
+
+    /// An in-memory store, for tests.
+    public init() throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        db = try DatabaseQueue(configuration: configuration)
+        try Store.migrator.migrate(db)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: alarms, rules, overrides, settings") { db in
+            try db.create(table: "alarm") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("label", .text).notNull().defaults(to: "")
+                t.column("time", .integer).notNull()
+                t.column("days", .integer).notNull().defaults(to: 0)
+                t.column("date", .text)
+                t.column("enabled", .boolean).notNull().defaults(to: true)
+                t.column("sound", .text)
+                t.column("volume", .integer).notNull()
+                t.column("fadeInSeconds", .integer).notNull()
+                t.column("challenge", .text).notNull()
+                t.column("mathDifficulty", .text).notNull()
+                t.column("tags", .text).notNull().defaults(to: "[]")
+                t.column("maxSnoozes", .integer).notNull()
+                t.column("snoozeMinutes", .integer).notNull()
+                t.column("skipHolidays", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(table: "weekly_rule") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("alarmId", .integer).references("alarm", onDelete: .cascade)
+                t.column("days", .integer).notNull()
+                t.column("change", .text).notNull()
+            }
+            try db.create(table: "date_override") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("alarmId", .integer).references("alarm", onDelete: .cascade)
+                t.column("date", .text).notNull().indexed()
+                t.column("change", .text).notNull()
+            }
+            try db.create(table: "setting") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+        }
+        return migrator
+    }
+
+    // MARK: Reading
+
+    /// Everything the schedule engine needs (holidays come from calendars, not from here).
+    public func scheduleState() throws -> ScheduleState {
+        try db.read { db in
+            ScheduleState(
+                alarms: try AlarmRecord.order(Column("id")).fetchAll(db).map { try $0.alarm() },
+                rules: try RuleRecord.order(Column("id")).fetchAll(db).map { try $0.rule() },
+                overrides: try OverrideRecord.order(Column("date"), Column("id")).fetchAll(db).map { try $0.override() },
+                master: try Store.master(db))
+        }
+    }
+
+    public func alarm(id: Int) throws -> Alarm? {
+        try db.read { db in try AlarmRecord.fetchOne(db, key: Int64(id))?.alarm() }
+    }
+
+    // MARK: Alarms
+
+    /// Stores a new alarm and returns it with its id.
+    public func insert(_ alarm: Alarm) throws -> Alarm {
+        try db.write { db in
+            var record = AlarmRecord(alarm)
+            record.id = nil
+            try record.insert(db)
+            return try record.alarm()
+        }
+    }
+
+    /// Replaces the alarm with the same id; false when there is none.
+    public func update(_ alarm: Alarm) throws -> Bool {
+        try db.write { db in
+            guard try AlarmRecord.exists(db, key: Int64(alarm.id)) else { return false }
+            try AlarmRecord(alarm).update(db)
+            return true
+        }
+    }
+
+    /// Removes the alarm and the rules and overrides that name it; false when there is none.
+    public func deleteAlarm(id: Int) throws -> Bool {
+        try db.write { db in try AlarmRecord.deleteOne(db, key: Int64(id)) }
+    }
+
+    // MARK: Rules and overrides
+
+    /// Stores a weekly rule unless `check` refuses it against the rules already there (one transaction).
+    public func insertRule(_ rule: WeeklyRule, check: ([WeeklyRule]) throws -> Void) throws -> WeeklyRule {
+        try db.write { db in
+            try check(try RuleRecord.fetchAll(db).map { try $0.rule() })
+            var record = RuleRecord(rule)
+            record.id = nil
+            try record.insert(db)
+            return try record.rule()
+        }
+    }
+
+    public func deleteRule(id: Int) throws -> Bool {
+        try db.write { db in try RuleRecord.deleteOne(db, key: Int64(id)) }
+    }
+
+    /// Stores a date override unless `check` refuses it against the overrides already there (one transaction).
+    public func insertOverride(_ override: DateOverride, check: ([DateOverride]) throws -> Void) throws -> DateOverride {
+        try db.write { db in
+            try check(try OverrideRecord.fetchAll(db).map { try $0.override() })
+            var record = OverrideRecord(override)
+            record.id = nil
+            try record.insert(db)
+            return try record.override()
+        }
+    }
+
+    public func deleteOverride(id: Int) throws -> Bool {
+        try db.write { db in try OverrideRecord.deleteOne(db, key: Int64(id)) }
+    }
+
+    /// Removes overrides dated before `today`; returns how many.
+    @discardableResult
+    public func purgeOverrides(before today: CivilDate) throws -> Int {
+        try db.write { db in
+            try OverrideRecord.filter(Column("date") < today.description).deleteAll(db)
+        }
+    }
+
+    // MARK: Master switch
+
+    public func setMaster(_ master: MasterSwitch) throws {
+        let value: String
+        switch master {
+        case .on: value = "on"
+        case .off: value = "off"
+        case .pausedUntil(let date): value = date.description
+        }
+        try db.write { db in
+            try db.execute(
+                sql: "INSERT INTO setting(key, value) VALUES ('master', ?) "
+                    + "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [value])
+        }
+    }
+
+    public func master() throws -> MasterSwitch {
+        try db.read { db in try Store.master(db) }
+    }
+
+    private static func master(_ db: Database) throws -> MasterSwitch {
+        switch try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'master'") {
+        case nil, "on": return .on
+        case "off": return .off
+        case let value?: return .pausedUntil(try CivilDate.parse(value))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ReveilleDaemon
+import ReveilleProtocol
+
+@main
+struct Reveilled: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reveilled",
+        abstract: "The Reveille alarm clock daemon.",
+        discussion: """
+            Serves the control socket that the 'reveille' command talks to and keeps the state \
+            (alarms, rules, overrides) in SQLite. Stop it with SIGTERM or Ctrl-C.
+
+            With --root DIR (or REVEILLE_ROOT) every path lives under DIR, so it runs without root \
+            for development: DIR/var/lib/reveille/state.sqlite, DIR/run/reveille/control.sock, \
+            DIR/var/log/reveille/reveilled.log.
+            """,
+        version: reveilleVersion)
+
+    @Option(name: .long, help: ArgumentHelp("Put every path under this folder (default: $REVEILLE_ROOT, else /).", valueName: "dir"))
+    var root: String?
+
+    @Option(name: .long, help: ArgumentHelp("IANA time zone for alarm times, like Europe/Berlin (default: the system's).", valueName: "zone"))
+    var timeZone: String?
+
+    @Option(name: .long, help: "Group whose members may manage alarms, rules and overrides.")
+    var adminGroup = "reveille-admin"
+
+    @Option(name: .long, help: "Group whose members may read status and snooze; it also owns the socket file.")
+    var socketGroup = "reveille"
+
+    @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: String = "info"
+
+    func validate() throws {
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            throw ValidationError("time zone \"\(timeZone)\" is not an IANA zone name; try Europe/Berlin or America/New_York")
+        }
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("log level \"\(logLevel)\": use trace, debug, info, notice, warning, error or critical")
+        }
+    }
+
+    func run() async throws {
+        let paths = Paths.resolve(root: root, environment: ProcessInfo.processInfo.environment)
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let logFile: String? = paths.isSystem ? nil : paths.logDirectory + "/reveilled.log"
+        if logFile != nil {
+            try? FileManager.default.createDirectory(atPath: paths.logDirectory, withIntermediateDirectories: true)
+        }
+        LoggingSystem.bootstrap { label in
+            var handlers: [any LogHandler] = [StreamLogHandler.standardError(label: label)]
+            if let logFile, let file = try? FileLogHandler(label: label, path: logFile) { handlers.append(file) }
+            var handler = MultiplexLogHandler(handlers)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "reveilled")
+        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone.current
+        do {
+            try await Daemon.run(
+                DaemonOptions(paths: paths, zone: zone, adminGroup: adminGroup, socketGroup: socketGroup),
+                logger: logger)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
