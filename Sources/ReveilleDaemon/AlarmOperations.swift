@@ -51,13 +51,16 @@ extension Controller {
     }
 
     /// `06:45 mon-fri` or `07:30 once on 2026-12-24`.
+    func schedule(of alarm: Alarm) -> String {
+        switch alarm.repeats {
+        case .weekly(let days): "\(alarm.time) \(days)"
+        case .once(let date): "\(alarm.time) once on \(date)"
+        }
+    }
+
+    /// `schedule(of:)`, marked when the alarm is disabled.
     func describe(_ alarm: Alarm) -> String {
-        let when =
-            switch alarm.repeats {
-            case .weekly(let days): "\(alarm.time) \(days)"
-            case .once(let date): "\(alarm.time) once on \(date)"
-            }
-        return alarm.enabled ? when : when + " (disabled)"
+        alarm.enabled ? schedule(of: alarm) : schedule(of: alarm) + " (disabled)"
     }
 
     /// Applies the fields of `spec` that are set. A new time without days or date keeps the alarm's

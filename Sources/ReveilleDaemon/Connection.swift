@@ -70,7 +70,8 @@ struct Connection {
             access.refusal(request.op, role: role, peer: peer)
         }
         if let error = response.error {
-            logger.notice("\(peer) '\(request.op.name)': \(error.code.rawValue): \(error.message)")
+            let level: Logger.Level = error.code == .forbidden ? .notice : .info
+            logger.log(level: level, "\(peer) '\(request.op.name)': \(error.code.rawValue): \(error.message)")
         } else {
             logger.debug("\(peer) '\(request.op.name)': ok")
         }

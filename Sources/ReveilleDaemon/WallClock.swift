@@ -11,3 +11,25 @@ public struct SystemClock: WallClock {
 
     public func now() -> Date { Date() }
 }
+
+/// The system clock shifted by an offset that a test writes to a file (seconds, may be fractional).
+/// Lets end-to-end tests put the daemon on a chosen date, or make its clock jump, without touching
+/// the machine's clock. A missing or unreadable file means no offset.
+public struct OffsetFileClock: WallClock {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func now() -> Date {
+        Date().addingTimeInterval(offset())
+    }
+
+    func offset() -> TimeInterval {
+        guard let data = FileManager.default.contents(atPath: path),
+            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines)
+        else { return 0 }
+        return TimeInterval(text) ?? 0
+    }
+}

@@ -34,6 +34,9 @@ struct Reveilled: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
+    @Option(name: .long, help: .hidden)  // tests only: see OffsetFileClock
+    var clockOffsetFile: String?
+
     func validate() throws {
         if let timeZone, TimeZone(identifier: timeZone) == nil {
             throw ValidationError("time zone \"\(timeZone)\" is not an IANA zone name; try Europe/Berlin or America/New_York")
@@ -61,7 +64,9 @@ struct Reveilled: AsyncParsableCommand {
         let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone.current
         do {
             try await Daemon.run(
-                DaemonOptions(paths: paths, zone: zone, adminGroup: adminGroup, socketGroup: socketGroup),
+                DaemonOptions(
+                    paths: paths, zone: zone, adminGroup: adminGroup, socketGroup: socketGroup,
+                    clock: clockOffsetFile.map { OffsetFileClock(path: $0) } ?? SystemClock()),
                 logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")

@@ -1,0 +1,38 @@
+# Reveille: `make run` runs the daemon for development, `make test` runs every test.
+SWIFT ?= swift
+# Where `make run` keeps state, socket and log.
+ROOT ?= $(CURDIR)/.reveille
+TIME_ZONE ?=
+
+.PHONY: all build run test bench format clean
+
+all: build
+
+build:
+	$(SWIFT) build
+
+## Runs reveilled in the foreground under ./.reveille (no root, no hardware). Ctrl-C stops it.
+## In another terminal: .build/debug/reveille --root .reveille status
+run:
+	scripts/install-deps.sh run
+	$(SWIFT) build --product reveille
+	$(SWIFT) build --product reveilled
+	.build/debug/reveilled --root "$(ROOT)" $(if $(TIME_ZONE),--time-zone $(TIME_ZONE))
+
+## Installs what the tests need, builds everything, runs every test.
+test:
+	scripts/install-deps.sh test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## Release build, then the figures of BENCHMARKS.md.
+bench:
+	scripts/install-deps.sh bench
+	$(SWIFT) build -c release
+	scripts/bench.sh
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+clean:
+	rm -rf .build

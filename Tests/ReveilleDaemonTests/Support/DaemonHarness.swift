@@ -1,0 +1,120 @@
+import Foundation
+import ReveilleProtocol
+import Testing
+
+/// A real `reveilled` running under a temporary `--root`, with its clock shifted (through the
+/// daemon's offset-file seam) so that "now" is a chosen instant.
+final class DaemonHarness {
+    let root: URL
+    let clockFile: URL
+    private(set) var process: Process
+    let zone: String
+    let arguments: [String]
+    let output: URL
+    var paths: Paths { Paths(root: root.path) }
+
+    /// Starts the daemon and waits until its socket answers.
+    /// - Parameters:
+    ///   - now: the instant (seconds since the epoch) the daemon should believe it is at start.
+    init(zone: String = "Europe/Berlin", now: Int? = nil, arguments: [String] = []) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-e2e-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        chmod(root.path, 0o755)  // so that a test can connect as another user
+        clockFile = root.appendingPathComponent("clock-offset")
+        if let now { try DaemonHarness.write(offset: Double(now) - Date().timeIntervalSince1970, to: clockFile) }
+        self.zone = zone
+        self.arguments = arguments
+        output = root.appendingPathComponent("reveilled.out")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        process = Process()
+        try start()
+    }
+
+    /// Starts a new daemon process on the same root (after `stop()`), as systemd would after a crash.
+    func start() throws {
+        process = Process()
+        process.executableURL = Binaries.daemon
+        process.arguments =
+            ["--root", root.path, "--time-zone", zone, "--clock-offset-file", clockFile.path] + arguments
+        let sink = try FileHandle(forWritingTo: output)
+        sink.seekToEndOfFile()
+        process.standardError = sink
+        process.standardOutput = sink
+        try process.run()
+        try waitUntilServing()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// SIGTERM, then waits for the daemon to exit.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Runs the real `reveille` against this daemon.
+    func cli(_ arguments: String...) throws -> Outcome {
+        try runProcess(Binaries.cli, arguments, environment: ["REVEILLE_ROOT": root.path])
+    }
+
+    /// Runs the real `reveille` as another user (root only): `setpriv` drops to uid/gid with no other groups.
+    func cli(asUID uid: Int, gid: Int, _ arguments: String...) throws -> Outcome {
+        try runProcess(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", Binaries.cli.path] + arguments,
+            environment: ["REVEILLE_ROOT": root.path])
+    }
+
+    /// A raw connection to the control socket.
+    func connect() throws -> ControlClient {
+        try ControlClient(path: paths.socket)
+    }
+
+    /// Whether the daemon answers `status` right now.
+    func answersStatus() -> Bool {
+        guard let client = try? connect(), let response = try? client.send(.status) else { return false }
+        return response.ok && response.status != nil
+    }
+
+    /// Whatever the daemon printed so far.
+    func logText() -> String {
+        (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    }
+
+    private func waitUntilServing() throws {
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if answersStatus() { return }
+            guard process.isRunning else {
+                throw HarnessError("reveilled exited at start:\n\(logText())")
+            }
+            usleep(20_000)
+        }
+        throw HarnessError("reveilled did not answer on \(paths.socket) within 15 s")
+    }
+
+    static func write(offset: Double, to file: URL) throws {
+        try String(offset).write(to: file, atomically: true, encoding: .utf8)
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// Seconds since the epoch of a local wall-clock time in `zone`.
+func instant(_ local: String, zone: String = "Europe/Berlin") -> Int {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: zone)
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    return Int(formatter.date(from: local)!.timeIntervalSince1970)
+}

@@ -1,0 +1,79 @@
+import Foundation
+import ReveilleCore
+import Testing
+
+@testable import ReveilleStore
+
+@Suite struct StoreTests {
+    func alarm(_ at: String, _ repeats: Repeat) -> Alarm {
+        Alarm(id: 0, label: "work", time: try! LocalTime.parse(at), repeats: repeats, tags: ["bathroom"])
+    }
+
+    @Test func alarmsRoundTripThroughSQLiteOnDisk() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-store-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("state.sqlite").path
+
+        var weekly = try Store(path: path).insert(alarm("06:45", .weekly(.weekdays)))
+        let once = try Store(path: path).insert(alarm("07:30:15", .once(try CivilDate.parse("2028-02-29"))))
+        #expect(weekly.id == 1 && once.id == 2)
+        weekly.enabled = false
+        weekly.volume = 55
+        #expect(try Store(path: path).update(weekly))
+
+        // A fresh open (as after a restart) reads back exactly what was written.
+        let reopened = try Store(path: path)
+        #expect(try reopened.scheduleState().alarms == [weekly, once])
+        #expect(try reopened.alarm(id: 2)?.repeats == .once(try CivilDate.parse("2028-02-29")))
+        #expect(try reopened.alarm(id: 99) == nil)
+    }
+
+    @Test func removingAnAlarmRemovesItsRulesAndOverrides() throws {
+        let store = try Store()
+        let kept = try store.insert(alarm("06:00", .weekly(.daily)))
+        let gone = try store.insert(alarm("07:00", .weekly(.daily)))
+        _ = try store.insertRule(WeeklyRule(id: 0, alarmID: gone.id, days: .weekends, change: .off)) { _ in }
+        _ = try store.insertRule(WeeklyRule(id: 0, alarmID: nil, days: .weekends, change: .off)) { _ in }
+        _ = try store.insertOverride(
+            DateOverride(id: 0, alarmID: gone.id, date: try CivilDate.parse("2026-12-24"), change: .off)
+        ) { _ in }
+        #expect(try store.deleteAlarm(id: gone.id))
+        #expect(try !store.deleteAlarm(id: gone.id))
+        let state = try store.scheduleState()
+        #expect(state.alarms.map(\.id) == [kept.id])
+        #expect(state.rules.map(\.alarmID) == [nil])
+        #expect(state.overrides.isEmpty)
+    }
+
+    @Test func aRefusedRuleLeavesNothingBehind() throws {
+        let store = try Store()
+        let first = try store.insertRule(WeeklyRule(id: 0, alarmID: nil, days: .weekends, change: .off)) { _ in }
+        let candidate = WeeklyRule(id: 0, alarmID: nil, days: DaySet([.sunday]), change: .off)
+        #expect(throws: InputError.self) {
+            _ = try store.insertRule(candidate) { existing in try LayerConflicts.check(candidate, against: existing) }
+        }
+        #expect(try store.scheduleState().rules == [first])
+    }
+
+    @Test func purgesOnlyPastOverrides() throws {
+        let store = try Store()
+        for day in ["2026-11-19", "2026-11-20", "2026-11-21", "2026-12-24"] {
+            _ = try store.insertOverride(
+                DateOverride(id: 0, alarmID: nil, date: try CivilDate.parse(day), change: .off)) { _ in }
+        }
+        #expect(try store.purgeOverrides(before: try CivilDate.parse("2026-11-21")) == 2)
+        #expect(try store.scheduleState().overrides.map(\.date.description) == ["2026-11-21", "2026-12-24"])
+    }
+
+    @Test func masterSwitchPersists() throws {
+        let store = try Store()
+        #expect(try store.master() == .on)
+        try store.setMaster(.pausedUntil(try CivilDate.parse("2026-12-01")))
+        #expect(try store.master() == .pausedUntil(try CivilDate.parse("2026-12-01")))
+        try store.setMaster(.off)
+        #expect(try store.master() == .off)
+        try store.setMaster(.on)
+        #expect(try store.master() == .on)
+    }
+}

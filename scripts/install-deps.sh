@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that `make run`, `make test` or `make bench` need.
+# As root it runs apt-get; otherwise it prints the exact command and stops.
+set -euo pipefail
+
+what=${1:-run}
+packages=(pkg-config libsqlite3-dev)
+case "$what" in
+    run) ;;
+    test) packages+=(util-linux) ;;  # setpriv: the tests run the CLI as another user
+    bench) packages+=(hyperfine) ;;
+    *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
+esac
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "Swift is not on PATH. Install the Swift 6 toolchain for Debian 12 / Raspberry Pi OS (see swift.org/install)," >&2
+    echo "then run this again." >&2
+    exit 1
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    echo "installing: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+    echo "Reveille needs these Debian packages: ${missing[*]}" >&2
+    echo "Install them, then run make again:" >&2
+    echo "  sudo apt-get install ${missing[*]}" >&2
+    exit 1
+fi
