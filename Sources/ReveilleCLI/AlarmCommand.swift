@@ -7,6 +7,8 @@ struct AlarmCommand: ParsableCommand {
         commandName: "alarm", abstract: "Add, list, change and remove alarms.",
         subcommands: [Add.self, List.self, Edit.self, Remove.self, Enable.self, Disable.self])
 
+    @OptionGroup var connection: ConnectionOptions
+
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add an alarm.",
@@ -70,7 +72,7 @@ struct AlarmCommand: ParsableCommand {
                     "\(alarm.id)", alarm.label.isEmpty ? "-" : alarm.label, alarm.time, repeats,
                     alarm.enabled ? "yes" : "no", alarm.challenge.rawValue, snoozes, next)
             }
-            print(table.render())
+            table.print()
         }
     }
 

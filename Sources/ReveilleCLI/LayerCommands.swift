@@ -22,6 +22,8 @@ struct RuleCommand: ParsableCommand {
         commandName: "rule", abstract: "Weekly rules: on these weekdays, stay off or ring at another time.",
         subcommands: [Add.self, List.self, Remove.self])
 
+    @OptionGroup var connection: ConnectionOptions
+
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a weekly rule.",
@@ -62,7 +64,7 @@ struct RuleCommand: ParsableCommand {
             for rule in rules {
                 table.add("\(rule.id)", rule.days, rule.change.description, rule.alarmID.map { "#\($0)" } ?? "all")
             }
-            print(table.render())
+            table.print()
         }
     }
 
@@ -80,6 +82,8 @@ struct OverrideCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "override", abstract: "One-time date overrides: on this date, stay off or ring at another time.",
         subcommands: [Add.self, List.self, Remove.self])
+
+    @OptionGroup var connection: ConnectionOptions
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -122,7 +126,7 @@ struct OverrideCommand: ParsableCommand {
                     "\(override.id)", override.date, override.change.description,
                     override.alarmID.map { "#\($0)" } ?? "all")
             }
-            print(table.render())
+            table.print()
         }
     }
 

@@ -18,6 +18,9 @@ public struct Reveille: ParsableCommand {
             PauseCommand.self, ResumeCommand.self,
         ])
 
+    /// Accepted before the subcommand too (`reveille --root .reveille status`); each subcommand reads it.
+    @OptionGroup var connection: ConnectionOptions
+
     public init() {}
 }
 

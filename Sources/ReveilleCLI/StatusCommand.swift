@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ReveilleCore
 import ReveilleProtocol
 
@@ -59,16 +60,9 @@ struct NextCommand: ParsableCommand {
     }
 
     func run() throws {
-        let rows = try send(.next(days: days), to: connection).schedule ?? []
-        if output.json { return printJSON(rows) }
-        var table = Table("DATE", "DAY", "TIME", "ALARM", "DECIDED BY", "")
-        for row in rows {
-            let alarm = row.alarmID.map { id in row.label?.isEmpty == false ? "#\(id) \(row.label!)" : "#\(id)" } ?? "-"
-            let time = row.rings ? (row.time ?? "-") : "-"
-            let note = row.rings || row.alarmID == nil ? row.note : "silent: \(row.note)"
-            table.add(row.date, row.weekday, time, alarm, row.layer?.rawValue ?? "-", note)
-        }
-        print(table.render())
+        let report = try send(.next(days: days), to: connection).schedule ?? ScheduleReport()
+        if output.json { return printJSON(report.rows) }
+        FileHandle.standardOutput.write(Data(ScheduleTable.render(report)))
     }
 }
 

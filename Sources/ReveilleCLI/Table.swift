@@ -1,4 +1,7 @@
-/// A plain-text table with left-aligned columns, two spaces apart.
+import Foundation
+
+/// A plain-text table with left-aligned columns, two spaces apart, trailing spaces trimmed.
+/// Built as bytes: `next --days 365` lays out tens of thousands of rows.
 struct Table {
     private var rows: [[String]]
 
@@ -10,16 +13,44 @@ struct Table {
         rows.append(cells)
     }
 
-    var isEmpty: Bool { rows.count <= 1 }
+    mutating func add(cells: [String]) {
+        rows.append(cells)
+    }
 
-    func render() -> String {
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            let line = row.indices.map { index -> String in
-                let cell = row[index]
-                return index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
-            }.joined(separator: "  ")
-            return String(line.reversed().drop { $0 == " " }.reversed())
-        }.joined(separator: "\n")
+    /// The table, each line ending in a newline.
+    func bytes() -> [UInt8] {
+        var widths = [Int](repeating: 0, count: rows[0].count)
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.displayWidth)
+            }
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(rows.count * (widths.reduce(0, +) + 2 * widths.count))
+        for row in rows {
+            let lineStart = output.count
+            for (index, cell) in row.enumerated() {
+                output.append(contentsOf: cell.utf8)
+                if index < row.count - 1 {
+                    output.append(contentsOf: repeatElement(0x20, count: widths[index] - cell.displayWidth + 2))
+                }
+            }
+            while output.count > lineStart, output.last == 0x20 { output.removeLast() }
+            output.append(0x0A)
+        }
+        return output
+    }
+
+    /// Writes the table to standard output in one go.
+    func print() {
+        FileHandle.standardOutput.write(Data(bytes()))
+    }
+}
+
+extension String {
+    /// Columns taken on a terminal: the byte count for ASCII, the character count otherwise.
+    var displayWidth: Int {
+        let bytes = utf8.count
+        return utf8.allSatisfy { $0 < 0x80 } ? bytes : count
     }
 }

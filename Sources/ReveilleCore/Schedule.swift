@@ -56,9 +56,9 @@ public struct Decision: Hashable, Sendable {
     public var note: String {
         switch verdict {
         case .ring(_, let shown, .gap):
-            return "\(time) does not exist that day (clocks go forward); rings at \(shown)"
+            return "\(time) does not exist that day (clocks go forward), rings at \(shown)"
         case .ring(_, _, .repeated):
-            return "\(time) happens twice that day (clocks go back); rings at the first"
+            return "\(time) happens twice that day (clocks go back), rings at the first"
         case .ring:
             switch layer {
             case .override: return "override #\(sourceID ?? 0)"
@@ -104,23 +104,25 @@ public struct ScheduleState: Sendable {
 public struct ScheduleEngine {
     public private(set) var zone: ZoneResolver
     private let state: ScheduleState
-    /// Alarms in order of their time, so a day's decisions come out nearly sorted.
+    /// Alarms in order of their time, so a day's decisions come out sorted unless a layer moves one.
     private let alarms: [Alarm]
-    /// Per alarm id, the rule for each weekday; key nil holds the rules for all alarms.
-    private let rulesByScope: [Int?: [WeeklyRule?]]
+    /// For each alarm (same order): per weekday, its own rule, and the rule for all alarms.
+    private let rules: [(specific: [WeeklyRule?], general: [WeeklyRule?])]
     private let overridesByDay: [Int: [DateOverride]]
 
     public init(state: ScheduleState, zone: TimeZone) {
         self.state = state
         self.zone = ZoneResolver(zone: zone)
         self.alarms = state.alarms.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
-        var rules: [Int?: [WeeklyRule?]] = [:]
+        var byScope: [Int?: [WeeklyRule?]] = [:]
         for rule in state.rules {
-            var slots = rules[rule.alarmID] ?? Array(repeating: nil, count: 7)
+            var slots = byScope[rule.alarmID] ?? Array(repeating: nil, count: 7)
             for day in rule.days.days { slots[day.rawValue] = rule }
-            rules[rule.alarmID] = slots
+            byScope[rule.alarmID] = slots
         }
-        self.rulesByScope = rules
+        let none = [WeeklyRule?](repeating: nil, count: 7)
+        let general = byScope[nil] ?? none
+        self.rules = alarms.map { (byScope[$0.id] ?? none, general) }
         self.overridesByDay = Dictionary(grouping: state.overrides, by: { $0.date.dayNumber })
     }
 
@@ -131,15 +133,18 @@ public struct ScheduleEngine {
         dayDecisions.reserveCapacity(alarms.count)
         for offset in 0..<max(0, days) {
             let date = start.adding(days: offset)
-            let overrides = overridesByDay[date.dayNumber] ?? []
+            let day = Day(
+                date: date, weekday: date.weekday.rawValue, overrides: overridesByDay[date.dayNumber] ?? [],
+                offset: zone.uniformOffset(on: date))
             dayDecisions.removeAll(keepingCapacity: true)
-            for alarm in alarms {
-                if let decision = decide(alarm, on: date, overrides: overrides) {
+            var moved = false
+            for index in alarms.indices {
+                if let decision = decide(index, on: day) {
+                    moved = moved || decision.time != alarms[index].time
                     dayDecisions.append(decision)
                 }
             }
-            // Alarms come sorted by time; only a rule or an override can move one out of order.
-            if !overrides.isEmpty || !rulesByScope.isEmpty {
+            if moved {
                 dayDecisions.sort { ($0.time, $0.alarmID) < ($1.time, $1.alarmID) }
             }
             dayDecisions.forEach(body)
@@ -169,23 +174,30 @@ public struct ScheduleEngine {
         return found
     }
 
-    /// What `alarm` does on `date`, or nil when it has nothing to do that day.
-    public mutating func decide(_ alarm: Alarm, on date: CivilDate) -> Decision? {
-        decide(alarm, on: date, overrides: overridesByDay[date.dayNumber] ?? [])
+    /// What one day brings to every alarm, looked up once.
+    private struct Day {
+        let date: CivilDate
+        let weekday: Int
+        let overrides: [DateOverride]
+        /// The zone's offset all day, or nil near a transition.
+        let offset: Int?
     }
 
-    private mutating func decide(_ alarm: Alarm, on date: CivilDate, overrides: [DateOverride]) -> Decision? {
-        let weekday = date.weekday.rawValue
-        let override = overrides.first { $0.alarmID == alarm.id } ?? overrides.first { $0.alarmID == nil }
+    private mutating func decide(_ index: Int, on day: Day) -> Decision? {
+        let alarm = alarms[index]
+        let date = day.date
+        let override: DateOverride? =
+            day.overrides.isEmpty
+            ? nil : day.overrides.first { $0.alarmID == alarm.id } ?? day.overrides.first { $0.alarmID == nil }
         let rule: WeeklyRule?
         let concerned: Bool
         switch alarm.repeats {
-        case .once(let day):
+        case .once(let onDate):
             rule = nil
-            concerned = day == date
+            concerned = onDate == date
         case .weekly(let days):
-            let specific = rulesByScope[alarm.id]?[weekday]
-            rule = specific ?? rulesByScope[nil]?[weekday]
+            let specific = rules[index].specific[day.weekday]
+            rule = specific ?? rules[index].general[day.weekday]
             // A layer for this very alarm that sets a time makes it ring on a day it does not repeat;
             // layers for all alarms only change the alarms that ring that day anyway.
             concerned =
@@ -221,6 +233,12 @@ public struct ScheduleEngine {
         } else if alarm.skipHolidays, let name = state.holidays[date] {
             return silent(.holiday, .holiday(name: name))
         }
+        if let offset = day.offset {
+            let instant = date.dayNumber * 86_400 + time.secondsOfDay - offset
+            return Decision(
+                alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
+                verdict: .ring(instant: instant, shownAs: time, shift: .none))
+        }
         guard zone.exists(date) else {
             return Decision(
                 alarmID: alarm.id, date: date, time: time, layer: .zone, sourceID: nil,
@@ -231,6 +249,15 @@ public struct ScheduleEngine {
         return Decision(
             alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
             verdict: .ring(instant: instant, shownAs: shown, shift: shift))
+    }
+
+    /// What `alarm` does on `date`, or nil when it has nothing to do that day.
+    public mutating func decide(_ alarm: Alarm, on date: CivilDate) -> Decision? {
+        guard let index = alarms.firstIndex(where: { $0.id == alarm.id }) else { return nil }
+        let day = Day(
+            date: date, weekday: date.weekday.rawValue, overrides: overridesByDay[date.dayNumber] ?? [],
+            offset: zone.uniformOffset(on: date))
+        return decide(index, on: day)
     }
 }
 

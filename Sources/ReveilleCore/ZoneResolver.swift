@@ -69,6 +69,10 @@ public struct ZoneResolver {
     }
 
     /// The offset that holds throughout `date` and the margins around it, or nil near a transition.
+    public mutating func uniformOffset(on date: CivilDate) -> Int? {
+        dayOffset(date)
+    }
+
     private mutating func dayOffset(_ date: CivilDate) -> Int? {
         if let cached = uniformOffset[date.dayNumber] { return cached }
         let start = date.dayNumber * 86_400

@@ -23,55 +23,48 @@ extension Controller {
             enabledCount: state.alarms.filter(\.enabled).count, nextRing: next, role: role)
     }
 
-    /// Every alarm on every day from today for `days` days, with the deciding layer; a row for each day
-    /// with nothing set, so a silent day always says why. Today's rings that have passed are left out.
-    func schedule(days: Int) throws -> [ScheduleRow] {
+    /// Every alarm on every day from today for `days` days, with the deciding layer; each day with
+    /// nothing to show says why. Today's entries whose time has passed are left out.
+    func schedule(days: Int) throws -> ScheduleReport {
         let now = self.now()
         let state = try currentState(today: now.date)
-        let labels = Dictionary(uniqueKeysWithValues: state.alarms.map { ($0.id, $0.label) })
-        var engine = ScheduleEngine(state: state, zone: zone)
-        var rows: [ScheduleRow] = []
-        var day = now.date
-        var dayHasRows = false
-        var skippedToday = false
-
-        func closeDay() {
-            guard !dayHasRows else { return }
-            let note = day == now.date && skippedToday ? "nothing more today" : "nothing set"
-            rows.append(
-                ScheduleRow(
-                    date: day.description, weekday: day.weekday.displayName, time: nil, alarmID: nil, label: nil,
-                    layer: nil, rings: false, note: note))
+        var report = ScheduleReport(
+            labels: Dictionary(uniqueKeysWithValues: state.alarms.map { (String($0.id), $0.label) }),
+            times: Dictionary(uniqueKeysWithValues: state.alarms.map { (String($0.id), $0.time.description) }))
+        report.days = (0..<days).map { offset in
+            let date = now.date.adding(days: offset)
+            var day = ScheduleDay(date: date.description, weekday: date.weekday.displayName)
+            day.lines.reserveCapacity(state.alarms.count * 5)
+            return day
         }
-
+        // Most entries are an alarm ringing as set: encode each of those once.
+        let plainRings = Dictionary(
+            uniqueKeysWithValues: state.alarms.map { ($0.id, ScheduleDay.Entry.plainRing($0.id).encoded) })
+        var skippedToday = false
+        var engine = ScheduleEngine(state: state, zone: zone)
         engine.forEachDecision(from: now.date, days: days) { decision in
-            while day < decision.date {
-                closeDay()
-                day = day.adding(days: 1)
-                dayHasRows = false
+            if decision.date == now.date,
+                decision.ringInstant.map({ $0 <= now.instant }) ?? (decision.time <= now.time)
+            {
+                skippedToday = true
+                return
             }
-            if decision.date == now.date {
-                let passed = decision.ringInstant.map { $0 <= now.instant } ?? (decision.time <= now.time)
-                if passed {
-                    skippedToday = true
-                    return
-                }
+            let index = decision.date.dayNumber - now.date.dayNumber
+            if decision.layer == .base, case .ring(_, _, .none) = decision.verdict,
+                let encoded = plainRings[decision.alarmID]
+            {
+                return report.days[index].append(encoded: encoded)
             }
-            dayHasRows = true
             var shown = decision.time
             if case .ring(_, let shownAs, _) = decision.verdict { shown = shownAs }
-            rows.append(
-                ScheduleRow(
-                    date: decision.date.description, weekday: decision.date.weekday.displayName,
-                    time: shown.description, alarmID: decision.alarmID, label: labels[decision.alarmID] ?? "",
-                    layer: decision.layer, rings: decision.ringInstant != nil, note: decision.note))
+            report.days[index].append(
+                ScheduleDay.Entry(
+                    time: shown.description, alarmID: decision.alarmID, layer: decision.layer,
+                    rings: decision.ringInstant != nil, note: decision.note))
         }
-        // Days after the last decision (or all of them, with no alarms) still get their row.
-        while day < now.date.adding(days: days) {
-            closeDay()
-            day = day.adding(days: 1)
-            dayHasRows = false
+        for index in report.days.indices where report.days[index].lines.isEmpty {
+            report.days[index].note = index == 0 && skippedToday ? "nothing more today" : "nothing set"
         }
-        return rows
+        return report
     }
 }

@@ -10,7 +10,7 @@ public struct Response: Codable, Sendable, Equatable {
     public var alarms: [AlarmInfo]?
     public var rules: [RuleInfo]?
     public var overrides: [OverrideInfo]?
-    public var schedule: [ScheduleRow]?
+    public var schedule: ScheduleReport?
 
     public init(ok: Bool = true, message: String? = nil) {
         self.ok = ok

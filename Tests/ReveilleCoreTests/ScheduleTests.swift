@@ -24,10 +24,10 @@ import Testing
         #expect(result.map(\.ringInstant) == [
             utc("2026-03-07T07:30:00Z"), utc("2026-03-08T07:00:00Z"), utc("2026-03-09T06:30:00Z"),
         ])
-        #expect(result[1].note == "02:30 does not exist that day (clocks go forward); rings at 03:00")
+        #expect(result[1].note == "02:30 does not exist that day (clocks go forward), rings at 03:00")
         let fall = decisions(ScheduleState(alarms: [daily(1, "01:30")]), "America/New_York", from: "2026-11-01", days: 1)
         #expect(fall.map(\.ringInstant) == [utc("2026-11-01T05:30:00Z")])
-        #expect(fall[0].note == "01:30 happens twice that day (clocks go back); rings at the first")
+        #expect(fall[0].note == "01:30 happens twice that day (clocks go back), rings at the first")
     }
 
     @Test func apiaSkippedDayIsSilentAndSaysWhy() {
