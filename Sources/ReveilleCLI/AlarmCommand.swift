@@ -62,7 +62,9 @@ struct AlarmCommand: ParsableCommand {
         func run() throws {
             let alarms = try send(.alarmList, to: connection).alarms ?? []
             if output.json { return printJSON(alarms) }
-            guard !alarms.isEmpty else { return print("no alarms; add one with 'reveille alarm add 6:45 --days mon-fri'") }
+            guard !alarms.isEmpty else {
+                return print("no alarms; add one with 'reveille alarm add 6:45 --days mon-fri'")
+            }
             var table = Table("ID", "LABEL", "TIME", "REPEAT", "ON", "CHALLENGE", "SNOOZES", "NEXT RING")
             for alarm in alarms {
                 let repeats = alarm.days ?? "once \(alarm.date ?? "")"
@@ -109,7 +111,8 @@ struct AlarmCommand: ParsableCommand {
 struct AlarmFields: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Repeat on these days: mon-fri, sat,sun, daily.", valueName: "days"))
     var days: String?
-    @Option(name: .long, help: ArgumentHelp("Ring once, on this date (YYYY-MM-DD, today, tomorrow).", valueName: "date"))
+    @Option(
+        name: .long, help: ArgumentHelp("Ring once, on this date (YYYY-MM-DD, today, tomorrow).", valueName: "date"))
     var date: String?
     @Option(name: .long, help: ArgumentHelp("Ring once, this long from now: 20m, 90s, 1h30m.", valueName: "duration"))
     var `in`: String?
@@ -117,11 +120,15 @@ struct AlarmFields: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A sound file; \"\" for the built-in tone.", valueName: "file"))
     var sound: String?
     @Option(name: .long, help: "Volume, 0-100 (default 80).") var volume: Int?
-    @Option(name: .long, help: ArgumentHelp("Seconds to rise from quiet to full volume (default 30).", valueName: "seconds"))
+    @Option(
+        name: .long, help: ArgumentHelp("Seconds to rise from quiet to full volume (default 30).", valueName: "seconds")
+    )
     var fadeIn: Int?
     @Option(name: .long, help: "What stops it: math, nfc or any (default math).") var challenge: Challenge?
     @Option(name: .long, help: "Math problem: easy, medium or hard (default medium).") var difficulty: MathDifficulty?
-    @Option(name: .long, help: ArgumentHelp("A tag that may dismiss it (repeatable; default any registered tag).", valueName: "label"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A tag that may dismiss it (repeatable; default any registered tag).", valueName: "label"))
     var tag: [String] = []
     @Option(name: .long, help: "Snoozes allowed, 0 for unlimited (default 3).") var maxSnoozes: Int?
     @Option(name: .long, help: "Minutes a snooze lasts (default 9).") var snoozeMinutes: Int?

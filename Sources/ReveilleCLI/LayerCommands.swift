@@ -34,7 +34,8 @@ struct RuleCommand: ParsableCommand {
                 One rule per weekday for the same alarm (or for all alarms); a second is refused.
                 """)
 
-        @Option(name: .long, help: ArgumentHelp("Weekdays: mon-fri, sat,sun, daily.", valueName: "days")) var days: String
+        @Option(name: .long, help: ArgumentHelp("Weekdays: mon-fri, sat,sun, daily.", valueName: "days")) var days:
+            String
         @OptionGroup var change: ChangeOptions
         @OptionGroup var connection: ConnectionOptions
 

@@ -80,7 +80,8 @@ enum ScheduleTable {
                     paddedNames[entry.alarmID] ?? padded(Array("#\(entry.alarmID)".utf8), width: alarmWidth))
                 let key = entry.layer.isEmpty ? Int(baseName[0]) : Int(bytes[entry.layer.lowerBound])
                 if paddedLayers[key] == nil {
-                    paddedLayers[key] = padded(entry.layer.isEmpty ? baseName : Array(bytes[entry.layer]), width: layerWidth)
+                    paddedLayers[key] = padded(
+                        entry.layer.isEmpty ? baseName : Array(bytes[entry.layer]), width: layerWidth)
                 }
                 output.append(paddedLayers[key]!)
                 if !entry.rings { output.append(silent) }

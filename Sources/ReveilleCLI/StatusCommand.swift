@@ -70,7 +70,8 @@ struct PauseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause", abstract: "Turn all alarms off, until 'reveille resume' or a date.")
 
-    @Option(name: .long, help: ArgumentHelp("The first day alarms ring again (YYYY-MM-DD or tomorrow).", valueName: "date"))
+    @Option(
+        name: .long, help: ArgumentHelp("The first day alarms ring again (YYYY-MM-DD or tomorrow).", valueName: "date"))
     var until: String?
 
     @OptionGroup var connection: ConnectionOptions

@@ -38,7 +38,8 @@ extension Controller {
         let now = self.now()
         let state = try currentState(today: now.date)
         let next = nextRing(of: alarm, in: state, after: now.instant)
-        var response = Response(message: message + (next.map { "; next ring \($0.weekday) \($0.date) \($0.time)" } ?? ""))
+        var response = Response(
+            message: message + (next.map { "; next ring \($0.weekday) \($0.date) \($0.time)" } ?? ""))
         response.alarms = [AlarmInfo(alarm, nextRing: next)]
         return response
     }

@@ -50,7 +50,8 @@ struct Connection {
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data) else {
             return .failure(
                 .badRequest,
-                #"malformed request: not a JSON object; send one JSON request per line, like {"v":1,"op":{"status":{}}}"#)
+                #"malformed request: not a JSON object; send one JSON request per line, like {"v":1,"op":{"status":{}}}"#
+            )
         }
         guard let version = envelope.v else {
             return .failure(.badRequest, "malformed request: missing protocol version \"v\" (this daemon speaks 1)")
@@ -132,7 +133,8 @@ struct Connection {
             .dataCorrupted(let context) where context.codingPath.count <= 2:
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
             let name = (object?["op"] as? [String: Any])?.keys.sorted().joined(separator: ",") ?? "?"
-            return .failure(.badRequest, "malformed request: unknown operation \"\(name)\"; update reveille and reveilled together")
+            return .failure(
+                .badRequest, "malformed request: unknown operation \"\(name)\"; update reveille and reveilled together")
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             return .failure(.badRequest, "malformed request: field \"\(path(context.codingPath))\" has the wrong type")
         default:

@@ -80,7 +80,8 @@ public final class Controller: Sendable {
             alarm.enabled = enabled
             _ = try store.update(alarm)
             logger.info("alarm \(alarm.name) \(enabled ? "enabled" : "disabled")")
-            return try alarmResponse(alarm, "\(enabled ? "enabled" : "disabled") alarm \(alarm.name): \(schedule(of: alarm))")
+            return try alarmResponse(
+                alarm, "\(enabled ? "enabled" : "disabled") alarm \(alarm.name): \(schedule(of: alarm))")
         case .ruleList:
             var response = Response()
             response.rules = try store.scheduleState().rules.map(RuleInfo.init)

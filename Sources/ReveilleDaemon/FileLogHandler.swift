@@ -39,7 +39,8 @@ public struct FileLogHandler: LogHandler {
     public func log(event: LogEvent) {
         let stamp = Date().formatted(.iso8601)
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        let extra = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
+        let extra =
+            merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
         let line = "\(stamp) \(event.level) \(label): \(event.message)\(extra)\n"
         sink.handle.withLock { $0.write(Data(line.utf8)) }
     }

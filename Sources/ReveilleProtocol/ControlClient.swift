@@ -24,7 +24,8 @@ public final class ControlClient {
             case .unreachable(_, let error): "cannot reach reveilled: \(error)"
             case .io(let error): "lost the connection to reveilled: \(error)"
             case .closed: "reveilled closed the connection without answering; see its log"
-            case .garbled(let why): "reveilled sent a reply this client cannot read (\(why)); are both the same version?"
+            case .garbled(let why):
+                "reveilled sent a reply this client cannot read (\(why)); are both the same version?"
             }
         }
     }

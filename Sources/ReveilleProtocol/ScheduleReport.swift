@@ -129,7 +129,8 @@ public struct ScheduleDay: Codable, Sendable, Equatable {
             guard fields.count == 5, let id = Int(fields[1]), let layer = Layer(rawValue: String(fields[2])) else {
                 return nil
             }
-            return Entry(time: String(fields[0]), alarmID: id, layer: layer, rings: fields[3] == "r", note: String(fields[4]))
+            return Entry(
+                time: String(fields[0]), alarmID: id, layer: layer, rings: fields[3] == "r", note: String(fields[4]))
         }
     }
 }

@@ -87,7 +87,9 @@ public final class Store: Sendable {
             ScheduleState(
                 alarms: try AlarmRecord.order(Column("id")).fetchAll(db).map { try $0.alarm() },
                 rules: try RuleRecord.order(Column("id")).fetchAll(db).map { try $0.rule() },
-                overrides: try OverrideRecord.order(Column("date"), Column("id")).fetchAll(db).map { try $0.override() },
+                overrides: try OverrideRecord.order(Column("date"), Column("id")).fetchAll(db).map {
+                    try $0.override()
+                },
                 master: try Store.master(db))
         }
     }
@@ -140,7 +142,8 @@ public final class Store: Sendable {
     }
 
     /// Stores a date override unless `check` refuses it against the overrides already there (one transaction).
-    public func insertOverride(_ override: DateOverride, check: ([DateOverride]) throws -> Void) throws -> DateOverride {
+    public func insertOverride(_ override: DateOverride, check: ([DateOverride]) throws -> Void) throws -> DateOverride
+    {
         try db.write { db in
             try check(try OverrideRecord.fetchAll(db).map { try $0.override() })
             var record = OverrideRecord(override)

@@ -19,10 +19,15 @@ struct Reveilled: AsyncParsableCommand {
             """,
         version: reveilleVersion)
 
-    @Option(name: .long, help: ArgumentHelp("Put every path under this folder (default: $REVEILLE_ROOT, else /).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Put every path under this folder (default: $REVEILLE_ROOT, else /).", valueName: "dir"))
     var root: String?
 
-    @Option(name: .long, help: ArgumentHelp("IANA time zone for alarm times, like Europe/Berlin (default: the system's).", valueName: "zone"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "IANA time zone for alarm times, like Europe/Berlin (default: the system's).", valueName: "zone"))
     var timeZone: String?
 
     @Option(name: .long, help: "Group whose members may manage alarms, rules and overrides.")
@@ -31,7 +36,8 @@ struct Reveilled: AsyncParsableCommand {
     @Option(name: .long, help: "Group whose members may read status and snooze; it also owns the socket file.")
     var socketGroup = "reveille"
 
-    @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    @Option(
+        name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
     @Option(name: .long, help: .hidden)  // tests only: see OffsetFileClock
@@ -39,10 +45,12 @@ struct Reveilled: AsyncParsableCommand {
 
     func validate() throws {
         if let timeZone, TimeZone(identifier: timeZone) == nil {
-            throw ValidationError("time zone \"\(timeZone)\" is not an IANA zone name; try Europe/Berlin or America/New_York")
+            throw ValidationError(
+                "time zone \"\(timeZone)\" is not an IANA zone name; try Europe/Berlin or America/New_York")
         }
         if Logger.Level(rawValue: logLevel) == nil {
-            throw ValidationError("log level \"\(logLevel)\": use trace, debug, info, notice, warning, error or critical")
+            throw ValidationError(
+                "log level \"\(logLevel)\": use trace, debug, info, notice, warning, error or critical")
         }
     }
 

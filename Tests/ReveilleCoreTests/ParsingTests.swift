@@ -3,8 +3,10 @@ import Testing
 @testable import ReveilleCore
 
 @Suite struct TimeParsingTests {
-    @Test(arguments: [("6:45", 6 * 3600 + 45 * 60), ("06:45", 6 * 3600 + 45 * 60), ("18:30", 18 * 3600 + 1800),
-        ("0:00", 0), ("23:59", 86_340), ("06:45:30", 6 * 3600 + 45 * 60 + 30)])
+    @Test(arguments: [
+        ("6:45", 6 * 3600 + 45 * 60), ("06:45", 6 * 3600 + 45 * 60), ("18:30", 18 * 3600 + 1800),
+        ("0:00", 0), ("23:59", 86_340), ("06:45:30", 6 * 3600 + 45 * 60 + 30),
+    ])
     func acceptsWallClockTimes(text: String, seconds: Int) throws {
         #expect(try LocalTime.parse(text).secondsOfDay == seconds)
     }

@@ -13,7 +13,8 @@ import Testing
     @Test func weekdayAlarmRingsOnlyOnItsDays() {
         let alarm = Alarm(id: 1, time: time("06:45"), repeats: .weekly(.weekdays))
         let result = decisions(ScheduleState(alarms: [alarm]), from: "2026-11-21", days: 7)  // a Saturday
-        #expect(result.map(\.date.description) == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27"])
+        #expect(
+            result.map(\.date.description) == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27"])
         #expect(result.allSatisfy { $0.layer == .base })
         #expect(result[0].ringInstant == utc("2026-11-23T05:45:00Z"))
     }
@@ -21,11 +22,13 @@ import Testing
     @Test func dstNightsRingAtTheRightInstants() {
         let state = ScheduleState(alarms: [daily(1, "02:30")])
         let result = decisions(state, "America/New_York", from: "2026-03-07", days: 3)
-        #expect(result.map(\.ringInstant) == [
-            utc("2026-03-07T07:30:00Z"), utc("2026-03-08T07:00:00Z"), utc("2026-03-09T06:30:00Z"),
-        ])
+        #expect(
+            result.map(\.ringInstant) == [
+                utc("2026-03-07T07:30:00Z"), utc("2026-03-08T07:00:00Z"), utc("2026-03-09T06:30:00Z"),
+            ])
         #expect(result[1].note == "02:30 does not exist that day (clocks go forward), rings at 03:00")
-        let fall = decisions(ScheduleState(alarms: [daily(1, "01:30")]), "America/New_York", from: "2026-11-01", days: 1)
+        let fall = decisions(
+            ScheduleState(alarms: [daily(1, "01:30")]), "America/New_York", from: "2026-11-01", days: 1)
         #expect(fall.map(\.ringInstant) == [utc("2026-11-01T05:30:00Z")])
         #expect(fall[0].note == "01:30 happens twice that day (clocks go back), rings at the first")
     }

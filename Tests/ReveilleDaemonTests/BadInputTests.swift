@@ -4,7 +4,8 @@ import Testing
 /// CLI misuse and refused requests: a clear message naming the thing and what to do, a nonzero
 /// exit, nothing lost, and the daemon still answering.
 @Suite struct BadInputTests {
-    static let usageTail = "Usage: reveille alarm add [<options>] [<time>]\n  See 'reveille alarm add --help' for more information.\n"
+    static let usageTail =
+        "Usage: reveille alarm add [<options>] [<time>]\n  See 'reveille alarm add --help' for more information.\n"
 
     @Test func impossibleTimesAndDaysAreUsageErrors() throws {
         let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
@@ -14,7 +15,8 @@ import Testing
         let days = try daemon.cli("alarm", "add", "7:00", "--days", "funday")
         #expect(days.status == 64)
         #expect(
-            days.stderr == "Error: days \"funday\": unknown day \"funday\"; use day names (mon,tue,wed,thu,fri,sat,sun), "
+            days.stderr
+                == "Error: days \"funday\": unknown day \"funday\"; use day names (mon,tue,wed,thu,fri,sat,sun), "
                 + "ranges like mon-fri, or daily, weekdays, weekends\n" + Self.usageTail)
         let date = try daemon.cli("alarm", "add", "7:00", "--date", "2027-02-29")
         #expect(date.status == 64)
@@ -31,13 +33,24 @@ import Testing
         (["alarm", "enable", "42"], "no alarm #42; 'reveille alarm list' shows the ids"),
         (["rule", "rm", "42"], "no rule #42; 'reveille rule list' shows the ids"),
         (["override", "rm", "42"], "no override #42; 'reveille override list' shows the ids"),
-        (["rule", "add", "--days", "sat", "--off", "--alarm", "42"], "no alarm #42; 'reveille alarm list' shows the ids"),
+        (
+            ["rule", "add", "--days", "sat", "--off", "--alarm", "42"],
+            "no alarm #42; 'reveille alarm list' shows the ids"
+        ),
         (["override", "add", "2026-11-20", "--off"], "date 2026-11-20 is in the past (today is 2026-11-21)"),
-        (["pause", "--until", "today"], "--until 2026-11-21: must be after today (2026-11-21); alarms ring again from that date"),
+        (
+            ["pause", "--until", "today"],
+            "--until 2026-11-21: must be after today (2026-11-21); alarms ring again from that date"
+        ),
         (["alarm", "add", "7:00", "--volume", "101"], "volume 101: must be 0-100"),
-        (["alarm", "add", "7:00", "--date", "today"], "2026-11-21 07:00 has already passed; pick a later date or time"),
-        (["alarm", "add", "7:00", "--days", "mon", "--date", "tomorrow"],
-            "give one of --days (repeating), --date (one-shot) or --in (one-shot from now)"),
+        (
+            ["alarm", "add", "7:00", "--date", "today"],
+            "2026-11-21 07:00 has already passed; pick a later date or time"
+        ),
+        (
+            ["alarm", "add", "7:00", "--days", "mon", "--date", "tomorrow"],
+            "give one of --days (repeating), --date (one-shot) or --in (one-shot from now)"
+        ),
     ])
     func refusalsNameTheThingAndWhatToDo(arguments: [String], message: String) throws {
         let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
@@ -55,7 +68,8 @@ import Testing
         #expect(duplicate.status == 1)
         #expect(
             duplicate.stderr
-                == "reveille: rule #1 (sat,sun at 09:00, all alarms) already covers sun; remove it first with 'reveille rule rm 1'\n")
+                == "reveille: rule #1 (sat,sun at 09:00, all alarms) already covers sun; remove it first with 'reveille rule rm 1'\n"
+        )
         #expect(try daemon.cli("rule", "list").stdout == "ID  DAYS     CHANGE    ALARM\n1   sat,sun  at 09:00  all\n")
     }
 
@@ -71,8 +85,9 @@ import Testing
     @Test func aBadDaemonOptionIsAUsageError() throws {
         let outcome = try runProcess(Binaries.daemon, ["--root", "/tmp/x", "--time-zone", "Mars/Olympus"])
         #expect(outcome.status == 64)
-        #expect(outcome.stderr.hasPrefix(
-            "Error: time zone \"Mars/Olympus\" is not an IANA zone name; try Europe/Berlin or America/New_York\n"))
+        #expect(
+            outcome.stderr.hasPrefix(
+                "Error: time zone \"Mars/Olympus\" is not an IANA zone name; try Europe/Berlin or America/New_York\n"))
     }
 
     @Test func anUnwritableRootIsExplainedAtStart() throws {

@@ -8,14 +8,18 @@ import Testing
 
     @Test func alarmsRulesAndOverridesShowUpInNextWithTheirLayers() throws {
         let daemon = try DaemonHarness(now: Self.saturdayMorning)
-        #expect(try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri", "--label", "work").stdout
-            == "added alarm #1 work: 06:45 mon-fri; next ring Mon 2026-11-23 06:45\n")
-        #expect(try daemon.cli("alarm", "add", "07:30", "--date", "2026-11-26").stdout
-            == "added alarm #2: 07:30 once on 2026-11-26; next ring Thu 2026-11-26 07:30\n")
-        #expect(try daemon.cli("rule", "add", "--days", "sat,sun", "--at", "9:00", "--alarm", "1").stdout
-            == "added rule #1: sat,sun at 09:00, alarm #1\n")
-        #expect(try daemon.cli("override", "add", "2026-11-25", "--off").stdout
-            == "added override #1: 2026-11-25 off, all alarms\n")
+        #expect(
+            try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri", "--label", "work").stdout
+                == "added alarm #1 work: 06:45 mon-fri; next ring Mon 2026-11-23 06:45\n")
+        #expect(
+            try daemon.cli("alarm", "add", "07:30", "--date", "2026-11-26").stdout
+                == "added alarm #2: 07:30 once on 2026-11-26; next ring Thu 2026-11-26 07:30\n")
+        #expect(
+            try daemon.cli("rule", "add", "--days", "sat,sun", "--at", "9:00", "--alarm", "1").stdout
+                == "added rule #1: sat,sun at 09:00, alarm #1\n")
+        #expect(
+            try daemon.cli("override", "add", "2026-11-25", "--off").stdout
+                == "added override #1: 2026-11-25 off, all alarms\n")
 
         let next = try daemon.cli("next", "--days", "6")
         #expect(next.status == 0)
@@ -46,17 +50,19 @@ import Testing
         #expect(lines.count == 3)
         #expect(lines.first?.hasPrefix("reveilled 0.1.0, up ") == true)
         #expect(lines.first?.hasSuffix("time zone Europe/Berlin, now Sat 2026-11-21 10:00") == true)
-        #expect(lines.dropFirst().joined(separator: "\n") == """
-            alarms: on (2 of 2 enabled)
-            next ring: Sun 2026-11-22 09:00, alarm #1 work (in 23h 0m)
-            """)
+        #expect(
+            lines.dropFirst().joined(separator: "\n") == """
+                alarms: on (2 of 2 enabled)
+                next ring: Sun 2026-11-22 09:00, alarm #1 work (in 23h 0m)
+                """)
     }
 
     @Test func pauseUntilADateAndResume() throws {
         let daemon = try DaemonHarness(now: Self.saturdayMorning)
         _ = try daemon.cli("alarm", "add", "6:45", "--days", "daily")
-        #expect(try daemon.cli("pause", "--until", "2026-11-24").stdout
-            == "alarms paused; they ring again from Tue 2026-11-24\n")
+        #expect(
+            try daemon.cli("pause", "--until", "2026-11-24").stdout
+                == "alarms paused; they ring again from Tue 2026-11-24\n")
         let next = try daemon.cli("next", "--days", "4").stdout
         #expect(next.contains("2026-11-23  Mon  -      #1     paused      silent: paused until 2026-11-24"))
         #expect(next.contains("2026-11-24  Tue  06:45  #1     base"))
@@ -70,14 +76,18 @@ import Testing
     @Test func editEnableDisableAndRemove() throws {
         let daemon = try DaemonHarness(now: Self.saturdayMorning)
         _ = try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri")
-        #expect(try daemon.cli("alarm", "edit", "1", "--time", "7:00", "--days", "mon-thu", "--max-snoozes", "0").stdout
-            == "changed alarm #1: 07:00 mon-thu; next ring Mon 2026-11-23 07:00\n")
+        #expect(
+            try daemon.cli("alarm", "edit", "1", "--time", "7:00", "--days", "mon-thu", "--max-snoozes", "0").stdout
+                == "changed alarm #1: 07:00 mon-thu; next ring Mon 2026-11-23 07:00\n")
         #expect(try daemon.cli("alarm", "disable", "1").stdout == "disabled alarm #1: 07:00 mon-thu\n")
-        #expect(try daemon.cli("alarm", "enable", "1").stdout
-            == "enabled alarm #1: 07:00 mon-thu; next ring Mon 2026-11-23 07:00\n")
+        #expect(
+            try daemon.cli("alarm", "enable", "1").stdout
+                == "enabled alarm #1: 07:00 mon-thu; next ring Mon 2026-11-23 07:00\n")
         #expect(try daemon.cli("alarm", "list", "--json").stdout.contains(#""maxSnoozes" : 0"#))
         #expect(try daemon.cli("alarm", "rm", "1").stdout == "removed alarm #1\n")
-        #expect(try daemon.cli("alarm", "list").stdout == "no alarms; add one with 'reveille alarm add 6:45 --days mon-fri'\n")
+        #expect(
+            try daemon.cli("alarm", "list").stdout
+                == "no alarms; add one with 'reveille alarm add 6:45 --days mon-fri'\n")
     }
 
     @Test func aOneShotSetWithInRingsToTheSecond() throws {
@@ -85,7 +95,8 @@ import Testing
         let added = try daemon.cli("alarm", "add", "--in", "20m", "--label", "nap")
         #expect(added.status == 0)
         // 14:00:00 plus the second or two the clock moved since start; seconds show only when not :00.
-        let pattern = #/added alarm #1 nap: (14:00(:0\d)?) once on 2026-11-21; next ring Sat 2026-11-21 (14:00(:0\d)?)\n/#
+        let pattern =
+            #/added alarm #1 nap: (14:00(:0\d)?) once on 2026-11-21; next ring Sat 2026-11-21 (14:00(:0\d)?)\n/#
         let match = try #require(added.stdout.wholeMatch(of: pattern))
         #expect(match.1 == match.3)
     }
@@ -99,7 +110,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: daemon.paths.socket))
         #expect(daemon.logText().contains("reveilled stopped"))
         try daemon.start()
-        #expect(try daemon.cli("next", "--days", "3").stdout.contains("2026-11-23  Mon  08:00  #1 work  override    override #1"))
+        #expect(
+            try daemon.cli("next", "--days", "3").stdout.contains(
+                "2026-11-23  Mon  08:00  #1 work  override    override #1"))
     }
 
     @Test func pastOverridesArePurgedWhenTheDayIsGone() throws {
@@ -109,18 +122,20 @@ import Testing
         // Two days later: the override for the 22nd is history.
         try DaemonHarness.write(
             offset: Double(instant("2026-11-23 10:00:00")) - Date().timeIntervalSince1970, to: daemon.clockFile)
-        #expect(try daemon.cli("override", "list").stdout == """
-            ID  DATE        CHANGE  ALARM
-            2   2026-11-30  off     all
+        #expect(
+            try daemon.cli("override", "list").stdout == """
+                ID  DATE        CHANGE  ALARM
+                2   2026-11-30  off     all
 
-            """)
+                """)
     }
 
     @Test func aSecondDaemonOnTheSameRootRefusesToStart() throws {
         let daemon = try DaemonHarness(now: Self.saturdayMorning)
         let second = try runProcess(Binaries.daemon, ["--root", daemon.root.path])
         #expect(second.status == 1)
-        #expect(second.stderr.contains("another reveilled is already listening on \(daemon.paths.socket); stop it first"))
+        #expect(
+            second.stderr.contains("another reveilled is already listening on \(daemon.paths.socket); stop it first"))
         #expect(daemon.answersStatus())
     }
 }

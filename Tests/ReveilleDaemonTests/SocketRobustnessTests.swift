@@ -13,22 +13,38 @@ import Testing
     }
 
     @Test(arguments: [
-        ("not json", "bad-request",
-            #"malformed request: not a JSON object; send one JSON request per line, like {"v":1,"op":{"status":{}}}"#),
-        (#"{"op":{"status":{}}}"#, "bad-request", #"malformed request: missing protocol version "v" (this daemon speaks 1)"#),
-        (#"{"v":9,"op":{"status":{}}}"#, "unsupported-version",
-            "protocol version 9 is not supported; this reveilled speaks version 1"),
+        (
+            "not json", "bad-request",
+            #"malformed request: not a JSON object; send one JSON request per line, like {"v":1,"op":{"status":{}}}"#
+        ),
+        (
+            #"{"op":{"status":{}}}"#, "bad-request",
+            #"malformed request: missing protocol version "v" (this daemon speaks 1)"#
+        ),
+        (
+            #"{"v":9,"op":{"status":{}}}"#, "unsupported-version",
+            "protocol version 9 is not supported; this reveilled speaks version 1"
+        ),
         (#"{"v":1}"#, "bad-request", #"malformed request: missing field "op""#),
-        (#"{"v":1,"op":{"selfDestruct":{}}}"#, "bad-request",
-            #"malformed request: unknown operation "selfDestruct"; update reveille and reveilled together"#),
-        (#"{"v":1,"op":{"next":{"days":"many"}}}"#, "bad-request", #"malformed request: field "op.next.days" has the wrong type"#),
+        (
+            #"{"v":1,"op":{"selfDestruct":{}}}"#, "bad-request",
+            #"malformed request: unknown operation "selfDestruct"; update reveille and reveilled together"#
+        ),
+        (
+            #"{"v":1,"op":{"next":{"days":"many"}}}"#, "bad-request",
+            #"malformed request: field "op.next.days" has the wrong type"#
+        ),
         (#"{"v":1,"op":{"alarmAdd":{"spec":{"time":"25:00"}}}}"#, "invalid", #"time "25:00": hour must be 0-23"#),
-        (#"{"v":1,"op":{"alarmAdd":{"spec":{"time":"07:00","days":"funday"}}}}"#, "invalid",
-            #"days "funday": unknown day "funday"; use day names (mon,tue,wed,thu,fri,sat,sun), ranges like mon-fri, or daily, weekdays, weekends"#),
+        (
+            #"{"v":1,"op":{"alarmAdd":{"spec":{"time":"07:00","days":"funday"}}}}"#, "invalid",
+            #"days "funday": unknown day "funday"; use day names (mon,tue,wed,thu,fri,sat,sun), ranges like mon-fri, or daily, weekdays, weekends"#
+        ),
         (#"{"v":1,"op":{"alarmRemove":{"id":7}}}"#, "not-found", "no alarm #7; 'reveille alarm list' shows the ids"),
         (#"{"v":1,"op":{"next":{"days":0}}}"#, "invalid", "--days 0: must be 1-3660"),
-        (#"[1,2,3]"#, "bad-request",
-            #"malformed request: not a JSON object; send one JSON request per line, like {"v":1,"op":{"status":{}}}"#),
+        (
+            #"[1,2,3]"#, "bad-request",
+            #"malformed request: not a JSON object; send one JSON request per line, like {"v":1,"op":{"status":{}}}"#
+        ),
     ])
     func malformedRequestsGetAnErrorReply(line: String, code: String, message: String) throws {
         let daemon = try DaemonHarness()
@@ -62,7 +78,9 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20 {
             let client = try daemon.connect()
-            let bytes = (0..<Int.random(in: 1...4096, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let bytes = (0..<Int.random(in: 1...4096, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             try? client.sendRaw(bytes)  // may end mid-line: the connection just closes
         }
         #expect(daemon.answersStatus())
@@ -89,12 +107,17 @@ import Testing
             case 0:  // a valid request with a few bytes changed
                 bytes = Array(seeds.randomElement(using: &generator)!.utf8)
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = alphabet.randomElement(using: &generator)!
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = alphabet.randomElement(
+                        using: &generator)!
                 }
             case 1:  // JSON-ish soup
-                bytes = (0..<Int.random(in: 1...200, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+                bytes = (0..<Int.random(in: 1...200, using: &generator)).map { _ in
+                    alphabet.randomElement(using: &generator)!
+                }
             default:  // raw bytes
-                bytes = (0..<Int.random(in: 1...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                bytes = (0..<Int.random(in: 1...300, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
             }
             bytes.removeAll { $0 == 0x0A }
             bytes.insert(0x78, at: 0)  // never a blank line: every line gets one reply

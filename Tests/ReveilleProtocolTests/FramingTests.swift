@@ -37,7 +37,8 @@ import Testing
         spec.days = .weekdays
         spec.label = "work"
         let commands: [Command] = [
-            .status, .alarmAdd(spec: spec), .ruleAdd(alarmID: nil, days: .weekends, change: .at(try LocalTime.parse("9:00"))),
+            .status, .alarmAdd(spec: spec),
+            .ruleAdd(alarmID: nil, days: .weekends, change: .at(try LocalTime.parse("9:00"))),
             .overrideAdd(alarmID: 2, date: "tomorrow", change: .off), .pause(until: nil), .next(days: 365),
         ]
         for command in commands {

@@ -9,7 +9,8 @@ import Testing
         var day = ScheduleDay(date: "2026-11-23", weekday: "Mon")
         day.append(.plainRing(3))
         day.append(ScheduleDay.Entry(time: "09:00", alarmID: 4, layer: .rule, rings: true, note: "rule #2"))
-        day.append(ScheduleDay.Entry(time: "07:00", alarmID: 5, layer: .override, rings: false, note: "override #1: off"))
+        day.append(
+            ScheduleDay.Entry(time: "07:00", alarmID: 5, layer: .override, rings: false, note: "override #1: off"))
         #expect(day.lines == "3;09:00|4|rule|r|rule #2;07:00|5|override|s|override #1: off")
         let report = ScheduleReport(labels: ["3": "work", "4": "", "5": "gym"], times: ["3": "06:45"], days: [day])
         #expect(report.rows.map(\.time) == ["06:45", "09:00", "07:00"])

@@ -60,7 +60,8 @@ import Testing
         let store = try Store()
         for day in ["2026-11-19", "2026-11-20", "2026-11-21", "2026-12-24"] {
             _ = try store.insertOverride(
-                DateOverride(id: 0, alarmID: nil, date: try CivilDate.parse(day), change: .off)) { _ in }
+                DateOverride(id: 0, alarmID: nil, date: try CivilDate.parse(day), change: .off)
+            ) { _ in }
         }
         #expect(try store.purgeOverrides(before: try CivilDate.parse("2026-11-21")) == 2)
         #expect(try store.scheduleState().overrides.map(\.date.description) == ["2026-11-21", "2026-12-24"])

@@ -17,7 +17,8 @@ final class DaemonHarness {
     /// - Parameters:
     ///   - now: the instant (seconds since the epoch) the daemon should believe it is at start.
     init(zone: String = "Europe/Berlin", now: Int? = nil, arguments: [String] = []) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-e2e-\(UUID().uuidString.prefix(8))")
+        root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         chmod(root.path, 0o755)  // so that a test can connect as another user
         clockFile = root.appendingPathComponent("clock-offset")
