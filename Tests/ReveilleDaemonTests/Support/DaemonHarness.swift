@@ -26,7 +26,7 @@ final class DaemonHarness {
         self.zone = zone
         self.arguments = arguments
         output = root.appendingPathComponent("reveilled.out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process = Process()
         try start()
     }

@@ -1,0 +1,49 @@
+import Testing
+
+@testable import ReveilleCLI
+
+/// Help a tired person reads at 6 a.m.: checked word for word.
+@Suite struct HelpTextTests {
+    @Test func pauseHelp() {
+        #expect(
+            PauseCommand.helpMessage(columns: 80) == """
+                OVERVIEW: Turn all alarms off, until 'reveille resume' or a date.
+
+                USAGE: pause [--until <date>] [--root <dir>]
+
+                OPTIONS:
+                  --until <date>          The first day alarms ring again (YYYY-MM-DD or
+                                          tomorrow).
+                  --root <dir>            The daemon's root folder (default: $REVEILLE_ROOT,
+                                          else /).
+                  -h, --help              Show help information.
+
+                """)
+    }
+
+    @Test func topLevelHelpListsTheCommands() {
+        let help = Reveille.helpMessage(columns: 100)
+        #expect(help.hasPrefix("OVERVIEW: Manage the Reveille alarm clock.\n"))
+        #expect(
+            help.contains(
+                """
+                SUBCOMMANDS:
+                  status                  Show the daemon's state and the next ring.
+                  next                    List the coming rings, day by day, with the layer that decided each.
+                  alarm                   Add, list, change and remove alarms.
+                  rule                    Weekly rules: on these weekdays, stay off or ring at another time.
+                  override                One-time date overrides: on this date, stay off or ring at another time.
+                  pause                   Turn all alarms off, until 'reveille resume' or a date.
+                  resume                  Turn alarms back on.
+                """))
+    }
+
+    @Test func reveilledHelpIsTrueToItsOptions() throws {
+        let outcome = try runProcess(Binaries.daemon, ["--help"])
+        #expect(outcome.status == 0)
+        for option in ["--root <dir>", "--time-zone <zone>", "--admin-group", "--socket-group", "--log-level <level>"] {
+            #expect(outcome.stdout.contains(option))
+        }
+        #expect(!outcome.stdout.contains("clock-offset-file"))
+    }
+}
