@@ -158,6 +158,18 @@ public struct ScheduleEngine {
         return result
     }
 
+    /// Rings due after `start` and up to `end` (instants, inclusive of `end`), oldest first.
+    public mutating func rings(after start: Int, through end: Int) -> [Decision] {
+        guard end > start else { return [] }
+        let first = zone.local(at: start).date.adding(days: -1)
+        let days = zone.local(at: end).date.dayNumber - first.dayNumber + 2
+        var found: [Decision] = []
+        forEachDecision(from: first, days: days) { decision in
+            if let ring = decision.ringInstant, ring > start, ring <= end { found.append(decision) }
+        }
+        return found.sorted { ($0.ringInstant!, $0.alarmID) < ($1.ringInstant!, $1.alarmID) }
+    }
+
     /// The first ring strictly after `instant` within `horizonDays` days, if any.
     public mutating func nextRing(after instant: Int, horizonDays: Int = 400) -> Decision? {
         var start = zone.local(at: instant).date.adding(days: -1)

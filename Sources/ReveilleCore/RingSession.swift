@@ -1,0 +1,305 @@
+/// Where a ring session is (SPEC §3): `ringing` → (`snoozed` → `ringing`)* → `dismissed`, or
+/// `auto-stopped` after the longest ring time. `missed` records an occurrence that never rang.
+public enum SessionState: String, Codable, Sendable, Hashable {
+    case ringing
+    case snoozed
+    case dismissed
+    case autoStopped = "auto-stopped"
+    case missed
+
+    /// Still needs the sleeper.
+    public var isActive: Bool { self == .ringing || self == .snoozed }
+}
+
+/// How a session was dismissed.
+public enum DismissalMethod: String, Codable, Sendable, Hashable {
+    case math
+    case tag
+}
+
+/// What the hooks are told happened.
+public enum HookEvent: String, Codable, Sendable, Hashable, CaseIterable {
+    case fire
+    case snooze
+    case dismiss
+    case missed
+    case autoStop = "auto-stop"
+}
+
+/// What the edges must do after a transition. The core decides; the daemon acts.
+public enum RingAction: Hashable, Sendable {
+    /// Start (or restart) the alarm sound: fade in from quiet to the alarm's volume.
+    case startAudio
+    /// Stop the sound now.
+    case stopAudio
+    /// Lower the sound while the sleeper answers.
+    case attenuate
+    /// Bring the sound back to the alarm's volume.
+    case restoreVolume
+    case runHook(HookEvent)
+    /// A one-shot alarm has rung: turn it off.
+    case disableAlarm(id: Int)
+}
+
+/// The alarm's fields a session needs, copied at fire time (an edit during the ring changes nothing).
+public struct RingSettings: Codable, Sendable, Hashable {
+    public var alarmID: Int
+    public var label: String
+    public var sound: String?
+    public var volume: Int
+    public var fadeInSeconds: Int
+    public var challenge: Challenge
+    public var mathDifficulty: MathDifficulty
+    public var allowedTags: [String]
+    public var maxSnoozes: Int
+    public var snoozeMinutes: Int
+    public var isOneShot: Bool
+
+    public init(_ alarm: Alarm) {
+        alarmID = alarm.id
+        label = alarm.label
+        sound = alarm.sound
+        volume = alarm.volume
+        fadeInSeconds = alarm.fadeInSeconds
+        challenge = alarm.challenge
+        mathDifficulty = alarm.mathDifficulty
+        allowedTags = alarm.tags
+        maxSnoozes = alarm.maxSnoozes
+        snoozeMinutes = alarm.snoozeMinutes
+        if case .once = alarm.repeats { isOneShot = true } else { isOneShot = false }
+    }
+
+    /// `#3 work` or `#3`.
+    public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
+}
+
+/// Limits that apply to every session.
+public struct RingPolicy: Sendable, Hashable {
+    /// Ringing longer than this without an answer stops, recorded as unattended; 0 means never.
+    public var maxRingSeconds: Int
+    /// How long the sound stays low after a problem is asked for.
+    public var attenuationSeconds: Int
+
+    public init(maxRingSeconds: Int = 30 * 60, attenuationSeconds: Int = 60) {
+        self.maxRingSeconds = maxRingSeconds
+        self.attenuationSeconds = attenuationSeconds
+    }
+}
+
+/// A request the session refuses, with what to do instead.
+public struct RingRefusal: Error, Equatable, Sendable {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+}
+
+/// One alarm ringing until the sleeper proves they are awake: a pure state machine. Every
+/// method takes `now` (seconds since the epoch) and returns the actions for the edges.
+public struct RingSession: Codable, Sendable, Hashable {
+    /// The history row; 0 until stored.
+    public var id: Int
+    public var settings: RingSettings
+    /// When the occurrence was due.
+    public var scheduledAt: Int
+    /// When it first rang.
+    public var startedAt: Int
+    public var state: SessionState
+    public var snoozeCount: Int
+    public var snoozedUntil: Int?
+    /// When the current ringing phase began (auto-stop counts from here).
+    public var ringingSince: Int
+    /// What dismisses it now: the alarm's challenge, or math when NFC was asked but no reader was healthy.
+    public var challenge: Challenge
+    public var fellBackToMath: Bool
+    public var problem: MathProblem?
+    public var wrongAnswers: Int
+    public var attenuatedUntil: Int?
+    public var endedAt: Int?
+    public var dismissedBy: DismissalMethod?
+    public var maxRingSeconds: Int
+    public var attenuationSeconds: Int
+
+    /// The alarm fires: ring now.
+    /// - Parameter readerHealthy: whether an NFC reader works right now; without one, an
+    ///   NFC-only alarm offers math instead, so no one is left with an alarm they cannot stop.
+    public static func fire(
+        settings: RingSettings, scheduledAt: Int, now: Int, readerHealthy: Bool, policy: RingPolicy = RingPolicy()
+    ) -> (RingSession, [RingAction]) {
+        let fallback = settings.challenge == .nfc && !readerHealthy
+        let session = RingSession(
+            id: 0, settings: settings, scheduledAt: scheduledAt, startedAt: now, state: .ringing, snoozeCount: 0,
+            snoozedUntil: nil, ringingSince: now, challenge: fallback ? .math : settings.challenge,
+            fellBackToMath: fallback, problem: nil, wrongAnswers: 0, attenuatedUntil: nil, endedAt: nil,
+            dismissedBy: nil, maxRingSeconds: policy.maxRingSeconds, attenuationSeconds: policy.attenuationSeconds)
+        var actions: [RingAction] = [.startAudio, .runHook(.fire)]
+        if settings.isOneShot { actions.append(.disableAlarm(id: settings.alarmID)) }
+        return (session, actions)
+    }
+
+    /// An occurrence that is recorded as missed, never rung.
+    public static func missed(settings: RingSettings, scheduledAt: Int, now: Int) -> RingSession {
+        RingSession(
+            id: 0, settings: settings, scheduledAt: scheduledAt, startedAt: now, state: .missed, snoozeCount: 0,
+            snoozedUntil: nil, ringingSince: now, challenge: settings.challenge, fellBackToMath: false, problem: nil,
+            wrongAnswers: 0, attenuatedUntil: nil, endedAt: now, dismissedBy: nil, maxRingSeconds: 0,
+            attenuationSeconds: 0)
+    }
+
+    /// Snoozes left, or nil when unlimited.
+    public var snoozesLeft: Int? {
+        settings.maxSnoozes == 0 ? nil : max(0, settings.maxSnoozes - snoozeCount)
+    }
+
+    /// How to stop it, in words: `answer a math problem: reveille dismiss`.
+    public var howToDismiss: String {
+        switch challenge {
+        case .math: "answer a math problem with 'reveille dismiss'"
+        case .nfc: "scan your tag on the reader"
+        case .any: "scan your tag, or answer a math problem with 'reveille dismiss'"
+        }
+    }
+
+    /// Snooze is free while snoozes remain. The request past the limit is refused.
+    public mutating func snooze(now: Int) throws(RingRefusal) -> [RingAction] {
+        switch state {
+        case .snoozed:
+            throw RingRefusal("already snoozed until the alarm rings again; nothing to do")
+        case .ringing:
+            break
+        default:
+            throw RingRefusal("nothing is ringing")
+        }
+        if let left = snoozesLeft, left == 0 {
+            throw RingRefusal(
+                "no snoozes left (\(snoozeCount) of \(settings.maxSnoozes) used): to stop the alarm, \(howToDismiss)")
+        }
+        snoozeCount += 1
+        state = .snoozed
+        snoozedUntil = now + settings.snoozeMinutes * 60
+        attenuatedUntil = nil
+        problem = nil
+        return [.stopAudio, .runHook(.snooze)]
+    }
+
+    /// The sleeper asks for the problem: the current one, or a new one. The sound drops for a while.
+    public mutating func requestProblem(now: Int, using generator: inout some RandomNumberGenerator) throws(
+        RingRefusal
+    ) -> (MathProblem, [RingAction]) {
+        try requireActive()
+        guard challenge != .nfc else {
+            throw RingRefusal("this alarm stops only with a registered tag: scan it on the reader")
+        }
+        let current = problem ?? MathProblem.make(settings.mathDifficulty, using: &generator)
+        problem = current
+        var actions: [RingAction] = []
+        if state == .ringing, attenuatedUntil.map({ now >= $0 }) ?? true {
+            attenuatedUntil = now + attenuationSeconds
+            actions.append(.attenuate)
+        }
+        return (current, actions)
+    }
+
+    /// An answer to the current problem. Right: dismissed. Wrong: counted, and a new problem.
+    public mutating func answer(_ value: Int, now: Int, using generator: inout some RandomNumberGenerator) throws(
+        RingRefusal
+    ) -> (correct: Bool, actions: [RingAction]) {
+        try requireActive()
+        guard challenge != .nfc else {
+            throw RingRefusal("this alarm stops only with a registered tag: scan it on the reader")
+        }
+        guard let current = problem else {
+            throw RingRefusal("no problem was asked yet: run 'reveille dismiss' to get one")
+        }
+        guard value == current.answer else {
+            wrongAnswers += 1
+            problem = MathProblem.make(settings.mathDifficulty, using: &generator)
+            return (false, [])
+        }
+        return (true, dismiss(by: .math, now: now))
+    }
+
+    /// A registered tag (by label) was scanned.
+    public mutating func tag(_ label: String, now: Int) throws(RingRefusal) -> [RingAction] {
+        try requireActive()
+        guard challenge != .math else {
+            throw RingRefusal(
+                fellBackToMath
+                    ? "no NFC reader was working when this alarm fired, so it asks for math: 'reveille dismiss'"
+                    : "this alarm stops with a math problem, not a tag: 'reveille dismiss'")
+        }
+        guard settings.allowedTags.isEmpty || settings.allowedTags.contains(label) else {
+            throw RingRefusal("tag \"\(label)\" does not stop alarm \(settings.name)")
+        }
+        return dismiss(by: .tag, now: now)
+    }
+
+    /// Time passed: a snooze ends, the sound comes back up, or the ring has lasted too long.
+    public mutating func tick(now: Int) -> [RingAction] {
+        var actions: [RingAction] = []
+        switch state {
+        case .snoozed:
+            if let until = snoozedUntil, now >= until {
+                state = .ringing
+                snoozedUntil = nil
+                ringingSince = now
+                actions.append(.startAudio)
+            }
+        case .ringing:
+            if maxRingSeconds > 0, now >= ringingSince + maxRingSeconds {
+                state = .autoStopped
+                endedAt = now
+                attenuatedUntil = nil
+                problem = nil
+                return [.stopAudio, .runHook(.autoStop)]
+            }
+            if let until = attenuatedUntil, now >= until {
+                attenuatedUntil = nil
+                actions.append(.restoreVolume)
+            }
+        default:
+            break
+        }
+        return actions
+    }
+
+    /// The next instant at which `tick` has something to do.
+    public var nextDeadline: Int? {
+        switch state {
+        case .snoozed: snoozedUntil
+        case .ringing:
+            [attenuatedUntil, maxRingSeconds > 0 ? ringingSince + maxRingSeconds : nil].compactMap { $0 }.min()
+        default: nil
+        }
+    }
+
+    private func requireActive() throws(RingRefusal) {
+        guard state.isActive else { throw RingRefusal("nothing is ringing") }
+    }
+
+    private mutating func dismiss(by method: DismissalMethod, now: Int) -> [RingAction] {
+        state = .dismissed
+        dismissedBy = method
+        endedAt = now
+        problem = nil
+        snoozedUntil = nil
+        attenuatedUntil = nil
+        return [.stopAudio, .runHook(.dismiss)]
+    }
+}
+
+/// SPEC §2, missed alarms: of the occurrences that came due while no one was looking (the daemon
+/// was down, or the clock jumped), the latest one within the grace rings at once; every other one
+/// is recorded as missed and never rung late.
+public enum MissedAlarms {
+    public static func sort(_ due: [Decision], now: Int, graceSeconds: Int) -> (ring: Decision?, missed: [Decision]) {
+        let rings = due.filter { $0.ringInstant.map { $0 <= now } ?? false }.sorted {
+            ($0.ringInstant!, $0.alarmID) < ($1.ringInstant!, $1.alarmID)
+        }
+        guard let latest = rings.last, now - latest.ringInstant! <= graceSeconds else {
+            return (nil, rings)
+        }
+        return (latest, Array(rings.dropLast()))
+    }
+}
