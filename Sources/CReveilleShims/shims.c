@@ -35,3 +35,27 @@ int RV_peer_groups(int fd, gid_t *groups, int capacity) {
 int RV_accept_cloexec(int fd) {
     return accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 }
+
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+int RV_timerfd_realtime(void) {
+    return timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
+}
+
+int RV_timerfd_arm_realtime(int fd, long long seconds, long nanoseconds) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)seconds;
+    spec.it_value.tv_nsec = nanoseconds;
+    /* it_value of zero would disarm: an instant in the past fires at once at 1 ns. */
+    if (seconds <= 0 && nanoseconds <= 0) {
+        spec.it_value.tv_nsec = 1;
+    }
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL);
+}
+
+int RV_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}

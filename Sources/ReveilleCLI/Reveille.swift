@@ -14,8 +14,9 @@ public struct Reveille: ParsableCommand {
             """,
         version: reveilleVersion,
         subcommands: [
-            StatusCommand.self, NextCommand.self, AlarmCommand.self, RuleCommand.self, OverrideCommand.self,
-            PauseCommand.self, ResumeCommand.self,
+            StatusCommand.self, SnoozeCommand.self, DismissCommand.self, NextCommand.self, AlarmCommand.self,
+            RuleCommand.self, OverrideCommand.self, PauseCommand.self, ResumeCommand.self, HistoryCommand.self,
+            StatsCommand.self,
         ])
 
     /// Accepted before the subcommand too (`reveille --root .reveille status`); each subcommand reads it.

@@ -18,7 +18,24 @@ struct StatusCommand: ParsableCommand {
 
     static func render(_ status: StatusInfo) -> String {
         let weekday = (try? CivilDate.parse(String(status.now.prefix(10))))?.weekday.displayName ?? ""
-        var lines = [
+        var lines: [String] = []
+        if let session = status.session {
+            let left =
+                session.maxSnoozes == 0
+                ? "unlimited snoozes"
+                : "\(max(0, session.maxSnoozes - session.snoozeCount)) of \(session.maxSnoozes) snoozes left"
+            if session.state == "snoozed" {
+                lines.append(
+                    "SNOOZED: alarm \(session.name) (due \(session.scheduledTime)) rings again at \(session.snoozedUntil ?? "?") (\(left))"
+                )
+            } else {
+                lines.append(
+                    "RINGING: alarm \(session.name) (due \(session.scheduledTime)); \(left): 'reveille snooze'")
+            }
+            lines.append(
+                "to stop it: \(session.howToDismiss)" + (session.fellBackToMath ? " (no NFC reader was working)" : ""))
+        }
+        lines += [
             "reveilled \(status.version), up \(DurationText.format(seconds: status.uptimeSeconds)), "
                 + "time zone \(status.timeZone), now \(weekday) \(status.now.prefix(16))"
         ]
@@ -36,6 +53,8 @@ struct StatusCommand: ParsableCommand {
         } else {
             lines.append("next ring: none")
         }
+        if !status.reader.isEmpty { lines.append("NFC reader: \(status.reader)") }
+        if !status.sound.isEmpty { lines.append("sound: \(status.sound)") }
         return lines.joined(separator: "\n")
     }
 }

@@ -184,9 +184,9 @@ public struct RingSession: Codable, Sendable, Hashable {
     }
 
     /// The sleeper asks for the problem: the current one, or a new one. The sound drops for a while.
-    public mutating func requestProblem(now: Int, using generator: inout some RandomNumberGenerator) throws(
-        RingRefusal
-    ) -> (MathProblem, [RingAction]) {
+    public mutating func requestProblem(now: Int, using generator: inout some RandomNumberGenerator) throws(RingRefusal)
+        -> (MathProblem, [RingAction])
+    {
         try requireActive()
         guard challenge != .nfc else {
             throw RingRefusal("this alarm stops only with a registered tag: scan it on the reader")
@@ -202,9 +202,9 @@ public struct RingSession: Codable, Sendable, Hashable {
     }
 
     /// An answer to the current problem. Right: dismissed. Wrong: counted, and a new problem.
-    public mutating func answer(_ value: Int, now: Int, using generator: inout some RandomNumberGenerator) throws(
-        RingRefusal
-    ) -> (correct: Bool, actions: [RingAction]) {
+    public mutating func answer(_ value: Int, now: Int, using generator: inout some RandomNumberGenerator)
+        throws(RingRefusal) -> (correct: Bool, actions: [RingAction])
+    {
         try requireActive()
         guard challenge != .nfc else {
             throw RingRefusal("this alarm stops only with a registered tag: scan it on the reader")

@@ -16,24 +16,90 @@ struct Refusal: Error {
     }
 }
 
-/// Carries out control requests against the store, by the rules of the core. The only writer of state.
+/// The devices and limits the ring sessions work with.
+public struct RingEnvironment: Sendable {
+    public var audio: any AudioOutput
+    public var reader: any TagReader
+    public var policy: RingPolicy
+    /// An occurrence found late (daemon down, clock jump) still rings if it is at most this old.
+    public var graceSeconds: Int
+    /// Folder of hook executables.
+    public var hooksDirectory: String
+
+    public init(
+        audio: any AudioOutput, reader: any TagReader = NoTagReader(), policy: RingPolicy = RingPolicy(),
+        graceSeconds: Int = 15 * 60, hooksDirectory: String
+    ) {
+        self.audio = audio
+        self.reader = reader
+        self.policy = policy
+        self.graceSeconds = graceSeconds
+        self.hooksDirectory = hooksDirectory
+    }
+}
+
+/// What changes while the daemon runs, guarded by the controller's lock.
+struct RingState {
+    /// The session ringing or snoozed, if any.
+    var session: RingSession?
+    /// Occurrences up to this instant have been rung or recorded as missed.
+    var evaluatedThrough: Int?
+    /// Wall and monotonic time at the last tick, to notice clock jumps.
+    var lastTick: (wall: Double, monotonic: ContinuousClock.Instant)?
+    var warnedClockBehind = false
+    var generator = SystemRandomNumberGenerator()
+}
+
+/// Carries out control requests and timer ticks against the store, by the rules of the core.
+/// The only writer of state.
 ///
-/// Requests arrive from connection threads; one lock serializes them so that a read-modify-write
-/// (an edit, a rule checked against the others) never interleaves with another.
+/// Requests arrive from connection threads and ticks from the scheduler; one lock serializes them
+/// so that a read-modify-write (an edit, a rule checked against the others, a snooze) never
+/// interleaves with another.
 public final class Controller: Sendable {
     let store: Store
     let clock: any WallClock
-    let zone: TimeZone
     let startedAt: Date
     let logger: Logger
-    private let lock = Mutex(())
+    let ring: RingEnvironment
+    let hooks: HookRunner
+    /// nil: follow the system's zone, and notice when it changes.
+    let fixedZone: TimeZone?
+    private let currentZone: Mutex<TimeZone>
+    let lock = Mutex(RingState())
+    /// Rings the scheduler when something changed that moves the next wake-up.
+    let wake: @Sendable () -> Void
 
-    public init(store: Store, clock: any WallClock, zone: TimeZone, logger: Logger) {
+    public init(
+        store: Store, clock: any WallClock, zone: TimeZone?, ring: RingEnvironment, logger: Logger,
+        wake: @escaping @Sendable () -> Void = {}
+    ) {
         self.store = store
         self.clock = clock
-        self.zone = zone
+        self.fixedZone = zone
+        self.currentZone = Mutex(zone ?? SystemZone.current())
         self.startedAt = clock.now()
         self.logger = logger
+        self.ring = ring
+        self.hooks = HookRunner(directory: ring.hooksDirectory, logger: logger)
+        self.wake = wake
+    }
+
+    /// The zone alarm times are in.
+    var zone: TimeZone { currentZone.withLock { $0 } }
+
+    /// Follows a change of the system's time zone (when none was given); true when it changed.
+    func refreshZone() -> Bool {
+        guard fixedZone == nil else { return false }
+        let system = SystemZone.current()
+        return currentZone.withLock { zone in
+            guard zone.identifier != system.identifier else { return false }
+            logger.notice(
+                "the system time zone changed from \(zone.identifier) to \(system.identifier); recomputing the schedule"
+            )
+            zone = system
+            return true
+        }
     }
 
     /// Answers one request from a peer with `role`. Never throws: every failure is an error reply.
@@ -41,26 +107,36 @@ public final class Controller: Sendable {
         guard role >= operation.requiredRole else {
             return .failure(.forbidden, refusal())
         }
-        return lock.withLock { _ in
+        let response = lock.withLock { state in
             do {
-                return try perform(operation, role: role)
+                return try perform(operation, role: role, state: &state)
             } catch let error as InputError {
                 return .failure(.invalid, error.message)
             } catch let error as Refusal {
                 return .failure(error.code, error.message)
+            } catch let error as RingRefusal {
+                return .failure(.refused, error.message)
             } catch {
                 logger.error("'\(operation.name)' failed: \(error)")
                 return .failure(.internal, "could not \(operation.name): \(error)")
             }
         }
+        if response.ok && operation.changesWhatIsNext { wake() }
+        return response
     }
 
-    private func perform(_ operation: Command, role: Role) throws -> Response {
+    private func perform(_ operation: Command, role: Role, state: inout RingState) throws -> Response {
         let today = self.today()
+        if operation.changesSchedule {
+            // Ring what is due before the schedule changes, then start counting from now, so that an
+            // alarm added for a time already passed today is not taken for a missed one.
+            catchUp(&state)
+            if let through = state.evaluatedThrough { try store.setEvaluatedThrough(through) }
+        }
         switch operation {
         case .status:
             var response = Response()
-            response.status = try status(role: role)
+            response.status = try status(role: role, session: state.session)
             return response
         case .alarmList:
             var response = Response()
@@ -148,6 +224,20 @@ public final class Controller: Sendable {
             guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
             var response = Response()
             response.schedule = try schedule(days: days)
+            return response
+        case .snooze:
+            return try snooze(&state)
+        case .problem:
+            return try problem(&state)
+        case .answer(let value):
+            return try answer(value, &state)
+        case .history(let days):
+            var response = Response()
+            response.history = try history(days: days)
+            return response
+        case .stats(let days):
+            var response = Response()
+            response.stats = try stats(days: days)
             return response
         }
     }

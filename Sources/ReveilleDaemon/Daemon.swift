@@ -8,20 +8,25 @@ import ServiceLifecycle
 /// What `reveilled` was asked to run with.
 public struct DaemonOptions: Sendable {
     public var paths: Paths
-    public var zone: TimeZone
+    /// nil: the system's, followed when it changes.
+    public var zone: TimeZone?
     public var adminGroup: String
     public var socketGroup: String
     public var clock: any WallClock
+    public var graceMinutes: Int
+    public var maxRingMinutes: Int
 
     public init(
-        paths: Paths, zone: TimeZone, adminGroup: String = "reveille-admin", socketGroup: String = "reveille",
-        clock: any WallClock = SystemClock()
+        paths: Paths, zone: TimeZone?, adminGroup: String = "reveille-admin", socketGroup: String = "reveille",
+        clock: any WallClock = SystemClock(), graceMinutes: Int = 15, maxRingMinutes: Int = 30
     ) {
         self.paths = paths
         self.zone = zone
         self.adminGroup = adminGroup
         self.socketGroup = socketGroup
         self.clock = clock
+        self.graceMinutes = graceMinutes
+        self.maxRingMinutes = maxRingMinutes
     }
 }
 
@@ -41,16 +46,26 @@ public enum Daemon {
         } catch {
             throw StartupError(description: "cannot open the state database \(paths.database): \(error)")
         }
-        let controller = Controller(store: store, clock: options.clock, zone: options.zone, logger: logger)
+        let timer = try WakeTimer(checkInterval: options.clock.checkInterval)
+        let environment = RingEnvironment(
+            audio: LogOnlyAudioOutput(logger: logger),
+            policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60), graceSeconds: options.graceMinutes * 60,
+            hooksDirectory: paths.configDirectory + "/hooks.d")
+        let controller = Controller(
+            store: store, clock: options.clock, zone: options.zone, ring: environment, logger: logger,
+            wake: { timer.poke() })
         _ = try controller.currentState(today: controller.today())  // purges past overrides
+        try controller.resume()
         let access = PeerAccess(adminGroup: options.adminGroup, socketGroup: options.socketGroup)
         let server = ControlServer(path: paths.socket, access: access, controller: controller, logger: logger)
+        let scheduler = Scheduler(controller: controller, timer: timer, logger: logger)
         logger.info(
-            "reveilled \(reveilleVersion) starting: root \(paths.root), time zone \(options.zone.identifier), state \(paths.database)"
+            "reveilled \(reveilleVersion) starting: root \(paths.root), time zone \(controller.zone.identifier)\(options.zone == nil ? " (the system's)" : ""), state \(paths.database)"
         )
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: [.init(service: server), .init(service: scheduler)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let refusal as Refusal {

@@ -3,7 +3,7 @@ import ReveilleProtocol
 
 /// `status` and `next`: what the schedule says, for people.
 extension Controller {
-    func status(role: Role) throws -> StatusInfo {
+    func status(role: Role, session: RingSession?) throws -> StatusInfo {
         let now = self.now()
         let state = try currentState(today: now.date)
         var engine = ScheduleEngine(state: state, zone: zone)
@@ -16,12 +16,16 @@ extension Controller {
             case .pausedUntil(let date) where date > now.date: ("paused", date.description)
             case .pausedUntil: ("on", nil)
             }
-        return StatusInfo(
+        var info = StatusInfo(
             version: reveilleVersion, uptimeSeconds: max(0, now.instant - Int(startedAt.timeIntervalSince1970)),
             timeZone: zone.identifier,
             now: "\(now.date) \(now.time.secondsOfDay % 60 == 0 ? now.time.description + ":00" : now.time.description)",
             nowInstant: now.instant, master: master, pausedUntil: until, alarmCount: state.alarms.count,
             enabledCount: state.alarms.filter(\.enabled).count, nextRing: next, role: role)
+        info.session = session.map(self.info)
+        info.reader = ring.reader.health.description
+        info.sound = ring.audio.statusLine
+        return info
     }
 
     /// Every alarm on every day from today for `days` days, with the deciding layer; each day with

@@ -3,6 +3,18 @@ import Foundation
 /// Where the daemon reads the time. The real one reads the system clock; tests move their own.
 public protocol WallClock: Sendable {
     func now() -> Date
+    /// How often the scheduler must look to notice this clock moving other than by the system
+    /// clock (nil: the system clock's own jump notices suffice).
+    var checkInterval: Duration? { get }
+}
+
+extension WallClock {
+    public var checkInterval: Duration? { nil }
+
+    /// The system-clock instant at which this clock reads `wall` (seconds since the epoch).
+    func systemInstant(forWall wall: Double) -> Double {
+        wall - (now().timeIntervalSince1970 - Date().timeIntervalSince1970)
+    }
 }
 
 /// The system's wall clock.
@@ -25,6 +37,9 @@ public struct OffsetFileClock: WallClock {
     public func now() -> Date {
         Date().addingTimeInterval(offset())
     }
+
+    /// Tests move the offset by rewriting the file: look often enough to see it.
+    public var checkInterval: Duration? { .milliseconds(100) }
 
     func offset() -> TimeInterval {
         guard let data = FileManager.default.contents(atPath: path),

@@ -33,6 +33,13 @@ public enum Command: Codable, Sendable, Equatable {
     case pause(until: String?)
     case resume
     case next(days: Int)
+    /// Snooze the ringing alarm.
+    case snooze
+    /// The current math problem (a new one if none); the sound drops while it is answered.
+    case problem
+    case answer(value: Int)
+    case history(days: Int)
+    case stats(days: Int)
 
     /// The words a person typed for it, for messages: `alarm add`.
     public var name: String {
@@ -52,13 +59,37 @@ public enum Command: Codable, Sendable, Equatable {
         case .pause: "pause"
         case .resume: "resume"
         case .next: "next"
+        case .snooze: "snooze"
+        case .problem: "dismiss"
+        case .answer: "dismiss --answer"
+        case .history: "history"
+        case .stats: "stats"
+        }
+    }
+
+    /// Whether it changes alarms, rules, overrides or the master switch.
+    public var changesSchedule: Bool {
+        switch self {
+        case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .overrideAdd,
+            .overrideRemove, .pause, .resume:
+            true
+        default: false
+        }
+    }
+
+    /// Whether, once done, the daemon's next wake-up may have moved.
+    public var changesWhatIsNext: Bool {
+        switch self {
+        case .snooze, .problem, .answer: true
+        default: changesSchedule
         }
     }
 
     /// Who may do it (SPEC §9).
     public var requiredRole: Role {
         switch self {
-        case .status, .alarmList, .ruleList, .overrideList, .next: .user
+        case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats:
+            .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .overrideAdd,
             .overrideRemove, .pause, .resume:
             .admin

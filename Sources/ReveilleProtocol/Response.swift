@@ -11,6 +11,13 @@ public struct Response: Codable, Sendable, Equatable {
     public var rules: [RuleInfo]?
     public var overrides: [OverrideInfo]?
     public var schedule: ScheduleReport?
+    public var session: SessionInfo?
+    /// The math problem to answer, as shown: `37 × 4 + 19`.
+    public var problem: String?
+    /// After an answer: whether it was right.
+    public var correct: Bool?
+    public var history: [HistoryEntry]?
+    public var stats: StatsInfo?
 
     public init(ok: Bool = true, message: String? = nil) {
         self.ok = ok
@@ -43,6 +50,8 @@ public struct ErrorReply: Codable, Sendable, Equatable {
         /// The daemon failed: the message says what, the log says more.
         case `internal`
         case busy
+        /// The ring session refuses: nothing rings, no snoozes left, wrong kind of challenge.
+        case refused
     }
 
     public var code: Code
@@ -93,6 +102,12 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var nextRing: RingInfo?
     /// The caller's rights.
     public var role: Role
+    /// The alarm ringing or snoozed now.
+    public var session: SessionInfo?
+    /// The NFC reader's health.
+    public var reader: String = ""
+    /// What the audio output is doing.
+    public var sound: String = ""
 
     public init(
         version: String, uptimeSeconds: Int, timeZone: String, now: String, nowInstant: Int, master: String,
@@ -210,5 +225,113 @@ public struct ScheduleRow: Codable, Sendable, Equatable {
         self.layer = layer
         self.rings = rings
         self.note = note
+    }
+}
+
+/// The alarm that is ringing or snoozed.
+public struct SessionInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    public var alarmID: Int
+    public var label: String
+    /// `ringing` or `snoozed` (or how it ended, after a dismissal).
+    public var state: String
+    /// Local `HH:MM` it was due.
+    public var scheduledTime: String
+    public var snoozeCount: Int
+    /// 0: unlimited.
+    public var maxSnoozes: Int
+    /// Local `HH:MM:SS` the snooze ends.
+    public var snoozedUntil: String?
+    /// `math`, `nfc` or `any`: what stops it now.
+    public var challenge: String
+    /// NFC was asked for, but no reader was healthy when it fired.
+    public var fellBackToMath: Bool
+    public var howToDismiss: String
+    public var wrongAnswers: Int
+
+    public init(
+        id: Int, alarmID: Int, label: String, state: String, scheduledTime: String, snoozeCount: Int, maxSnoozes: Int,
+        snoozedUntil: String?, challenge: String, fellBackToMath: Bool, howToDismiss: String, wrongAnswers: Int
+    ) {
+        self.id = id
+        self.alarmID = alarmID
+        self.label = label
+        self.state = state
+        self.scheduledTime = scheduledTime
+        self.snoozeCount = snoozeCount
+        self.maxSnoozes = maxSnoozes
+        self.snoozedUntil = snoozedUntil
+        self.challenge = challenge
+        self.fellBackToMath = fellBackToMath
+        self.howToDismiss = howToDismiss
+        self.wrongAnswers = wrongAnswers
+    }
+
+    /// `#3 work` or `#3`.
+    public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
+}
+
+/// One line of `reveille history`.
+public struct HistoryEntry: Codable, Sendable, Equatable {
+    public var id: Int
+    public var alarmID: Int
+    public var label: String
+    /// Local date and time it was due: `2026-11-23 06:45`.
+    public var scheduled: String
+    /// Local time it first rang (`HH:MM:SS`); nil for a missed one.
+    public var started: String?
+    /// ringing, snoozed, dismissed, auto-stopped, missed.
+    public var state: String
+    public var snoozes: Int
+    public var wrongAnswers: Int
+    /// Local time it ended (`HH:MM:SS`).
+    public var ended: String?
+    /// `math` or `tag`.
+    public var dismissedBy: String?
+    /// From first ring to dismissal.
+    public var secondsToDismiss: Int?
+
+    public init(
+        id: Int, alarmID: Int, label: String, scheduled: String, started: String?, state: String, snoozes: Int,
+        wrongAnswers: Int, ended: String?, dismissedBy: String?, secondsToDismiss: Int?
+    ) {
+        self.id = id
+        self.alarmID = alarmID
+        self.label = label
+        self.scheduled = scheduled
+        self.started = started
+        self.state = state
+        self.snoozes = snoozes
+        self.wrongAnswers = wrongAnswers
+        self.ended = ended
+        self.dismissedBy = dismissedBy
+        self.secondsToDismiss = secondsToDismiss
+    }
+}
+
+/// `reveille stats`: how mornings went.
+public struct StatsInfo: Codable, Sendable, Equatable {
+    public var days: Int
+    /// Occurrences that rang.
+    public var sessions: Int
+    public var dismissed: Int
+    public var autoStopped: Int
+    public var missed: Int
+    public var averageSnoozes: Double?
+    public var averageSecondsToDismiss: Double?
+    public var wrongAnswers: Int
+
+    public init(
+        days: Int, sessions: Int, dismissed: Int, autoStopped: Int, missed: Int, averageSnoozes: Double?,
+        averageSecondsToDismiss: Double?, wrongAnswers: Int
+    ) {
+        self.days = days
+        self.sessions = sessions
+        self.dismissed = dismissed
+        self.autoStopped = autoStopped
+        self.missed = missed
+        self.averageSnoozes = averageSnoozes
+        self.averageSecondsToDismiss = averageSecondsToDismiss
+        self.wrongAnswers = wrongAnswers
     }
 }

@@ -16,7 +16,7 @@ public struct StoreError: Error, CustomStringConvertible {
 /// Every change is one transaction, so a power cut leaves either the old state or the new one.
 /// Thread-safe: GRDB's `DatabaseQueue` serializes access.
 public final class Store: Sendable {
-    private let db: DatabaseQueue
+    let db: DatabaseQueue
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String) throws {
@@ -76,6 +76,7 @@ public final class Store: Sendable {
                 t.column("value", .text).notNull()
             }
         }
+        registerSessionMigrations(&migrator)
         return migrator
     }
 
@@ -174,12 +175,7 @@ public final class Store: Sendable {
         case .off: value = "off"
         case .pausedUntil(let date): value = date.description
         }
-        try db.write { db in
-            try db.execute(
-                sql: "INSERT INTO setting(key, value) VALUES ('master', ?) "
-                    + "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [value])
-        }
+        try db.write { db in try Store.setSetting(db, "master", value) }
     }
 
     public func master() throws -> MasterSwitch {
@@ -187,7 +183,7 @@ public final class Store: Sendable {
     }
 
     private static func master(_ db: Database) throws -> MasterSwitch {
-        switch try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'master'") {
+        switch try setting(db, "master") {
         case nil, "on": return .on
         case "off": return .off
         case let value?: return .pausedUntil(try CivilDate.parse(value))

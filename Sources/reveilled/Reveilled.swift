@@ -40,6 +40,19 @@ struct Reveilled: AsyncParsableCommand {
         name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "An alarm found due late (daemon down, clock jump) still rings if at most this old; older ones are recorded as missed.",
+            valueName: "minutes"))
+    var missedGraceMinutes = 15
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Stop an unanswered alarm after this long, recorded as unattended (0: never).", valueName: "minutes"))
+    var maxRingMinutes = 30
+
     @Option(name: .long, help: .hidden)  // tests only: see OffsetFileClock
     var clockOffsetFile: String?
 
@@ -47,6 +60,12 @@ struct Reveilled: AsyncParsableCommand {
         if let timeZone, TimeZone(identifier: timeZone) == nil {
             throw ValidationError(
                 "time zone \"\(timeZone)\" is not an IANA zone name; try Europe/Berlin or America/New_York")
+        }
+        guard (0...1440).contains(missedGraceMinutes) else {
+            throw ValidationError("--missed-grace-minutes \(missedGraceMinutes): must be 0-1440")
+        }
+        guard (0...1440).contains(maxRingMinutes) else {
+            throw ValidationError("--max-ring-minutes \(maxRingMinutes): must be 0-1440 (0: never stop)")
         }
         if Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError(
@@ -69,12 +88,13 @@ struct Reveilled: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "reveilled")
-        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone.current
+        let zone = timeZone.flatMap(TimeZone.init(identifier:))
         do {
             try await Daemon.run(
                 DaemonOptions(
                     paths: paths, zone: zone, adminGroup: adminGroup, socketGroup: socketGroup,
-                    clock: clockOffsetFile.map { OffsetFileClock(path: $0) } ?? SystemClock()),
+                    clock: clockOffsetFile.map { OffsetFileClock(path: $0) } ?? SystemClock(),
+                    graceMinutes: missedGraceMinutes, maxRingMinutes: maxRingMinutes),
                 logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")

@@ -81,8 +81,10 @@ struct SeededGenerator: RandomNumberGenerator {
             #expect(session.tick(now: now) == [.startAudio])
             #expect(session.state == .ringing)
         }
-        #expect(throws: RingRefusal(
-            "no snoozes left (\(limit) of \(limit) used): to stop the alarm, answer a math problem with 'reveille dismiss'")
+        #expect(
+            throws: RingRefusal(
+                "no snoozes left (\(limit) of \(limit) used): to stop the alarm, answer a math problem with 'reveille dismiss'"
+            )
         ) { try session.snooze(now: now) }
         #expect(session.state == .ringing)
     }
@@ -148,7 +150,9 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect(any.dismissedBy == .tag)
 
         var bound = fire(settings(challenge: .nfc, tags: ["bathroom"]), readerHealthy: true)
-        #expect(throws: RingRefusal("tag \"kitchen\" does not stop alarm #1 work")) { try bound.tag("kitchen", now: Self.t0) }
+        #expect(throws: RingRefusal("tag \"kitchen\" does not stop alarm #1 work")) {
+            try bound.tag("kitchen", now: Self.t0)
+        }
         var generator = SeededGenerator(state: 3)
         #expect(throws: RingRefusal("this alarm stops only with a registered tag: scan it on the reader")) {
             try bound.requestProblem(now: Self.t0, using: &generator)
@@ -204,7 +208,8 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test func withinGraceRingsOlderIsMissed() {
         let now = 100_000
-        let result = MissedAlarms.sort([ring(1, at: now - 3 * 3600), ring(2, at: now - 600)], now: now, graceSeconds: 900)
+        let result = MissedAlarms.sort(
+            [ring(1, at: now - 3 * 3600), ring(2, at: now - 600)], now: now, graceSeconds: 900)
         #expect(result.ring?.alarmID == 2)
         #expect(result.missed.map(\.alarmID) == [1])
     }

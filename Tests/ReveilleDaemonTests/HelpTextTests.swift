@@ -29,12 +29,16 @@ import Testing
                 """
                 SUBCOMMANDS:
                   status                  Show the daemon's state and the next ring.
+                  snooze                  Snooze the ringing alarm (free while snoozes remain).
+                  dismiss                 Stop the ringing (or snoozed) alarm by answering a math problem.
                   next                    List the coming rings, day by day, with the layer that decided each.
                   alarm                   Add, list, change and remove alarms.
                   rule                    Weekly rules: on these weekdays, stay off or ring at another time.
                   override                One-time date overrides: on this date, stay off or ring at another time.
                   pause                   Turn all alarms off, until 'reveille resume' or a date.
                   resume                  Turn alarms back on.
+                  history                 List past rings: when, snoozes, how and when they were stopped.
+                  stats                   How the mornings went: snoozes, time to get up, missed alarms.
                 """))
     }
 

@@ -15,4 +15,14 @@ int RV_peer_groups(int fd, gid_t *groups, int capacity);
 /// accept4(fd, NULL, NULL, SOCK_CLOEXEC): a connection that no child process inherits.
 int RV_accept_cloexec(int fd);
 
+/// timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC).
+int RV_timerfd_realtime(void);
+
+/// Arms a realtime timerfd at an absolute wall-clock instant, with TFD_TIMER_CANCEL_ON_SET: a
+/// read then fails with ECANCELED as soon as someone sets the clock (a jump, not a slew).
+int RV_timerfd_arm_realtime(int fd, long long seconds, long nanoseconds);
+
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a doorbell another thread can ring.
+int RV_eventfd(void);
+
 #endif

@@ -81,6 +81,43 @@ final class DaemonHarness {
         return response.ok && response.status != nil
     }
 
+    /// Moves the daemon's clock so that it reads `instant` now (seconds since the epoch).
+    func setNow(_ instant: Int) throws {
+        try DaemonHarness.write(offset: Double(instant) - Date().timeIntervalSince1970, to: clockFile)
+    }
+
+    /// Kills the daemon with SIGKILL, as a crash would.
+    func crash() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// One request over a raw connection.
+    func request(_ command: Command) throws -> Response {
+        try connect().send(command)
+    }
+
+    /// The session ringing or snoozed now, if any.
+    func session() throws -> SessionInfo? {
+        try request(.status).status?.session
+    }
+
+    /// Polls `condition` every 50 ms until it holds or `seconds` pass; returns whether it held.
+    func waitFor(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(50_000)
+        }
+        return try condition()
+    }
+
+    /// Asks for the problem and answers it right, through the real CLI.
+    func dismissByMath() throws -> Outcome {
+        let problem = try #require(try request(.problem).problem)
+        return try cli("dismiss", "--answer", String(solve(problem)))
+    }
+
     /// Whatever the daemon printed so far.
     func logText() -> String {
         (try? String(contentsOf: output, encoding: .utf8)) ?? ""
@@ -118,4 +155,11 @@ func instant(_ local: String, zone: String = "Europe/Berlin") -> Int {
     formatter.timeZone = TimeZone(identifier: zone)
     formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
     return Int(formatter.date(from: local)!.timeIntervalSince1970)
+}
+
+/// The answer to `37 × 4 + 19` or `12 + 30`: products first, then the sum.
+func solve(_ problem: String) -> Int {
+    problem.components(separatedBy: " + ").map { term in
+        term.components(separatedBy: " × ").map { Int($0.trimmingCharacters(in: .whitespaces))! }.reduce(1, *)
+    }.reduce(0, +)
 }

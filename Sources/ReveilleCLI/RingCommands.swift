@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+
+struct SnoozeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snooze", abstract: "Snooze the ringing alarm (free while snoozes remain).")
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        print(try send(.snooze, to: connection).message ?? "")
+    }
+}
+
+struct DismissCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dismiss",
+        abstract: "Stop the ringing (or snoozed) alarm by answering a math problem.",
+        discussion: """
+            Shows the problem and reads your answer; a wrong answer gets a new problem. While you \
+            answer, the sound is lower for up to 60 seconds. Alarms that take a tag stop when you \
+            scan it on the reader.
+            """)
+
+    @Option(name: .long, help: "Answer the current problem without asking (for scripts).")
+    var answer: Int?
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        if let answer {
+            let response = try send(.answer(value: answer), to: connection)
+            print(response.message ?? "")
+            if response.correct != true { throw ExitCode(1) }
+            return
+        }
+        var response = try send(.problem, to: connection)
+        if let session = response.session {
+            print("Alarm \(session.name) is \(session.state). Solve to stop it:")
+        }
+        while let problem = response.problem {
+            print("  \(problem) = ", terminator: "")
+            fflush(nil)  // show the prompt before waiting for the answer
+            guard let line = readLine() else {
+                print("")
+                throw ExitCode(1)
+            }
+            guard let value = Int(line.trimmingCharacters(in: .whitespaces)) else {
+                print("That is not a whole number; try again.")
+                continue
+            }
+            response = try send(.answer(value: value), to: connection)
+            if response.correct == true {
+                print(response.message ?? "dismissed")
+                return
+            }
+            print("Wrong. Here is a new one:")
+        }
+    }
+}
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history", abstract: "List past rings: when, snoozes, how and when they were stopped.")
+
+    @Option(name: .long, help: "How many days back.") var days = 7
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let entries = try send(.history(days: days), to: connection).history ?? []
+        if output.json { return printJSON(entries) }
+        guard !entries.isEmpty else { return print("nothing rang in the last \(days) days") }
+        var table = Table("SCHEDULED", "ALARM", "RANG", "SNOOZES", "WRONG", "OUTCOME")
+        for entry in entries {
+            let outcome: String
+            switch entry.state {
+            case "dismissed":
+                let took = entry.secondsToDismiss.map { " after \(DurationText.format(seconds: $0))" } ?? ""
+                outcome = "dismissed by \(entry.dismissedBy ?? "?") at \(entry.ended ?? "?")\(took)"
+            case "auto-stopped": outcome = "stopped unanswered at \(entry.ended ?? "?")"
+            case "missed": outcome = "missed (not rung)"
+            default: outcome = entry.state
+            }
+            table.add(
+                cells: [
+                    entry.scheduled, entry.label.isEmpty ? "#\(entry.alarmID)" : "#\(entry.alarmID) \(entry.label)",
+                    entry.started ?? "-", "\(entry.snoozes)", "\(entry.wrongAnswers)", outcome,
+                ])
+        }
+        table.print()
+    }
+}
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "How the mornings went: snoozes, time to get up, missed alarms.")
+
+    @Option(name: .long, help: "How many days back.") var days = 30
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        guard let stats = try send(.stats(days: days), to: connection).stats else { return }
+        if output.json { return printJSON(stats) }
+        print(
+            """
+            last \(stats.days) days: \(stats.sessions) rang, \(stats.dismissed) dismissed, \
+            \(stats.autoStopped) stopped unanswered, \(stats.missed) missed
+            average snoozes: \(stats.averageSnoozes.map { String(format: "%.1f", $0) } ?? "-")
+            average time from first ring to dismissal: \(stats.averageSecondsToDismiss.map { DurationText.format(seconds: Int($0.rounded())) } ?? "-")
+            wrong answers: \(stats.wrongAnswers)
+            """)
+    }
+}

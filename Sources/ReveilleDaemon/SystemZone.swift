@@ -1,0 +1,32 @@
+import Foundation
+import Glibc
+
+/// The system's time zone, read afresh each time: `$TZ`, else the target of `/etc/localtime`
+/// (a link into /usr/share/zoneinfo, as timedatectl and raspi-config set it), else UTC.
+enum SystemZone {
+    static func current() -> TimeZone {
+        if let name = ProcessInfo.processInfo.environment["TZ"]?.trimmingCharacters(
+            in: CharacterSet(charactersIn: ":")),
+            let zone = TimeZone(identifier: name)
+        {
+            return zone
+        }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/etc/localtime", &buffer, buffer.count - 1)
+        if length > 0 {
+            let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let range = target.range(of: "zoneinfo/"),
+                let zone = TimeZone(identifier: String(target[range.upperBound...]))
+            {
+                return zone
+            }
+        }
+        if let name = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines),
+            let zone = TimeZone(identifier: name)
+        {
+            return zone
+        }
+        return TimeZone(identifier: "UTC")!
+    }
+}

@@ -1,0 +1,103 @@
+import CReveilleShims
+import Foundation
+import Glibc
+import Logging
+import ReveilleProtocol
+import Synchronization
+
+/// Why the scheduler woke.
+enum WakeReason: Sendable {
+    /// The armed instant came, or the longest sleep ran out.
+    case timer
+    /// Someone set the system clock (timerfd's TFD_TIMER_CANCEL_ON_SET).
+    case clockSet
+    /// Something changed: an alarm, a session. Recompute.
+    case poke
+}
+
+/// Sleeps until a wall-clock instant on a thread of its own: `poll` over a realtime timerfd (which
+/// also wakes when the clock is set) and an eventfd to poke it. The scheduler consumes `wakes`.
+///
+/// With a test clock (an offset from the system clock), the armed instant is converted with the
+/// offset read when arming, and the poll wakes every `checkInterval` so that a moved offset is seen.
+final class WakeTimer: Sendable {
+    let wakes: AsyncStream<WakeReason>
+    private let continuation: AsyncStream<WakeReason>.Continuation
+    private let timerFD: Int32
+    private let eventFD: Int32
+    private let checkInterval: Duration?
+    private let stopping = Mutex(false)
+
+    /// - Parameter checkInterval: the longest the thread sleeps between looks (nil: until the timer).
+    init(checkInterval: Duration? = nil) throws {
+        timerFD = try systemCall("timerfd_create", "CLOCK_REALTIME") { RV_timerfd_realtime() }
+        eventFD = try systemCall("eventfd", "wake timer") { RV_eventfd() }
+        self.checkInterval = checkInterval
+        (wakes, continuation) = AsyncStream.makeStream(of: WakeReason.self, bufferingPolicy: .bufferingNewest(1))
+        let thread = Thread { [self] in loop() }
+        thread.name = "wake-timer"
+        thread.start()
+    }
+
+    deinit {
+        close(timerFD)
+        close(eventFD)
+    }
+
+    /// Wakes at the system-clock instant `instant` (seconds since the epoch).
+    func arm(systemInstant instant: Double) {
+        let seconds = instant.rounded(.down)
+        let nanoseconds = Int((instant - seconds) * 1e9)
+        _ = RV_timerfd_arm_realtime(timerFD, Int64(seconds), nanoseconds)
+    }
+
+    /// Wakes the scheduler now.
+    func poke() {
+        var one: UInt64 = 1
+        _ = write(eventFD, &one, 8)
+    }
+
+    /// Ends `wakes`; the thread exits.
+    func stop() {
+        stopping.withLock { $0 = true }
+        poke()
+    }
+
+    private func loop() {
+        var fds = [
+            pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0),
+        ]
+        let timeout =
+            checkInterval.map {
+                Int32($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
+            } ?? -1
+        continuation.yield(.poke)  // a first look at start-up
+        while !stopping.withLock({ $0 }) {
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let ready = poll(&fds, 2, timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                usleep(100_000)
+                continue
+            }
+            var reason = WakeReason.timer
+            var scratch: UInt64 = 0
+            if fds[1].revents & Int16(POLLIN) != 0 {
+                _ = read(eventFD, &scratch, 8)
+                reason = .poke
+            }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                if read(timerFD, &scratch, 8) < 0 && errno == ECANCELED {
+                    reason = .clockSet
+                } else if reason != .poke {
+                    reason = .timer
+                }
+            }
+            if stopping.withLock({ $0 }) { break }
+            continuation.yield(reason)
+        }
+        continuation.finish()
+    }
+}
