@@ -59,3 +59,16 @@ int RV_timerfd_arm_realtime(int fd, long long seconds, long nanoseconds) {
 int RV_eventfd(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
+
+#include <fcntl.h>
+#include <unistd.h>
+
+int RV_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
+#include <spawn.h>
+
+int RV_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}

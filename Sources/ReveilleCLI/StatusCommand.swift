@@ -55,6 +55,11 @@ struct StatusCommand: ParsableCommand {
         }
         if !status.reader.isEmpty { lines.append("NFC reader: \(status.reader)") }
         if !status.sound.isEmpty { lines.append("sound: \(status.sound)") }
+        if let use = status.resources {
+            lines.append(
+                "daemon: \(use.cpuMicroseconds / 1000) ms CPU since start, \(use.rssKilobytes / 1024) MB resident "
+                    + "(\(use.anonymousKilobytes / 1024) MB its own, the rest shared code)")
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -18,16 +18,23 @@ public struct MathProblem: Codable, Hashable, Sendable, CustomStringConvertible 
     public static func make(_ difficulty: MathDifficulty, using generator: inout some RandomNumberGenerator)
         -> MathProblem
     {
-        func twoDigit() -> Int { Int.random(in: 10...99, using: &generator) }
+        // Drawn one after another, left to right, so that a seeded generator gives the same problem.
+        let twoDigits = 10...99
         switch difficulty {
         case .easy:
-            let (a, b) = (twoDigit(), twoDigit())
+            let a = Int.random(in: twoDigits, using: &generator)
+            let b = Int.random(in: twoDigits, using: &generator)
             return MathProblem(text: "\(a) + \(b)", answer: a + b)
         case .medium:
-            let (a, b, c) = (twoDigit(), Int.random(in: 2...9, using: &generator), twoDigit())
+            let a = Int.random(in: twoDigits, using: &generator)
+            let b = Int.random(in: 2...9, using: &generator)
+            let c = Int.random(in: twoDigits, using: &generator)
             return MathProblem(text: "\(a) × \(b) + \(c)", answer: a * b + c)
         case .hard:
-            let (a, b, c, d) = (twoDigit(), twoDigit(), twoDigit(), twoDigit())
+            let a = Int.random(in: twoDigits, using: &generator)
+            let b = Int.random(in: twoDigits, using: &generator)
+            let c = Int.random(in: twoDigits, using: &generator)
+            let d = Int.random(in: twoDigits, using: &generator)
             return MathProblem(text: "\(a) × \(b) + \(c) × \(d)", answer: a * b + c * d)
         }
     }

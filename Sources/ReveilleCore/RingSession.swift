@@ -294,12 +294,16 @@ public struct RingSession: Codable, Sendable, Hashable {
 /// is recorded as missed and never rung late.
 public enum MissedAlarms {
     public static func sort(_ due: [Decision], now: Int, graceSeconds: Int) -> (ring: Decision?, missed: [Decision]) {
-        let rings = due.filter { $0.ringInstant.map { $0 <= now } ?? false }.sorted {
-            ($0.ringInstant!, $0.alarmID) < ($1.ringInstant!, $1.alarmID)
+        // Pairs of (instant, decision), oldest first. (Swift 6.3.1's optimizer crashed on a version
+        // that unwrapped `ringInstant` inside the guard below.)
+        var rings: [(instant: Int, decision: Decision)] = []
+        for decision in due {
+            if let instant = decision.ringInstant, instant <= now { rings.append((instant, decision)) }
         }
-        guard let latest = rings.last, now - latest.ringInstant! <= graceSeconds else {
-            return (nil, rings)
+        rings.sort { ($0.instant, $0.decision.alarmID) < ($1.instant, $1.decision.alarmID) }
+        guard let latest = rings.last, now - latest.instant <= graceSeconds else {
+            return (nil, rings.map(\.decision))
         }
-        return (latest, Array(rings.dropLast()))
+        return (latest.decision, rings.dropLast().map(\.decision))
     }
 }

@@ -2,14 +2,13 @@ import Foundation
 import Glibc
 import Logging
 import ReveilleProtocol
-import ServiceLifecycle
 import Synchronization
 
-/// Serves the control socket (SPEC §9) until graceful shutdown.
+/// Serves the control socket (SPEC §9) until stopped.
 ///
 /// `accept` blocks, so it runs on a thread of its own; each connection gets a thread too, up to
 /// `maxConnections`, so that a slow client never holds up another.
-public struct ControlServer: Service {
+public struct ControlServer: Sendable {
     let path: String
     let access: PeerAccess
     let controller: Controller
@@ -25,15 +24,14 @@ public struct ControlServer: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
+    /// Binds the socket and starts accepting; returns the listener, to `stop()` it.
+    func start() throws -> Listener {
         let listener = try Listener(path: path, group: access.socket.id)
         logger.info("listening on \(path)")
         let thread = Thread { [self] in acceptLoop(listener) }
         thread.name = "control-accept"
         thread.start()
-        try? await gracefulShutdown()
-        logger.info("closing \(path)")
-        listener.stop()
+        return listener
     }
 
     private func acceptLoop(_ listener: Listener) {

@@ -3,7 +3,6 @@ import Logging
 import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
-import ServiceLifecycle
 
 /// What `reveilled` was asked to run with.
 public struct DaemonOptions: Sendable {
@@ -36,8 +35,21 @@ public struct StartupError: Error, CustomStringConvertible {
 }
 
 /// Builds the daemon's parts and runs them until SIGTERM or SIGINT.
+///
+/// Plain threads, not Swift concurrency: on Linux, the first task on the global executor (or any
+/// work on a global dispatch queue) starts libdispatch's worker-pool monitor, a timer that reads
+/// /proc every second for the life of the process. An alarm clock that sits idle all day cannot
+/// afford that (see BENCHMARKS.md), so the daemon runs its accept loop, wake timer and hooks on
+/// threads of its own, and the main thread waits for a signal with sigwait.
 public enum Daemon {
-    public static func run(_ options: DaemonOptions, logger: Logger) async throws {
+    /// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and every thread it creates after,
+    /// so that `waitForSignal` receives them. Call first thing in `main`.
+    public static func blockSignals() {
+        var set = Daemon.signalSet()
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    public static func run(_ options: DaemonOptions, logger: Logger) throws {
         let paths = options.paths
         try prepareDirectories(paths)
         let store: Store
@@ -58,22 +70,41 @@ public enum Daemon {
         try controller.resume()
         let access = PeerAccess(adminGroup: options.adminGroup, socketGroup: options.socketGroup)
         let server = ControlServer(path: paths.socket, access: access, controller: controller, logger: logger)
-        let scheduler = Scheduler(controller: controller, timer: timer, logger: logger)
+        let scheduler = Scheduler(controller: controller, timer: timer)
         logger.info(
             "reveilled \(reveilleVersion) starting: root \(paths.root), time zone \(controller.zone.identifier)\(options.zone == nil ? " (the system's)" : ""), state \(paths.database)"
         )
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: server), .init(service: scheduler)],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let listener: Listener
         do {
-            try await group.run()
+            listener = try server.start()
         } catch let refusal as Refusal {
             throw StartupError(description: refusal.message)
         } catch let error as SystemCallError {
             throw StartupError(description: "\(error)" + (error.errno == EACCES ? Daemon.rootHint : ""))
         }
+        scheduler.start()
+        let signal = waitForSignal()
+        logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
+        listener.stop()
+        scheduler.stop()
+        controller.shutDown()
         logger.info("reveilled stopped")
+    }
+
+    private static func signalSet() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
+        return set
+    }
+
+    /// Waits for SIGTERM or SIGINT (SIGHUP is ignored until there is a configuration to reload).
+    private static func waitForSignal() -> Int32 {
+        var set = signalSet()
+        while true {
+            var signal: Int32 = 0
+            if sigwait(&set, &signal) == 0, signal == SIGTERM || signal == SIGINT { return signal }
+        }
     }
 
     static let rootHint = "; run as root, or use --root DIR for a development setup"

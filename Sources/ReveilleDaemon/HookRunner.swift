@@ -1,21 +1,29 @@
+import CReveilleShims
 import Foundation
 import Glibc
 import Logging
 import ReveilleCore
+import Synchronization
 
 /// Runs the hooks (SPEC §3): every executable file in the hooks folder, in name order, for every
-/// event, with the event in the environment. Each runs detached from the ring, with a time limit;
-/// what it prints is logged. A hook that is missing, fails or hangs never touches the ring.
+/// event, with the event in the environment. Each runs on a thread of its own with a time limit
+/// (SIGTERM, then SIGKILL 2 s later); what it prints is logged. A hook that is missing, fails or
+/// hangs never touches the ring.
 ///
 /// Environment: `REVEILLE_EVENT` (fire, snooze, dismiss, missed, auto-stop), `REVEILLE_ALARM_ID`,
 /// `REVEILLE_ALARM_LABEL`, `REVEILLE_SESSION_ID`, `REVEILLE_SNOOZES`, `REVEILLE_SCHEDULED_AT`
-/// (seconds since the epoch).
-struct HookRunner: Sendable {
+/// (seconds since the epoch), plus the daemon's own environment.
+///
+/// Started with posix_spawn rather than Foundation's Process, which would start libdispatch's
+/// worker pool (see `Daemon`).
+final class HookRunner: Sendable {
     let directory: String
-    let timeLimit: TimeInterval
+    let timeLimit: Double
     let logger: Logger
+    /// Hooks still running, stopped when the daemon stops.
+    private let running = Mutex<Set<pid_t>>([])
 
-    init(directory: String, timeLimit: TimeInterval = 30, logger: Logger) {
+    init(directory: String, timeLimit: Double = 30, logger: Logger) {
         self.directory = directory
         self.timeLimit = timeLimit
         self.logger = logger
@@ -36,42 +44,79 @@ struct HookRunner: Sendable {
             "REVEILLE_ALARM_LABEL": session.settings.label, "REVEILLE_SESSION_ID": String(session.id),
             "REVEILLE_SNOOZES": String(session.snoozeCount), "REVEILLE_SCHEDULED_AT": String(session.scheduledAt),
         ]
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         for hook in hooks {
-            let thread = Thread { runOne(hook, event: event, environment: environment) }
+            let thread = Thread { [self] in runOne(hook, event: event, environment: merged) }
             thread.name = "hook"
             thread.start()
         }
     }
 
-    private func runOne(_ path: String, event: HookEvent, environment: [String: String]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            logger.warning("hook \(path) (\(event.rawValue)) could not start: \(error)")
+    /// Sends SIGTERM to every hook still running.
+    func stopAll() {
+        for pid in running.withLock({ $0 }) { kill(pid, SIGTERM) }
+    }
+
+    private func runOne(_ path: String, event: HookEvent, environment: [String]) {
+        var pipeFDs: [Int32] = [-1, -1]
+        guard RV_pipe_cloexec(&pipeFDs) == 0 else {
+            logger.warning("hook \(path) (\(event.rawValue)) could not start: no pipe: \(String(cString: strerror(errno)))")
             return
         }
-        let limit = DispatchWorkItem { [timeLimit] in
-            guard process.isRunning else { return }
-            logger.warning("hook \(path) (\(event.rawValue)) ran past \(Int(timeLimit)) s; stopping it")
-            kill(process.processIdentifier, SIGTERM)
-            Thread.sleep(forTimeInterval: 2)
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        defer { close(pipeFDs[0]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
+        RV_spawn_close_from(&actions, 3)  // nothing else of the daemon's: sockets, database, inherited pipes
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        close(pipeFDs[1])
+        guard spawned == 0 else {
+            logger.warning("hook \(path) (\(event.rawValue)) could not start: \(String(cString: strerror(spawned)))")
+            return
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: limit)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        limit.cancel()
-        let printed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let status = process.terminationStatus
+        running.withLock { _ = $0.insert(pid) }
+        defer { running.withLock { _ = $0.remove(pid) } }
+
+        // Read what it prints until it closes its output or its time is up.
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeLimit * 1000))
+        var timedOut = false
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else {
+                timedOut = true
+                break
+            }
+            var poller = pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let ready = poll(&poller, 1, max(1, milliseconds))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            let count = chunk.withUnsafeMutableBytes { read(pipeFDs[0], $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            if output.count < 64 * 1024 { output.append(contentsOf: chunk[..<count]) }
+        }
+        if timedOut {
+            logger.warning("hook \(path) (\(event.rawValue)) ran past \(Int(timeLimit)) s; stopping it")
+            kill(pid, SIGTERM)
+            for _ in 0..<20 where waitpid(pid, nil, WNOHANG) == 0 { usleep(100_000) }
+            kill(pid, SIGKILL)
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exit = (status & 0x7f) == 0 ? "exited \((status >> 8) & 0xff)" : "killed by signal \(status & 0x7f)"
+        let printed = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         logger.log(
             level: status == 0 ? .info : .warning,
-            "hook \(path) (\(event.rawValue)) exited \(status)\(printed.isEmpty ? "" : ": \(printed.prefix(2000))")")
+            "hook \(path) (\(event.rawValue)) \(exit)\(printed.isEmpty ? "" : ": \(printed.prefix(2000))")")
     }
 }

@@ -23,12 +23,13 @@ extension Controller {
         }
     }
 
-    /// Before exit: remember how far occurrences were handled, and stop the sound.
+    /// Before exit: remember how far occurrences were handled, stop the sound and running hooks.
     public func shutDown() {
         lock.withLock { state in
             if let through = state.evaluatedThrough { try? store.setEvaluatedThrough(through) }
         }
         ring.audio.stop()
+        hooks.stopAll()
     }
 
     /// The scheduler woke: end snoozes, ring what is due, record what was missed. Returns the wall

@@ -16,13 +16,11 @@ enum WakeReason: Sendable {
 }
 
 /// Sleeps until a wall-clock instant on a thread of its own: `poll` over a realtime timerfd (which
-/// also wakes when the clock is set) and an eventfd to poke it. The scheduler consumes `wakes`.
+/// also wakes when the clock is set) and an eventfd to poke it, and calls `onWake` on that thread.
 ///
 /// With a test clock (an offset from the system clock), the armed instant is converted with the
 /// offset read when arming, and the poll wakes every `checkInterval` so that a moved offset is seen.
 final class WakeTimer: Sendable {
-    let wakes: AsyncStream<WakeReason>
-    private let continuation: AsyncStream<WakeReason>.Continuation
     private let timerFD: Int32
     private let eventFD: Int32
     private let checkInterval: Duration?
@@ -33,8 +31,11 @@ final class WakeTimer: Sendable {
         timerFD = try systemCall("timerfd_create", "CLOCK_REALTIME") { RV_timerfd_realtime() }
         eventFD = try systemCall("eventfd", "wake timer") { RV_eventfd() }
         self.checkInterval = checkInterval
-        (wakes, continuation) = AsyncStream.makeStream(of: WakeReason.self, bufferingPolicy: .bufferingNewest(1))
-        let thread = Thread { [self] in loop() }
+    }
+
+    /// Starts the thread; it calls `onWake` once at once, then at every wake, until `stop`.
+    func start(_ onWake: @escaping @Sendable (WakeReason) -> Void) {
+        let thread = Thread { [self] in loop(onWake) }
         thread.name = "wake-timer"
         thread.start()
     }
@@ -57,13 +58,13 @@ final class WakeTimer: Sendable {
         _ = write(eventFD, &one, 8)
     }
 
-    /// Ends `wakes`; the thread exits.
+    /// The thread exits after the wake it is handling, if any.
     func stop() {
         stopping.withLock { $0 = true }
         poke()
     }
 
-    private func loop() {
+    private func loop(_ onWake: (WakeReason) -> Void) {
         var fds = [
             pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0),
@@ -72,7 +73,7 @@ final class WakeTimer: Sendable {
             checkInterval.map {
                 Int32($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
             } ?? -1
-        continuation.yield(.poke)  // a first look at start-up
+        onWake(.poke)  // a first look at start-up
         while !stopping.withLock({ $0 }) {
             fds[0].revents = 0
             fds[1].revents = 0
@@ -96,8 +97,7 @@ final class WakeTimer: Sendable {
                 }
             }
             if stopping.withLock({ $0 }) { break }
-            continuation.yield(reason)
+            onWake(reason)
         }
-        continuation.finish()
     }
 }

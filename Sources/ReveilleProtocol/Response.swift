@@ -108,6 +108,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var reader: String = ""
     /// What the audio output is doing.
     public var sound: String = ""
+    /// What the daemon has used since it started.
+    public var resources: ResourceUse?
 
     public init(
         version: String, uptimeSeconds: Int, timeZone: String, now: String, nowInstant: Int, master: String,
@@ -333,5 +335,33 @@ public struct StatsInfo: Codable, Sendable, Equatable {
         self.averageSnoozes = averageSnoozes
         self.averageSecondsToDismiss = averageSecondsToDismiss
         self.wrongAnswers = wrongAnswers
+    }
+}
+
+/// The daemon's own resource use since it started (getrusage, all threads).
+public struct ResourceUse: Codable, Sendable, Equatable {
+    /// User plus system CPU time.
+    public var cpuMicroseconds: Int
+    /// Times a thread waited and was woken (voluntary context switches).
+    public var wakeups: Int
+    /// Times a thread was preempted (involuntary context switches).
+    public var preemptions: Int
+    /// Largest resident set size.
+    public var peakRSSKilobytes: Int
+    /// Resident set size now, and how much of it is anonymous (heap, stacks) rather than pages of
+    /// the executable and libraries.
+    public var rssKilobytes: Int
+    public var anonymousKilobytes: Int
+
+    public init(
+        cpuMicroseconds: Int, wakeups: Int, preemptions: Int, peakRSSKilobytes: Int, rssKilobytes: Int,
+        anonymousKilobytes: Int
+    ) {
+        self.cpuMicroseconds = cpuMicroseconds
+        self.wakeups = wakeups
+        self.preemptions = preemptions
+        self.peakRSSKilobytes = peakRSSKilobytes
+        self.rssKilobytes = rssKilobytes
+        self.anonymousKilobytes = anonymousKilobytes
     }
 }

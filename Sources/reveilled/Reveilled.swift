@@ -5,7 +5,7 @@ import ReveilleDaemon
 import ReveilleProtocol
 
 @main
-struct Reveilled: AsyncParsableCommand {
+struct Reveilled: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reveilled",
         abstract: "The Reveille alarm clock daemon.",
@@ -73,7 +73,8 @@ struct Reveilled: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func run() throws {
+        Daemon.blockSignals()
         let paths = Paths.resolve(root: root, environment: ProcessInfo.processInfo.environment)
         let level = Logger.Level(rawValue: logLevel) ?? .info
         let logFile: String? = paths.isSystem ? nil : paths.logDirectory + "/reveilled.log"
@@ -90,7 +91,7 @@ struct Reveilled: AsyncParsableCommand {
         let logger = Logger(label: "reveilled")
         let zone = timeZone.flatMap(TimeZone.init(identifier:))
         do {
-            try await Daemon.run(
+            try Daemon.run(
                 DaemonOptions(
                     paths: paths, zone: zone, adminGroup: adminGroup, socketGroup: socketGroup,
                     clock: clockOffsetFile.map { OffsetFileClock(path: $0) } ?? SystemClock(),

@@ -1,6 +1,7 @@
 #ifndef REVEILLE_SHIMS_H
 #define REVEILLE_SHIMS_H
 
+#include <spawn.h>
 #include <sys/types.h>
 
 /// The credentials of the process at the other end of a connected Unix socket (SO_PEERCRED).
@@ -24,5 +25,12 @@ int RV_timerfd_arm_realtime(int fd, long long seconds, long nanoseconds);
 
 /// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a doorbell another thread can ring.
 int RV_eventfd(void);
+
+/// pipe2(fds, O_CLOEXEC): a pipe no other child inherits.
+int RV_pipe_cloexec(int fds[2]);
+
+/// posix_spawn_file_actions_addclosefrom_np (glibc 2.34+): the child closes every descriptor
+/// from `lowest` up, so it inherits nothing the daemon holds.
+int RV_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
 #endif
