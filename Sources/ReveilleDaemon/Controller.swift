@@ -48,6 +48,9 @@ struct RingState {
     var lastTick: (wall: Double, monotonic: ContinuousClock.Instant)?
     var warnedClockBehind = false
     var generator = SystemRandomNumberGenerator()
+    /// The next ring after `evaluatedThrough`, as last computed; nil when unknown (the schedule or
+    /// the zone changed). While the clock is before it, nothing can be due and a tick reads nothing.
+    var nextDue: Int?
 }
 
 /// Carries out control requests and timer ticks against the store, by the rules of the core.
@@ -132,6 +135,7 @@ public final class Controller: Sendable {
             // alarm added for a time already passed today is not taken for a missed one.
             catchUp(&state)
             if let through = state.evaluatedThrough { try store.setEvaluatedThrough(through) }
+            state.nextDue = nil
         }
         switch operation {
         case .status:

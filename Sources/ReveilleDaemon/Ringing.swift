@@ -48,10 +48,10 @@ extension Controller {
                 }
             }
             state.lastTick = (now, monotonic)
-            _ = refreshZone()
+            if refreshZone() { state.nextDue = nil }
             advanceSession(&state, now: Int(now.rounded(.down)))
             catchUp(&state)
-            return nextWake(state, now: now)
+            return nextWake(&state, now: now)
         }
     }
 
@@ -76,6 +76,11 @@ extension Controller {
         }
         state.warnedClockBehind = false
         guard nowSeconds > through else { return }
+        if let next = state.nextDue, nowSeconds < next {
+            state.evaluatedThrough = nowSeconds  // nothing can have come due
+            return
+        }
+        state.nextDue = nil
         do {
             try ringDue(after: max(through, nowSeconds - 7 * 86_400), now: now, &state)
         } catch {
@@ -166,14 +171,15 @@ extension Controller {
     }
 
     /// The next wall instant the scheduler must look: a session deadline or the next ring.
-    private func nextWake(_ state: RingState, now: Double) -> Double? {
+    private func nextWake(_ state: inout RingState, now: Double) -> Double? {
         var candidates: [Double] = []
         if let deadline = state.session?.nextDeadline { candidates.append(Double(deadline)) }
-        let from = max(Int(now.rounded(.down)), state.evaluatedThrough ?? 0)
-        if let schedule = try? currentState(today: today()) {
+        if state.nextDue == nil, let schedule = try? currentState(today: today()) {
+            let from = max(Int(now.rounded(.down)), state.evaluatedThrough ?? 0)
             var engine = ScheduleEngine(state: schedule, zone: zone)
-            if let next = engine.nextRing(after: from)?.ringInstant { candidates.append(Double(next)) }
+            state.nextDue = engine.nextRing(after: from)?.ringInstant
         }
+        if let next = state.nextDue { candidates.append(Double(next)) }
         return candidates.min()
     }
 
