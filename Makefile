@@ -30,6 +30,7 @@ bench:
 	scripts/install-deps.sh bench
 	$(SWIFT) build -c release --static-swift-stdlib
 	scripts/bench.sh
+	scripts/bench_ring.py   # FIRES=50 IDLE_SECONDS=300 by default: about 15 minutes
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

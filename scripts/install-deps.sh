@@ -8,7 +8,7 @@ packages=(pkg-config libsqlite3-dev)
 case "$what" in
     run) ;;
     test) packages+=(util-linux) ;;  # setpriv: the tests run the CLI as another user
-    bench) packages+=(hyperfine) ;;
+    bench) packages+=(hyperfine cron python3) ;;  # cron: the fire-accuracy comparison
     *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
 esac
 

@@ -170,6 +170,22 @@ import Testing
         #expect(try daemon.request(.history(days: 1)).history?.count == 1)
     }
 
+    @Test func anNFCAlarmWithNoReaderOffersMathAndSaysSo() throws {
+        let daemon = try DaemonHarness()
+        _ = try daemon.cli("alarm", "add", "--in", "1s", "--challenge", "nfc", "--label", "wall")
+        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        let session = try #require(try daemon.session())
+        #expect(session.challenge == "math" && session.fellBackToMath)
+        #expect(
+            try daemon.cli("status").stdout.contains(
+                "to stop it: answer a math problem with 'reveille dismiss' (no NFC reader was working)\n"))
+        #expect(
+            daemon.logText().contains(
+                "alarm #1 wall wants an NFC tag but the reader is none configured (alarms are dismissed by math); offering math instead"
+            ))
+        #expect(try daemon.dismissByMath().status == 0)
+    }
+
     @Test func anUnansweredAlarmStopsAfterTheLongestRing() throws {
         let daemon = try DaemonHarness(arguments: ["--max-ring-minutes", "1"])
         _ = try daemon.cli("alarm", "add", "--in", "1s")
