@@ -72,3 +72,15 @@ int RV_pipe_cloexec(int fds[2]) {
 int RV_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
+
+#include <sys/inotify.h>
+
+int RV_inotify_watch_directory(const char *path) {
+    int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (fd < 0) return -1;
+    if (inotify_add_watch(fd, path, IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_CLOSE_WRITE) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}

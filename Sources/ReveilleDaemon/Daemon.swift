@@ -58,7 +58,9 @@ public enum Daemon {
         } catch {
             throw StartupError(description: "cannot open the state database \(paths.database): \(error)")
         }
-        let timer = try WakeTimer(checkInterval: options.clock.checkInterval)
+        // Following the system's zone: watch /etc, where timedatectl and raspi-config replace the link.
+        let timer = try WakeTimer(
+            checkInterval: options.clock.checkInterval, watchFolder: options.zone == nil ? "/etc" : nil)
         let environment = RingEnvironment(
             audio: LogOnlyAudioOutput(logger: logger),
             policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60), graceSeconds: options.graceMinutes * 60,

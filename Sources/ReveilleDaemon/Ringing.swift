@@ -115,16 +115,17 @@ extension Controller {
         var disable: [Int] = []
         if let decision = toRing, let alarm = alarms[decision.alarmID] {
             let scheduledAt = decision.ringInstant!
-            if case .once = alarm.repeats { disable.append(alarm.id) }
             if var active = state.session {
                 // One session at a time: a second alarm wakes a snoozed one, or joins a ringing one.
+                // (Its own session would have turned a one-shot off; do that here.)
+                if case .once = alarm.repeats { disable.append(alarm.id) }
+                let was = active.state
                 if active.state == .snoozed {
                     active.snoozedUntil = nowSeconds
-                    actions = active.tick(now: nowSeconds)
-                    play(active)
+                    actions = active.tick(now: nowSeconds)  // [.startAudio], performed below
                 }
                 logger.notice(
-                    "alarm \(alarm.name) is due while \(active.settings.name) is \(active.state.rawValue); it rings as that session"
+                    "alarm \(alarm.name) is due while \(active.settings.name) is \(was.rawValue); it rings as that session"
                 )
                 records.append(active)
             } else {

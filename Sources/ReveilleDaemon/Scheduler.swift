@@ -1,15 +1,15 @@
 import Logging
 
 /// Sleeps until the next thing to do — a ring, the end of a snooze, the longest ring — and has the
-/// controller do it, on the wake timer's thread. It does not wake every second: the timer sleeps
-/// until the next instant, wakes at once when the system clock is set or something changes, and at
-/// least once a minute (to follow a change of the system's time zone).
+/// controller do it, on the wake timer's thread. Nothing polls: the timer sleeps until the next
+/// instant, and wakes early when the system clock is set, when /etc changes (the time zone link),
+/// or when a request changes something; at the latest after an hour, as a safety net.
 final class Scheduler: Sendable {
     let controller: Controller
     let timer: WakeTimer
 
     /// The longest sleep.
-    static let maxSleepSeconds = 60.0
+    static let maxSleepSeconds = 3600.0
 
     init(controller: Controller, timer: WakeTimer) {
         self.controller = controller

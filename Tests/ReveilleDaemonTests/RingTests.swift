@@ -170,6 +170,22 @@ import Testing
         #expect(try daemon.request(.history(days: 1)).history?.count == 1)
     }
 
+    @Test func aSecondAlarmDueDuringASnoozeWakesThatSessionOnce() throws {
+        let daemon = try DaemonHarness()
+        _ = try daemon.cli("alarm", "add", "--in", "1s", "--label", "first")
+        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        _ = try daemon.cli("snooze")
+        _ = try daemon.cli("alarm", "add", "--in", "2s", "--label", "second")
+        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        let session = try #require(try daemon.session())
+        #expect(session.label == "first" && session.snoozeCount == 1)
+        #expect(daemon.logText().components(separatedBy: "sound: start").count - 1 == 2)
+        #expect(daemon.logText().contains("alarm #2 second is due while #1 first is snoozed; it rings as that session"))
+        // The second one-shot has had its ring: it is off.
+        #expect(try daemon.cli("alarm", "list").stdout.contains("2   second  "))
+        #expect(try daemon.request(.alarmList).alarms?.map(\.enabled) == [false, false])
+    }
+
     @Test func anNFCAlarmWithNoReaderOffersMathAndSaysSo() throws {
         let daemon = try DaemonHarness()
         _ = try daemon.cli("alarm", "add", "--in", "1s", "--challenge", "nfc", "--label", "wall")

@@ -33,4 +33,8 @@ int RV_pipe_cloexec(int fds[2]);
 /// from `lowest` up, so it inherits nothing the daemon holds.
 int RV_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
+/// An inotify descriptor (IN_CLOEXEC | IN_NONBLOCK) watching `path` for entries created, moved in,
+/// deleted or rewritten: how the daemon sees /etc/localtime replaced. Returns -1 with errno set.
+int RV_inotify_watch_directory(const char *path);
+
 #endif
