@@ -4,8 +4,9 @@
 fire: one-shot alarms 10 s apart, each dismissed by math as soon as it rings; the daemon logs how
       late each ring started after its due instant. In the same run, Debian's cron runs a job every
       minute that writes the time it started, which is compared with the minute it was due.
-idle: a daemon holding alarms none of which is due soon; CPU time (per-thread schedstat), context
-      switches (each one a wake-up of a thread) and RSS over a few minutes, scaled to an hour.
+idle: a daemon holding alarms none of which is due soon, following the system's time zone; CPU
+      time (per-thread schedstat, ns), context switches (each a wake-up of a thread) and RSS over
+      a few minutes, scaled to an hour.
 """
 import json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
@@ -110,6 +111,21 @@ def fire(count):
         print("   cron:      no fires recorded (is cron installed?)")
 
 
+def threads(pid):
+    """Per thread of `pid`: CPU nanoseconds (schedstat) and context switches, voluntary and not."""
+    figures = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+            cpu = int(f.read().split()[0])
+        switches = {}
+        with open(f"/proc/{pid}/task/{tid}/status") as f:
+            for line in f:
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    switches[line.split(":")[0]] = int(line.split()[1])
+        figures[tid] = (cpu, switches["voluntary_ctxt_switches"], switches["nonvoluntary_ctxt_switches"])
+    return figures
+
+
 def idle(seconds):
     root = tempfile.mkdtemp(prefix="reveille-idle.")
     proc, sock = start_daemon(root)  # the system's zone, followed: the default on a device
@@ -118,30 +134,30 @@ def idle(seconds):
         for i in range(10):
             spec = {"time": f"{(now.tm_hour + i // 4) % 24:02d}:{(i * 7) % 60:02d}", "days": "daily"}
             assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
-        time.sleep(5)
-        # The daemon's own getrusage: every thread, including those that came and went. First nine
-        # status requests back to back, to know what one costs (the median), so it can be taken out.
-        samples = [request(sock, {"status": {}})["status"]["resources"] for _ in range(9)]
-        per_request_cpu = statistics.median(
-            later["cpuMicroseconds"] - earlier["cpuMicroseconds"] for earlier, later in zip(samples, samples[1:]))
-        per_request_wakeups = statistics.median(
-            later["wakeups"] - earlier["wakeups"] for earlier, later in zip(samples, samples[1:]))
-        b = samples[-1]
+        time.sleep(5)  # the connection threads of those requests have ended
+        # Measured from outside, with no request in the window: the daemon's threads do not come
+        # and go while it is idle (no dispatch worker pool), so per-thread counters add up.
+        before = threads(proc.pid)
         time.sleep(seconds)
-        c = request(sock, {"status": {}})["status"]["resources"]
+        after = threads(proc.pid)
+        status = request(sock, {"status": {}})["status"]["resources"]
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait()
         shutil.rmtree(root)
-    print(f"   (one status request costs {per_request_cpu / 1000:.2f} ms CPU and {per_request_wakeups:.0f} wake-ups; taken out)")
-    cpu_ms = max(0, c["cpuMicroseconds"] - b["cpuMicroseconds"] - per_request_cpu) / 1000
-    wakeups = max(0, c["wakeups"] - b["wakeups"] - per_request_wakeups)
+    if set(before) != set(after):
+        print(f"   threads changed during the window ({sorted(before)} -> {sorted(after)}): figures not comparable")
+        return
+    cpu_ms = sum(after[t][0] - before[t][0] for t in after) / 1e6
+    wakeups = sum(after[t][1] - before[t][1] for t in after)
+    preempted = sum(after[t][2] - before[t][2] for t in after)
     minutes = seconds / 60
-    print(f"   over {seconds} s idle with 10 alarms set (the next one hours away):")
-    print(f"   CPU {cpu_ms:.2f} ms, i.e. {cpu_ms * 60 / minutes:.1f} ms per idle hour")
-    print(f"   thread wake-ups (voluntary context switches, all threads) {wakeups}, i.e. {wakeups / minutes:.1f} per minute")
-    print(f"   RSS {c['rssKilobytes'] / 1024:.1f} MB: {c['anonymousKilobytes'] / 1024:.1f} MB anonymous (heap, stacks), "
-          f"the rest file-backed pages of the executable; peak {c['peakRSSKilobytes'] / 1024:.1f} MB")
+    print(f"   over {seconds} s idle with 10 alarms set (the next one hours away), {len(after)} threads:")
+    print(f"   CPU {cpu_ms:.3f} ms, i.e. {cpu_ms * 60 / minutes:.2f} ms per idle hour")
+    print(f"   wake-ups (voluntary context switches, all threads) {wakeups}, i.e. {wakeups / minutes:.2f} per minute"
+          f" ({preempted} preemptions)")
+    print(f"   RSS {status['rssKilobytes'] / 1024:.1f} MB: {status['anonymousKilobytes'] / 1024:.1f} MB anonymous "
+          f"(heap, stacks), the rest file-backed pages of the executable; peak {status['peakRSSKilobytes'] / 1024:.1f} MB")
 
 
 if __name__ == "__main__":
