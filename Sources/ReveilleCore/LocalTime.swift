@@ -23,8 +23,17 @@ public struct LocalTime: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// `06:45`, or `06:45:30` when seconds are set.
     public var description: String {
-        let base = "\(pad(hour, 2)):\(pad(minute, 2))"
-        return second == 0 ? base : base + ":\(pad(second, 2))"
+        second == 0 ? hoursAndMinutes : withSeconds
+    }
+
+    /// `06:45:00`: always with seconds.
+    public var withSeconds: String {
+        "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+    }
+
+    /// `06:45`: without seconds, even when set.
+    public var hoursAndMinutes: String {
+        "\(pad(hour, 2)):\(pad(minute, 2))"
     }
 
     /// Parses `6:45`, `06:45`, `18:30` or `06:45:30` (24-hour clock).

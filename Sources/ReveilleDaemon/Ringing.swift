@@ -322,11 +322,8 @@ extension Controller {
     /// `06:45` (or `06:45:12`) on the wall clock.
     func localTime(_ instant: Int, seconds: Bool = false) -> String {
         let time = ZoneResolver(zone: zone).local(at: instant).time
-        return seconds
-            ? "\(pad2(time.hour)):\(pad2(time.minute)):\(pad2(time.second))" : "\(pad2(time.hour)):\(pad2(time.minute))"
+        return seconds ? time.withSeconds : time.hoursAndMinutes
     }
-
-    private func pad2(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     private func formatJump(_ seconds: Double) -> String {
         (seconds >= 0 ? "+" : "-") + DurationText.format(seconds: Int(abs(seconds).rounded()))
