@@ -68,19 +68,22 @@ public final class Controller: Sendable {
     let hooks: HookRunner
     /// nil: follow the system's zone, and notice when it changes.
     let fixedZone: TimeZone?
+    /// The link that names the system's zone.
+    let zoneLink: String
     private let currentZone: Mutex<TimeZone>
     let lock = Mutex(RingState())
     /// Rings the scheduler when something changed that moves the next wake-up.
     let wake: @Sendable () -> Void
 
     public init(
-        store: Store, clock: any WallClock, zone: TimeZone?, ring: RingEnvironment, logger: Logger,
-        wake: @escaping @Sendable () -> Void = {}
+        store: Store, clock: any WallClock, zone: TimeZone?, zoneLink: String = "/etc/localtime",
+        ring: RingEnvironment, logger: Logger, wake: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.clock = clock
         self.fixedZone = zone
-        self.currentZone = Mutex(zone ?? SystemZone.current())
+        self.zoneLink = zoneLink
+        self.currentZone = Mutex(zone ?? SystemZone.current(link: zoneLink))
         self.startedAt = clock.now()
         self.logger = logger
         self.ring = ring
@@ -94,7 +97,7 @@ public final class Controller: Sendable {
     /// Follows a change of the system's time zone (when none was given); true when it changed.
     func refreshZone() -> Bool {
         guard fixedZone == nil else { return false }
-        let system = SystemZone.current()
+        let system = SystemZone.current(link: zoneLink)
         return currentZone.withLock { zone in
             guard zone.identifier != system.identifier else { return false }
             logger.notice(

@@ -58,15 +58,19 @@ public enum Daemon {
         } catch {
             throw StartupError(description: "cannot open the state database \(paths.database): \(error)")
         }
-        // Following the system's zone: watch /etc, where timedatectl and raspi-config replace the link.
+        // Following the system's zone: watch the folder of its link, which timedatectl and
+        // raspi-config replace.
+        let zoneLink = SystemZone.link(for: paths)
         let timer = try WakeTimer(
-            checkInterval: options.clock.checkInterval, watchFolder: options.zone == nil ? "/etc" : nil)
+            checkInterval: options.clock.checkInterval,
+            watchFolder: options.zone == nil ? (zoneLink as NSString).deletingLastPathComponent : nil)
         let environment = RingEnvironment(
             audio: LogOnlyAudioOutput(logger: logger),
             policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60), graceSeconds: options.graceMinutes * 60,
             hooksDirectory: paths.configDirectory + "/hooks.d")
         let controller = Controller(
-            store: store, clock: options.clock, zone: options.zone, ring: environment, logger: logger,
+            store: store, clock: options.clock, zone: options.zone, zoneLink: zoneLink, ring: environment,
+            logger: logger,
             wake: { timer.poke() })
         _ = try controller.currentState(today: controller.today())  // purges past overrides
         try controller.resume()

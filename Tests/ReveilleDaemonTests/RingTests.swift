@@ -202,6 +202,22 @@ import Testing
         #expect(try daemon.dismissByMath().status == 0)
     }
 
+    @Test func aChangeOfTheSystemTimeZoneIsFollowed() throws {
+        // On the system clock, so that nothing polls: the daemon must hear of the change (inotify).
+        let daemon = try DaemonHarness(zoneLink: "Europe/Berlin", systemClock: true)
+        _ = try daemon.cli("alarm", "add", "11:00", "--days", "daily")
+        let before = try #require(try daemon.request(.status).status)
+        #expect(before.timeZone == "Europe/Berlin")
+        try daemon.changeZoneLink(to: "Asia/Tokyo")
+        #expect(try daemon.waitFor(3) { try daemon.request(.status).status?.timeZone == "Asia/Tokyo" })
+        #expect(daemon.logText().contains("the system time zone changed from Europe/Berlin to Asia/Tokyo"))
+        // 11:00 in Tokyo comes 8 hours before 11:00 in Berlin (in November), give or take a day.
+        let after = try #require(try daemon.request(.status).status?.nextRing)
+        #expect(after.time == "11:00")
+        let shift = ((try #require(before.nextRing?.instant) - after.instant) % 86_400 + 86_400) % 86_400
+        #expect(shift == 8 * 3600)
+    }
+
     @Test func anUnansweredAlarmStopsAfterTheLongestRing() throws {
         let daemon = try DaemonHarness(arguments: ["--max-ring-minutes", "1"])
         _ = try daemon.cli("alarm", "add", "--in", "1s")

@@ -8,7 +8,9 @@ final class DaemonHarness {
     let root: URL
     let clockFile: URL
     private(set) var process: Process
-    let zone: String
+    /// nil: the daemon follows the zone link.
+    let zone: String?
+    let systemClock: Bool
     let arguments: [String]
     let output: URL
     var paths: Paths { Paths(root: root.path) }
@@ -16,14 +18,28 @@ final class DaemonHarness {
     /// Starts the daemon and waits until its socket answers.
     /// - Parameters:
     ///   - now: the instant (seconds since the epoch) the daemon should believe it is at start.
-    init(zone: String = "Europe/Berlin", now: Int? = nil, arguments: [String] = []) throws {
+    ///   - zoneLink: instead of `--time-zone`, a zone name for a `ROOT/etc/localtime` link, which the
+    ///     daemon then follows as the system's zone.
+    ///   - systemClock: run on the system clock, with no test clock at all (whose file the daemon polls).
+    init(
+        zone: String = "Europe/Berlin", zoneLink: String? = nil, now: Int? = nil, systemClock: Bool = false,
+        arguments: [String] = []
+    ) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "reveille-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         chmod(root.path, 0o755)  // so that a test can connect as another user
         clockFile = root.appendingPathComponent("clock-offset")
         if let now { try DaemonHarness.write(offset: Double(now) - Date().timeIntervalSince1970, to: clockFile) }
-        self.zone = zone
+        if let zoneLink {
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent("etc"), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: root.appendingPathComponent("etc/localtime").path,
+                withDestinationPath: "/usr/share/zoneinfo/" + zoneLink)
+        }
+        self.zone = zoneLink == nil ? zone : nil
+        self.systemClock = systemClock
         self.arguments = arguments
         output = root.appendingPathComponent("reveilled.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -36,7 +52,9 @@ final class DaemonHarness {
         process = Process()
         process.executableURL = Binaries.daemon
         process.arguments =
-            ["--root", root.path, "--time-zone", zone, "--clock-offset-file", clockFile.path] + arguments
+            ["--root", root.path] + (systemClock ? [] : ["--clock-offset-file", clockFile.path])
+            + (zone.map { ["--time-zone", $0] } ?? []) + arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "TZ" }
         let sink = try FileHandle(forWritingTo: output)
         sink.seekToEndOfFile()
         process.standardError = sink
@@ -79,6 +97,15 @@ final class DaemonHarness {
     func answersStatus() -> Bool {
         guard let client = try? connect(), let response = try? client.send(.status) else { return false }
         return response.ok && response.status != nil
+    }
+
+    /// Points `ROOT/etc/localtime` at another zone the way timedatectl does: a new link renamed over
+    /// the old one.
+    func changeZoneLink(to name: String) throws {
+        let link = root.appendingPathComponent("etc/localtime").path
+        let fresh = link + ".new"
+        try FileManager.default.createSymbolicLink(atPath: fresh, withDestinationPath: "/usr/share/zoneinfo/" + name)
+        guard rename(fresh, link) == 0 else { throw HarnessError("rename \(fresh): errno \(errno)") }
     }
 
     /// Moves the daemon's clock so that it reads `instant` now (seconds since the epoch).
