@@ -60,7 +60,8 @@ final class HookRunner: Sendable {
     private func runOne(_ path: String, event: HookEvent, environment: [String]) {
         var pipeFDs: [Int32] = [-1, -1]
         guard RV_pipe_cloexec(&pipeFDs) == 0 else {
-            logger.warning("hook \(path) (\(event.rawValue)) could not start: no pipe: \(String(cString: strerror(errno)))")
+            logger.warning(
+                "hook \(path) (\(event.rawValue)) could not start: no pipe: \(String(cString: strerror(errno)))")
             return
         }
         defer { close(pipeFDs[0]) }
@@ -96,7 +97,8 @@ final class HookRunner: Sendable {
                 break
             }
             var poller = pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = Int32(
+                left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
             let ready = poll(&poller, 1, max(1, milliseconds))
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else { continue }
