@@ -252,7 +252,7 @@ public final class Controller: Sendable {
     // MARK: Helpers shared by the operations
 
     func now() -> (instant: Int, date: CivilDate, time: LocalTime) {
-        let instant = Int(clock.now().timeIntervalSince1970.rounded(.down))
+        let instant = nowSeconds()
         let local = ZoneResolver(zone: zone).local(at: instant)
         return (instant, local.date, local.time)
     }

@@ -289,8 +289,8 @@ extension Controller {
     func history(days: Int) throws -> [HistoryEntry] {
         guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
         let since = nowSeconds() - days * 86_400
+        let resolver = ZoneResolver(zone: zone)
         return try store.history(since: since).map { session in
-            let resolver = ZoneResolver(zone: zone)
             let scheduled = resolver.local(at: session.scheduledAt)
             let wasMissed = session.state == .missed
             return HistoryEntry(

@@ -19,7 +19,7 @@ extension Controller {
         var info = StatusInfo(
             version: reveilleVersion, uptimeSeconds: max(0, now.instant - Int(startedAt.timeIntervalSince1970)),
             timeZone: zone.identifier,
-            now: "\(now.date) \(now.time.secondsOfDay % 60 == 0 ? now.time.description + ":00" : now.time.description)",
+            now: "\(now.date) \(now.time.withSeconds)",
             nowInstant: now.instant, master: master, pausedUntil: until, alarmCount: state.alarms.count,
             enabledCount: state.alarms.filter(\.enabled).count, nextRing: next, role: role)
         info.session = session.map(self.info)
