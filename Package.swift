@@ -12,10 +12,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C for what Swift cannot import directly: SO_PEERCRED needs _GNU_SOURCE.
-        .target(name: "CReveilleShims"),
+        .target(name: "CReveilleShims", linkerSettings: [.linkedLibrary("asound")]),
+        // alsa-lib and libsndfile, as Debian ships them.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
         .target(name: "ReveilleCore"),
         // Wire format shared by the CLI and the daemon.
@@ -25,12 +29,25 @@ let package = Package(
             name: "ReveilleStore",
             dependencies: ["ReveilleCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // /etc/reveille/reveille.toml, read and checked.
+        .target(
+            name: "ReveilleConfig",
+            dependencies: ["ReveilleCore", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
+        // Sound through alsa-lib on a thread of its own; files decoded by libsndfile.
+        .target(
+            name: "ReveilleAudio",
+            dependencies: [
+                "ReveilleCore", "CALSA", "CSndFile", "CReveilleShims",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Services wiring core + store + control socket.
         .target(
             name: "ReveilleDaemon",
             dependencies: [
-                "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "CReveilleShims",
-                .product(name: "Logging", package: "swift-log"),
+                "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig", "ReveilleAudio",
+                "CReveilleShims", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The `reveille` command tree, as a library so tests can check its help text.
@@ -44,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "reveilled",
             dependencies: [
-                "ReveilleDaemon",
+                "ReveilleDaemon", "ReveilleConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -54,9 +71,14 @@ let package = Package(
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(name: "ReveilleStoreTests", dependencies: ["ReveilleStore"]),
+        .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig"]),
+        .testTarget(
+            name: "ReveilleAudioTests",
+            dependencies: ["ReveilleAudio", "CSndFile", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "ReveilleDaemonTests",
-            dependencies: ["ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol"]
+            dependencies: ["ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "CSndFile"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,29 +1,78 @@
+/// How long a sound plays.
+public enum PlaybackLength: Sendable, Hashable {
+    /// An alarm: loops until `stop`.
+    case untilStopped
+    /// A chime: the sound once, no loop.
+    case once
+    /// `reveille sound test`: loops for this many seconds of audio.
+    case seconds(Double)
+}
+
 /// What the alarm sound should be.
 public struct AudioRequest: Sendable, Hashable {
-    /// A sound file; nil means the built-in tone.
+    /// A sound file; nil means the configured default sound, else the built-in tone.
     public var sound: String?
     /// 0-100.
     public var volume: Int
     public var fadeInSeconds: Int
+    public var length: PlaybackLength
+    /// The one device to use (`sound test --device`); nil: the configured list, then `default`.
+    public var device: String?
 
-    public init(sound: String?, volume: Int, fadeInSeconds: Int) {
+    public init(
+        sound: String?, volume: Int, fadeInSeconds: Int, length: PlaybackLength = .untilStopped,
+        device: String? = nil
+    ) {
         self.sound = sound
         self.volume = volume
         self.fadeInSeconds = fadeInSeconds
+        self.length = length
+        self.device = device
+    }
+}
+
+/// How a playback started, for `reveille sound test`.
+public struct PlaybackReport: Sendable, Hashable {
+    /// The device that took the first frame; nil when none could be opened.
+    public var device: String?
+    /// What is playing: a file, or the built-in tone.
+    public var source: String
+    /// What went wrong on the way, in order: an unreadable file, devices that failed.
+    public var problems: [String]
+
+    public init(device: String?, source: String, problems: [String]) {
+        self.device = device
+        self.source = source
+        self.problems = problems
+    }
+}
+
+/// An ALSA PCM a sound can go to, as `aplay -L` lists them.
+public struct AudioDevice: Sendable, Hashable, Codable {
+    public var name: String
+    public var description: String
+
+    public init(name: String, description: String) {
+        self.name = name
+        self.description = description
     }
 }
 
 /// Where the alarm sound goes. Calls return at once: playing happens elsewhere, and the ring
 /// session never waits for it or depends on it succeeding.
 public protocol AudioOutput: Sendable {
-    /// Starts the sound, looping until `stop`, fading in from quiet.
+    /// Starts the sound, replacing whatever plays, fading in from quiet.
     func play(_ request: AudioRequest)
+    /// Like `play`, then waits until the first frame is written or every device has failed once.
+    func playAndReport(_ request: AudioRequest) -> PlaybackReport
     /// Lowers the sound (true) or brings it back (false).
     func setAttenuated(_ attenuated: Bool)
     /// Stops at once (drop, not drain).
     func stop()
     /// One line for `reveille status`: what it is doing and on which device.
     var statusLine: String { get }
+    /// The devices sound can go to.
+    func availableDevices() -> [AudioDevice]
 }
 
 /// How the NFC reader is (SPEC §5).

@@ -5,7 +5,9 @@ import ReveilleProtocol
 extension Controller {
     func addAlarm(_ spec: AlarmSpec) throws -> Response {
         let now = self.now()
-        var alarm = Alarm(id: 0, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily))
+        var alarm = Alarm(
+            id: 0, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily), volume: ring.defaultVolume,
+            fadeInSeconds: ring.defaultFadeInSeconds)
         guard spec.time != nil || spec.inSeconds != nil else {
             throw InputError("an alarm needs a time (like 06:45) or --in (like 20m)")
         }

@@ -25,16 +25,22 @@ public struct RingEnvironment: Sendable {
     public var graceSeconds: Int
     /// Folder of hook executables.
     public var hooksDirectory: String
+    /// Volume and fade-in of alarms added without them (reveille.toml's [audio]).
+    public var defaultVolume: Int
+    public var defaultFadeInSeconds: Int
 
     public init(
         audio: any AudioOutput, reader: any TagReader = NoTagReader(), policy: RingPolicy = RingPolicy(),
-        graceSeconds: Int = 15 * 60, hooksDirectory: String
+        graceSeconds: Int = 15 * 60, hooksDirectory: String, defaultVolume: Int = Alarm.defaultVolume,
+        defaultFadeInSeconds: Int = Alarm.defaultFadeInSeconds
     ) {
         self.audio = audio
         self.reader = reader
         self.policy = policy
         self.graceSeconds = graceSeconds
         self.hooksDirectory = hooksDirectory
+        self.defaultVolume = defaultVolume
+        self.defaultFadeInSeconds = defaultFadeInSeconds
     }
 }
 
@@ -112,6 +118,15 @@ public final class Controller: Sendable {
     public func handle(_ operation: Command, role: Role, refusal: () -> String) -> Response {
         guard role >= operation.requiredRole else {
             return .failure(.forbidden, refusal())
+        }
+        switch operation {
+        case .soundTest(let file, let device, let seconds, let volume):
+            return soundTest(file: file, device: device, seconds: seconds, volume: volume)
+        case .soundDevices:
+            var response = Response()
+            response.devices = ring.audio.availableDevices()
+            return response
+        default: break
         }
         let response = lock.withLock { state in
             do {
@@ -246,6 +261,8 @@ public final class Controller: Sendable {
             var response = Response()
             response.stats = try stats(days: days)
             return response
+        case .soundTest, .soundDevices:
+            return Response()  // answered in `handle`, outside the lock
         }
     }
 

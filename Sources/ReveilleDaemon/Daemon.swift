@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import ReveilleAudio
+import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
@@ -14,18 +16,27 @@ public struct DaemonOptions: Sendable {
     public var clock: any WallClock
     public var graceMinutes: Int
     public var maxRingMinutes: Int
+    public var audio: AudioConfiguration
+    /// Volume and fade-in of alarms added without them.
+    public var defaultVolume: Int
+    public var defaultFadeInSeconds: Int
 
-    public init(
-        paths: Paths, zone: TimeZone?, adminGroup: String = "reveille-admin", socketGroup: String = "reveille",
-        clock: any WallClock = SystemClock(), graceMinutes: Int = 15, maxRingMinutes: Int = 30
-    ) {
+    /// The settings of reveille.toml (already read, with any command-line flags applied).
+    public init(paths: Paths, settings: Settings, clock: any WallClock = SystemClock()) {
         self.paths = paths
-        self.zone = zone
-        self.adminGroup = adminGroup
-        self.socketGroup = socketGroup
+        self.zone = settings.timeZone.flatMap(TimeZone.init(identifier:))
+        self.adminGroup = settings.adminGroup
+        self.socketGroup = settings.socketGroup
         self.clock = clock
-        self.graceMinutes = graceMinutes
-        self.maxRingMinutes = maxRingMinutes
+        self.graceMinutes = settings.missedGraceMinutes
+        self.maxRingMinutes = settings.maxRingMinutes
+        let audio = settings.audio
+        self.audio = AudioConfiguration(
+            devices: audio.devices, defaultSound: audio.sound,
+            mixer: audio.mixerControl.map { MixerSetting(card: audio.mixerCard, control: $0, level: audio.mixerLevel) },
+            retrySeconds: Double(audio.retrySeconds))
+        self.defaultVolume = audio.volume
+        self.defaultFadeInSeconds = audio.fadeInSeconds
     }
 }
 
@@ -64,10 +75,15 @@ public enum Daemon {
         let timer = try WakeTimer(
             checkInterval: options.clock.checkInterval,
             watchFolder: options.zone == nil ? (zoneLink as NSString).deletingLastPathComponent : nil)
+        ALSALog.route(to: logger)
+        let audio = ALSAOutput(configuration: options.audio, logger: logger)
+        logger.info(
+            "sound: devices \(options.audio.candidates.joined(separator: ", ")); sound \(options.audio.defaultSound ?? "the built-in tone")"
+        )
         let environment = RingEnvironment(
-            audio: LogOnlyAudioOutput(logger: logger),
-            policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60), graceSeconds: options.graceMinutes * 60,
-            hooksDirectory: paths.configDirectory + "/hooks.d")
+            audio: audio, policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
+            graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
+            defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds)
         let controller = Controller(
             store: store, clock: options.clock, zone: options.zone, zoneLink: zoneLink, ring: environment,
             logger: logger,

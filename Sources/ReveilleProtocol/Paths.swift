@@ -17,6 +17,8 @@ public struct Paths: Sendable, Equatable {
     private func under(_ path: String) -> String { isSystem ? path : root + path }
 
     public var configDirectory: String { under("/etc/reveille") }
+    /// The daemon's settings (optional: embedded defaults without it).
+    public var settingsFile: String { configDirectory + "/reveille.toml" }
     public var stateDirectory: String { under("/var/lib/reveille") }
     public var runtimeDirectory: String { under("/run/reveille") }
     public var logDirectory: String { under("/var/log/reveille") }

@@ -40,6 +40,10 @@ public enum Command: Codable, Sendable, Equatable {
     case answer(value: Int)
     case history(days: Int)
     case stats(days: Int)
+    /// Plays `file` (nil: the configured sound, else the built-in tone) for `seconds`, on `device`
+    /// (nil: the configured list, then `default`), at `volume` (nil: the configured default).
+    case soundTest(file: String?, device: String?, seconds: Int, volume: Int?)
+    case soundDevices
 
     /// The words a person typed for it, for messages: `alarm add`.
     public var name: String {
@@ -64,6 +68,8 @@ public enum Command: Codable, Sendable, Equatable {
         case .answer: "dismiss --answer"
         case .history: "history"
         case .stats: "stats"
+        case .soundTest: "sound test"
+        case .soundDevices: "sound devices"
         }
     }
 
@@ -88,7 +94,8 @@ public enum Command: Codable, Sendable, Equatable {
     /// Who may do it (SPEC §9).
     public var requiredRole: Role {
         switch self {
-        case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats:
+        case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
+            .soundTest, .soundDevices:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .overrideAdd,
             .overrideRemove, .pause, .resume:

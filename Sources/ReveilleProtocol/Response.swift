@@ -18,6 +18,10 @@ public struct Response: Codable, Sendable, Equatable {
     public var correct: Bool?
     public var history: [HistoryEntry]?
     public var stats: StatsInfo?
+    /// `sound test`: where it plays and what went wrong on the way.
+    public var playback: PlaybackInfo?
+    /// `sound devices`.
+    public var devices: [AudioDevice]?
 
     public init(ok: Bool = true, message: String? = nil) {
         self.ok = ok
@@ -52,6 +56,8 @@ public struct ErrorReply: Codable, Sendable, Equatable {
         case busy
         /// The ring session refuses: nothing rings, no snoozes left, wrong kind of challenge.
         case refused
+        /// A device is missing or failing: no audio device could play, no reader answers.
+        case unavailable
     }
 
     public var code: Code
@@ -363,5 +369,21 @@ public struct ResourceUse: Codable, Sendable, Equatable {
         self.peakRSSKilobytes = peakRSSKilobytes
         self.rssKilobytes = rssKilobytes
         self.anonymousKilobytes = anonymousKilobytes
+    }
+}
+
+/// How a `sound test` started.
+public struct PlaybackInfo: Codable, Sendable, Equatable {
+    /// The device playing; nil when none could be opened.
+    public var device: String?
+    public var source: String
+    public var seconds: Int
+    public var problems: [String]
+
+    public init(device: String?, source: String, seconds: Int, problems: [String]) {
+        self.device = device
+        self.source = source
+        self.seconds = seconds
+        self.problems = problems
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ReveilleConfig
 import ReveilleDaemon
 import ReveilleProtocol
 
@@ -12,6 +13,9 @@ struct Reveilled: ParsableCommand {
         discussion: """
             Serves the control socket that the 'reveille' command talks to and keeps the state \
             (alarms, rules, overrides) in SQLite. Stop it with SIGTERM or Ctrl-C.
+
+            Settings come from /etc/reveille/reveille.toml when it exists (time zone, groups, grace \
+            periods, audio devices and sound); a flag given here wins over the file.
 
             With --root DIR (or REVEILLE_ROOT) every path lives under DIR, so it runs without root \
             for development: DIR/var/lib/reveille/state.sqlite, DIR/run/reveille/control.sock, \
@@ -27,14 +31,17 @@ struct Reveilled: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "IANA time zone for alarm times, like Europe/Berlin (default: the system's).", valueName: "zone"))
+            "IANA time zone for alarm times, like Europe/Berlin (default: time_zone in reveille.toml, else the system's).",
+            valueName: "zone"))
     var timeZone: String?
 
-    @Option(name: .long, help: "Group whose members may manage alarms, rules and overrides.")
-    var adminGroup = "reveille-admin"
+    @Option(name: .long, help: "Group whose members may manage alarms, rules and overrides (default: reveille-admin).")
+    var adminGroup: String?
 
-    @Option(name: .long, help: "Group whose members may read status and snooze; it also owns the socket file.")
-    var socketGroup = "reveille"
+    @Option(
+        name: .long,
+        help: "Group whose members may read status and snooze; it also owns the socket file (default: reveille).")
+    var socketGroup: String?
 
     @Option(
         name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
@@ -43,15 +50,16 @@ struct Reveilled: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "An alarm found due late (daemon down, clock jump) still rings if at most this old; older ones are recorded as missed.",
+            "An alarm found due late (daemon down, clock jump) still rings if at most this old; older ones are recorded as missed (default 15).",
             valueName: "minutes"))
-    var missedGraceMinutes = 15
+    var missedGraceMinutes: Int?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Stop an unanswered alarm after this long, recorded as unattended (0: never).", valueName: "minutes"))
-    var maxRingMinutes = 30
+            "Stop an unanswered alarm after this long, recorded as unattended (0: never; default 30).",
+            valueName: "minutes"))
+    var maxRingMinutes: Int?
 
     @Option(name: .long, help: .hidden)  // tests only: see OffsetFileClock
     var clockOffsetFile: String?
@@ -61,10 +69,10 @@ struct Reveilled: ParsableCommand {
             throw ValidationError(
                 "time zone \"\(timeZone)\" is not an IANA zone name; try Europe/Berlin or America/New_York")
         }
-        guard (0...1440).contains(missedGraceMinutes) else {
+        if let missedGraceMinutes, !(0...1440).contains(missedGraceMinutes) {
             throw ValidationError("--missed-grace-minutes \(missedGraceMinutes): must be 0-1440")
         }
-        guard (0...1440).contains(maxRingMinutes) else {
+        if let maxRingMinutes, !(0...1440).contains(maxRingMinutes) {
             throw ValidationError("--max-ring-minutes \(maxRingMinutes): must be 0-1440 (0: never stop)")
         }
         if Logger.Level(rawValue: logLevel) == nil {
@@ -89,13 +97,23 @@ struct Reveilled: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "reveilled")
-        let zone = timeZone.flatMap(TimeZone.init(identifier:))
+        var settings: Settings
+        do {
+            settings = try Settings.load(path: paths.settingsFile)
+        } catch {
+            logger.critical("cannot start: \(error); fix the file, or move it away to run with the defaults")
+            throw ExitCode(1)
+        }
+        if let timeZone { settings.timeZone = timeZone }
+        if let adminGroup { settings.adminGroup = adminGroup }
+        if let socketGroup { settings.socketGroup = socketGroup }
+        if let missedGraceMinutes { settings.missedGraceMinutes = missedGraceMinutes }
+        if let maxRingMinutes { settings.maxRingMinutes = maxRingMinutes }
         do {
             try Daemon.run(
                 DaemonOptions(
-                    paths: paths, zone: zone, adminGroup: adminGroup, socketGroup: socketGroup,
-                    clock: clockOffsetFile.map { OffsetFileClock(path: $0) } ?? SystemClock(),
-                    graceMinutes: missedGraceMinutes, maxRingMinutes: maxRingMinutes),
+                    paths: paths, settings: settings,
+                    clock: clockOffsetFile.map { OffsetFileClock(path: $0) } ?? SystemClock()),
                 logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")

@@ -1,0 +1,267 @@
+import Logging
+import ReveilleCore
+
+/// One request played to its end on the output's thread: the source (file or tone), the
+/// devices in turn, the write loop with fade-in and attenuation, and the retries.
+struct Playback {
+    /// A request as posted; `generation` tells whether it is still the one wanted.
+    struct Job: Sendable {
+        var request: AudioRequest
+        var generation: UInt64
+        var postedAt: ContinuousClock.Instant
+    }
+
+    /// How streaming to one device ended.
+    private enum Outcome {
+        case finished
+        case stopped
+        case deviceFailed(AudioError)
+        case sourceFailed(Error)
+    }
+
+    let job: Job
+    let output: ALSAOutput
+    private var logger: Logger { output.logger }
+    private var request: AudioRequest { job.request }
+    /// Problems met before the first frame, for `sound test`.
+    private var problems: [String] = []
+    private var firstFrameWritten = false
+    /// The name of what plays: the file, or the tone when it could not be read.
+    private var sourceName = "the built-in tone"
+
+    init(job: Job, output: ALSAOutput) {
+        self.job = job
+        self.output = output
+    }
+
+    /// The most a writer may get ahead of the wall clock. A real device blocks the writer well
+    /// before that (its buffer holds 100 ms); a device that takes frames as fast as they come
+    /// (ALSA's null or file plugins) is paced here instead of spinning a core.
+    private static let maximumLead = 0.3
+
+    mutating func run() {
+        var source = openSource()
+        if case .untilStopped = request.length, let mixer = output.configuration.mixer {
+            do {
+                try mixer.apply()
+                logger.info("sound: mixer control \"\(mixer.control)\" on \(mixer.card) set to \(mixer.level)%")
+            } catch {
+                logger.warning("sound: cannot set the mixer: \(error); ringing at the mixer's current level")
+            }
+        }
+        var loudness = Loudness(
+            volume: request.volume, fadeInSeconds: request.fadeInSeconds, sampleRate: source.sampleRate)
+        let candidates = request.device.map { [$0] } ?? output.configuration.candidates
+        while output.isCurrent(job) {
+            var failures: [String] = []
+            var index = 0
+            while index < candidates.count, output.isCurrent(job) {
+                let device = candidates[index]
+                let next = index + 1 < candidates.count ? "trying \(candidates[index + 1])" : "no device left"
+                let pcm: PCMStream
+                do {
+                    pcm = try PCMStream(device: device, sampleRate: source.sampleRate, channels: source.channels)
+                } catch {
+                    logger.warning("sound: cannot open \(error); \(next)")
+                    failures.append("cannot open \(error)")
+                    if !firstFrameWritten { problems.append("cannot open \(error)") }
+                    index += 1
+                    continue
+                }
+                output.setStatus("\(activity) \(source.name) on \(device)")
+                switch stream(source, to: pcm, loudness: &loudness) {
+                case .finished:
+                    pcm.drain()
+                    logger.info("sound: \(source.name) finished on \(device)")
+                    return
+                case .stopped:
+                    pcm.drop()
+                    logStop(device)
+                    return
+                case .deviceFailed(let error):
+                    logger.warning("sound: \(error) while playing; \(next)")
+                    failures.append("\(error)")
+                    if !firstFrameWritten { problems.append("\(error)") }
+                    index += 1
+                case .sourceFailed(let error):
+                    logger.warning("sound: cannot read \(source.name): \(error); playing the built-in tone instead")
+                    problems.append("cannot read \(source.name): \(error)")
+                    source = ToneSource()
+                    sourceName = source.name
+                    loudness = Loudness(
+                        volume: request.volume, fadeInSeconds: 0, sampleRate: source.sampleRate)
+                }
+            }
+            guard output.isCurrent(job) else { break }
+            if !firstFrameWritten {
+                output.deliver(PlaybackReport(device: nil, source: source.name, problems: problems), for: job)
+            }
+            if request.device != nil || request.length != .untilStopped {
+                logger.error("sound: no device could play \(source.name) (tried \(candidates.joined(separator: ", ")))")
+                return
+            }
+            let retry = output.configuration.retrySeconds
+            logger.error(
+                "sound: no audio device works (tried \(candidates.joined(separator: ", "))); trying again in \(Int(retry)) s. The alarm is still ringing: dismiss it as usual."
+            )
+            output.setStatus(
+                "no working device (tried \(candidates.joined(separator: ", "))); retrying every \(Int(retry)) s")
+            output.pause(job, seconds: retry)
+        }
+        logStop(nil)
+    }
+
+    private var activity: String {
+        switch request.length {
+        case .untilStopped: "ringing:"
+        case .once: "chime:"
+        case .seconds(let seconds): "testing for \(Int(seconds)) s:"
+        }
+    }
+
+    /// The alarm's file, else the configured default, else the tone; an unreadable file is
+    /// logged and replaced by the tone, never silence.
+    private mutating func openSource() -> any SoundSource {
+        guard let path = request.sound ?? output.configuration.defaultSound, !path.isEmpty else { return ToneSource() }
+        do {
+            let file = try SoundFile(path: path)
+            sourceName = path
+            return file
+        } catch {
+            logger.warning("sound: cannot read \(error); playing the built-in tone instead")
+            problems.append("cannot read \(error)")
+            return ToneSource()
+        }
+    }
+
+    private func logStop(_ device: String?) {
+        guard let requested = output.takeStopRequest() else { return }
+        let milliseconds =
+            Double((ContinuousClock.now - requested).components.attoseconds) / 1e15
+            + Double((ContinuousClock.now - requested).components.seconds) * 1000
+        logger.info(
+            "sound: stopped\(device.map { " on \($0)" } ?? ""), \(String(format: "%.1f", milliseconds)) ms after the request"
+        )
+    }
+
+    /// Writes the source to `pcm` in 20 ms chunks until it ends, the job is replaced or stopped,
+    /// or the device fails.
+    private mutating func stream(_ source: any SoundSource, to pcm: PCMStream, loudness: inout Loudness) -> Outcome {
+        let channels = source.channels
+        let chunkFrames = max(source.sampleRate / 50, 64)
+        let limit: Int? =
+            if case .seconds(let seconds) = request.length { Int(seconds * Double(source.sampleRate)) } else { nil }
+        var buffer = [Int16](repeating: 0, count: chunkFrames * channels)
+        let started = ContinuousClock.now
+        var framesHere = 0
+        var attenuated = false
+        while true {
+            guard output.isCurrent(job) else { return .stopped }
+            if output.attenuated != attenuated {
+                attenuated.toggle()
+                loudness.setAttenuated(attenuated)
+            }
+            var wanted = chunkFrames
+            if let limit {
+                wanted = min(wanted, limit - Int(loudness.frame))
+                if wanted <= 0 { return .finished }
+            }
+            let filled: Int
+            do {
+                filled = try fill(&buffer, frames: wanted, from: source)
+            } catch {
+                return .sourceFailed(error)
+            }
+            if filled == 0 { return .finished }
+            buffer.withUnsafeMutableBufferPointer { loudness.apply(to: $0, frames: filled, channels: channels) }
+            do {
+                guard try write(buffer, frames: filled, channels: channels, to: pcm) else { return .stopped }
+            } catch let error as AudioError {
+                return .deviceFailed(error)
+            } catch {
+                return .deviceFailed(AudioError("write", target: pcm.device, code: 0, message: "\(error)"))
+            }
+            framesHere += filled
+            pace(framesHere, since: started, rate: source.sampleRate)
+        }
+    }
+
+    /// Reads `frames` frames, rewinding at the end unless the request plays once.
+    private func fill(_ buffer: inout [Int16], frames: Int, from source: any SoundSource) throws -> Int {
+        let channels = source.channels
+        var filled = 0
+        var rewoundEmpty = false
+        while filled < frames {
+            let count = try buffer.withUnsafeMutableBufferPointer { all in
+                try source.read(
+                    into: UnsafeMutableBufferPointer(rebasing: all[(filled * channels)...]), frames: frames - filled)
+            }
+            if count > 0 {
+                filled += count
+                rewoundEmpty = false
+                continue
+            }
+            if request.length == .once || rewoundEmpty { break }
+            try source.rewind()
+            rewoundEmpty = true
+        }
+        return filled
+    }
+
+    /// Writes every frame, waiting for room in 20 ms slices; false when the job was stopped
+    /// meanwhile. A device that takes nothing for 3 s is wedged: that is a failure.
+    private mutating func write(_ buffer: [Int16], frames: Int, channels: Int, to pcm: PCMStream) throws -> Bool {
+        var offset = 0
+        var stalledMilliseconds: Int32 = 0
+        while offset < frames {
+            guard output.isCurrent(job) else { return false }
+            let progress = try buffer.withUnsafeBufferPointer { all in
+                try pcm.write(
+                    UnsafeBufferPointer(rebasing: all[(offset * channels)...]), frames: frames - offset,
+                    channels: channels)
+            }
+            switch progress {
+            case .wrote(let count):
+                offset += count
+                if count > 0 {
+                    stalledMilliseconds = 0
+                    if !firstFrameWritten { firstFrame(on: pcm.device) }
+                }
+            case .full:
+                if try !pcm.waitForRoom(milliseconds: 20) {
+                    stalledMilliseconds += 20
+                    if stalledMilliseconds >= 3000 {
+                        throw AudioError(
+                            "snd_pcm_wait", target: pcm.device, code: 0, message: "the device took nothing for 3 s")
+                    }
+                }
+            }
+        }
+        return true
+    }
+
+    private mutating func firstFrame(on device: String) {
+        firstFrameWritten = true
+        let elapsed = ContinuousClock.now - job.postedAt
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        logger.info(
+            "sound: first frame on \(device), \(String(format: "%.1f", milliseconds)) ms after the start (\(sourceName))"
+        )
+        output.deliver(PlaybackReport(device: device, source: sourceName, problems: problems), for: job)
+    }
+
+    /// Sleeps while more than `maximumLead` seconds of audio are written ahead of the wall clock.
+    private func pace(_ frames: Int, since started: ContinuousClock.Instant, rate: Int) {
+        while output.isCurrent(job) {
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let lead = Double(frames) / Double(rate) - seconds
+            guard lead > Playback.maximumLead else { return }
+            let nap = min(lead - Playback.maximumLead + 0.005, 0.02)
+            var time = timespec(tv_sec: 0, tv_nsec: Int(nap * 1e9))
+            nanosleep(&time, nil)
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import ReveilleProtocol
+
+struct SoundCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sound", abstract: "Try the alarm sound and list audio devices.",
+        subcommands: [Test.self, Devices.self])
+
+    struct Test: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "test",
+            abstract: "Play a sound through the daemon, as an alarm would.",
+            discussion: """
+                Plays FILE (default: the configured sound, else the built-in tone) on the configured \
+                devices in order, then 'default', and says which one took it. An unreadable file \
+                plays the built-in tone instead, and says why. Refused while an alarm rings.
+                """)
+
+        @Argument(help: ArgumentHelp("A WAV, FLAC, Ogg or MP3 file.", valueName: "file"))
+        var file: String?
+
+        @Option(name: .long, help: ArgumentHelp("Only this ALSA device, like plughw:CARD=Device.", valueName: "device"))
+        var device: String?
+
+        @Option(name: .long, help: ArgumentHelp("How long to play, 1-300 (default 5).", valueName: "seconds"))
+        var seconds = 5
+
+        @Option(name: .long, help: ArgumentHelp("0-100 (default: the configured alarm volume).", valueName: "volume"))
+        var volume: Int?
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let path = file.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+            let response = try send(
+                .soundTest(file: path, device: device, seconds: seconds, volume: volume), to: connection)
+            guard let playback = response.playback else { return }
+            if output.json { return printJSON(playback) }
+            for problem in playback.problems { print("note: \(problem)") }
+            print("Playing \(playback.source) on \(playback.device ?? "?") for \(playback.seconds) s.")
+        }
+    }
+
+    struct Devices: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "devices",
+            abstract: "List the ALSA devices sound can go to (as 'aplay -L' does).",
+            discussion: """
+                Put the names to use, in order, in reveille.toml: [audio] devices = ["..."]. Prefer \
+                'plughw:' names to 'hw:' ones: ALSA's plug layer converts the sound to what the card takes.
+                """)
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let devices = try send(.soundDevices, to: connection).devices ?? []
+            if output.json { return printJSON(devices) }
+            guard !devices.isEmpty else { return print("no ALSA devices (is alsa-lib's configuration installed?)") }
+            var table = Table("DEVICE", "DESCRIPTION")
+            for device in devices { table.add(device.name, device.description) }
+            table.print()
+        }
+    }
+}

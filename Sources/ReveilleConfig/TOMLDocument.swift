@@ -1,0 +1,97 @@
+import TOMLKit
+
+/// A parsed TOML file with typed reads that fail with the file, the line and what to do.
+///
+/// TOMLKit gives parse errors a position but not values, so a value's line is found in the text:
+/// the line where `key =` appears under its `[section]` header.
+public struct TOMLDocument {
+    public let path: String
+    public let root: TOMLTable
+    private let lines: [Substring]
+
+    /// Parses `text` (TOMLTable(string:)); a syntax error names its line.
+    public init(path: String, text: String) throws(ConfigError) {
+        self.path = path
+        self.lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(path: path, line: error.source.begin.line, message: error.description)
+        } catch {
+            throw ConfigError(path: path, line: nil, message: "\(error)")
+        }
+    }
+
+    /// The line of `key` in `[section]` (nil: the top level), or of the section header itself.
+    public func line(of key: String?, in section: String?) -> Int? {
+        var current: String? = nil
+        for (index, raw) in lines.enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[") {
+                current = String(line.drop(while: { $0 == "[" }).prefix(while: { $0 != "]" }))
+                    .trimmingCharacters(in: .whitespaces)
+                if key == nil, current == section { return index + 1 }
+                continue
+            }
+            guard let key, current == section, line.hasPrefix(key) else { continue }
+            let rest = line.dropFirst(key.count).trimmingCharacters(in: .whitespaces)
+            if rest.hasPrefix("=") { return index + 1 }
+        }
+        return nil
+    }
+
+    /// An error about `key` in `section`, at its line.
+    public func error(_ key: String?, in section: String?, _ message: String) -> ConfigError {
+        let name = [section.map { "[\($0)]" }, key].compactMap { $0 }.joined(separator: " ")
+        return ConfigError(path: path, line: line(of: key, in: section), message: "\(name): \(message)")
+    }
+
+    /// Refuses keys not in `known`: a misspelt setting would otherwise be ignored without a word.
+    public func checkKeys(_ table: TOMLTable, in section: String?, known: [String]) throws(ConfigError) {
+        for key in table.keys.sorted() where !known.contains(key) {
+            throw error(
+                key, in: section,
+                "unknown setting; known here: \(known.joined(separator: ", "))")
+        }
+    }
+
+    public func string(_ table: TOMLTable, _ key: String, in section: String?) throws(ConfigError) -> String? {
+        guard let value = table[key] else { return nil }
+        guard let text = value.string else { throw error(key, in: section, "must be a string in double quotes") }
+        return text
+    }
+
+    public func int(_ table: TOMLTable, _ key: String, in section: String?, range: ClosedRange<Int>) throws(ConfigError)
+        -> Int?
+    {
+        guard let value = table[key] else { return nil }
+        guard let number = value.int else { throw error(key, in: section, "must be a whole number") }
+        guard range.contains(number) else {
+            throw error(key, in: section, "\(number) is out of range; use \(range.lowerBound)-\(range.upperBound)")
+        }
+        return number
+    }
+
+    public func strings(_ table: TOMLTable, _ key: String, in section: String?) throws(ConfigError) -> [String]? {
+        guard let value = table[key] else { return nil }
+        guard let array = value.array else {
+            throw error(key, in: section, "must be a list of strings, like [\"plughw:CARD=Device\", \"default\"]")
+        }
+        var result: [String] = []
+        for element in array {
+            guard let text = element.string else {
+                throw error(key, in: section, "must be a list of strings, like [\"plughw:CARD=Device\", \"default\"]")
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    public func table(_ key: String) throws(ConfigError) -> TOMLTable? {
+        guard let value = root[key] else { return nil }
+        guard let table = value.table else { throw error(nil, in: key, "must be a section: [\(key)]") }
+        return table
+    }
+}
+
+import Foundation
