@@ -4,7 +4,7 @@
 set -euo pipefail
 
 what=${1:-run}
-packages=(pkg-config libsqlite3-dev)
+packages=(pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev)
 case "$what" in
     run) ;;
     test) packages+=(util-linux) ;;  # setpriv: the tests run the CLI as another user

@@ -93,11 +93,9 @@ struct Playback {
                 }
             }
             guard output.isCurrent(job) else { break }
-            if !firstFrameWritten {
-                output.deliver(PlaybackReport(device: nil, source: source.name, problems: problems), for: job)
-            }
             if request.device != nil || request.length != .untilStopped {
                 logger.error("sound: no device could play \(source.name) (tried \(candidates.joined(separator: ", ")))")
+                reportFailure(source)
                 return
             }
             let retry = output.configuration.retrySeconds
@@ -106,9 +104,17 @@ struct Playback {
             )
             output.setStatus(
                 "no working device (tried \(candidates.joined(separator: ", "))); retrying every \(Int(retry)) s")
+            reportFailure(source)
             output.pause(job, seconds: retry)
         }
         logStop(nil)
+    }
+
+    /// Tells a waiting `playAndReport` that no device took the sound (once: later rounds are
+    /// only logged).
+    private func reportFailure(_ source: any SoundSource) {
+        guard !firstFrameWritten else { return }
+        output.deliver(PlaybackReport(device: nil, source: source.name, problems: problems), for: job)
     }
 
     private var activity: String {

@@ -23,7 +23,7 @@ struct SoundCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("Only this ALSA device, like plughw:CARD=Device.", valueName: "device"))
         var device: String?
 
-        @Option(name: .long, help: ArgumentHelp("How long to play, 1-300 (default 5).", valueName: "seconds"))
+        @Option(name: .long, help: ArgumentHelp("How long to play, 1-300.", valueName: "seconds"))
         var seconds = 5
 
         @Option(name: .long, help: ArgumentHelp("0-100 (default: the configured alarm volume).", valueName: "volume"))

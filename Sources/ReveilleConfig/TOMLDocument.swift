@@ -89,7 +89,7 @@ public struct TOMLDocument {
 
     public func table(_ key: String) throws(ConfigError) -> TOMLTable? {
         guard let value = root[key] else { return nil }
-        guard let table = value.table else { throw error(nil, in: key, "must be a section: [\(key)]") }
+        guard let table = value.table else { throw error(key, in: nil, "must be a section: [\(key)]") }
         return table
     }
 }

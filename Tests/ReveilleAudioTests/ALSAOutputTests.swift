@@ -151,6 +151,12 @@ import Testing
             "pcm.reveille_speaker { type file; slave.pcm null; file \"\(scratch.file("speaker.wav"))\"; format wav }")
         #expect(waitFor(5) { output.statusLine.hasPrefix("ringing:") })
         #expect(output.statusLine.contains("reveille_speaker"))
+        // The WAV header gets its length at close; until then, the file's size tells.
+        #expect(
+            waitFor(2) {
+                ((try? FileManager.default.attributesOfItem(atPath: scratch.file("speaker.wav")))?[.size] as? Int ?? 0)
+                    > 44
+            })
         output.stop()
         #expect(waitIdle(output))
         #expect(log.contains("no audio device works"))

@@ -55,7 +55,7 @@ import Testing
                 alarms: on (2 of 2 enabled)
                 next ring: Sun 2026-11-22 09:00, alarm #1 work (in 23h 0m)
                 NFC reader: none configured (alarms are dismissed by math)
-                sound: log only, no audio output yet; idle
+                sound: idle; devices: \(daemon.captureDevice), default
                 """)
         #expect(lines.last?.hasPrefix("daemon: ") == true)
         #expect(lines.last?.hasSuffix(" MB its own, the rest shared code)") == true)

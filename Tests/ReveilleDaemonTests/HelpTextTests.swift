@@ -39,13 +39,44 @@ import Testing
                   resume                  Turn alarms back on.
                   history                 List past rings: when, snoozes, how and when they were stopped.
                   stats                   How the mornings went: snoozes, time to get up, missed alarms.
+                  sound                   Try the alarm sound and list audio devices.
                 """))
+    }
+
+    @Test func soundTestHelp() {
+        #expect(
+            SoundCommand.Test.helpMessage(columns: 80) == """
+                OVERVIEW: Play a sound through the daemon, as an alarm would.
+
+                Plays FILE (default: the configured sound, else the built-in tone) on the
+                configured devices in order, then 'default', and says which one took it. An
+                unreadable file plays the built-in tone instead, and says why. Refused while an
+                alarm rings.
+
+                USAGE: test [<file>] [--device <device>] [--seconds <seconds>] [--volume <volume>] [--root <dir>] [--json]
+
+                ARGUMENTS:
+                  <file>                  A WAV, FLAC, Ogg or MP3 file.
+
+                OPTIONS:
+                  --device <device>       Only this ALSA device, like plughw:CARD=Device.
+                  --seconds <seconds>     How long to play, 1-300. (default: 5)
+                  --volume <volume>       0-100 (default: the configured alarm volume).
+                  --root <dir>            The daemon's root folder (default: $REVEILLE_ROOT,
+                                          else /).
+                  --json                  Print the daemon's answer as JSON, for scripts.
+                  -h, --help              Show help information.
+
+                """)
     }
 
     @Test func reveilledHelpIsTrueToItsOptions() throws {
         let outcome = try runProcess(Binaries.daemon, ["--help"])
         #expect(outcome.status == 0)
-        for option in ["--root <dir>", "--time-zone <zone>", "--admin-group", "--socket-group", "--log-level <level>"] {
+        for option in [
+            "--root <dir>", "--time-zone <zone>", "--admin-group", "--socket-group", "--log-level <level>",
+            "/etc/reveille/reveille.toml",
+        ] {
             #expect(outcome.stdout.contains(option))
         }
         #expect(!outcome.stdout.contains("clock-offset-file"))

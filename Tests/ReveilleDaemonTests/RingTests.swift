@@ -179,7 +179,7 @@ import Testing
         #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
         let session = try #require(try daemon.session())
         #expect(session.label == "first" && session.snoozeCount == 1)
-        #expect(daemon.logText().components(separatedBy: "sound: start").count - 1 == 2)
+        #expect(daemon.waitFor(2) { daemon.logText().components(separatedBy: "sound: first frame").count - 1 == 2 })
         #expect(daemon.logText().contains("alarm #2 second is due while #1 first is snoozed; it rings as that session"))
         // The second one-shot has had its ring: it is off.
         #expect(try daemon.cli("alarm", "list").stdout.contains("2   second  "))

@@ -14,6 +14,10 @@ final class DaemonHarness {
     let arguments: [String]
     let output: URL
     var paths: Paths { Paths(root: root.path) }
+    /// Where the daemon's sound goes: ALSA's file plugin writes it here as WAV.
+    var soundCapture: String { root.appendingPathComponent("sound.wav").path }
+    /// The ALSA device that captures into `soundCapture`.
+    var captureDevice: String { "file:'\(soundCapture)',wav" }
 
     /// Starts the daemon and waits until its socket answers.
     /// - Parameters:
@@ -21,9 +25,10 @@ final class DaemonHarness {
     ///   - zoneLink: instead of `--time-zone`, a zone name for a `ROOT/etc/localtime` link, which the
     ///     daemon then follows as the system's zone.
     ///   - systemClock: run on the system clock, with no test clock at all (whose file the daemon polls).
+    ///   - settings: reveille.toml; by default the sound goes to `soundCapture`.
     init(
         zone: String = "Europe/Berlin", zoneLink: String? = nil, now: Int? = nil, systemClock: Bool = false,
-        arguments: [String] = []
+        arguments: [String] = [], settings: String? = nil
     ) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "reveille-e2e-\(UUID().uuidString.prefix(8))")
@@ -38,6 +43,11 @@ final class DaemonHarness {
                 atPath: root.appendingPathComponent("etc/localtime").path,
                 withDestinationPath: "/usr/share/zoneinfo/" + zoneLink)
         }
+        let configFolder = root.appendingPathComponent("etc/reveille")
+        try FileManager.default.createDirectory(at: configFolder, withIntermediateDirectories: true)
+        let capture = root.appendingPathComponent("sound.wav").path
+        try (settings ?? "[audio]\ndevices = [\"file:'\(capture)',wav\"]\n").write(
+            to: configFolder.appendingPathComponent("reveille.toml"), atomically: true, encoding: .utf8)
         self.zone = zoneLink == nil ? zone : nil
         self.systemClock = systemClock
         self.arguments = arguments
@@ -148,6 +158,11 @@ final class DaemonHarness {
     /// Whatever the daemon printed so far.
     func logText() -> String {
         (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    }
+
+    /// The size of the sound captured so far, in bytes (0: none yet).
+    func capturedBytes() -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: soundCapture))?[.size] as? Int) ?? 0
     }
 
     private func waitUntilServing() throws {

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@testable import ReveilleConfig
+
+@Suite struct SettingsTests {
+    private func parse(_ text: String) throws(ConfigError) -> Settings {
+        try Settings.parse(TOMLDocument(path: "reveille.toml", text: text))
+    }
+
+    private func error(_ text: String) -> String {
+        do {
+            _ = try parse(text)
+            return "no error"
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func anEmptyFileIsTheDefaults() throws {
+        #expect(try parse("") == Settings())
+        let defaults = Settings()
+        #expect(defaults.missedGraceMinutes == 15)
+        #expect(defaults.maxRingMinutes == 30)
+        #expect(defaults.audio.devices.isEmpty)
+        #expect(defaults.audio.volume == 80)
+        #expect(defaults.audio.fadeInSeconds == 30)
+    }
+
+    @Test func aMissingFileIsTheDefaults() throws {
+        #expect(try Settings.load(path: "/nonexistent/reveille.toml") == Settings())
+    }
+
+    @Test func everySettingIsRead() throws {
+        let settings = try parse(
+            """
+            # Reveille settings
+            time_zone = "Europe/Berlin"
+            missed_grace_minutes = 5
+            max_ring_minutes = 0
+            admin_group = "wheel"
+            socket_group = "users"
+
+            [audio]
+            devices = ["plughw:CARD=Device,DEV=0", "file:'/tmp/x.wav',wav"]
+            sound = "/usr/share/sounds/alarm.flac"
+            volume = 65
+            fade_in_seconds = 10
+            retry_seconds = 3
+            mixer_control = "PCM"
+            mixer_card = "hw:1"
+            mixer_level = 90
+            """)
+        #expect(settings.timeZone == "Europe/Berlin")
+        #expect(settings.missedGraceMinutes == 5)
+        #expect(settings.maxRingMinutes == 0)
+        #expect(settings.adminGroup == "wheel")
+        #expect(settings.socketGroup == "users")
+        #expect(settings.audio.devices == ["plughw:CARD=Device,DEV=0", "file:'/tmp/x.wav',wav"])
+        #expect(settings.audio.sound == "/usr/share/sounds/alarm.flac")
+        #expect(settings.audio.volume == 65)
+        #expect(settings.audio.fadeInSeconds == 10)
+        #expect(settings.audio.retrySeconds == 3)
+        #expect(settings.audio.mixerControl == "PCM")
+        #expect(settings.audio.mixerCard == "hw:1")
+        #expect(settings.audio.mixerLevel == 90)
+    }
+
+    @Test func errorsNameTheFileTheLineAndTheFix() {
+        #expect(
+            error("\n[audio]\nvolume = 150\n")
+                == "reveille.toml:3: [audio] volume: 150 is out of range; use 0-100")
+        #expect(
+            error("[audio]\ndevices = \"default\"\n")
+                == "reveille.toml:2: [audio] devices: must be a list of strings, like [\"plughw:CARD=Device\", \"default\"]"
+        )
+        #expect(
+            error("[audio]\nvolum = 50\n")
+                == "reveille.toml:2: [audio] volum: unknown setting; known here: devices, sound, volume, fade_in_seconds, retry_seconds, mixer_control, mixer_card, mixer_level"
+        )
+        #expect(
+            error("time_zone = \"Mars/Olympus\"")
+                == "reveille.toml:1: time_zone: \"Mars/Olympus\" is not an IANA zone; try \"Europe/Berlin\"")
+        #expect(error("max_ring_minutes = \"ten\"") == "reveille.toml:1: max_ring_minutes: must be a whole number")
+        #expect(
+            error("[audio]\nsound = \"alarm.wav\"")
+                == "reveille.toml:2: [audio] sound: \"alarm.wav\": give the file's absolute path")
+        #expect(error("audio = 3") == "reveille.toml:1: audio: must be a section: [audio]")
+        #expect(
+            error("[audio]\ndevices = [\"\"]").hasPrefix("reveille.toml:2: [audio] devices: \"\" is not a device name"))
+    }
+
+    @Test func syntaxErrorsNameTheirLine() {
+        let message = error("time_zone = \"Europe/Berlin\"\nmax_ring_minutes = = 3\n")
+        #expect(message.hasPrefix("reveille.toml:2: "), "\(message)")
+    }
+
+    @Test func anUnreadableFileSaysSo() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-binary.toml").path
+        try Data([0xFF, 0xFE, 0x00, 0x80]).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ConfigError.self) { try Settings.load(path: path) }
+    }
+}

@@ -1,0 +1,108 @@
+import CSndFile
+import Foundation
+import ReveilleProtocol
+import Testing
+
+/// The ring sessions' sound end to end: the real daemon playing through real alsa-lib into ALSA's
+/// file plugin (see `DaemonHarness.soundCapture`), driven by the real CLI.
+@Suite struct SoundTests {
+    @Test func anAlarmSoundsFromTheFireUntilTheDismissal() throws {
+        let daemon = try DaemonHarness()
+        #expect(try daemon.cli("alarm", "add", "--in", "2s", "--label", "nap", "--fade-in", "0").status == 0)
+        #expect(daemon.capturedBytes() == 0)
+        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        let rangAt = Date()
+        #expect(daemon.waitFor(2) { daemon.capturedBytes() > 44 })
+        let status = try daemon.cli("status").stdout
+        #expect(status.contains("sound: ringing: the built-in tone on \(daemon.captureDevice)\n"), "\(status)")
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(try daemon.dismissByMath().status == 0)
+        let dismissedAt = Date()
+        #expect(daemon.waitFor(1) { daemon.logText().contains("sound: stopped on") })
+        let size = daemon.capturedBytes()
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(daemon.capturedBytes() == size, "sound went on after the dismissal")
+        let seconds = Double(size - 44) / 96_000  // 48 kHz, mono, 16-bit, after the WAV header
+        let rang = dismissedAt.timeIntervalSince(rangAt)
+        #expect(seconds > rang - 0.3 && seconds < rang + 0.6, "captured \(seconds) s for a ring of \(rang) s")
+        #expect(try daemon.cli("status").stdout.contains("sound: idle; devices: \(daemon.captureDevice), default\n"))
+        #expect(daemon.logText().contains("sound: first frame on \(daemon.captureDevice)"))
+    }
+
+    @Test func soundTestPlaysAndSaysWhere() throws {
+        let daemon = try DaemonHarness()
+        let test = try daemon.cli("sound", "test", "--seconds", "1")
+        #expect(test.status == 0)
+        #expect(test.stdout == "Playing the built-in tone on \(daemon.captureDevice) for 1 s.\n")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("sound: the built-in tone finished") })
+        #expect(daemon.capturedBytes() == 44 + 96_000)
+    }
+
+    @Test func soundTestWithAnUnreadableFilePlaysTheToneAndSaysWhy() throws {
+        let daemon = try DaemonHarness()
+        let broken = daemon.root.appendingPathComponent("broken.flac").path
+        try Data("not audio".utf8).write(to: URL(fileURLWithPath: broken))
+        let test = try daemon.cli("sound", "test", broken, "--seconds", "1")
+        #expect(test.status == 0)
+        #expect(test.stdout.hasPrefix("note: cannot read \(broken): "))
+        #expect(test.stdout.hasSuffix("\nPlaying the built-in tone on \(daemon.captureDevice) for 1 s.\n"))
+    }
+
+    @Test func soundTestOnAMissingDeviceFailsWithTheReason() throws {
+        let daemon = try DaemonHarness()
+        let test = try daemon.cli("sound", "test", "--device", "reveille_no_such_device", "--seconds", "1")
+        #expect(test.status == 1)
+        #expect(
+            test.stderr
+                == "reveille: no device could play it: cannot open reveille_no_such_device: No such file or directory (snd_pcm_open); list devices with: reveille sound devices\n"
+        )
+        #expect(try daemon.answersStatus())
+    }
+
+    @Test func badSoundTestsAreRefusedWithTheFix() throws {
+        let daemon = try DaemonHarness()
+        let zero = try daemon.cli("sound", "test", "--seconds", "0")
+        #expect(zero.status == 1)
+        #expect(zero.stderr == "reveille: --seconds 0: must be 1-300\n")
+        let loud = try daemon.cli("sound", "test", "--volume", "101")
+        #expect(loud.stderr == "reveille: --volume 101: must be 0-100\n")
+        let relative = try daemon.request(.soundTest(file: "alarm.wav", device: nil, seconds: 1, volume: nil))
+        #expect(relative.error?.code == .invalid)
+        #expect(daemon.capturedBytes() == 0)
+
+        #expect(try daemon.cli("alarm", "add", "--in", "1s", "--label", "nap").status == 0)
+        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        let busy = try daemon.cli("sound", "test")
+        #expect(busy.status == 1)
+        #expect(busy.stderr == "reveille: alarm \"nap\" is ringing; test the sound after dismissing it\n")
+    }
+
+    @Test func soundDevicesListsALSAsPCMs() throws {
+        let daemon = try DaemonHarness()
+        let devices = try daemon.cli("sound", "devices")
+        #expect(devices.status == 0)
+        #expect(devices.stdout.hasPrefix("DEVICE  DESCRIPTION\n"))
+        #expect(devices.stdout.contains("\nnull    Discard all samples"))
+        #expect(try daemon.cli("sound", "devices", "--json").stdout.contains(#""name" : "null""#))
+    }
+
+    @Test func theConfiguredVolumeAndFadeInAreTheDefaultsOfNewAlarms() throws {
+        let daemon = try DaemonHarness(settings: "[audio]\nvolume = 55\nfade_in_seconds = 12\n")
+        #expect(try daemon.cli("alarm", "add", "7:00", "--days", "daily").status == 0)
+        let alarm = try #require(try daemon.request(.alarmList).alarms?.first)
+        #expect(alarm.volume == 55 && alarm.fadeInSeconds == 12)
+    }
+
+    @Test func aBrokenSettingsFileStopsTheStartWithItsLine() throws {
+        do {
+            _ = try DaemonHarness(settings: "[audio]\nvolume = 150\n")
+            Issue.record("the daemon started with a volume of 150")
+        } catch let error as HarnessError {
+            #expect(
+                error.description.contains(
+                    "/etc/reveille/reveille.toml:2: [audio] volume: 150 is out of range; use 0-100; fix the file, or move it away to run with the defaults"
+                ),
+                "\(error)")
+        }
+    }
+}
