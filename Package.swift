@@ -68,17 +68,21 @@ let package = Package(
         ),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"]),
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleCore"]),
+        // Sound files for the tests: written and read back with libsndfile, analysed.
+        .target(name: "ReveilleTestSupport", dependencies: ["CSndFile"], path: "Tests/ReveilleTestSupport"),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(name: "ReveilleStoreTests", dependencies: ["ReveilleStore"]),
         .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig"]),
         .testTarget(
             name: "ReveilleAudioTests",
-            dependencies: ["ReveilleAudio", "CSndFile", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "ReveilleAudio", "ReveilleTestSupport", "CSndFile", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "ReveilleDaemonTests",
-            dependencies: ["ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "CSndFile"]
+            dependencies: ["ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "ReveilleTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

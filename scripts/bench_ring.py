@@ -4,11 +4,17 @@
 fire: one-shot alarms 10 s apart, each dismissed by math as soon as it rings; the daemon logs how
       late each ring started after its due instant. In the same run, Debian's cron runs a job every
       minute that writes the time it started, which is compared with the minute it was due.
+      The same run gives the sound figures (issue 4) from the daemon's log: ring start to the first
+      frame written to ALSA, and dismissal (stop requested) to the PCM dropped.
+ringing: CPU of the daemon while it rings a 48 kHz stereo WAV file for a while.
 idle: a daemon holding alarms none of which is due soon, following the system's time zone; CPU
       time (per-thread schedstat, ns), context switches (each a wake-up of a thread) and RSS over
       a few minutes, scaled to an hour.
+
+Sound goes through real alsa-lib into ALSA's file plugin (there is no sound card here); the
+daemon paces its writes to the wall clock, as a real device would.
 """
-import json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
+import json, math, os, re, shutil, signal, socket, statistics, struct, subprocess, sys, tempfile, time, wave
 
 BIN = os.path.join(os.path.dirname(__file__), "..", ".build", "release")
 
@@ -38,6 +44,9 @@ def eval_product(term):
 
 
 def start_daemon(root, *extra):
+    os.makedirs(os.path.join(root, "etc/reveille"), exist_ok=True)
+    with open(os.path.join(root, "etc/reveille/reveille.toml"), "w") as f:
+        f.write(f"[audio]\ndevices = [\"file:'{root}/sound.wav',wav\"]\n")
     log = open(os.path.join(root, "reveilled.out"), "w")
     proc = subprocess.Popen([os.path.join(BIN, "reveilled"), "--root", root, *extra], stdout=log, stderr=log)
     sock = os.path.join(root, "run/reveille/control.sock")
@@ -101,6 +110,8 @@ def fire(count):
             t = float(line)
             if base - 60 <= t <= end:
                 cron.append((t - (t // 60) * 60) * 1000)
+    first = [float(m) for m in re.findall(r"sound: first frame on .*?, ([0-9.]+) ms after the start", text)]
+    stop = [float(m) for m in re.findall(r"sound: stopped on .*?, ([0-9.]+) ms after the request", text)]
     shutil.rmtree(root)
     print(f"   reveilled: {len(late)} fires, late by p50 {percentile(late, 50):.2f} ms, "
           f"p99 {percentile(late, 99):.2f} ms, max {max(late):.2f} ms")
@@ -109,6 +120,46 @@ def fire(count):
               f"p99 {percentile(cron, 99):.1f} ms, max {max(cron):.1f} ms")
     else:
         print("   cron:      no fires recorded (is cron installed?)")
+    print(f"   sound, ring start to first frame written: {len(first)} rings, p50 {percentile(first, 50):.2f} ms, "
+          f"p99 {percentile(first, 99):.2f} ms, max {max(first):.2f} ms")
+    print(f"   sound, dismissal to PCM dropped: {len(stop)} stops, p50 {percentile(stop, 50):.2f} ms, "
+          f"p99 {percentile(stop, 99):.2f} ms, max {max(stop):.2f} ms")
+
+
+def process_cpu_ns(pid):
+    return sum(threads(pid)[t][0] for t in threads(pid))
+
+
+def ringing(seconds):
+    root = tempfile.mkdtemp(prefix="reveille-ringing.")
+    sound = os.path.join(root, "stereo-48k.wav")
+    with wave.open(sound, "wb") as w:  # 10 s of a 440 Hz sine, 48 kHz, stereo, 16-bit
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(48000)
+        w.writeframes(b"".join(struct.pack("<hh", v, v) for v in
+                               (int(12000 * math.sin(2 * math.pi * 440 * i / 48000)) for i in range(480000))))
+    proc, sock = start_daemon(root, "--time-zone", "UTC")
+    try:
+        spec = {"inSeconds": 1, "sound": sound, "fadeInSeconds": 5}
+        assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
+        for _ in range(100):
+            if request(sock, {"status": {}})["status"].get("session"):
+                break
+            time.sleep(0.05)
+        time.sleep(1)
+        before, started = process_cpu_ns(proc.pid), time.monotonic()
+        time.sleep(seconds)
+        cpu, wall = process_cpu_ns(proc.pid) - before, time.monotonic() - started
+        line = request(sock, {"status": {}})["status"]["sound"]
+        problem = request(sock, {"problem": {}})["problem"]
+        assert request(sock, {"answer": {"value": solve(problem)}})["correct"]
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait()
+        shutil.rmtree(root)
+    print(f"   {line}")
+    print(f"   over {wall:.1f} s of ringing: CPU {cpu / 1e6:.1f} ms, i.e. {100 * cpu / 1e9 / wall:.2f} % of one core")
 
 
 def threads(pid):
@@ -165,6 +216,9 @@ if __name__ == "__main__":
     if what in ("fire", "all"):
         print("== fire accuracy: scheduled instant to ring start")
         fire(int(os.environ.get("FIRES", "50")))
+    if what in ("ringing", "all"):
+        print("== CPU while ringing a 48 kHz stereo file")
+        ringing(int(os.environ.get("RINGING_SECONDS", "30")))
     if what in ("idle", "all"):
         print("== idle daemon")
         idle(int(os.environ.get("IDLE_SECONDS", "300")))

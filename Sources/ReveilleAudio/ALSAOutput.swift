@@ -89,6 +89,16 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     public func availableDevices() -> [AudioDevice] { DeviceList.playbackDevices() }
 
+    /// Opens the file with libsndfile, as a ring would.
+    public func problem(withSound path: String) -> String? {
+        do {
+            _ = try SoundFile(path: path)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     private func post(_ request: AudioRequest) -> UInt64 {
         condition.lock()
         defer { condition.unlock() }

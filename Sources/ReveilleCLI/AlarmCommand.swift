@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ReveilleCore
 import ReveilleProtocol
 
@@ -117,7 +118,11 @@ struct AlarmFields: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Ring once, this long from now: 20m, 90s, 1h30m.", valueName: "duration"))
     var `in`: String?
     @Option(name: .long, help: "A name to know it by.") var label: String?
-    @Option(name: .long, help: ArgumentHelp("A sound file; \"\" for the built-in tone.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A WAV, FLAC, Ogg or MP3 file; \"\" for the configured sound (else the built-in tone).",
+            valueName: "file"))
     var sound: String?
     @Option(name: .long, help: "Volume, 0-100 (default 80).") var volume: Int?
     @Option(
@@ -144,7 +149,9 @@ struct AlarmFields: ParsableArguments {
             if let date, !["today", "tomorrow"].contains(date.lowercased()) { _ = try CivilDate.parse(date) }
             spec.inSeconds = try `in`.map { text throws(InputError) in try DurationText.parse(text) }
             spec.label = label
-            spec.sound = sound
+            spec.sound = sound.map {
+                $0.isEmpty || $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
+            }
             spec.volume = volume
             spec.fadeInSeconds = fadeIn
             spec.challenge = challenge

@@ -73,6 +73,8 @@ public protocol AudioOutput: Sendable {
     var statusLine: String { get }
     /// The devices sound can go to.
     func availableDevices() -> [AudioDevice]
+    /// Why the sound file at `path` cannot be played, or nil when it can.
+    func problem(withSound path: String) -> String?
 }
 
 /// How the NFC reader is (SPEC §5).

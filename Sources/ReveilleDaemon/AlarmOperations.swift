@@ -97,7 +97,19 @@ extension Controller {
         }
         if let label = spec.label { alarm.label = label }
         if let enabled = spec.enabled { alarm.enabled = enabled }
-        if let sound = spec.sound { alarm.sound = sound.isEmpty ? nil : sound }
+        if let sound = spec.sound {
+            if !sound.isEmpty {
+                guard sound.hasPrefix("/") else {
+                    throw InputError("--sound \"\(sound)\": give the file's absolute path")
+                }
+                if let problem = ring.audio.problem(withSound: sound) {
+                    throw InputError(
+                        "--sound: cannot play \(problem); the daemon reads it as its own user, so check the file's permissions"
+                    )
+                }
+            }
+            alarm.sound = sound.isEmpty ? nil : sound
+        }
         if let volume = spec.volume { alarm.volume = volume }
         if let fadeIn = spec.fadeInSeconds { alarm.fadeInSeconds = fadeIn }
         if let challenge = spec.challenge { alarm.challenge = challenge }

@@ -1,6 +1,7 @@
 import CSndFile
 import Foundation
 import ReveilleCore
+import ReveilleTestSupport
 import Testing
 
 @testable import ReveilleAudio

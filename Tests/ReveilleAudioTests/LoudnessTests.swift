@@ -1,3 +1,4 @@
+import ReveilleTestSupport
 import Testing
 
 @testable import ReveilleAudio

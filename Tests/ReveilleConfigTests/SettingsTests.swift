@@ -102,3 +102,30 @@ import Testing
         #expect(throws: ConfigError.self) { try Settings.load(path: path) }
     }
 }
+
+/// The commented example that `make install` puts in /etc/reveille.
+@Suite struct ExampleSettingsTests {
+    static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config/reveille.toml").path
+
+    @Test func theExampleAsShippedIsTheDefaults() throws {
+        #expect(try Settings.load(path: Self.example) == Settings())
+    }
+
+    @Test func everyCommentedSettingInTheExampleIsValid() throws {
+        let text = try String(contentsOfFile: Self.example, encoding: .utf8)
+        let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix("#") && line.dropFirst().first?.isLetter == true ? String(line.dropFirst()) : String(line)
+        }.joined(separator: "\n")
+        let settings = try Settings.parse(TOMLDocument(path: "example", text: uncommented))
+        #expect(settings.timeZone == "Europe/Berlin")
+        #expect(settings.audio.devices == ["plughw:CARD=Device,DEV=0"])
+        #expect(settings.audio.mixerControl == "PCM")
+        var expected = settings
+        expected.timeZone = nil
+        expected.audio.devices = []
+        expected.audio.sound = nil
+        expected.audio.mixerControl = nil
+        #expect(expected == Settings(), "the example's values are the defaults")
+    }
+}

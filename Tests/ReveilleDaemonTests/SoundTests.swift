@@ -1,6 +1,8 @@
 import CSndFile
 import Foundation
+import ReveilleCore
 import ReveilleProtocol
+import ReveilleTestSupport
 import Testing
 
 /// The ring sessions' sound end to end: the real daemon playing through real alsa-lib into ALSA's
@@ -27,6 +29,42 @@ import Testing
         #expect(seconds > rang - 0.3 && seconds < rang + 0.6, "captured \(seconds) s for a ring of \(rang) s")
         #expect(try daemon.cli("status").stdout.contains("sound: idle; devices: \(daemon.captureDevice), default\n"))
         #expect(daemon.logText().contains("sound: first frame on \(daemon.captureDevice)"))
+    }
+
+    @Test func anAlarmWithItsOwnFileRingsThatFile() throws {
+        let daemon = try DaemonHarness()
+        let sound = daemon.root.appendingPathComponent("birds.flac").path
+        try Recording.sine(440, seconds: 0.5, sampleRate: 44_100, channels: 2).write(
+            to: sound, format: Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16))
+        let add = try daemon.cli("alarm", "add", "--in", "1s", "--sound", sound, "--fade-in", "0", "--volume", "100")
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(daemon.waitFor(3) { daemon.capturedBytes() > 44 + 4 * 44_100 * 1 })  // over a second: looped
+        #expect(try daemon.dismissByMath().status == 0)
+        #expect(daemon.waitFor(2) { daemon.logText().contains("sound: stopped on") })
+        Thread.sleep(forTimeInterval: 0.1)  // the file plugin completes the WAV header at close
+        let capture = try Recording(contentsOf: daemon.soundCapture)
+        #expect(capture.sampleRate == 44_100 && capture.channels == 2)
+        #expect(capture.seconds > 1)
+        #expect(capture.dominant(among: [220, 440, 880], from: 0.6, to: 0.9) == 440)
+    }
+
+    @Test func anAlarmSoundThatCannotBePlayedIsRefusedWhenAdded() throws {
+        let daemon = try DaemonHarness()
+        let missing = daemon.root.appendingPathComponent("nowhere.ogg").path
+        let add = try daemon.cli("alarm", "add", "7:00", "--sound", missing)
+        #expect(add.status == 1)
+        #expect(
+            add.stderr
+                == "reveille: --sound: cannot play \(missing): System error : No such file or directory. (sf_open); the daemon reads it as its own user, so check the file's permissions\n"
+        )
+        let relative = try daemon.request(
+            .alarmAdd(
+                spec: {
+                    var spec = AlarmSpec(); spec.time = LocalTime(secondsOfDay: 3600); spec.sound = "a.wav"; return spec
+                }()))
+        #expect(relative.error?.message == "--sound \"a.wav\": give the file's absolute path")
+        #expect(try daemon.request(.alarmList).alarms?.isEmpty == true)
     }
 
     @Test func soundTestPlaysAndSaysWhere() throws {
