@@ -20,6 +20,7 @@ let package = Package(
         // alsa-lib and libsndfile, as Debian ships them.
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
         // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
         .target(name: "ReveilleCore"),
         // Wire format shared by the CLI and the daemon.
@@ -42,12 +43,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The NFC reader through libnfc, on a thread of its own.
+        .target(
+            name: "ReveilleNFC",
+            dependencies: ["ReveilleCore", "CNFC", .product(name: "Logging", package: "swift-log")]
+        ),
         // Services wiring core + store + control socket.
         .target(
             name: "ReveilleDaemon",
             dependencies: [
                 "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig", "ReveilleAudio",
-                "CReveilleShims", .product(name: "Logging", package: "swift-log"),
+                "ReveilleNFC", "CReveilleShims", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The `reveille` command tree, as a library so tests can check its help text.
@@ -69,7 +75,10 @@ let package = Package(
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"]),
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleCore"]),
         // Sound files for the tests: written and read back with libsndfile, analysed.
-        .target(name: "ReveilleTestSupport", dependencies: ["CSndFile"], path: "Tests/ReveilleTestSupport"),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+        .target(
+            name: "ReveilleTestSupport", dependencies: ["CSndFile", "CTestSupport"], path: "Tests/ReveilleTestSupport"),
+        .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(name: "ReveilleStoreTests", dependencies: ["ReveilleStore"]),

@@ -4,10 +4,10 @@
 set -euo pipefail
 
 what=${1:-run}
-packages=(pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev)
+packages=(pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev)
 case "$what" in
     run) ;;
-    test) packages+=(util-linux) ;;  # setpriv: the tests run the CLI as another user
+    test) packages+=(util-linux libnfc-examples) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool
     bench) packages+=(hyperfine cron python3) ;;  # cron: the fire-accuracy comparison
     *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
 esac

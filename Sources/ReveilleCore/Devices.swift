@@ -103,10 +103,13 @@ public enum ReaderHealth: Sendable, Hashable, CustomStringConvertible {
 /// The NFC reader, as the ring session sees it. Tag events reach the daemon through its controller.
 public protocol TagReader: Sendable {
     var health: ReaderHealth { get }
+    /// Polls for tags while any `reason` is active (a ring, a registration), idles otherwise.
+    func setPolling(_ reason: String, _ active: Bool)
 }
 
 /// No reader configured.
 public struct NoTagReader: TagReader {
     public init() {}
     public var health: ReaderHealth { .notConfigured }
+    public func setPolling(_ reason: String, _ active: Bool) {}
 }

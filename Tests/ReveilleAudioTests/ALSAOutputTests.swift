@@ -165,6 +165,27 @@ import Testing
         #expect(try Recording(contentsOf: scratch.file("speaker.wav")).frames > 0)
     }
 
+    @Test func aDeviceFailingMidRingHandsOverToTheNext() throws {
+        // The file plugin writing into /dev/full takes the first frames, then fails with EIO when
+        // it flushes them: a speaker unplugged while ringing.
+        let failing = "file:'/dev/full',raw"
+        let output = output(devices: [failing, scratch.captureDevice("next.wav")])
+        let report = output.playAndReport(AudioRequest(sound: nil, volume: 80, fadeInSeconds: 0))
+        #expect(report.device == failing)
+        #expect(
+            waitFor(3) { output.statusLine == "ringing: the built-in tone on \(scratch.captureDevice("next.wav"))" })
+        #expect(
+            log.contains(
+                "sound: \(failing): Input/output error (snd_pcm_writei) while playing; trying \(scratch.captureDevice("next.wav"))"
+            ))
+        Thread.sleep(forTimeInterval: 0.5)
+        output.stop()
+        #expect(waitIdle(output))
+        let capture = try Recording(contentsOf: scratch.file("next.wav"))
+        #expect(capture.seconds > 0.4)
+        #expect(capture.dominant(among: [440, 880], from: 0, to: capture.seconds) == 880)
+    }
+
     @Test func stopIsPromptAndDropsTheRest() throws {
         let output = output(devices: [scratch.captureDevice("stop.wav")])
         let started = Date()

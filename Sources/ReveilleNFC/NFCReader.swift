@@ -1,0 +1,162 @@
+import Foundation
+import Logging
+import ReveilleCore
+import Synchronization
+
+/// The reader service: a thread of its own that opens the device, polls for tags while someone
+/// needs them (a ringing alarm, a registration, `tag test`) and sleeps otherwise, publishes each
+/// tag once (debounced), and reopens a device that fails or disappears, with backoff.
+///
+/// Idle, it touches the device only to check its health every `idleCheckSeconds`, so that the
+/// daemon's idle figure holds; the chip's RF field is off meanwhile (nfc_idle).
+public final class NFCReader: TagReader, @unchecked Sendable {
+    /// What to open: a libnfc connstring, or nil for libnfc's autodetection.
+    public let connstring: String?
+    let pollInterval: Double
+    let idleCheckSeconds: Double
+    private let logger: Logger
+    /// Guards `reasons`, `stopping` and the thread's sleep.
+    private let condition = NSCondition()
+    private var reasons: [String: Int] = [:]
+    private var stopping = false
+    private let healthState: Mutex<ReaderHealth>
+    private let handlers = Mutex<Handlers>(Handlers())
+
+    private struct Handlers {
+        var onTag: (@Sendable ([UInt8]) -> Void)?
+        var onHealth: (@Sendable (ReaderHealth) -> Void)?
+    }
+
+    public init(connstring: String?, pollInterval: Double = 0.05, idleCheckSeconds: Double = 600, logger: Logger) {
+        self.connstring = connstring
+        self.pollInterval = pollInterval
+        self.idleCheckSeconds = idleCheckSeconds
+        self.logger = logger
+        self.healthState = Mutex(.absent("not opened yet"))
+    }
+
+    /// Starts the thread: `onTag` gets each tag placed on the reader (on the reader's thread),
+    /// `onHealth` each change of health.
+    public func start(
+        onTag: @escaping @Sendable ([UInt8]) -> Void, onHealth: @escaping @Sendable (ReaderHealth) -> Void
+    ) {
+        handlers.withLock {
+            $0.onTag = onTag
+            $0.onHealth = onHealth
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = "nfc"
+        thread.start()
+    }
+
+    public func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    public var health: ReaderHealth { healthState.withLock { $0 } }
+
+    /// Polls fast while any reason is active (several may overlap: a ring and a `tag test`).
+    public func setPolling(_ reason: String, _ active: Bool) {
+        condition.lock()
+        reasons[reason, default: 0] += active ? 1 : -1
+        if reasons[reason, default: 0] <= 0 { reasons[reason] = nil }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private var label: String { connstring ?? "auto" }
+
+    private func setHealth(_ health: ReaderHealth) {
+        let changed = healthState.withLock { current -> Bool in
+            defer { current = health }
+            return current != health
+        }
+        guard changed else { return }
+        switch health {
+        case .ok: logger.notice("NFC reader: \(health)")
+        default: logger.warning("NFC reader: \(health)")
+        }
+        handlers.withLock { $0.onHealth }?(health)
+    }
+
+    /// Sleeps up to `seconds`, or until polling is wanted (when `untilActive`) or stopping.
+    /// Returns whether polling is wanted.
+    private func sleep(_ seconds: Double, untilActive: Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !stopping, !(untilActive && !reasons.isEmpty), condition.wait(until: deadline) {}
+        return !reasons.isEmpty
+    }
+
+    private var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopping
+    }
+
+    private var wanted: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !reasons.isEmpty
+    }
+
+    private func run() {
+        var device: NFCDevice?
+        var backoff = Backoff()
+        var debouncer = TagDebouncer()
+        var polling = false
+        while !isStopping {
+            if device == nil {
+                do {
+                    device = try NFCDevice(connstring: connstring)
+                    backoff.reset()
+                    debouncer.reset()
+                    setHealth(.ok(device!.name))
+                } catch {
+                    setHealth(error.absent ? .absent(error.message + " (\(label))") : .failing("\(error)"))
+                    let delay = backoff.next()
+                    if wanted { logger.info("NFC reader: trying again in \(Int(delay)) s") }
+                    // Idle, a missing reader is looked for at the idle check's pace.
+                    _ = sleep(wanted ? delay : idleCheckSeconds, untilActive: !wanted)
+                    continue
+                }
+            }
+            guard let open = device else { continue }
+            if !wanted {
+                if polling {
+                    open.idle()
+                    polling = false
+                    debouncer.reset()
+                }
+                if sleep(idleCheckSeconds, untilActive: true) { continue }
+                // The idle health check: one poll, RF on only for it.
+                do {
+                    _ = try open.poll()
+                    open.idle()
+                } catch {
+                    logger.warning("NFC reader: \(error); reopening")
+                    device = nil
+                }
+                continue
+            }
+            polling = true
+            do {
+                let uid = try open.poll()
+                if let tag = debouncer.seen(uid) {
+                    logger.info("NFC reader: tag \(UID.hex(tag)) placed")
+                    handlers.withLock { $0.onTag }?(tag)
+                }
+                _ = sleep(pollInterval, untilActive: false)
+            } catch {
+                logger.warning("NFC reader: \(error); reopening")
+                device = nil
+                polling = false
+                setHealth(.failing("\(error)"))
+            }
+        }
+    }
+}
