@@ -11,6 +11,18 @@ public struct Settings: Sendable, Equatable {
     public var adminGroup = "reveille-admin"
     public var socketGroup = "reveille"
     public var audio = Audio()
+    public var nfc = NFC()
+
+    /// The `[nfc]` section.
+    public struct NFC: Sendable, Equatable {
+        /// A libnfc connstring (`pn532_uart:/dev/ttyS0`, `pn532_i2c:/dev/i2c-1`, `acr122_usb`) or
+        /// `auto` for libnfc's detection; nil: no reader, alarms are dismissed by math.
+        public var device: String?
+        /// Minutes between health checks of an idle reader.
+        public var idleCheckMinutes = 10
+
+        public init() {}
+    }
 
     /// The `[audio]` section.
     public struct Audio: Sendable, Equatable {
@@ -44,8 +56,9 @@ public struct Settings: Sendable, Equatable {
     }
 
     static let topKeys = [
-        "time_zone", "missed_grace_minutes", "max_ring_minutes", "admin_group", "socket_group", "audio",
+        "time_zone", "missed_grace_minutes", "max_ring_minutes", "admin_group", "socket_group", "audio", "nfc",
     ]
+    static let nfcKeys = ["device", "idle_check_minutes"]
     static let audioKeys = [
         "devices", "sound", "volume", "fade_in_seconds", "retry_seconds", "mixer_control", "mixer_card", "mixer_level",
     ]
@@ -68,6 +81,20 @@ public struct Settings: Sendable, Equatable {
         settings.socketGroup = try document.string(root, "socket_group", in: nil) ?? settings.socketGroup
         if let audio = try document.table("audio") {
             settings.audio = try parseAudio(audio, document)
+        }
+        if let nfc = try document.table("nfc") {
+            try document.checkKeys(nfc, in: "nfc", known: nfcKeys)
+            if let device = try document.string(nfc, "device", in: "nfc") {
+                let isDriverName = !device.isEmpty && device.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+                guard device == "auto" || device.contains(":") || isDriverName else {
+                    throw document.error(
+                        "device", in: "nfc",
+                        "\"\(device)\": give a libnfc connstring like \"pn532_uart:/dev/ttyS0\", or \"auto\"")
+                }
+                settings.nfc.device = device
+            }
+            settings.nfc.idleCheckMinutes =
+                try document.int(nfc, "idle_check_minutes", in: "nfc", range: 1...1440) ?? settings.nfc.idleCheckMinutes
         }
         return settings
     }

@@ -235,6 +235,16 @@ public struct RingSession: Codable, Sendable, Hashable {
         return dismiss(by: .tag, now: now)
     }
 
+    /// The NFC reader stopped working during the session: an alarm that only a tag could stop
+    /// now takes a math answer too (and still a tag, should the reader come back). True when
+    /// that changed anything.
+    public mutating func readerLost() -> Bool {
+        guard state.isActive, challenge == .nfc else { return false }
+        challenge = .any
+        fellBackToMath = true
+        return true
+    }
+
     /// Time passed: a snooze ends, the sound comes back up, or the ring has lasted too long.
     public mutating func tick(now: Int) -> [RingAction] {
         var actions: [RingAction] = []

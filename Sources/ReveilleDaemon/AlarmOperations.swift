@@ -114,7 +114,15 @@ extension Controller {
         if let fadeIn = spec.fadeInSeconds { alarm.fadeInSeconds = fadeIn }
         if let challenge = spec.challenge { alarm.challenge = challenge }
         if let difficulty = spec.mathDifficulty { alarm.mathDifficulty = difficulty }
-        if let tags = spec.tags { alarm.tags = tags }
+        if let tags = spec.tags {
+            let registered = Set(try store.tags().map(\.label))
+            if let unknown = tags.first(where: { !registered.contains($0) }) {
+                throw InputError(
+                    "--tag \"\(unknown)\" is not a registered tag; see 'reveille tag list' or add it with 'reveille tag add --label \(unknown)'"
+                )
+            }
+            alarm.tags = tags
+        }
         if let maxSnoozes = spec.maxSnoozes { alarm.maxSnoozes = maxSnoozes }
         if let snoozeMinutes = spec.snoozeMinutes { alarm.snoozeMinutes = snoozeMinutes }
         if let skipHolidays = spec.skipHolidays { alarm.skipHolidays = skipHolidays }

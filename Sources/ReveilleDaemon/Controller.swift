@@ -78,6 +78,8 @@ public final class Controller: Sendable {
     let zoneLink: String
     private let currentZone: Mutex<TimeZone>
     let lock = Mutex(RingState())
+    /// A `tag add` or `tag test` waiting for a tap, which takes the next tag the reader sees.
+    let tagWaiter = Mutex<TagWaiter?>(nil)
     /// Rings the scheduler when something changed that moves the next wake-up.
     let wake: @Sendable () -> Void
 
@@ -119,6 +121,7 @@ public final class Controller: Sendable {
         guard role >= operation.requiredRole else {
             return .failure(.forbidden, refusal())
         }
+        // These wait (for a device, for a tap) and take the lock only for what they change.
         switch operation {
         case .soundTest(let file, let device, let seconds, let volume):
             return soundTest(file: file, device: device, seconds: seconds, volume: volume)
@@ -126,24 +129,31 @@ public final class Controller: Sendable {
             var response = Response()
             response.devices = ring.audio.availableDevices()
             return response
+        case .tagAdd, .tagTest:
+            return reply(operation) { try tagOperation(operation) }
         default: break
         }
         let response = lock.withLock { state in
-            do {
-                return try perform(operation, role: role, state: &state)
-            } catch let error as InputError {
-                return .failure(.invalid, error.message)
-            } catch let error as Refusal {
-                return .failure(error.code, error.message)
-            } catch let error as RingRefusal {
-                return .failure(.refused, error.message)
-            } catch {
-                logger.error("'\(operation.name)' failed: \(error)")
-                return .failure(.internal, "could not \(operation.name): \(error)")
-            }
+            reply(operation) { try perform(operation, role: role, state: &state) }
         }
         if response.ok && operation.changesWhatIsNext { wake() }
         return response
+    }
+
+    /// Runs `body`, turning what it throws into an error reply.
+    private func reply(_ operation: Command, _ body: () throws -> Response) -> Response {
+        do {
+            return try body()
+        } catch let error as InputError {
+            return .failure(.invalid, error.message)
+        } catch let error as Refusal {
+            return .failure(error.code, error.message)
+        } catch let error as RingRefusal {
+            return .failure(.refused, error.message)
+        } catch {
+            logger.error("'\(operation.name)' failed: \(error)")
+            return .failure(.internal, "could not \(operation.name): \(error)")
+        }
     }
 
     private func perform(_ operation: Command, role: Role, state: inout RingState) throws -> Response {
@@ -261,7 +271,9 @@ public final class Controller: Sendable {
             var response = Response()
             response.stats = try stats(days: days)
             return response
-        case .soundTest, .soundDevices:
+        case .tagList, .tagRemove:
+            return try tagOperation(operation)
+        case .soundTest, .soundDevices, .tagAdd, .tagTest:
             return Response()  // answered in `handle`, outside the lock
         }
     }

@@ -3,6 +3,7 @@ import Logging
 import ReveilleAudio
 import ReveilleConfig
 import ReveilleCore
+import ReveilleNFC
 import ReveilleProtocol
 import ReveilleStore
 
@@ -20,6 +21,9 @@ public struct DaemonOptions: Sendable {
     /// Volume and fade-in of alarms added without them.
     public var defaultVolume: Int
     public var defaultFadeInSeconds: Int
+    /// The NFC reader's libnfc connstring (`auto`: libnfc's detection); nil: none.
+    public var nfcDevice: String?
+    public var nfcIdleCheckSeconds: Double
 
     /// The settings of reveille.toml (already read, with any command-line flags applied).
     public init(paths: Paths, settings: Settings, clock: any WallClock = SystemClock()) {
@@ -37,6 +41,8 @@ public struct DaemonOptions: Sendable {
             retrySeconds: Double(audio.retrySeconds))
         self.defaultVolume = audio.volume
         self.defaultFadeInSeconds = audio.fadeInSeconds
+        self.nfcDevice = settings.nfc.device
+        self.nfcIdleCheckSeconds = Double(settings.nfc.idleCheckMinutes * 60)
     }
 }
 
@@ -80,8 +86,13 @@ public enum Daemon {
         logger.info(
             "sound: devices \(options.audio.candidates.joined(separator: ", ")); sound \(options.audio.defaultSound ?? "the built-in tone")"
         )
+        let reader = options.nfcDevice.map {
+            NFCReader(
+                connstring: $0 == "auto" ? nil : $0, idleCheckSeconds: options.nfcIdleCheckSeconds, logger: logger)
+        }
         let environment = RingEnvironment(
-            audio: audio, policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
+            audio: audio, reader: reader ?? NoTagReader(),
+            policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
             graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
             defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds)
         let controller = Controller(
@@ -89,6 +100,15 @@ public enum Daemon {
             logger: logger,
             wake: { timer.poke() })
         _ = try controller.currentState(today: controller.today())  // purges past overrides
+        if let reader {
+            logger.info("NFC reader: \(reader.connstring ?? "libnfc's autodetection"); polled while an alarm rings")
+            reader.start(onTag: { controller.tagScanned($0) }, onHealth: { controller.readerHealthChanged($0) })
+            // Wait briefly for the first health, so that an alarm due at start sees the reader.
+            let deadline = Date().addingTimeInterval(3)
+            while case .absent("not opened yet") = reader.health, Date() < deadline { usleep(10_000) }
+        } else {
+            logger.info("NFC reader: none configured; alarms are dismissed by math")
+        }
         try controller.resume()
         let access = PeerAccess(adminGroup: options.adminGroup, socketGroup: options.socketGroup)
         let server = ControlServer(path: paths.socket, access: access, controller: controller, logger: logger)
@@ -110,6 +130,7 @@ public enum Daemon {
         listener.stop()
         scheduler.stop()
         controller.shutDown()
+        reader?.stop()
         logger.info("reveilled stopped")
     }
 

@@ -237,7 +237,7 @@ extension Controller {
     // MARK: Acting on transitions
 
     /// Keeps a session after a transition: in memory, on disk, then its actions.
-    private func save(_ session: RingSession, _ state: inout RingState, _ actions: [RingAction]) {
+    func save(_ session: RingSession, _ state: inout RingState, _ actions: [RingAction]) {
         do {
             try store.update(session)
         } catch {
@@ -251,7 +251,9 @@ extension Controller {
         for action in actions {
             switch action {
             case .startAudio: play(session)
-            case .stopAudio: ring.audio.stop()
+            case .stopAudio:
+                ring.audio.stop()
+                ring.reader.setPolling("ring", false)
             case .attenuate: ring.audio.setAttenuated(true)
             case .restoreVolume: ring.audio.setAttenuated(false)
             case .runHook(let event): hooks.run(event, for: session)
@@ -261,6 +263,7 @@ extension Controller {
     }
 
     private func play(_ session: RingSession) {
+        ring.reader.setPolling("ring", true)
         ring.audio.play(
             AudioRequest(
                 sound: session.settings.sound, volume: session.settings.volume,

@@ -17,7 +17,7 @@ public final class NFCReader: TagReader, @unchecked Sendable {
     private let logger: Logger
     /// Guards `reasons`, `stopping` and the thread's sleep.
     private let condition = NSCondition()
-    private var reasons: [String: Int] = [:]
+    private var reasons: Set<String> = []
     private var stopping = false
     private let healthState: Mutex<ReaderHealth>
     private let handlers = Mutex<Handlers>(Handlers())
@@ -61,8 +61,7 @@ public final class NFCReader: TagReader, @unchecked Sendable {
     /// Polls fast while any reason is active (several may overlap: a ring and a `tag test`).
     public func setPolling(_ reason: String, _ active: Bool) {
         condition.lock()
-        reasons[reason, default: 0] += active ? 1 : -1
-        if reasons[reason, default: 0] <= 0 { reasons[reason] = nil }
+        if active { reasons.insert(reason) } else { reasons.remove(reason) }
         condition.broadcast()
         condition.unlock()
     }

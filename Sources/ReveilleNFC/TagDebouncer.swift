@@ -16,12 +16,13 @@ public struct TagDebouncer: Sendable {
     public mutating func reset() { present = nil }
 }
 
-/// Delays between attempts to reopen a failing reader: 1, 2, 4, 8, 16, then 30 s.
+/// Delays between attempts to reopen a failing reader: 1, 2, 4, then 8 s. Short, because it
+/// only runs while a tag is wanted (an alarm rings): idle, the reader is looked at far less often.
 public struct Backoff: Sendable {
     public private(set) var attempts = 0
     public let maximum: Double
 
-    public init(maximum: Double = 30) { self.maximum = maximum }
+    public init(maximum: Double = 8) { self.maximum = maximum }
 
     public mutating func next() -> Double {
         defer { attempts += 1 }

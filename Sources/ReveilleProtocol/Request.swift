@@ -44,6 +44,12 @@ public enum Command: Codable, Sendable, Equatable {
     /// (nil: the configured list, then `default`), at `volume` (nil: the configured default).
     case soundTest(file: String?, device: String?, seconds: Int, volume: Int?)
     case soundDevices
+    /// Registers a tag: `uid` as hex, or nil to wait up to `timeoutSeconds` for a tap.
+    case tagAdd(label: String, uid: String?, timeoutSeconds: Int)
+    case tagList
+    case tagRemove(label: String)
+    /// Waits up to `timeoutSeconds` for a tap and says which tag it was.
+    case tagTest(timeoutSeconds: Int)
 
     /// The words a person typed for it, for messages: `alarm add`.
     public var name: String {
@@ -70,6 +76,10 @@ public enum Command: Codable, Sendable, Equatable {
         case .stats: "stats"
         case .soundTest: "sound test"
         case .soundDevices: "sound devices"
+        case .tagAdd: "tag add"
+        case .tagList: "tag list"
+        case .tagRemove: "tag rm"
+        case .tagTest: "tag test"
         }
     }
 
@@ -95,10 +105,10 @@ public enum Command: Codable, Sendable, Equatable {
     public var requiredRole: Role {
         switch self {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
-            .soundTest, .soundDevices:
+            .soundTest, .soundDevices, .tagList, .tagTest:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .overrideAdd,
-            .overrideRemove, .pause, .resume:
+            .overrideRemove, .pause, .resume, .tagAdd, .tagRemove:
             .admin
         }
     }

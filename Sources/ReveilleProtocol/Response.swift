@@ -22,6 +22,10 @@ public struct Response: Codable, Sendable, Equatable {
     public var playback: PlaybackInfo?
     /// `sound devices`.
     public var devices: [AudioDevice]?
+    /// `tag list`, and the tag registered by `tag add`.
+    public var tags: [Tag]?
+    /// `tag test`: the tag seen.
+    public var scan: TagScan?
 
     public init(ok: Bool = true, message: String? = nil) {
         self.ok = ok
@@ -385,5 +389,20 @@ public struct PlaybackInfo: Codable, Sendable, Equatable {
         self.source = source
         self.seconds = seconds
         self.problems = problems
+    }
+}
+
+/// A tag placed on the reader, and whether it is registered.
+public struct TagScan: Codable, Sendable, Equatable {
+    public var uid: String
+    /// The registered tag's label; nil when it is not registered.
+    public var label: String?
+    /// Whether its UID is random (a new one at every tap), so it cannot be registered.
+    public var random: Bool
+
+    public init(uid: String, label: String?, random: Bool) {
+        self.uid = uid
+        self.label = label
+        self.random = random
     }
 }

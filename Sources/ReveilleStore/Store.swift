@@ -77,6 +77,7 @@ public final class Store: Sendable {
             }
         }
         registerSessionMigrations(&migrator)
+        registerTagMigrations(&migrator)
         return migrator
     }
 

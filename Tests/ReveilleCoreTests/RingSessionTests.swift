@@ -176,6 +176,29 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect(healthy.challenge == .nfc && !healthy.fellBackToMath)
     }
 
+    @Test func aReaderLostMidRingOffersMathAndStillTakesTheTag() throws {
+        var session = fire(settings(challenge: .nfc, tags: ["bathroom"]), readerHealthy: true)
+        let lost = session.readerLost()
+        #expect(lost)
+        #expect(session.challenge == .any && session.fellBackToMath)
+        #expect(session.howToDismiss == "scan your tag, or answer a math problem with 'reveille dismiss'")
+        let again = session.readerLost()
+        #expect(!again)  // once is enough
+        var generator = SeededGenerator(state: 6)
+        let (problem, _) = try session.requestProblem(now: Self.t0, using: &generator)
+        var byTag = session
+        _ = try byTag.tag("bathroom", now: Self.t0 + 2)
+        #expect(byTag.dismissedBy == .tag)
+        #expect(try session.answer(problem.answer, now: Self.t0 + 1, using: &generator).correct)
+        var math = fire(settings(challenge: .math))
+        let mathLost = math.readerLost()
+        #expect(!mathLost && math.challenge == .math)
+        var done = fire(settings(challenge: .nfc), readerHealthy: true)
+        _ = try done.tag("any", now: Self.t0)
+        let doneLost = done.readerLost()
+        #expect(!doneLost)
+    }
+
     @Test func autoStopsAfterTheLongestRingCountingOnlyRingingTime() throws {
         var session = fire(settings(), maxRing: 1800)
         #expect(session.nextDeadline == Self.t0 + 1800)

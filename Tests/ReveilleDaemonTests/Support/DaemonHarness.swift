@@ -1,5 +1,6 @@
 import Foundation
 import ReveilleProtocol
+import ReveilleTestSupport
 import Testing
 
 /// A real `reveilled` running under a temporary `--root`, with its clock shifted (through the
@@ -14,6 +15,10 @@ final class DaemonHarness {
     let arguments: [String]
     let output: URL
     var paths: Paths { Paths(root: root.path) }
+    /// The emulated PN532 the daemon reads tags from (with `nfcReader: true`).
+    private(set) var emulator: PN532Emulator?
+    /// The connstring the daemon is given for it.
+    var readerConnstring: String { "pn532_uart:" + root.appendingPathComponent("nfc-reader").path }
     /// Where the daemon's sound goes: ALSA's file plugin writes it here as WAV.
     var soundCapture: String { root.appendingPathComponent("sound.wav").path }
     /// The ALSA device that captures into `soundCapture`.
@@ -28,7 +33,7 @@ final class DaemonHarness {
     ///   - settings: reveille.toml; by default the sound goes to `soundCapture`.
     init(
         zone: String = "Europe/Berlin", zoneLink: String? = nil, now: Int? = nil, systemClock: Bool = false,
-        arguments: [String] = [], settings: String? = nil
+        arguments: [String] = [], settings: String? = nil, nfcReader: Bool = false
     ) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "reveille-e2e-\(UUID().uuidString.prefix(8))")
@@ -46,7 +51,12 @@ final class DaemonHarness {
         let configFolder = root.appendingPathComponent("etc/reveille")
         try FileManager.default.createDirectory(at: configFolder, withIntermediateDirectories: true)
         let capture = root.appendingPathComponent("sound.wav").path
-        try (settings ?? "[audio]\ndevices = [\"file:'\(capture)',wav\"]\n").write(
+        var text = settings ?? "[audio]\ndevices = [\"file:'\(capture)',wav\"]\n"
+        if nfcReader {
+            emulator = try PN532Emulator(link: root.appendingPathComponent("nfc-reader").path)
+            text += "[nfc]\ndevice = \"pn532_uart:\(root.appendingPathComponent("nfc-reader").path)\"\n"
+        }
+        try text.write(
             to: configFolder.appendingPathComponent("reveille.toml"), atomically: true, encoding: .utf8)
         self.zone = zoneLink == nil ? zone : nil
         self.systemClock = systemClock
