@@ -30,7 +30,8 @@ bench:
 	scripts/install-deps.sh bench
 	$(SWIFT) build -c release --static-swift-stdlib
 	scripts/bench.sh
-	scripts/bench_ring.py   # FIRES=50 IDLE_SECONDS=300 by default: about 15 minutes
+	scripts/bench_ring.py   # FIRES=50 RINGING_SECONDS=30 IDLE_SECONDS=300 by default: about 15 minutes
+	scripts/bench_nfc.py    # TAGS=30 IDLE_SECONDS=120 by default: about 3 minutes
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

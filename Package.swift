@@ -78,6 +78,8 @@ let package = Package(
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(
             name: "ReveilleTestSupport", dependencies: ["CSndFile", "CTestSupport"], path: "Tests/ReveilleTestSupport"),
+        // The PN532 emulator as a program, for the benchmarks and for trying the daemon by hand.
+        .executableTarget(name: "pn532-emulator", dependencies: ["ReveilleTestSupport"], path: "Tests/pn532-emulator"),
         .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),

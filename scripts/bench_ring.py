@@ -43,10 +43,12 @@ def eval_product(term):
     return result
 
 
-def start_daemon(root, *extra):
+def start_daemon(root, *extra, settings=""):
+    """A release reveilled under `root`, its sound captured by ALSA's file plugin; `settings` is
+    added to its reveille.toml."""
     os.makedirs(os.path.join(root, "etc/reveille"), exist_ok=True)
     with open(os.path.join(root, "etc/reveille/reveille.toml"), "w") as f:
-        f.write(f"[audio]\ndevices = [\"file:'{root}/sound.wav',wav\"]\n")
+        f.write(f"[audio]\ndevices = [\"file:'{root}/sound.wav',wav\"]\n{settings}")
     log = open(os.path.join(root, "reveilled.out"), "w")
     proc = subprocess.Popen([os.path.join(BIN, "reveilled"), "--root", root, *extra], stdout=log, stderr=log)
     sock = os.path.join(root, "run/reveille/control.sock")

@@ -8,7 +8,7 @@ packages=(pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev)
 case "$what" in
     run) ;;
     test) packages+=(util-linux libnfc-examples) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool
-    bench) packages+=(hyperfine cron python3) ;;  # cron: the fire-accuracy comparison
+    bench) packages+=(hyperfine cron python3 libnfc-examples) ;;  # cron, nfc-poll: the comparisons
     *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
 esac
 
