@@ -40,7 +40,30 @@ import Testing
                   history                 List past rings: when, snoozes, how and when they were stopped.
                   stats                   How the mornings went: snoozes, time to get up, missed alarms.
                   sound                   Try the alarm sound and list audio devices.
+                  tag                     Register the NFC tags that stop alarms.
                 """))
+    }
+
+    @Test func tagAddHelp() {
+        #expect(
+            TagCommand.Add.helpMessage(columns: 80) == """
+                OVERVIEW: Register a tag: place it on the reader (or give its UID).
+
+                Waits for a tap, then stores the tag's UID under the label. Refused: a label or
+                UID already registered, and random UIDs (phones and some cards show a new one
+                at every tap).
+
+                USAGE: add --label <label> [--uid <hex>] [--timeout <seconds>] [--root <dir>]
+
+                OPTIONS:
+                  --label <label>         A name for the tag, like bathroom.
+                  --uid <hex>             The tag's UID in hex, instead of a tap.
+                  --timeout <seconds>     Seconds to wait for the tap, 1-300. (default: 30)
+                  --root <dir>            The daemon's root folder (default: $REVEILLE_ROOT,
+                                          else /).
+                  -h, --help              Show help information.
+
+                """)
     }
 
     @Test func soundTestHelp() {

@@ -24,6 +24,11 @@ import Testing
                 + "'reveille-admin'); you have user rights. Ask an admin, or use sudo.\n")
         #expect(try daemon.cli("alarm", "list", "--json").stdout.contains(#""time" : "06:45""#))
         #expect(try daemon.cli("alarm", "list").stdout.split(separator: "\n").count == 2)
+        // Tags: users list them; registering and removing are for admins.
+        let tag = try daemon.cli(
+            asUID: Self.nobody, gid: Self.nobody, "tag", "add", "--label", "x", "--uid", "04112233")
+        #expect(tag.stderr.hasPrefix("reveille: permission denied: 'tag add' needs admin rights"))
+        #expect(try daemon.cli(asUID: Self.nobody, gid: Self.nobody, "tag", "list").status == 0)
     }
 
     @Test(.enabled(if: isRoot, "needs root: the client must run as another user (setpriv) to be a different peer"))
