@@ -73,9 +73,11 @@ import Testing
         }
     }
 
-    @Test func oggAndWavFilesPlayToo() throws {
+    @Test func oggWavAndMP3FilesPlayToo() throws {
+        // MP3 through libsndfile 1.1+ (mpg123 to read, LAME to write the test file), as in Debian 12.
         for (name, format) in [
             ("a.ogg", Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)), ("a.wav", Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)),
+            ("a.mp3", Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)),
         ] {
             let sound = scratch.file(name)
             try Recording.sine(660, seconds: 0.4, sampleRate: 48_000, channels: 1).write(to: sound, format: format)
