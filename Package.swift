@@ -16,11 +16,14 @@ let package = Package(
     ],
     targets: [
         // C for what Swift cannot import directly: SO_PEERCRED needs _GNU_SOURCE.
-        .target(name: "CReveilleShims", linkerSettings: [.linkedLibrary("asound")]),
+        .target(name: "CReveilleShims"),
+        // alsa-lib's variadic error callback, which Swift cannot implement.
+        .target(name: "CALSAShims", linkerSettings: [.linkedLibrary("asound")]),
         // alsa-lib and libsndfile, as Debian ships them.
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
         .target(name: "ReveilleCore"),
         // Wire format shared by the CLI and the daemon.
@@ -39,7 +42,7 @@ let package = Package(
         .target(
             name: "ReveilleAudio",
             dependencies: [
-                "ReveilleCore", "CALSA", "CSndFile", "CReveilleShims",
+                "ReveilleCore", "CALSA", "CSndFile", "CALSAShims",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -53,7 +56,7 @@ let package = Package(
             name: "ReveilleDaemon",
             dependencies: [
                 "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig", "ReveilleAudio",
-                "ReveilleNFC", "CReveilleShims", .product(name: "Logging", package: "swift-log"),
+                "ReveilleNFC", "CReveilleShims", "CSystemd", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The `reveille` command tree, as a library so tests can check its help text.

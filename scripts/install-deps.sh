@@ -4,7 +4,7 @@
 set -euo pipefail
 
 what=${1:-run}
-packages=(pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev)
+packages=(pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev)
 case "$what" in
     run) ;;
     test) packages+=(util-linux libnfc-examples) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool

@@ -1,4 +1,4 @@
-import CReveilleShims
+import CALSAShims
 import Logging
 import Synchronization
 

@@ -99,6 +99,11 @@ public final class Controller: Sendable {
         self.wake = wake
     }
 
+    /// Whether requests and ticks can be served: the lock can be taken (for the watchdog).
+    func isResponsive() -> Bool {
+        lock.withLock { _ in true }
+    }
+
     /// The zone alarm times are in.
     var zone: TimeZone { currentZone.withLock { $0 } }
 

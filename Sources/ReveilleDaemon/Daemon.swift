@@ -125,8 +125,13 @@ public enum Daemon {
             throw StartupError(description: "\(error)" + (error.errno == EACCES ? Daemon.rootHint : ""))
         }
         scheduler.start()
+        ServiceManager.ready("serving \(paths.socket)")
+        if let period = ServiceManager.watchdogPeriod() {
+            WatchdogPinger(period: period).start(healthy: { controller.isResponsive() }, logger: logger)
+        }
         let signal = waitForSignal()
         logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
+        ServiceManager.stopping()
         listener.stop()
         scheduler.stop()
         controller.shutDown()

@@ -13,6 +13,7 @@ final class DaemonHarness {
     let zone: String?
     let systemClock: Bool
     let arguments: [String]
+    let extraEnvironment: [String: String]
     let output: URL
     var paths: Paths { Paths(root: root.path) }
     /// The emulated PN532 the daemon reads tags from (with `nfcReader: true`).
@@ -33,7 +34,8 @@ final class DaemonHarness {
     ///   - settings: reveille.toml; by default the sound goes to `soundCapture`.
     init(
         zone: String = "Europe/Berlin", zoneLink: String? = nil, now: Int? = nil, systemClock: Bool = false,
-        arguments: [String] = [], settings: String? = nil, nfcReader: Bool = false
+        arguments: [String] = [], settings: String? = nil, nfcReader: Bool = false,
+        environment: [String: String] = [:]
     ) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "reveille-e2e-\(UUID().uuidString.prefix(8))")
@@ -61,6 +63,7 @@ final class DaemonHarness {
         self.zone = zoneLink == nil ? zone : nil
         self.systemClock = systemClock
         self.arguments = arguments
+        self.extraEnvironment = environment
         output = root.appendingPathComponent("reveilled.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process = Process()
@@ -75,6 +78,7 @@ final class DaemonHarness {
             ["--root", root.path] + (systemClock ? [] : ["--clock-offset-file", clockFile.path])
             + (zone.map { ["--time-zone", $0] } ?? []) + arguments
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "TZ" }
+            .merging(extraEnvironment) { $1 }
         let sink = try FileHandle(forWritingTo: output)
         sink.seekToEndOfFile()
         process.standardError = sink
