@@ -3,8 +3,12 @@ SWIFT ?= swift
 # Where `make run` keeps state, socket and log.
 ROOT ?= $(CURDIR)/.reveille
 TIME_ZONE ?=
+# Where `make install` puts things: $(DESTDIR)$(PREFIX)/bin, ... (/etc for udev, modprobe, settings).
+PREFIX ?= /usr/local
+DESTDIR ?=
+MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test bench format clean
+.PHONY: all build run test bench format clean install uninstall man
 
 all: build
 
@@ -23,7 +27,23 @@ run:
 test:
 	scripts/install-deps.sh test
 	$(SWIFT) build --build-tests
+	$(MAKE) man
 	$(SWIFT) test --skip-build
+
+## Man pages from the commands' help (swift-argument-parser's generate-manual plugin).
+man:
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug >/dev/null
+
+## Release binaries (Swift runtime linked statically), units, udev rules, settings, completions,
+## man pages. PREFIX=/usr/local, DESTDIR= as usual; an edited /etc/reveille/reveille.toml is kept.
+install:
+	scripts/install-deps.sh run
+	$(SWIFT) build -c release --static-swift-stdlib
+	$(MAKE) man
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh install .build/release $(MANPAGES)
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh uninstall
 
 ## Release build (Swift runtime linked statically: half the start-up time), then the figures of BENCHMARKS.md.
 bench:

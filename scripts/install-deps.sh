@@ -7,7 +7,7 @@ what=${1:-run}
 packages=(pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev)
 case "$what" in
     run) ;;
-    test) packages+=(util-linux libnfc-examples) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool
+    test) packages+=(util-linux libnfc-examples systemd) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit
     bench) packages+=(hyperfine cron python3 libnfc-examples) ;;  # cron, nfc-poll: the comparisons
     *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
 esac

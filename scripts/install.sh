@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Installs (or uninstalls) Reveille's files. Run through `make install` / `make uninstall`.
+#   scripts/install.sh install BINARIES [MANPAGES]    BINARIES: the folder holding reveilled and reveille
+#   scripts/install.sh uninstall
+# PREFIX (default /usr/local) and DESTDIR (default empty: the live system) as usual. An existing
+# /etc/reveille/reveille.toml is never overwritten; uninstall leaves settings and state alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+action=${1:-}
+prefix=${PREFIX:-/usr/local}
+dest=${DESTDIR:-}
+bindir=$prefix/bin
+docdir=$prefix/share/doc/reveille
+
+# Installed path -> mode, for install and uninstall alike.
+files=(
+    "$bindir/reveilled"
+    "$bindir/reveille"
+    "$prefix/lib/systemd/system/reveille.service"
+    "$prefix/lib/sysusers.d/reveille.conf"
+    "/etc/udev/rules.d/70-reveille.rules"
+    "/etc/modprobe.d/reveille-nfc.conf"
+    "$prefix/share/bash-completion/completions/reveille"
+    "$prefix/share/zsh/site-functions/_reveille"
+    "$prefix/share/fish/vendor_completions.d/reveille.fish"
+    "$prefix/share/man/man1/reveille.1"
+    "$prefix/share/man/man8/reveilled.8"
+    "$docdir/README.md"
+    "$docdir/hardware.md"
+    "$docdir/reveille.toml.example"
+)
+
+live() { [ -z "$dest" ] && [ "$(id -u)" -eq 0 ]; }
+
+case "$action" in
+install)
+    binaries=${2:?usage: $0 install BINARIES [MANPAGES]}
+    manpages=${3:-}
+    for binary in reveilled reveille; do
+        [ -x "$binaries/$binary" ] || { echo "no $binaries/$binary: build first (make install does)" >&2; exit 1; }
+    done
+    install -d -m 0755 "$dest$bindir" "$dest$prefix/lib/systemd/system" "$dest$prefix/lib/sysusers.d" \
+        "$dest/etc/udev/rules.d" "$dest/etc/modprobe.d" "$dest$prefix/share/bash-completion/completions" \
+        "$dest$prefix/share/zsh/site-functions" "$dest$prefix/share/fish/vendor_completions.d" \
+        "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man8" "$dest$docdir" "$dest/etc/reveille/hooks.d"
+    install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$dest$bindir/"
+    sed -e "s|@BINDIR@|$bindir|g" -e "s|@DOCDIR@|$docdir|g" systemd/reveille.service >"$dest$prefix/lib/systemd/system/reveille.service"
+    chmod 0644 "$dest$prefix/lib/systemd/system/reveille.service"
+    install -m 0644 systemd/reveille.sysusers "$dest$prefix/lib/sysusers.d/reveille.conf"
+    install -m 0644 udev/70-reveille.rules "$dest/etc/udev/rules.d/70-reveille.rules"
+    install -m 0644 udev/reveille-nfc-blacklist.conf "$dest/etc/modprobe.d/reveille-nfc.conf"
+    "$binaries/reveille" --generate-completion-script bash >"$dest$prefix/share/bash-completion/completions/reveille"
+    "$binaries/reveille" --generate-completion-script zsh >"$dest$prefix/share/zsh/site-functions/_reveille"
+    "$binaries/reveille" --generate-completion-script fish >"$dest$prefix/share/fish/vendor_completions.d/reveille.fish"
+    chmod 0644 "$dest$prefix/share/bash-completion/completions/reveille" "$dest$prefix/share/zsh/site-functions/_reveille" \
+        "$dest$prefix/share/fish/vendor_completions.d/reveille.fish"
+    if [ -n "$manpages" ]; then
+        install -m 0644 "$manpages/reveille/reveille.1" "$dest$prefix/share/man/man1/reveille.1"
+        sed -e 's/^\.Dt REVEILLED 1$/.Dt REVEILLED 8/' "$manpages/reveilled/reveilled.1" >"$dest$prefix/share/man/man8/reveilled.8"
+        chmod 0644 "$dest$prefix/share/man/man8/reveilled.8"
+    fi
+    install -m 0644 README.md hardware.md "$dest$docdir/"
+    install -m 0644 config/reveille.toml "$dest$docdir/reveille.toml.example"
+    if [ -e "$dest/etc/reveille/reveille.toml" ]; then
+        echo "kept $dest/etc/reveille/reveille.toml (yours); the current example is $docdir/reveille.toml.example"
+    else
+        install -m 0644 config/reveille.toml "$dest/etc/reveille/reveille.toml"
+    fi
+    if live; then
+        command -v systemd-sysusers >/dev/null && systemd-sysusers "$prefix/lib/sysusers.d/reveille.conf"
+        command -v udevadm >/dev/null && udevadm control --reload 2>/dev/null || true
+        [ -d /run/systemd/system ] && systemctl daemon-reload
+        echo "installed. Next: sudo systemctl enable --now reveille; then reveille doctor"
+    else
+        echo "installed under ${dest:-/} (PREFIX $prefix)"
+    fi
+    ;;
+uninstall)
+    if live && [ -d /run/systemd/system ]; then systemctl disable --now reveille 2>/dev/null || true; fi
+    for file in "${files[@]}"; do rm -f "$dest$file"; done
+    rmdir "$dest$docdir" 2>/dev/null || true
+    live && [ -d /run/systemd/system ] && systemctl daemon-reload
+    echo "uninstalled; kept /etc/reveille (settings, hooks) and /var/lib/reveille (alarms, history)"
+    ;;
+*)
+    echo "usage: $0 install BINARIES [MANPAGES] | uninstall" >&2
+    exit 2
+    ;;
+esac
