@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "ReveilleCLI",
             dependencies: [
-                "ReveilleCore", "ReveilleProtocol",
+                "ReveilleCore", "ReveilleProtocol", "ReveilleConfig", "CReveilleShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -96,7 +96,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ReveilleDaemonTests",
-            dependencies: ["ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "ReveilleTestSupport"]
+            dependencies: [
+                "ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "ReveilleTestSupport", "CReveilleShims",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,10 @@
 #include "reveille_shims.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/fanotify.h>
+#include <sys/timex.h>
+#include <unistd.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -85,3 +89,21 @@ int RV_inotify_watch_directory(const char *path) {
     return fd;
 }
 
+
+int RV_fanotify_probe(void) {
+    int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
+    if (fd < 0) {
+        return errno;
+    }
+    close(fd);
+    return 0;
+}
+
+int RV_clock_synchronized(void) {
+    struct timex state = {0};
+    int result = adjtimex(&state);
+    if (result < 0) {
+        return -1;
+    }
+    return result == TIME_ERROR ? 0 : 1;
+}

@@ -37,4 +37,12 @@ int RV_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 /// deleted or rewritten: how the daemon sees /etc/localtime replaced. Returns -1 with errno set.
 int RV_inotify_watch_directory(const char *path);
 
+/// Whether the kernel offers fanotify permission events: fanotify_init(FAN_CLASS_CONTENT |
+/// FAN_CLOEXEC, O_RDONLY), closed at once. Returns 0, or an errno (EPERM: not root; EINVAL or
+/// ENOSYS: the kernel lacks them).
+int RV_fanotify_probe(void);
+
+/// The kernel's clock discipline (adjtimex): 1 when synchronized (NTP), 0 when not, -1 on error.
+int RV_clock_synchronized(void);
+
 #endif

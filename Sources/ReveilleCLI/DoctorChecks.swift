@@ -1,0 +1,294 @@
+import CReveilleShims
+import Foundation
+import ReveilleConfig
+import ReveilleProtocol
+
+/// One thing `reveille doctor` looked at.
+struct Finding: Equatable {
+    enum Level: String {
+        case ok = "ok"
+        case note = "note"
+        case warning = "warn"
+        case failure = "FAIL"
+    }
+
+    var level: Level
+    var subject: String
+    var detail: String
+    /// What to do about it (not for `ok`).
+    var fix: String?
+}
+
+/// The checks of `reveille doctor`, on the machine it runs on, against the daemon under `paths`.
+struct Doctor {
+    let paths: Paths
+    /// Whether to play a short tone through the daemon.
+    let playTone: Bool
+
+    func run() -> [Finding] {
+        var findings: [Finding] = []
+        let settings = checkSettings(&findings)
+        let status = checkDaemon(&findings)
+        checkReader(settings, status: status, &findings)
+        checkSound(settings, status: status, &findings)
+        checkTime(&findings)
+        checkAppGuard(&findings)
+        checkFiles(settings, &findings)
+        return findings
+    }
+
+    private func checkSettings(_ findings: inout [Finding]) -> Settings {
+        let file = paths.settingsFile
+        guard FileManager.default.fileExists(atPath: file) else {
+            findings.append(Finding(level: .ok, subject: "settings", detail: "no \(file): the embedded defaults"))
+            return Settings()
+        }
+        do {
+            let settings = try Settings.load(path: file)
+            findings.append(Finding(level: .ok, subject: "settings", detail: file))
+            return settings
+        } catch {
+            findings.append(
+                Finding(
+                    level: .failure, subject: "settings", detail: error.description,
+                    fix: "correct that line (see \(file)'s comments); reveilled refuses to start until then"))
+            return Settings()
+        }
+    }
+
+    private func checkDaemon(_ findings: inout [Finding]) -> StatusInfo? {
+        do {
+            let status = try ControlClient(path: paths.socket).send(.status).status
+            if let status {
+                findings.append(
+                    Finding(
+                        level: .ok, subject: "daemon", detail: "reveilled \(status.version) answers on \(paths.socket)")
+                )
+            }
+            return status
+        } catch {
+            let start =
+                paths.isSystem
+                ? "sudo systemctl start reveille; 'journalctl -u reveille' says why it stopped"
+                : "start it: reveilled --root \(paths.root)"
+            findings.append(Finding(level: .failure, subject: "daemon", detail: error.description, fix: start))
+            return nil
+        }
+    }
+
+    private func checkReader(_ settings: Settings, status: StatusInfo?, _ findings: inout [Finding]) {
+        guard let device = settings.nfc.device else {
+            findings.append(
+                Finding(
+                    level: .note, subject: "NFC reader", detail: "none configured: alarms are dismissed by math",
+                    fix: "to use tags, wire a reader and set [nfc] device (hardware.md)"))
+            checkKernelModules(&findings)
+            return
+        }
+        if let path = Self.devicePath(device) {
+            if !FileManager.default.fileExists(atPath: path) {
+                findings.append(
+                    Finding(
+                        level: .failure, subject: "NFC reader", detail: "\(device): no device at \(path)",
+                        fix: Self.enableHint(path)))
+            } else if access(path, R_OK | W_OK) != 0, getuid() != 0 {
+                findings.append(
+                    Finding(
+                        level: .note, subject: "NFC reader", detail: "\(path) exists; you cannot open it yourself",
+                        fix: "that is fine if the daemon's user can: it runs with the groups dialout, i2c, spi, plugdev"
+                    ))
+            }
+        }
+        if let status {
+            let healthy = status.reader.hasPrefix("ok")
+            findings.append(
+                Finding(
+                    level: healthy ? .ok : .failure, subject: "NFC reader", detail: "reveilled says: \(status.reader)",
+                    fix: healthy
+                        ? nil
+                        : "check wiring, the board's mode switches and the connstring (hardware.md, Troubleshooting)"))
+        }
+        checkKernelModules(&findings)
+        checkLibnfcConfig(&findings)
+    }
+
+    private func checkKernelModules(_ findings: inout [Finding]) {
+        guard let modules = try? String(contentsOfFile: "/proc/modules", encoding: .utf8) else {
+            findings.append(
+                Finding(level: .ok, subject: "kernel NFC modules", detail: "none (no loadable modules here)"))
+            return
+        }
+        let loaded = Set(modules.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) })
+        let grabbing = ["pn533_usb", "pn533", "nfc"].filter(loaded.contains)
+        if grabbing.isEmpty {
+            findings.append(Finding(level: .ok, subject: "kernel NFC modules", detail: "none loaded"))
+        } else {
+            findings.append(
+                Finding(
+                    level: .failure, subject: "kernel NFC modules",
+                    detail: "\(grabbing.joined(separator: ", ")) loaded: they claim USB readers before libnfc can",
+                    fix: "sudo modprobe -r pn533_usb pn533 nfc; make install blacklists them in /etc/modprobe.d"))
+        }
+    }
+
+    private func checkLibnfcConfig(_ findings: inout [Finding]) {
+        let file = "/etc/nfc/libnfc.conf"
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return }
+        let active = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        if let line = active.first(where: { $0.hasPrefix("device.connstring") }) {
+            findings.append(
+                Finding(
+                    level: .note, subject: "libnfc config", detail: "\(file) sets \(line)",
+                    fix: "reveilled uses its own [nfc] device; that line counts only with device = \"auto\""))
+        } else {
+            findings.append(Finding(level: .ok, subject: "libnfc config", detail: "\(file) names no device"))
+        }
+    }
+
+    private func checkSound(_ settings: Settings, status: StatusInfo?, _ findings: inout [Finding]) {
+        let cards = (try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8)) ?? ""
+        let hasCard = !cards.isEmpty && !cards.contains("no soundcards")
+        let usesCard = settings.audio.devices.isEmpty || settings.audio.devices.contains { !$0.hasPrefix("file:") }
+        if hasCard {
+            findings.append(Finding(level: .ok, subject: "sound cards", detail: "/proc/asound/cards lists one or more"))
+        } else {
+            findings.append(
+                Finding(
+                    level: usesCard ? .failure : .note, subject: "sound cards", detail: "none (/proc/asound/cards)",
+                    fix: "plug in a USB speaker, or enable the headphone jack or an I2S amplifier (hardware.md, Sound)")
+            )
+        }
+        guard playTone, let status else { return }
+        if let session = status.session {
+            findings.append(
+                Finding(
+                    level: .note, subject: "test tone",
+                    detail: "not played: alarm \(session.label) is \(session.state)",
+                    fix: "run doctor again after dismissing it"))
+            return
+        }
+        do {
+            let response = try ControlClient(path: paths.socket).send(
+                .soundTest(file: nil, device: nil, seconds: 1, volume: nil))
+            if let playback = response.playback, let device = playback.device {
+                findings.append(
+                    Finding(
+                        level: playback.problems.isEmpty ? .ok : .warning, subject: "test tone",
+                        detail: "1 s of \(playback.source) on \(device)"
+                            + (playback.problems.isEmpty ? "" : " after: \(playback.problems.joined(separator: "; "))"),
+                        fix: playback.problems.isEmpty ? nil : "fix or remove the devices that failed ([audio] devices)"
+                    ))
+            } else {
+                findings.append(
+                    Finding(
+                        level: .failure, subject: "test tone", detail: response.error?.message ?? "no device played it",
+                        fix: "set [audio] devices to a device from 'reveille sound devices' (hardware.md, Sound)"))
+            }
+        } catch {
+            findings.append(Finding(level: .failure, subject: "test tone", detail: error.description))
+        }
+    }
+
+    private func checkTime(_ findings: inout [Finding]) {
+        switch RV_clock_synchronized() {
+        case 1:
+            findings.append(
+                Finding(level: .ok, subject: "time", detail: "the kernel's clock is synchronized (adjtimex)"))
+        case 0:
+            findings.append(
+                Finding(
+                    level: .warning, subject: "time", detail: "the kernel's clock is not synchronized (adjtimex)",
+                    fix:
+                        "check network time: timedatectl timesync-status (a Pi has no clock of its own: hardware.md, Time)"
+                ))
+        default:
+            findings.append(Finding(level: .warning, subject: "time", detail: "adjtimex failed: cannot tell"))
+        }
+    }
+
+    private func checkAppGuard(_ findings: inout [Finding]) {
+        switch RV_fanotify_probe() {
+        case 0:
+            findings.append(Finding(level: .ok, subject: "fanotify", detail: "permission events available"))
+        case EPERM:
+            findings.append(
+                Finding(
+                    level: .note, subject: "fanotify", detail: "cannot tell without CAP_SYS_ADMIN",
+                    fix: "run 'sudo reveille doctor' to check"))
+        default:
+            findings.append(
+                Finding(
+                    level: .warning, subject: "fanotify",
+                    detail: "the kernel lacks permission events (CONFIG_FANOTIFY_ACCESS_PERMISSIONS)",
+                    fix: "use a kernel with them to block app launches (hardware.md)"))
+        }
+    }
+
+    private func checkFiles(_ settings: Settings, _ findings: inout [Finding]) {
+        var problems: [Finding] = []
+        func mode(_ path: String) -> (mode: Int, owner: UInt32, group: UInt32)? {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            return (Int(info.st_mode & 0o7777), info.st_uid, info.st_gid)
+        }
+        if let file = mode(paths.settingsFile) {
+            if file.mode & 0o022 != 0 {
+                problems.append(
+                    Finding(
+                        level: .failure, subject: "files",
+                        detail: "\(paths.settingsFile) can be changed by others (mode \(String(file.mode, radix: 8)))",
+                        fix: "sudo chmod 644 \(paths.settingsFile)"))
+            }
+            if paths.isSystem, file.owner != 0 {
+                problems.append(
+                    Finding(
+                        level: .failure, subject: "files", detail: "\(paths.settingsFile) is not owned by root",
+                        fix: "sudo chown root:root \(paths.settingsFile)"))
+            }
+        }
+        if let state = mode(paths.stateDirectory), state.mode & 0o007 != 0 {
+            problems.append(
+                Finding(
+                    level: .failure, subject: "files",
+                    detail: "\(paths.stateDirectory) is open to everyone (mode \(String(state.mode, radix: 8)))",
+                    fix: "sudo chmod 750 \(paths.stateDirectory)"))
+        }
+        if let socket = mode(paths.socket), socket.mode & 0o007 != 0 {
+            problems.append(
+                Finding(
+                    level: .failure, subject: "files",
+                    detail: "\(paths.socket) is open to everyone (mode \(String(socket.mode, radix: 8)))",
+                    fix: "restart reveilled: it creates the socket with mode 660"))
+        }
+        let hooks = paths.configDirectory + "/hooks.d"
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: hooks)) ?? []).sorted() {
+            if let hook = mode(hooks + "/" + name), hook.mode & 0o022 != 0 {
+                problems.append(
+                    Finding(
+                        level: .failure, subject: "files", detail: "hook \(hooks)/\(name) can be changed by others",
+                        fix: "sudo chmod go-w \(hooks)/\(name)"))
+            }
+        }
+        if problems.isEmpty {
+            findings.append(
+                Finding(level: .ok, subject: "files", detail: "settings, state, socket and hooks have safe modes"))
+        }
+        findings += problems
+    }
+
+    /// The device file a connstring names, if any.
+    static func devicePath(_ connstring: String) -> String? {
+        let parts = connstring.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, parts[1].hasPrefix("/") else { return nil }
+        return String(parts[1])
+    }
+
+    static func enableHint(_ path: String) -> String {
+        if path.contains("i2c") { return "enable I2C: sudo raspi-config nonint do_i2c 0 (hardware.md, PN532 by I2C)" }
+        if path.contains("spidev") {
+            return "enable SPI: sudo raspi-config nonint do_spi 0 (hardware.md, PN532 by SPI)"
+        }
+        return "check the serial port's name and that the UART is on (hardware.md, PN532 by UART)"
+    }
+}

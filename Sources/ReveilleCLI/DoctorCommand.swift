@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check the setup: settings, daemon, reader, sound, time, files.",
+        discussion: """
+            Each finding is 'ok', 'note', 'warn' or 'FAIL', with the fix below it. Plays a \
+            1-second test tone through the daemon unless --no-tone. Exits 1 when something fails.
+            """)
+
+    @Flag(name: .long, help: "Do not play the test tone.")
+    var noTone = false
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        let findings = Doctor(paths: connection.paths, playTone: !noTone).run()
+        var text = ""
+        for finding in findings {
+            let level = finding.level.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)
+            text += "\(level)\(finding.subject): \(finding.detail)\n"
+            if let fix = finding.fix { text += "      fix: \(fix)\n" }
+        }
+        FileHandle.standardOutput.write(Data(text.utf8))
+        if findings.contains(where: { $0.level == .failure }) { throw ExitCode(1) }
+    }
+}

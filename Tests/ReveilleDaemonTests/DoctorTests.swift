@@ -1,0 +1,101 @@
+import CReveilleShims
+import Foundation
+import Testing
+
+/// `reveille doctor` on this machine: no sound card, no NFC reader (an emulated one where
+/// asked), fanotify available to root.
+@Suite struct DoctorTests {
+    /// The time and fanotify lines, which depend on the machine the tests run on.
+    static var machineLines: String {
+        let time =
+            RV_clock_synchronized() == 1
+            ? "ok    time: the kernel's clock is synchronized (adjtimex)\n"
+            : "warn  time: the kernel's clock is not synchronized (adjtimex)\n"
+                + "      fix: check network time: timedatectl timesync-status (a Pi has no clock of its own: hardware.md, Time)\n"
+        let fanotify =
+            getuid() == 0
+            ? "ok    fanotify: permission events available\n"
+            : "note  fanotify: cannot tell without CAP_SYS_ADMIN\n      fix: run 'sudo reveille doctor' to check\n"
+        return time + fanotify
+    }
+
+    static var modulesLine: String {
+        FileManager.default.fileExists(atPath: "/proc/modules")
+            ? "ok    kernel NFC modules: none loaded\n" : "ok    kernel NFC modules: none (no loadable modules here)\n"
+    }
+
+    @Test func aFreshSetupWithoutSoundCardOrReader() throws {
+        let daemon = try DaemonHarness(settings: "")
+        try FileManager.default.removeItem(atPath: daemon.paths.settingsFile)
+        let doctor = try daemon.cli("doctor")
+        #expect(doctor.status == 1)
+        #expect(
+            doctor.stdout == """
+                ok    settings: no \(daemon.paths.settingsFile): the embedded defaults
+                ok    daemon: reveilled 0.1.0 answers on \(daemon.paths.socket)
+                note  NFC reader: none configured: alarms are dismissed by math
+                      fix: to use tags, wire a reader and set [nfc] device (hardware.md)
+
+                """ + Self.modulesLine + """
+                    FAIL  sound cards: none (/proc/asound/cards)
+                          fix: plug in a USB speaker, or enable the headphone jack or an I2S amplifier (hardware.md, Sound)
+                    FAIL  test tone: no device could play it: cannot open default: No such file or directory (snd_pcm_open); list devices with: reveille sound devices
+                          fix: set [audio] devices to a device from 'reveille sound devices' (hardware.md, Sound)
+
+                    """ + Self.machineLines + """
+                    ok    files: settings, state, socket and hooks have safe modes
+
+                    """)
+    }
+
+    @Test func aConfiguredReaderAndCaptureDeviceAndUnsafeFiles() throws {
+        let daemon = try DaemonHarness(nfcReader: true)
+        chmod(daemon.paths.settingsFile, 0o666)
+        let hooks = daemon.paths.configDirectory + "/hooks.d"
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
+        try "#!/bin/sh\n".write(toFile: hooks + "/10-lights", atomically: true, encoding: .utf8)
+        chmod(hooks + "/10-lights", 0o777)
+        let doctor = try daemon.cli("doctor")
+        #expect(doctor.status == 1)
+        #expect(
+            doctor.stdout == """
+                ok    settings: \(daemon.paths.settingsFile)
+                ok    daemon: reveilled 0.1.0 answers on \(daemon.paths.socket)
+                ok    NFC reader: reveilled says: ok (\(daemon.readerConnstring))
+
+                """ + Self.modulesLine + """
+                    ok    libnfc config: /etc/nfc/libnfc.conf names no device
+                    note  sound cards: none (/proc/asound/cards)
+                          fix: plug in a USB speaker, or enable the headphone jack or an I2S amplifier (hardware.md, Sound)
+                    ok    test tone: 1 s of the built-in tone on \(daemon.captureDevice)
+
+                    """ + Self.machineLines + """
+                    FAIL  files: \(daemon.paths.settingsFile) can be changed by others (mode 666)
+                          fix: sudo chmod 644 \(daemon.paths.settingsFile)
+                    FAIL  files: hook \(hooks)/10-lights can be changed by others
+                          fix: sudo chmod go-w \(hooks)/10-lights
+
+                    """)
+        #expect(daemon.waitFor(3) { daemon.capturedBytes() == 44 + 96_000 })
+    }
+
+    @Test func noDaemonIsAFailureWithHowToStartIt() throws {
+        let daemon = try DaemonHarness()
+        daemon.stop()
+        let doctor = try daemon.cli("doctor", "--no-tone")
+        #expect(doctor.status == 1)
+        #expect(
+            doctor.stdout.contains(
+                "FAIL  daemon: reveilled is not running (no answer at \(daemon.paths.socket)); start it with 'make run' or 'sudo systemctl start reveille'\n      fix: start it: reveilled --root \(daemon.root.path)\n"
+            ), "\(doctor.stdout)")
+    }
+
+    @Test func aMissingReaderDeviceNamesTheFix() throws {
+        let daemon = try DaemonHarness(settings: "[nfc]\ndevice = \"pn532_i2c:/dev/i2c-9\"\n")
+        let doctor = try daemon.cli("doctor", "--no-tone")
+        #expect(
+            doctor.stdout.contains(
+                "FAIL  NFC reader: pn532_i2c:/dev/i2c-9: no device at /dev/i2c-9\n      fix: enable I2C: sudo raspi-config nonint do_i2c 0 (hardware.md, PN532 by I2C)\n"
+            ), "\(doctor.stdout)")
+    }
+}
