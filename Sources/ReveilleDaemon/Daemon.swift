@@ -157,11 +157,12 @@ public enum Daemon {
 
     static let rootHint = "; run as root, or use --root DIR for a development setup"
 
-    /// Creates the state, runtime and log folders (mode 0750, 0755, 0750) if missing.
+    /// Creates the state, runtime and (under --root) log folders (mode 0750, 0755, 0750) if
+    /// missing. On the device the log is the journal, and systemd creates the other two.
     static func prepareDirectories(_ paths: Paths) throws {
-        for (path, mode) in [
-            (paths.stateDirectory, 0o750), (paths.runtimeDirectory, 0o755), (paths.logDirectory, 0o750),
-        ] {
+        var folders = [(paths.stateDirectory, 0o750), (paths.runtimeDirectory, 0o755)]
+        if !paths.isSystem { folders.append((paths.logDirectory, 0o750)) }
+        for (path, mode) in folders {
             do {
                 try FileManager.default.createDirectory(
                     atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
