@@ -41,6 +41,7 @@ import Testing
                   stats                   How the mornings went: snoozes, time to get up, missed alarms.
                   sound                   Try the alarm sound and list audio devices.
                   tag                     Register the NFC tags that stop alarms.
+                  doctor                  Check the setup: settings, daemon, reader, sound, time, files.
                 """))
     }
 
