@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test bench format clean install uninstall man
+.PHONY: all build run test bench format clean release install uninstall man
 
 all: build
 
@@ -34,12 +34,18 @@ test:
 man:
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug >/dev/null
 
-## Release binaries (Swift runtime linked statically), units, udev rules, settings, completions,
-## man pages. PREFIX=/usr/local, DESTDIR= as usual; an edited /etc/reveille/reveille.toml is kept.
-install:
+## Release binaries (Swift runtime linked statically) and man pages, as yourself: `sudo` resets
+## PATH, so the Swift toolchain is not found under it.
+release:
 	scripts/install-deps.sh run
 	$(SWIFT) build -c release --static-swift-stdlib
 	$(MAKE) man
+
+## Units, udev rules, settings, completions, man pages and the binaries of `make release`.
+## PREFIX=/usr/local, DESTDIR= as usual; an edited /etc/reveille/reveille.toml is kept.
+install:
+	@test -x .build/release/reveilled -a -f $(MANPAGES)/reveille/reveille.1 || \
+		{ echo "build first, as yourself: make release" >&2; exit 1; }
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh install .build/release $(MANPAGES)
 
 uninstall:
