@@ -121,7 +121,9 @@ import Testing
         let history = try #require(try daemon.request(.history(days: 1)).history)
         #expect(history.map(\.state) == ["missed", "missed", "ringing"])
         #expect(history.map(\.alarmID) == [1, 2, 3])
-        #expect(daemon.logText().contains("the clock jumped by +3h 0m"))
+        // 3 hours less the seconds the test took to get here (a minute less on a busy machine).
+        let log = daemon.logText()
+        #expect(log.contains("the clock jumped by +3h 0m") || log.contains("the clock jumped by +2h 59m"))
         #expect(
             try daemon.cli("history").stdout.contains(
                 "2026-11-21 05:30  #1     -         0        0      missed (not rung)"))
