@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+@testable import ReveilleCore
+
+@Suite struct AppEvaluatorTests {
+    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+
+    /// The instant of `YYYY-MM-DD HH:MM` in Berlin.
+    func at(_ text: String) -> Int {
+        var resolver = ZoneResolver(zone: Self.berlin)
+        let parts = text.split(separator: " ")
+        return resolver.resolve(try! CivilDate.parse(String(parts[0])), try! LocalTime.parse(String(parts[1]))).instant
+    }
+
+    func decide(_ rule: AppRule, _ when: String, used: Int = 0, grant: Int = 0, user: String = "kid") -> AppDecision {
+        var resolver = ZoneResolver(zone: Self.berlin)
+        return AppEvaluator.decide(
+            rule, user: user, at: at(when), resolver: &resolver, usedSeconds: used, grantMinutes: grant)
+    }
+
+    static func everyDay(_ windows: String...) -> [Weekday: [TimeWindow]] {
+        let parsed = windows.map { try! TimeWindow.parse($0) }
+        return Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, parsed) })
+    }
+
+    @Test func windowsParseAndRefuseNonsense() throws {
+        #expect(try TimeWindow.parse("07:00-20:00") == TimeWindow(start: 7 * 3600, end: 20 * 3600))
+        #expect(try TimeWindow.parse("22:00-01:30").crossesMidnight)
+        #expect(try TimeWindow.parse("18:00-24:00").end == 86_400)
+        #expect(throws: InputError("window \"25:00-07:00\": hour 25 must be 0-23")) { try TimeWindow.parse("25:00-07:00") }
+        #expect(throws: InputError("window \"7-8\": write it as HH:MM-HH:MM, like 07:00-20:00")) { try TimeWindow.parse("7-8") }
+        #expect(throws: InputError("window \"08:00-08:00\": it starts and ends at the same time")) {
+            try TimeWindow.parse("08:00-08:00")
+        }
+        #expect(throws: InputError("window \"07:61-08:00\": minute 61 must be 0-59")) { try TimeWindow.parse("07:61-08:00") }
+    }
+
+    @Test func insideAndOutsideAWindow() {
+        let rule = AppRule(name: "game", paths: ["/usr/games/game"], windows: Self.everyDay("07:00-20:00"))
+        let inside = decide(rule, "2026-11-23 19:30")
+        #expect(inside.allowed && inside.reason == "allowed until 20:00")
+        #expect(inside.secondsLeft == 1800 && inside.nextChange == at("2026-11-23 20:00"))
+        let after = decide(rule, "2026-11-23 20:00")
+        #expect(!after.allowed && after.reason == "outside its hours; allowed from Tue 07:00")
+        #expect(after.nextChange == at("2026-11-24 07:00"))
+        let before = decide(rule, "2026-11-23 06:59")
+        #expect(before.reason == "outside its hours; allowed from 07:00")
+    }
+
+    @Test func aWindowCrossingMidnightCoversTheNextMorning() {
+        var windows: [Weekday: [TimeWindow]] = [:]
+        windows[.friday] = [try! TimeWindow.parse("22:00-01:00")]
+        let rule = AppRule(name: "game", paths: [], windows: windows)
+        #expect(decide(rule, "2026-11-27 23:00").allowed)  // Friday night
+        let saturdayMorning = decide(rule, "2026-11-28 00:30")
+        #expect(saturdayMorning.allowed && saturdayMorning.reason == "allowed until 01:00")
+        #expect(!decide(rule, "2026-11-28 01:00").allowed)
+        #expect(!decide(rule, "2026-11-27 00:30").allowed)  // Thursday night had no window
+        #expect(decide(rule, "2026-11-28 01:00").reason == "outside its hours; allowed from Fri 22:00")
+    }
+
+    @Test func severalWindowsAndTouchingOnesMerge() {
+        let rule = AppRule(name: "tv", paths: [], windows: Self.everyDay("07:00-08:00", "17:00-20:00", "20:00-21:00"))
+        #expect(decide(rule, "2026-11-23 07:30").reason == "allowed until 08:00")
+        #expect(decide(rule, "2026-11-23 12:00").reason == "outside its hours; allowed from 17:00")
+        #expect(decide(rule, "2026-11-23 18:00").reason == "allowed until 21:00")
+        let evening = AppRule(name: "tv", paths: [], windows: Self.everyDay("18:00-24:00", "00:00-01:00"))
+        #expect(decide(evening, "2026-11-23 23:00").reason == "allowed until Tue 01:00")
+    }
+
+    @Test func weekdayWeekendAndPerDayLimits() {
+        var limits: [Weekday: Int] = [:]
+        for day in Weekday.allCases { limits[day] = day.rawValue >= 5 ? 120 : 60 }
+        limits[.wednesday] = 30
+        let rule = AppRule(name: "game", paths: [], limits: limits)
+        let monday = decide(rule, "2026-11-23 10:00", used: 50 * 60)
+        #expect(monday.allowed && monday.reason == "allowed (10 of 60 min left today)" && monday.secondsLeft == 600)
+        let used = decide(rule, "2026-11-23 10:00", used: 60 * 60)
+        #expect(!used.allowed)
+        #expect(used.reason == "today's 60 minutes are used up; allowed again Tue 00:00")
+        #expect(decide(rule, "2026-11-25 10:00", used: 30 * 60).allowed == false)  // Wednesday: 30
+        #expect(decide(rule, "2026-11-28 10:00", used: 100 * 60).allowed)  // Saturday: 120
+    }
+
+    @Test func aGrantAddsMinutesForToday() {
+        let rule = AppRule(name: "game", paths: [], limits: [.monday: 60])
+        #expect(!decide(rule, "2026-11-23 10:00", used: 3600).allowed)
+        let granted = decide(rule, "2026-11-23 10:00", used: 3600, grant: 15)
+        #expect(granted.allowed && granted.reason == "allowed (15 of 75 min left today)")
+        let spent = decide(rule, "2026-11-23 10:00", used: 75 * 60, grant: 15)
+        #expect(spent.reason.hasPrefix("today's 75 minutes are used up (with a grant of 15)"))
+    }
+
+    @Test func theEarlierOfWindowEndAndLimitIsWhenItMustStop() {
+        let rule = AppRule(name: "game", paths: [], windows: Self.everyDay("07:00-20:00"), limits: [.monday: 60])
+        let nearWindowEnd = decide(rule, "2026-11-23 19:50", used: 0)
+        #expect(nearWindowEnd.secondsLeft == 600 && nearWindowEnd.reason == "allowed until 20:00 (60 of 60 min left today)")
+        let nearLimit = decide(rule, "2026-11-23 12:00", used: 55 * 60)
+        #expect(nearLimit.secondsLeft == 300 && nearLimit.reason == "allowed (5 of 60 min left today)")
+        let usedUp = decide(rule, "2026-11-23 12:00", used: 3600)
+        #expect(usedUp.reason == "today's 60 minutes are used up; allowed again Tue 07:00")
+    }
+
+    @Test func aUserNotListedAndADisabledRuleAreNotLimited() {
+        let rule = AppRule(name: "game", paths: [], windows: Self.everyDay("07:00-08:00"), users: ["kid"])
+        #expect(!decide(rule, "2026-11-23 12:00", user: "kid").allowed)
+        let parent = decide(rule, "2026-11-23 12:00", user: "parent")
+        #expect(parent.allowed && parent.reason == "not limited for parent" && parent.nextChange == nil)
+        var off = rule
+        off.enabled = false
+        #expect(decide(off, "2026-11-23 12:00").reason == "not limited (disabled in the policy)")
+    }
+
+    @Test func noWindowsAndNoLimitIsAlwaysAllowed() {
+        let decision = decide(AppRule(name: "calc", paths: []), "2026-11-23 03:00")
+        #expect(decision.allowed && decision.secondsLeft == nil && decision.nextChange == nil)
+    }
+
+    @Test func dstDaysFollowTheWallClock() {
+        let rule = AppRule(name: "game", paths: [], windows: Self.everyDay("01:00-04:00"))
+        // 2026-03-29, Berlin springs forward at 02:00 to 03:00: the window lasts 2 hours.
+        let spring = decide(rule, "2026-03-29 01:30")
+        #expect(spring.allowed && spring.secondsLeft == 90 * 60)
+        // 2026-10-25, Berlin falls back at 03:00 to 02:00: the window lasts 4 hours.
+        let autumn = decide(rule, "2026-10-25 01:30")
+        #expect(autumn.allowed && autumn.secondsLeft == 210 * 60)
+        // A window that starts in the skipped hour opens at the first instant after it.
+        let gap = AppRule(name: "game", paths: [], windows: Self.everyDay("02:30-05:00"))
+        let early = decide(gap, "2026-03-29 01:59")
+        #expect(!early.allowed && early.nextChange == at("2026-03-29 03:00"))
+    }
+}
