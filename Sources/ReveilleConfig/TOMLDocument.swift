@@ -40,6 +40,30 @@ public struct TOMLDocument {
         return nil
     }
 
+    /// The line of `key` in the `index`th `[[array]]` table (nil `key`: its header).
+    public func line(of key: String?, inArray array: String, index: Int) -> Int? {
+        var seen = -1
+        var inside = false
+        for (number, raw) in lines.enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[[") {
+                let name = line.dropFirst(2).prefix(while: { $0 != "]" }).trimmingCharacters(in: .whitespaces)
+                if name == array { seen += 1 }
+                inside = name == array && seen == index
+                if inside && key == nil { return number + 1 }
+                continue
+            }
+            if line.hasPrefix("[") {
+                let name = line.dropFirst().prefix(while: { $0 != "]" }).trimmingCharacters(in: .whitespaces)
+                if !name.hasPrefix(array + ".") { inside = false }
+                continue
+            }
+            guard inside, let key, line.hasPrefix(key) else { continue }
+            if line.dropFirst(key.count).trimmingCharacters(in: .whitespaces).hasPrefix("=") { return number + 1 }
+        }
+        return key == nil ? nil : line(of: nil, inArray: array, index: index)
+    }
+
     /// An error about `key` in `section`, at its line.
     public func error(_ key: String?, in section: String?, _ message: String) -> ConfigError {
         let name = [section.map { "[\($0)]" }, key].compactMap { $0 }.joined(separator: " ")

@@ -26,7 +26,8 @@ public enum AppEvaluator {
         grantMinutes: Int = 0
     ) -> AppDecision {
         guard rule.enabled else {
-            return AppDecision(allowed: true, reason: "not limited (disabled in the policy)", nextChange: nil, secondsLeft: nil)
+            return AppDecision(
+                allowed: true, reason: "not limited (disabled in the policy)", nextChange: nil, secondsLeft: nil)
         }
         guard rule.users.isEmpty || rule.users.contains(user) else {
             return AppDecision(allowed: true, reason: "not limited for \(user)", nextChange: nil, secondsLeft: nil)
@@ -39,7 +40,8 @@ public enum AppEvaluator {
             let next = opening(intervals, atOrAfter: nextMidnight)
             return AppDecision(
                 allowed: false,
-                reason: "today's \(limit / 60) minutes are used up\(grantMinutes > 0 ? " (with a grant of \(grantMinutes))" : "")"
+                reason:
+                    "today's \(limit / 60) minutes are used up\(grantMinutes > 0 ? " (with a grant of \(grantMinutes))" : "")"
                     + (next.map { "; allowed again \(when($0, from: instant, resolver: &resolver))" } ?? ""),
                 nextChange: next, secondsLeft: 0)
         }
@@ -47,7 +49,8 @@ public enum AppEvaluator {
             let next = opening(intervals, atOrAfter: instant)
             return AppDecision(
                 allowed: false,
-                reason: "outside its hours" + (next.map { "; allowed from \(when($0, from: instant, resolver: &resolver))" } ?? ""),
+                reason: "outside its hours"
+                    + (next.map { "; allowed from \(when($0, from: instant, resolver: &resolver))" } ?? ""),
                 nextChange: next, secondsLeft: 0)
         }
         let windowLeft: Int? = current.upperBound == Int.max ? nil : current.upperBound - instant
@@ -66,7 +69,8 @@ public enum AppEvaluator {
     /// The instants the app may run, from the day before `date` to a week after, merged where
     /// they touch (a window ending at midnight and one starting then are one). Without windows:
     /// one interval without end.
-    static func allowedIntervals(_ rule: AppRule, around date: CivilDate, resolver: inout ZoneResolver) -> [Range<Int>] {
+    static func allowedIntervals(_ rule: AppRule, around date: CivilDate, resolver: inout ZoneResolver) -> [Range<Int>]
+    {
         guard let windows = rule.windows else { return [Int.min..<Int.max] }
         var spans: [Range<Int>] = []
         for offset in -1...8 {

@@ -16,7 +16,9 @@ public struct TimeWindow: Hashable, Sendable, CustomStringConvertible {
     /// Parses `HH:MM-HH:MM`.
     public static func parse(_ text: String) throws(InputError) -> TimeWindow {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw InputError("window \"\(text)\": write it as HH:MM-HH:MM, like 07:00-20:00") }
+        guard parts.count == 2 else {
+            throw InputError("window \"\(text)\": write it as HH:MM-HH:MM, like 07:00-20:00")
+        }
         let start = try seconds(parts[0], in: text)
         let end = try seconds(parts[1], in: text)
         guard start < 86_400 else { throw InputError("window \"\(text)\": a window cannot start at 24:00") }

@@ -28,12 +28,18 @@ import Testing
         #expect(try TimeWindow.parse("07:00-20:00") == TimeWindow(start: 7 * 3600, end: 20 * 3600))
         #expect(try TimeWindow.parse("22:00-01:30").crossesMidnight)
         #expect(try TimeWindow.parse("18:00-24:00").end == 86_400)
-        #expect(throws: InputError("window \"25:00-07:00\": hour 25 must be 0-23")) { try TimeWindow.parse("25:00-07:00") }
-        #expect(throws: InputError("window \"7-8\": write it as HH:MM-HH:MM, like 07:00-20:00")) { try TimeWindow.parse("7-8") }
+        #expect(throws: InputError("window \"25:00-07:00\": hour 25 must be 0-23")) {
+            try TimeWindow.parse("25:00-07:00")
+        }
+        #expect(throws: InputError("window \"7-8\": write it as HH:MM-HH:MM, like 07:00-20:00")) {
+            try TimeWindow.parse("7-8")
+        }
         #expect(throws: InputError("window \"08:00-08:00\": it starts and ends at the same time")) {
             try TimeWindow.parse("08:00-08:00")
         }
-        #expect(throws: InputError("window \"07:61-08:00\": minute 61 must be 0-59")) { try TimeWindow.parse("07:61-08:00") }
+        #expect(throws: InputError("window \"07:61-08:00\": minute 61 must be 0-59")) {
+            try TimeWindow.parse("07:61-08:00")
+        }
     }
 
     @Test func insideAndOutsideAWindow() {
@@ -95,7 +101,8 @@ import Testing
     @Test func theEarlierOfWindowEndAndLimitIsWhenItMustStop() {
         let rule = AppRule(name: "game", paths: [], windows: Self.everyDay("07:00-20:00"), limits: [.monday: 60])
         let nearWindowEnd = decide(rule, "2026-11-23 19:50", used: 0)
-        #expect(nearWindowEnd.secondsLeft == 600 && nearWindowEnd.reason == "allowed until 20:00 (60 of 60 min left today)")
+        #expect(
+            nearWindowEnd.secondsLeft == 600 && nearWindowEnd.reason == "allowed until 20:00 (60 of 60 min left today)")
         let nearLimit = decide(rule, "2026-11-23 12:00", used: 55 * 60)
         #expect(nearLimit.secondsLeft == 300 && nearLimit.reason == "allowed (5 of 60 min left today)")
         let usedUp = decide(rule, "2026-11-23 12:00", used: 3600)

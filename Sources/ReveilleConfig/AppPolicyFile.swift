@@ -1,0 +1,171 @@
+import Foundation
+import ReveilleCore
+import TOMLKit
+
+/// The app policy file, `/etc/reveille/apps.toml`: one `[[app]]` table per app.
+///
+/// ```toml
+/// [[app]]
+/// name = "minecraft"
+/// paths = ["/usr/games/minecraft-launcher"]
+/// windows = ["07:00-08:00", "15:00-20:00"]            # every day; or per day:
+/// # windows = { weekdays = ["15:00-20:00"], weekends = ["09:00-20:00"], fri = ["15:00-22:00"] }
+/// limit_minutes = { weekdays = 60, weekends = 120 }    # or one number for every day
+/// users = ["kid"]                                      # optional: only these users
+/// enabled = true
+/// ```
+public enum AppPolicyFile {
+    static let appKeys = ["name", "paths", "windows", "limit_minutes", "enabled", "users"]
+    static let dayKeys = ["daily", "weekdays", "weekends", "mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
+    /// Reads and checks `path`; every error names the file and line. A missing file is an empty
+    /// policy.
+    public static func load(path: String) throws(ConfigError) -> AppPolicy {
+        guard FileManager.default.fileExists(atPath: path) else { return AppPolicy() }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else {
+            throw ConfigError(path: path, line: nil, message: "cannot be read as UTF-8 text; check its permissions")
+        }
+        return try parse(TOMLDocument(path: path, text: text))
+    }
+
+    public static func parse(_ document: TOMLDocument) throws(ConfigError) -> AppPolicy {
+        let root = document.root
+        for key in root.keys.sorted() where key != "app" {
+            throw document.error(key, in: nil, "unknown setting; the file holds [[app]] tables")
+        }
+        guard let value = root["app"] else { return AppPolicy() }
+        guard let array = value.array else {
+            throw document.error("app", in: nil, "write each app as an [[app]] table")
+        }
+        var apps: [AppRule] = []
+        var owners: [String: String] = [:]
+        for index in 0..<array.count {
+            guard let table = array[index].table else {
+                throw ConfigError(
+                    path: document.path, line: nil, message: "app #\(index + 1): must be an [[app]] table")
+            }
+            let app = try parseApp(table, index: index, document)
+            if apps.contains(where: { $0.name == app.name }) {
+                throw error(document, index, "name", "another app is already called \"\(app.name)\"")
+            }
+            for path in app.paths {
+                if let owner = owners[path] {
+                    throw error(document, index, "paths", "\(path) is already listed for \"\(owner)\"")
+                }
+                owners[path] = app.name
+            }
+            apps.append(app)
+        }
+        return AppPolicy(apps: apps)
+    }
+
+    static func error(_ document: TOMLDocument, _ index: Int, _ key: String?, _ message: String) -> ConfigError {
+        ConfigError(
+            path: document.path, line: document.line(of: key, inArray: "app", index: index),
+            message: "app #\(index + 1)\(key.map { " \($0)" } ?? ""): \(message)")
+    }
+
+    private static func parseApp(_ table: TOMLTable, index: Int, _ document: TOMLDocument) throws(ConfigError)
+        -> AppRule
+    {
+        for key in table.keys.sorted() where !appKeys.contains(key) {
+            throw error(document, index, key, "unknown setting; known here: \(appKeys.joined(separator: ", "))")
+        }
+        guard let name = table["name"]?.string, !name.isEmpty else {
+            throw error(document, index, table["name"] == nil ? nil : "name", "needs a name = \"...\"")
+        }
+        guard name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }), name.count <= 32 else {
+            throw error(document, index, "name", "\"\(name)\": use 1-32 letters, digits, '-', '_' or '.'")
+        }
+        let named = "app \"\(name)\""
+        func fail(_ key: String, _ message: String) -> ConfigError {
+            ConfigError(
+                path: document.path, line: document.line(of: key, inArray: "app", index: index),
+                message: "\(named) \(key): \(message)")
+        }
+        guard let pathList = table["paths"]?.array, !pathList.isEmpty else {
+            throw fail("paths", "list its executables, like paths = [\"/usr/games/minecraft\"]")
+        }
+        var paths: [String] = []
+        for element in pathList {
+            guard let path = element.string, path.hasPrefix("/") else {
+                throw fail("paths", "\(element.string.map { "\"\($0)\"" } ?? "a value") is not an absolute path")
+            }
+            paths.append(path)
+        }
+        var rule = AppRule(name: name, paths: paths)
+        if let windows = table["windows"] {
+            rule.windows = try perDay(windows, key: "windows", fail: fail) {
+                (value) throws(ConfigError) -> [TimeWindow] in
+                guard let list = value.array else { throw fail("windows", "give a list like [\"07:00-20:00\"]") }
+                var parsed: [TimeWindow] = []
+                for element in list {
+                    guard let text = element.string else {
+                        throw fail("windows", "give windows as \"HH:MM-HH:MM\" strings")
+                    }
+                    do {
+                        parsed.append(try TimeWindow.parse(text))
+                    } catch let error as InputError {
+                        throw fail("windows", error.message)
+                    } catch {
+                        throw fail("windows", "\(error)")
+                    }
+                }
+                return parsed
+            }
+        }
+        if let limits = table["limit_minutes"] {
+            rule.limits = try perDay(limits, key: "limit_minutes", fail: fail) { (value) throws(ConfigError) -> Int in
+                guard let minutes = value.int else { throw fail("limit_minutes", "give whole minutes, like 60") }
+                guard (0...1440).contains(minutes) else {
+                    throw fail("limit_minutes", "\(minutes) is out of range; use 0-1440")
+                }
+                return minutes
+            }
+        }
+        if let enabled = table["enabled"] {
+            guard let flag = enabled.bool else { throw fail("enabled", "must be true or false") }
+            rule.enabled = flag
+        }
+        if let users = table["users"] {
+            guard let list = users.array else { throw fail("users", "give a list like [\"kid\"]") }
+            for element in list {
+                guard let user = element.string, !user.isEmpty else {
+                    throw fail("users", "give user names as strings")
+                }
+                rule.users.append(user)
+            }
+        }
+        return rule
+    }
+
+    /// A value for every day, or a table of `daily`/`weekdays`/`weekends`/`mon`..`sun` (the more
+    /// specific wins); days not named get nothing.
+    private static func perDay<T>(
+        _ value: any TOMLValueConvertible, key: String, fail: (String, String) -> ConfigError,
+        _ read: (any TOMLValueConvertible) throws(ConfigError) -> T
+    ) throws(ConfigError) -> [Weekday: T] {
+        guard let table = value.table else {
+            let one = try read(value)
+            return Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, one) })
+        }
+        var result: [Weekday: T] = [:]
+        for name in table.keys where !dayKeys.contains(name) {
+            throw fail(key, "\"\(name)\" is not a day; use \(dayKeys.joined(separator: ", "))")
+        }
+        for name in dayKeys {  // general first, specific last, so the specific wins
+            guard let entry = table[name] else { continue }
+            let days: [Weekday] =
+                switch name {
+                case "daily": Weekday.allCases
+                case "weekdays": [.monday, .tuesday, .wednesday, .thursday, .friday]
+                case "weekends": [.saturday, .sunday]
+                default: [Weekday(rawValue: dayKeys.firstIndex(of: name)! - 3)!]
+                }
+            let parsed = try read(entry)
+            for day in days { result[day] = parsed }
+        }
+        return result
+    }
+}

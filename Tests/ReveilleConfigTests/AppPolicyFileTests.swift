@@ -1,0 +1,93 @@
+import ReveilleCore
+import Testing
+
+@testable import ReveilleConfig
+
+@Suite struct AppPolicyFileTests {
+    func parse(_ text: String) throws(ConfigError) -> AppPolicy {
+        try AppPolicyFile.parse(TOMLDocument(path: "apps.toml", text: text))
+    }
+
+    func error(_ text: String) -> String {
+        do {
+            _ = try parse(text)
+            return "no error"
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func appsWithEveryKindOfSetting() throws {
+        let policy = try parse(
+            """
+            [[app]]
+            name = "minecraft"
+            paths = ["/usr/games/minecraft", "/opt/mc/launcher"]
+            windows = { weekdays = ["15:00-20:00"], weekends = ["09:00-21:00"], fri = ["15:00-22:00", "23:00-01:00"] }
+            limit_minutes = { daily = 90, weekdays = 60, wed = 30 }
+            users = ["kid"]
+
+            [[app]]
+            name = "tv"
+            paths = ["/usr/bin/kodi"]
+            windows = ["18:00-20:00"]
+            limit_minutes = 45
+            enabled = false
+            """)
+        #expect(policy.apps.map(\.name) == ["minecraft", "tv"])
+        let game = try #require(policy.app(forPath: "/opt/mc/launcher"))
+        #expect(game.windows?[.monday] == [try TimeWindow.parse("15:00-20:00")])
+        #expect(game.windows?[.friday]?.count == 2)
+        #expect(game.windows?[.sunday] == [try TimeWindow.parse("09:00-21:00")])
+        #expect(game.limits[.monday] == 60 && game.limits[.wednesday] == 30 && game.limits[.saturday] == 90)
+        #expect(game.users == ["kid"] && game.enabled)
+        let tv = try #require(policy.app(named: "tv"))
+        #expect(tv.limits.count == 7 && tv.limits[.sunday] == 45 && !tv.enabled && tv.users.isEmpty)
+        #expect(tv.windows?[.tuesday] == [try TimeWindow.parse("18:00-20:00")])
+        #expect(try parse("") == AppPolicy())
+    }
+
+    @Test func everyErrorHasItsLineAndReason() {
+        let base = "[[app]]\nname = \"tv\"\npaths = [\"/usr/bin/kodi\"]\n"
+        #expect(
+            error(base + "windows = [\"25:00-07:00\"]\n")
+                == "apps.toml:4: app \"tv\" windows: window \"25:00-07:00\": hour 25 must be 0-23")
+        #expect(
+            error(base + "limit_minutes = 2000\n")
+                == "apps.toml:4: app \"tv\" limit_minutes: 2000 is out of range; use 0-1440")
+        #expect(
+            error(base + "limit_minutes = { someday = 3 }\n").hasPrefix(
+                "apps.toml:4: app \"tv\" limit_minutes: \"someday\" is not a day; use daily, weekdays, weekends, mon"))
+        #expect(
+            error(base + "colour = \"red\"\n").hasPrefix(
+                "apps.toml:4: app #1 colour: unknown setting; known here: name"))
+        #expect(
+            error("[[app]]\nname = \"tv\"\npaths = [\"kodi\"]\n")
+                == "apps.toml:3: app \"tv\" paths: \"kodi\" is not an absolute path")
+        #expect(error("[[app]]\npaths = [\"/a\"]\n") == "apps.toml:1: app #1: needs a name = \"...\"")
+        #expect(
+            error(base + "\n[[app]]\nname = \"tv\"\npaths = [\"/b\"]\n")
+                == "apps.toml:6: app #2 name: another app is already called \"tv\"")
+        #expect(
+            error(base + "\n[[app]]\nname = \"radio\"\npaths = [\"/usr/bin/kodi\"]\n")
+                == "apps.toml:7: app #2 paths: /usr/bin/kodi is already listed for \"tv\"")
+        #expect(error(base + "enabled = \"yes\"\n") == "apps.toml:4: app \"tv\" enabled: must be true or false")
+        #expect(error("apps = 3\n") == "apps.toml:1: apps: unknown setting; the file holds [[app]] tables")
+        #expect(error("[[app]\nname = 3\n").hasPrefix("apps.toml:1: "))
+    }
+
+    @Test func theShippedExampleParses() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/apps.toml").path
+        #expect(try AppPolicyFile.load(path: example) == AppPolicy())
+        let text = try String(contentsOfFile: example, encoding: .utf8)
+        let setting = try Regex(#"^# ([a-z_]+ = |\[\[)"#)
+        let uncommented = text.split(separator: "\n").map { line in
+            line.prefixMatch(of: setting) != nil ? String(line.dropFirst(2)) : String(line)
+        }.joined(separator: "\n")
+        let policy = try parse(uncommented)
+        #expect(policy.apps.first?.limits[.saturday] == 120)
+    }
+}
+
+import Foundation
