@@ -51,12 +51,18 @@ let package = Package(
             name: "ReveilleNFC",
             dependencies: ["ReveilleCore", "CNFC", .product(name: "Logging", package: "swift-log")]
         ),
+        // The app guard: fanotify permission events on a thread of its own.
+        .target(
+            name: "ReveilleLaunch",
+            dependencies: ["CReveilleShims", .product(name: "Logging", package: "swift-log")]
+        ),
         // Services wiring core + store + control socket.
         .target(
             name: "ReveilleDaemon",
             dependencies: [
                 "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig", "ReveilleAudio",
-                "ReveilleNFC", "CReveilleShims", "CSystemd", .product(name: "Logging", package: "swift-log"),
+                "ReveilleNFC", "ReveilleLaunch", "CReveilleShims", "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The `reveille` command tree, as a library so tests can check its help text.

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/fanotify.h>
+#include <sys/syscall.h>
 #include <sys/timex.h>
 #include <unistd.h>
 #include <stddef.h>
@@ -106,4 +107,58 @@ int RV_clock_synchronized(void) {
         return -1;
     }
     return result == TIME_ERROR ? 0 : 1;
+}
+
+int RV_fanotify_open(void) {
+    return fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY | O_LARGEFILE);
+}
+
+int RV_fanotify_mark_exec(int fd, const char *path) {
+    return fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_EXEC_PERM, AT_FDCWD, path);
+}
+
+int RV_fanotify_flush(int fd) {
+    return fanotify_mark(fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL);
+}
+
+int RV_fanotify_respond(int fd, int event_fd, int allow);
+
+int RV_fanotify_read(int fd, RV_exec_event *events, int capacity) {
+    char buffer[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+    ssize_t length = read(fd, buffer, sizeof(buffer));
+    if (length < 0) {
+        return (errno == EAGAIN) ? 0 : -1;
+    }
+    int count = 0;
+    struct fanotify_event_metadata *event = (struct fanotify_event_metadata *)buffer;
+    while (FAN_EVENT_OK(event, length)) {
+        if (event->vers == FANOTIFY_METADATA_VERSION && event->fd >= 0) {
+            if ((event->mask & FAN_OPEN_EXEC_PERM) && count < capacity) {
+                events[count].fd = event->fd;
+                events[count].pid = event->pid;
+                count++;
+            } else if (event->mask & FAN_OPEN_EXEC_PERM) {
+                RV_fanotify_respond(fd, event->fd, 1);  // never leave an exec waiting
+            } else {
+                close(event->fd);
+            }
+        }
+        event = FAN_EVENT_NEXT(event, length);
+    }
+    return count;
+}
+
+int RV_fanotify_respond(int fd, int event_fd, int allow) {
+    struct fanotify_response response = {.fd = event_fd, .response = allow ? FAN_ALLOW : FAN_DENY};
+    ssize_t written = write(fd, &response, sizeof(response));
+    close(event_fd);
+    return written == sizeof(response) ? 0 : -1;
+}
+
+int RV_pidfd_open(int pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int RV_pidfd_signal(int pidfd, int signal) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
 }

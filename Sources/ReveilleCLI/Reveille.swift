@@ -16,7 +16,8 @@ public struct Reveille: ParsableCommand {
         subcommands: [
             StatusCommand.self, SnoozeCommand.self, DismissCommand.self, NextCommand.self, AlarmCommand.self,
             RuleCommand.self, OverrideCommand.self, PauseCommand.self, ResumeCommand.self, HistoryCommand.self,
-            StatsCommand.self, SoundCommand.self, TagCommand.self, DoctorCommand.self,
+            StatsCommand.self, SoundCommand.self, TagCommand.self, AppsCommand.self, RunCommand.self,
+            DoctorCommand.self,
         ])
 
     /// Accepted before the subcommand too (`reveille --root .reveille status`); each subcommand reads it.

@@ -55,6 +55,7 @@ struct StatusCommand: ParsableCommand {
         }
         if !status.reader.isEmpty { lines.append("NFC reader: \(status.reader)") }
         if !status.sound.isEmpty { lines.append("sound: \(status.sound)") }
+        if !status.appGuard.isEmpty { lines.append("apps: \(status.appGuard)") }
         if let use = status.resources {
             lines.append(
                 "daemon: \(use.cpuMicroseconds / 1000) ms CPU since start, \(use.rssKilobytes / 1024) MB resident "

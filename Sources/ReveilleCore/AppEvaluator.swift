@@ -53,7 +53,9 @@ public enum AppEvaluator {
                     + (next.map { "; allowed from \(when($0, from: instant, resolver: &resolver))" } ?? ""),
                 nextChange: next, secondsLeft: 0)
         }
-        let windowLeft: Int? = current.upperBound == Int.max ? nil : current.upperBound - instant
+        // An interval reaching the end of the horizon looked at has no end worth telling.
+        let horizon = resolver.resolve(today.adding(days: 8), LocalTime(secondsOfDay: 0)!).instant
+        let windowLeft: Int? = current.upperBound >= horizon ? nil : current.upperBound - instant
         let limitLeft = limit.map { $0 - usedSeconds }
         let left = [windowLeft, limitLeft].compactMap { $0 }.min()
         var reason = "allowed"

@@ -24,6 +24,8 @@ public enum HookEvent: String, Codable, Sendable, Hashable, CaseIterable {
     case dismiss
     case missed
     case autoStop = "auto-stop"
+    /// An app's time runs out in a few minutes (SPEC §6); not a ring event.
+    case appWarning = "app-warning"
 }
 
 /// What the edges must do after a transition. The core decides; the daemon acts.

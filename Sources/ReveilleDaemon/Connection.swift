@@ -67,7 +67,7 @@ struct Connection {
         } catch {
             return Connection.explain(error, in: data)
         }
-        let response = controller.handle(request.op, role: role) {
+        let response = controller.handle(request.op, role: role, peer: peer) {
             access.refusal(request.op, role: role, peer: peer)
         }
         if let error = response.error {

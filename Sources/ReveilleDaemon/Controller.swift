@@ -80,6 +80,8 @@ public final class Controller: Sendable {
     let lock = Mutex(RingState())
     /// A `tag add` or `tag test` waiting for a tap, which takes the next tag the reader sees.
     let tagWaiter = Mutex<TagWaiter?>(nil)
+    /// The app policy and its enforcement; set once at start.
+    let appSupervisor = Mutex<AppSupervisor?>(nil)
     /// Rings the scheduler when something changed that moves the next wake-up.
     let wake: @Sendable () -> Void
 
@@ -122,7 +124,7 @@ public final class Controller: Sendable {
     }
 
     /// Answers one request from a peer with `role`. Never throws: every failure is an error reply.
-    public func handle(_ operation: Command, role: Role, refusal: () -> String) -> Response {
+    public func handle(_ operation: Command, role: Role, peer: Peer? = nil, refusal: () -> String) -> Response {
         guard role >= operation.requiredRole else {
             return .failure(.forbidden, refusal())
         }
@@ -136,6 +138,8 @@ public final class Controller: Sendable {
             return response
         case .tagAdd, .tagTest:
             return reply(operation) { try tagOperation(operation) }
+        case .appsStatus, .appCheck, .appGrant, .appStart:
+            return reply(operation) { try appOperation(operation, peer: peer) }
         default: break
         }
         let response = lock.withLock { state in
@@ -278,7 +282,7 @@ public final class Controller: Sendable {
             return response
         case .tagList, .tagRemove:
             return try tagOperation(operation)
-        case .soundTest, .soundDevices, .tagAdd, .tagTest:
+        case .soundTest, .soundDevices, .tagAdd, .tagTest, .appsStatus, .appCheck, .appGrant, .appStart:
             return Response()  // answered in `handle`, outside the lock
         }
     }

@@ -124,6 +124,7 @@ public enum Daemon {
         } catch let error as SystemCallError {
             throw StartupError(description: "\(error)" + (error.errno == EACCES ? Daemon.rootHint : ""))
         }
+        startAppSupervisor(paths: paths, store: store, controller: controller, clock: options.clock, logger: logger)
         scheduler.start()
         ServiceManager.ready("serving \(paths.socket)")
         if let period = ServiceManager.watchdogPeriod() {
@@ -155,13 +156,39 @@ public enum Daemon {
         }
     }
 
+    /// Loads apps.toml, follows its changes, and guards launches with fanotify when it can.
+    private static func startAppSupervisor(
+        paths: Paths, store: Store, controller: Controller, clock: any WallClock, logger: Logger
+    ) {
+        let supervisor = AppSupervisor(
+            policyPath: paths.configDirectory + "/apps.toml", store: store, clock: clock, zone: { controller.zone },
+            logger: logger,
+            onWarning: { app, user, left in controller.appTimeRunningOut(app: app, user: user, secondsLeft: left) })
+        supervisor.reload()
+        controller.appSupervisor.withLock { $0 = supervisor }
+        if let guardian = supervisor.guardian {
+            guardian.start { path, pid in supervisor.decideExec(path: path, pid: pid) }
+        } else {
+            logger.notice(
+                "app guard: \(supervisor.guardProblem ?? "unavailable"); launches are limited only through 'reveille run'"
+            )
+        }
+        supervisor.start()
+        if let watcher = PolicyWatcher(folder: paths.configDirectory) {
+            watcher.start(name: "apps.toml") { supervisor.reload() }
+        } else {
+            logger.warning(
+                "app policy: cannot watch \(paths.configDirectory); restart reveilled after editing apps.toml")
+        }
+    }
+
     static let rootHint = "; run as root, or use --root DIR for a development setup"
 
     /// Creates the state, runtime and (under --root) log folders (mode 0750, 0755, 0750) if
     /// missing. On the device the log is the journal, and systemd creates the other two.
     static func prepareDirectories(_ paths: Paths) throws {
         var folders = [(paths.stateDirectory, 0o750), (paths.runtimeDirectory, 0o755)]
-        if !paths.isSystem { folders.append((paths.logDirectory, 0o750)) }
+        if !paths.isSystem { folders += [(paths.logDirectory, 0o750), (paths.configDirectory, 0o755)] }
         for (path, mode) in folders {
             do {
                 try FileManager.default.createDirectory(

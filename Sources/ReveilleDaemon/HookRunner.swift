@@ -44,6 +44,11 @@ final class HookRunner: Sendable {
             "REVEILLE_ALARM_LABEL": session.settings.label, "REVEILLE_SESSION_ID": String(session.id),
             "REVEILLE_SNOOZES": String(session.snoozeCount), "REVEILLE_SCHEDULED_AT": String(session.scheduledAt),
         ]
+        run(event, environment: environment)
+    }
+
+    /// Runs every hook for `event` with `environment` added to the daemon's.
+    func run(_ event: HookEvent, environment: [String: String]) {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         for hook in hooks {
             let thread = Thread { [self] in runOne(hook, event: event, environment: merged) }

@@ -25,6 +25,7 @@ extension Controller {
         info.session = session.map(self.info)
         info.reader = ring.reader.health.description
         info.sound = ring.audio.statusLine
+        info.appGuard = appSupervisor.withLock { $0?.modeLine } ?? "starting"
         info.resources = ResourceUse.current()
         return info
     }

@@ -50,6 +50,14 @@ public enum Command: Codable, Sendable, Equatable {
     case tagRemove(label: String)
     /// Waits up to `timeoutSeconds` for a tap and says which tag it was.
     case tagTest(timeoutSeconds: Int)
+    /// Every app of the policy for `user` (nil: the caller).
+    case appsStatus(user: String?)
+    /// May `name` start now for `user` (nil: the caller)?
+    case appCheck(name: String, user: String?)
+    /// Extra minutes for `name` today.
+    case appGrant(name: String, minutes: Int)
+    /// `reveille run`: may the caller start `name`? If so the caller's process is followed as it.
+    case appStart(name: String)
 
     /// The words a person typed for it, for messages: `alarm add`.
     public var name: String {
@@ -80,6 +88,10 @@ public enum Command: Codable, Sendable, Equatable {
         case .tagList: "tag list"
         case .tagRemove: "tag rm"
         case .tagTest: "tag test"
+        case .appsStatus: "apps status"
+        case .appCheck: "apps check"
+        case .appGrant: "apps grant"
+        case .appStart: "run"
         }
     }
 
@@ -105,10 +117,10 @@ public enum Command: Codable, Sendable, Equatable {
     public var requiredRole: Role {
         switch self {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
-            .soundTest, .soundDevices, .tagList, .tagTest:
+            .soundTest, .soundDevices, .tagList, .tagTest, .appsStatus, .appCheck, .appStart:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .overrideAdd,
-            .overrideRemove, .pause, .resume, .tagAdd, .tagRemove:
+            .overrideRemove, .pause, .resume, .tagAdd, .tagRemove, .appGrant:
             .admin
         }
     }

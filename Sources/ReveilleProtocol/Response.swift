@@ -26,6 +26,10 @@ public struct Response: Codable, Sendable, Equatable {
     public var tags: [Tag]?
     /// `tag test`: the tag seen.
     public var scan: TagScan?
+    /// `apps status` (every app), `apps check` and `run` (one).
+    public var apps: [AppStatusInfo]?
+    /// `run`: the executable to start.
+    public var executable: String?
 
     public init(ok: Bool = true, message: String? = nil) {
         self.ok = ok
@@ -118,6 +122,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var reader: String = ""
     /// What the audio output is doing.
     public var sound: String = ""
+    /// How app launches are limited: by fanotify, or only through `reveille run`.
+    public var appGuard: String = ""
     /// What the daemon has used since it started.
     public var resources: ResourceUse?
 
@@ -404,5 +410,31 @@ public struct TagScan: Codable, Sendable, Equatable {
         self.uid = uid
         self.label = label
         self.random = random
+    }
+}
+
+/// One app of the policy, for one user, now.
+public struct AppStatusInfo: Codable, Sendable, Equatable {
+    public var name: String
+    public var user: String
+    public var allowed: Bool
+    /// `allowed until 20:00 (35 of 60 min left today)`, `outside its hours; allowed from 15:00`.
+    public var reason: String
+    public var usedMinutes: Int
+    /// Today's limit with any grant; nil: none.
+    public var limitMinutes: Int?
+    public var grantMinutes: Int
+
+    public init(
+        name: String, user: String, allowed: Bool, reason: String, usedMinutes: Int, limitMinutes: Int?,
+        grantMinutes: Int
+    ) {
+        self.name = name
+        self.user = user
+        self.allowed = allowed
+        self.reason = reason
+        self.usedMinutes = usedMinutes
+        self.limitMinutes = limitMinutes
+        self.grantMinutes = grantMinutes
     }
 }

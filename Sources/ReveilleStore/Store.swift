@@ -78,6 +78,7 @@ public final class Store: Sendable {
         }
         registerSessionMigrations(&migrator)
         registerTagMigrations(&migrator)
+        registerAppMigrations(&migrator)
         return migrator
     }
 

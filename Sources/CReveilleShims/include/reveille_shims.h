@@ -45,4 +45,35 @@ int RV_fanotify_probe(void);
 /// The kernel's clock discipline (adjtimex): 1 when synchronized (NTP), 0 when not, -1 on error.
 int RV_clock_synchronized(void);
 
+/// One exec permission event: the event's descriptor (open on the executable) and the pid
+/// doing the exec.
+typedef struct {
+    int fd;
+    int pid;
+} RV_exec_event;
+
+/// fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY | O_LARGEFILE):
+/// a descriptor for permission events, or -1 with errno set.
+int RV_fanotify_open(void);
+
+/// fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_EXEC_PERM, AT_FDCWD, path): every exec of that
+/// file waits for an answer. Returns 0, or -1 with errno set.
+int RV_fanotify_mark_exec(int fd, const char *path);
+
+/// fanotify_mark(fd, FAN_MARK_FLUSH, ...): removes every mark.
+int RV_fanotify_flush(int fd);
+
+/// Reads pending events into `events` (at most `capacity`); returns how many, 0 when none are
+/// pending, or -1 with errno set. Events without a descriptor or of another kind are skipped.
+int RV_fanotify_read(int fd, RV_exec_event *events, int capacity);
+
+/// Answers an event (FAN_ALLOW or FAN_DENY) and closes its descriptor.
+int RV_fanotify_respond(int fd, int event_fd, int allow);
+
+/// pidfd_open(pid, 0): a descriptor that becomes readable when the process exits; -1 with errno.
+int RV_pidfd_open(int pid);
+
+/// pidfd_send_signal(pidfd, signal, NULL, 0).
+int RV_pidfd_signal(int pidfd, int signal);
+
 #endif

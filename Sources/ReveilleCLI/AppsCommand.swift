@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import ReveilleConfig
+import ReveilleProtocol
+
+struct AppsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps", abstract: "App time windows and daily limits (the policy in apps.toml).",
+        subcommands: [Status.self, Check.self, Grant.self, Validate.self])
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Each app of the policy: allowed now or why not, time used today.")
+
+        @Option(name: .long, help: ArgumentHelp("For this user (default: you).", valueName: "user"))
+        var user: String?
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let apps = try send(.appsStatus(user: user), to: connection).apps ?? []
+            if output.json { return printJSON(apps) }
+            guard !apps.isEmpty else { return print("no apps in the policy (apps.toml)") }
+            var table = Table("APP", "NOW", "USED", "LIMIT", "WHY")
+            for app in apps {
+                table.add(
+                    app.name, app.allowed ? "allowed" : "blocked", "\(app.usedMinutes) min",
+                    app.limitMinutes.map { "\($0) min" } ?? "-", app.reason)
+            }
+            table.print()
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check", abstract: "Exit 0 if the app may start now, 1 if not (the reason on stderr).")
+
+        @Argument(help: ArgumentHelp("The app's name in the policy.", valueName: "name"))
+        var name: String
+
+        @Option(name: .long, help: ArgumentHelp("For this user (default: you).", valueName: "user"))
+        var user: String?
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws {
+            guard let app = try send(.appCheck(name: name, user: user), to: connection).apps?.first else { return }
+            if !app.allowed {
+                printError("\(app.name): \(app.reason)")
+                throw ExitCode(1)
+            }
+            print("\(app.name): \(app.reason)")
+        }
+    }
+
+    struct Grant: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "grant", abstract: "Give an app more minutes, today only (admin).")
+
+        @Argument(help: ArgumentHelp("The app's name in the policy.", valueName: "name"))
+        var name: String
+
+        @Option(name: .long, help: ArgumentHelp("Extra minutes, 1-720.", valueName: "minutes"))
+        var minutes: Int
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws {
+            print(try send(.appGrant(name: name, minutes: minutes), to: connection).message ?? "")
+        }
+    }
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "validate", abstract: "Check a policy file without the daemon; errors name their line.")
+
+        @Argument(help: ArgumentHelp("The file, like /etc/reveille/apps.toml.", valueName: "file"))
+        var file: String
+
+        func run() throws {
+            guard FileManager.default.fileExists(atPath: file) else {
+                printError("\(file): no such file")
+                throw ExitCode(1)
+            }
+            do {
+                let policy = try AppPolicyFile.load(path: file)
+                print("\(file): ok, \(policy.apps.count) apps (\(policy.apps.map(\.name).joined(separator: ", ")))")
+            } catch {
+                printError(error.description)
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Start an app of the policy if it is allowed now (where launches are not guarded by the kernel).",
+        discussion: """
+            Asks the daemon, then runs the app's executable with ARGS in this process, so that the daemon \
+            counts its time and can end it. Exits 126 with the reason when it is not allowed.
+            """)
+
+    @Argument(help: ArgumentHelp("The app's name in the policy.", valueName: "name"))
+    var name: String
+
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("Arguments for the app, after --.", valueName: "args"))
+    var arguments: [String] = []
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        let response: Response
+        do {
+            response = try ControlClient(path: connection.paths.socket).send(.appStart(name: name))
+        } catch {
+            printError(error.description)
+            throw ExitCode(126)
+        }
+        if let error = response.error {
+            printError(error.message)
+            throw ExitCode(126)
+        }
+        guard let executable = response.executable else { throw ExitCode(126) }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        execv(executable, argv)
+        printError("cannot start \(executable): \(String(cString: strerror(errno)))")
+        throw ExitCode(126)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import ReveilleCore
+import ReveilleLaunch
+import ReveilleProtocol
+
+/// `reveille apps ...` and `reveille run` (SPEC §6).
+extension Controller {
+    func appOperation(_ operation: Command, peer: Peer?) throws -> Response {
+        guard let apps = appSupervisor.withLock({ $0 }) else {
+            throw Refusal(.unavailable, "the app policy is not loaded")
+        }
+        let caller = peer.map { ProcessOwner.name(of: $0.uid) } ?? "?"
+        var response = Response()
+        switch operation {
+        case .appsStatus(let user):
+            response.apps = apps.appNames.compactMap { apps.statusInfo($0, user: user ?? caller) }
+        case .appCheck(let name, let user):
+            guard let info = apps.statusInfo(name, user: user ?? caller) else { throw noApp(name, apps) }
+            response.apps = [info]
+        case .appGrant(let name, let minutes):
+            guard (1...720).contains(minutes) else { throw InputError("--minutes \(minutes): must be 1-720") }
+            guard apps.appNames.contains(name) else { throw noApp(name, apps) }
+            let total = try apps.grant(minutes, to: name)
+            response.message = "granted \(name) \(minutes) more minutes today (\(total) granted today in all)"
+        case .appStart(let name):
+            guard let peer else { throw Refusal(.forbidden, "'run' needs to know who asks") }
+            guard let info = apps.statusInfo(name, user: caller), let executable = apps.executable(of: name) else {
+                throw noApp(name, apps)
+            }
+            guard info.allowed else { throw Refusal(.refused, "\(name): \(info.reason)") }
+            apps.follow(pid: peer.pid, app: name, user: caller, decision: apps.decide(name, user: caller))
+            response.apps = [info]
+            response.executable = executable
+        default: break
+        }
+        return response
+    }
+
+    private func noApp(_ name: String, _ apps: AppSupervisor) -> Refusal {
+        let known = apps.appNames
+        return Refusal(
+            .notFound,
+            "no app \"\(name)\" in the policy"
+                + (known.isEmpty ? " (it lists none)" : "; it lists \(known.joined(separator: ", "))"))
+    }
+}
+
+extension Controller {
+    /// An app's time runs out soon: a chime (unless an alarm rings), the log, and the hooks.
+    func appTimeRunningOut(app: String, user: String, secondsLeft: Int) {
+        let ringing = lock.withLock { $0.session != nil }
+        if !ringing {
+            ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .seconds(1.2)))
+        }
+        hooks.run(
+            .appWarning,
+            environment: [
+                "REVEILLE_EVENT": HookEvent.appWarning.rawValue, "REVEILLE_APP": app, "REVEILLE_USER": user,
+                "REVEILLE_SECONDS_LEFT": String(secondsLeft),
+            ])
+    }
+}

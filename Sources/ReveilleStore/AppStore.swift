@@ -1,0 +1,81 @@
+import GRDB
+import ReveilleCore
+
+/// App usage and grants per local day (SPEC §6): seconds an app ran for a user, and extra
+/// minutes an admin granted for the day.
+extension Store {
+    static func registerAppMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v4: app usage and grants") { db in
+            try db.create(table: "app_usage") { t in
+                t.column("date", .text).notNull()
+                t.column("app", .text).notNull()
+                t.column("user", .text).notNull()
+                t.column("seconds", .integer).notNull()
+                t.primaryKey(["date", "app", "user"])
+            }
+            try db.create(table: "app_grant") { t in
+                t.column("date", .text).notNull()
+                t.column("app", .text).notNull()
+                t.column("minutes", .integer).notNull()
+                t.primaryKey(["date", "app"])
+            }
+        }
+    }
+
+    /// Seconds used on `date`, by app and user.
+    public func appUsage(on date: CivilDate) throws -> [AppUsageKey: Int] {
+        try db.read { db in
+            var usage: [AppUsageKey: Int] = [:]
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT app, user, seconds FROM app_usage WHERE date = ?", arguments: [date.description])
+            for row in rows { usage[AppUsageKey(app: row["app"], user: row["user"])] = row["seconds"] }
+            return usage
+        }
+    }
+
+    public func setAppUsage(_ seconds: Int, for key: AppUsageKey, on date: CivilDate) throws {
+        try db.write { db in
+            try db.execute(
+                sql: "INSERT INTO app_usage (date, app, user, seconds) VALUES (?, ?, ?, ?) "
+                    + "ON CONFLICT(date, app, user) DO UPDATE SET seconds = excluded.seconds",
+                arguments: [date.description, key.app, key.user, seconds])
+        }
+    }
+
+    /// Minutes granted on `date`, by app.
+    public func appGrants(on date: CivilDate) throws -> [String: Int] {
+        try db.read { db in
+            var grants: [String: Int] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT app, minutes FROM app_grant WHERE date = ?", arguments: [date.description])
+            {
+                grants[row["app"]] = row["minutes"]
+            }
+            return grants
+        }
+    }
+
+    /// Adds `minutes` to the day's grant for `app`; returns the new total.
+    public func addAppGrant(_ minutes: Int, app: String, on date: CivilDate) throws -> Int {
+        try db.write { db in
+            try db.execute(
+                sql: "INSERT INTO app_grant (date, app, minutes) VALUES (?, ?, ?) "
+                    + "ON CONFLICT(date, app) DO UPDATE SET minutes = minutes + excluded.minutes",
+                arguments: [date.description, app, minutes])
+            return try Int.fetchOne(
+                db, sql: "SELECT minutes FROM app_grant WHERE date = ? AND app = ?", arguments: [date.description, app])
+                ?? minutes
+        }
+    }
+}
+
+/// Usage is counted per app and user.
+public struct AppUsageKey: Hashable, Sendable {
+    public var app: String
+    public var user: String
+
+    public init(app: String, user: String) {
+        self.app = app
+        self.user = user
+    }
+}
