@@ -97,7 +97,7 @@ struct AppsCommand: ParsableCommand {
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Start an app of the policy if it is allowed now (where launches are not guarded by the kernel).",
+        abstract: "Start an app of the policy if it may run now (asks the daemon first).",
         discussion: """
             Asks the daemon, then runs the app's executable with ARGS in this process, so that the daemon \
             counts its time and can end it. Exits 126 with the reason when it is not allowed.

@@ -41,6 +41,8 @@ import Testing
                   stats                   How the mornings went: snoozes, time to get up, missed alarms.
                   sound                   Try the alarm sound and list audio devices.
                   tag                     Register the NFC tags that stop alarms.
+                  apps                    App time windows and daily limits (the policy in apps.toml).
+                  run                     Start an app of the policy if it may run now (asks the daemon first).
                   doctor                  Check the setup: settings, daemon, reader, sound, time, files.
                 """))
     }

@@ -35,7 +35,7 @@ final class DaemonHarness {
     init(
         zone: String = "Europe/Berlin", zoneLink: String? = nil, now: Int? = nil, systemClock: Bool = false,
         arguments: [String] = [], settings: String? = nil, nfcReader: Bool = false,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], apps: String? = nil
     ) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "reveille-e2e-\(UUID().uuidString.prefix(8))")
@@ -57,6 +57,9 @@ final class DaemonHarness {
         if nfcReader {
             emulator = try PN532Emulator(link: root.appendingPathComponent("nfc-reader").path)
             text += "[nfc]\ndevice = \"pn532_uart:\(root.appendingPathComponent("nfc-reader").path)\"\n"
+        }
+        if let apps {
+            try apps.write(to: configFolder.appendingPathComponent("apps.toml"), atomically: true, encoding: .utf8)
         }
         try text.write(
             to: configFolder.appendingPathComponent("reveille.toml"), atomically: true, encoding: .utf8)

@@ -1,0 +1,168 @@
+import Foundation
+import ReveilleProtocol
+import Testing
+
+/// The app policy end to end (SPEC §6): real fanotify as root, `reveille run` everywhere.
+@Suite struct AppGuardTests {
+    /// A copy of /usr/bin/sleep in the daemon's root: the app the policy lists.
+    static func installGame(in daemonRoot: URL) throws -> String {
+        let folder = daemonRoot.appendingPathComponent("games")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let game = folder.appendingPathComponent("game").path
+        try? FileManager.default.removeItem(atPath: game)
+        try FileManager.default.copyItem(atPath: "/usr/bin/sleep", toPath: game)
+        return game
+    }
+
+    static func policy(_ game: String, windows: String = "[\"07:00-20:00\"]", limit: String? = nil) -> String {
+        "[[app]]\nname = \"game\"\npaths = [\"\(game)\"]\nwindows = \(windows)\n"
+            + (limit.map { "limit_minutes = \($0)\n" } ?? "")
+    }
+
+    /// A harness whose root already holds the game and a policy for it.
+    static func daemon(now: String, windows: String = "[\"07:00-20:00\"]", limit: String? = nil) throws -> (
+        DaemonHarness, String
+    ) {
+        // The game's path is known only once the root exists: start, write the policy, let it reload.
+        let daemon = try DaemonHarness(now: instant(now))
+        let game = try installGame(in: daemon.root)
+        try writePolicy(policy(game, windows: windows, limit: limit), to: daemon)
+        #expect(try daemon.waitFor(5) { try daemon.request(.appsStatus(user: "root")).apps?.count == 1 })
+        return (daemon, game)
+    }
+
+    static func writePolicy(_ text: String, to daemon: DaemonHarness) throws {
+        try text.write(
+            to: daemon.root.appendingPathComponent("etc/reveille/apps.toml"), atomically: true, encoding: .utf8)
+    }
+
+    /// Starts `path` with default signal handling and nothing blocked (the test runner blocks
+    /// some signals, which children would inherit), and returns its pid.
+    static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        guard posix_spawn(&pid, path, nil, &attributes, argv, environ) == 0 else {
+            throw HarnessError("cannot start \(path)")
+        }
+        return pid
+    }
+
+    /// Runs `game 0` through a shell: exit 0 when it ran, 126 when the exec was refused.
+    static func launch(_ game: String) throws -> Outcome {
+        try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "\(game) 0"])
+    }
+
+    @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
+    func theKernelDeniesALaunchOutsideItsWindowAndAllowsItInside() throws {
+        let (daemon, game) = try Self.daemon(now: "2026-11-23 21:00:00")
+        #expect(try daemon.cli("status").stdout.contains("apps: fanotify: 1 executables of 1 apps guarded\n"))
+        let denied = try Self.launch(game)
+        #expect(denied.status == 126)
+        #expect(denied.stderr.contains("Operation not permitted"))
+        #expect(daemon.waitFor(2) { daemon.logText().contains("app game denied to root") })
+        #expect(daemon.logText().contains("outside its hours; allowed from Tue 07:00"))
+
+        try daemon.setNow(instant("2026-11-24 07:30:00"))
+        #expect(try Self.launch(game).status == 0)
+        // An unlisted binary is not asked about.
+        #expect(try runProcess(URL(fileURLWithPath: "/usr/bin/sleep"), ["0"]).status == 0)
+    }
+
+    @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
+    func policyEditsTakeEffectAtOnceAndABrokenEditKeepsTheOldPolicy() throws {
+        let (daemon, game) = try Self.daemon(now: "2026-11-23 21:00:00")
+        #expect(try Self.launch(game).status == 126)
+        try Self.writePolicy(Self.policy(game, windows: "[\"20:00-23:00\"]"), to: daemon)
+        #expect(try daemon.waitFor(5) { try daemon.cli("apps", "check", "game").status == 0 })
+        #expect(try Self.launch(game).status == 0)
+
+        try Self.writePolicy(Self.policy(game, windows: "[\"20:00-25:00\"]"), to: daemon)
+        #expect(
+            daemon.waitFor(5) {
+                daemon.logText().contains(
+                    "apps.toml:4: app \"game\" windows: window \"20:00-25:00\": hour 25 must be 0-23; the policy in force is kept"
+                )
+            })
+        #expect(try Self.launch(game).status == 0)  // still the 20:00-23:00 policy
+    }
+
+    @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
+    func aRunningAppIsWarnedThenEndedAtItsLimitAndUsageSurvivesARestart() throws {
+        let (daemon, game) = try Self.daemon(now: "2026-11-23 10:00:00", limit: "1")
+        let pid = try Self.spawn(game, ["600"])
+        #expect(daemon.waitFor(3) { daemon.logText().contains("app game started by root") })
+        #expect(daemon.waitFor(3) { daemon.logText().contains("app game of root: 1 min left, then it is ended") })
+        try daemon.setNow(instant("2026-11-23 10:01:05"))
+        var waitStatus: Int32 = 0
+        #expect(daemon.waitFor(5) { waitpid(pid, &waitStatus, WNOHANG) == pid })
+        #expect(waitStatus & 0x7F == SIGTERM, "ended by signal \(waitStatus & 0x7F)")
+        #expect(daemon.logText().contains("must stop: today's 1 minutes are used up"))
+        let denied = try Self.launch(game)
+        #expect(denied.status == 126)
+
+        daemon.stop()
+        try daemon.start()
+        let status = try #require(try daemon.request(.appsStatus(user: "root")).apps?.first)
+        #expect(status.usedMinutes == 1 && !status.allowed)
+        #expect(
+            try daemon.cli("apps", "grant", "game", "--minutes", "10").stdout
+                == "granted game 10 more minutes today (10 granted today in all)\n")
+        #expect(try Self.launch(game).status == 0)
+    }
+
+    @Test func theGateRunsAnAllowedAppAndRefusesTheOthers() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 21:00:00"))
+        let game = try Self.installGame(in: daemon.root)
+        // The gate's app is a different file than the guarded one, so that only the gate decides.
+        let gated = daemon.root.appendingPathComponent("games/gated").path
+        try FileManager.default.copyItem(atPath: "/usr/bin/echo", toPath: gated)
+        try Self.writePolicy(
+            "[[app]]\nname = \"echo\"\npaths = [\"\(gated)\"]\nwindows = [\"07:00-20:00\"]\n", to: daemon)
+        #expect(daemon.waitFor(5) { daemon.logText().contains("app policy: 1 apps") })
+        _ = game
+        let refused = try daemon.cli("run", "echo", "--", "hello")
+        #expect(refused.status == 126)
+        #expect(refused.stderr == "reveille: echo: outside its hours; allowed from Tue 07:00\n")
+        let check = try daemon.cli("apps", "check", "echo")
+        #expect(check.status == 1 && check.stderr == "reveille: echo: outside its hours; allowed from Tue 07:00\n")
+        try daemon.setNow(instant("2026-11-24 08:00:00"))
+        if isRoot {
+            // As root the guard also sees the exec that `run` makes; both must agree.
+            #expect(try daemon.cli("run", "echo", "--", "hello").stdout == "hello\n")
+        } else {
+            #expect(try daemon.cli("run", "echo", "--", "hello").stdout == "hello\n")
+        }
+        #expect(try daemon.cli("apps", "check", "echo").stdout == "echo: allowed until 20:00\n")
+        let unknown = try daemon.cli("run", "chess")
+        #expect(unknown.status == 126 && unknown.stderr == "reveille: no app \"chess\" in the policy; it lists echo\n")
+        let table = try daemon.cli("apps", "status").stdout
+        #expect(table == "APP   NOW      USED   LIMIT  WHY\necho  allowed  0 min  -      allowed until 20:00\n")
+    }
+
+    @Test func validateChecksAFileOffline() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-validate-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = folder.appendingPathComponent("good.toml").path
+        try Self.policy("/usr/games/x").write(toFile: good, atomically: true, encoding: .utf8)
+        let ok = try runProcess(Binaries.cli, ["apps", "validate", good])
+        #expect(ok.status == 0 && ok.stdout == "\(good): ok, 1 apps (game)\n")
+        let bad = folder.appendingPathComponent("bad.toml").path
+        try Self.policy("/usr/games/x", limit: "-5").write(toFile: bad, atomically: true, encoding: .utf8)
+        let refused = try runProcess(Binaries.cli, ["apps", "validate", bad])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "reveille: \(bad):5: app \"game\" limit_minutes: -5 is out of range; use 0-1440\n")
+    }
+}
