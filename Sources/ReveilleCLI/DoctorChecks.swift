@@ -33,6 +33,15 @@ struct Doctor {
         checkSound(settings, status: status, &findings)
         checkTime(&findings)
         checkAppGuard(&findings)
+        if let status, !status.appGuard.isEmpty {
+            let guarded = status.appGuard.hasPrefix("fanotify")
+            findings.append(
+                Finding(
+                    level: guarded ? .ok : .note, subject: "app guard", detail: status.appGuard,
+                    fix: guarded
+                        ? nil : "run reveilled with CAP_SYS_ADMIN (the unit grants it) to block launches in the kernel")
+            )
+        }
         checkFiles(settings, &findings)
         return findings
     }

@@ -33,6 +33,8 @@ final class AppSupervisor: @unchecked Sendable {
     }
 
     let policyPath: String
+    /// The device's own policy (not under --root): it must belong to root.
+    let requireRootOwned: Bool
     let store: Store
     let clock: any WallClock
     let zone: @Sendable () -> TimeZone
@@ -47,11 +49,13 @@ final class AppSupervisor: @unchecked Sendable {
     let guardProblem: String?
 
     init(
-        policyPath: String, store: Store, clock: any WallClock, zone: @escaping @Sendable () -> TimeZone,
+        policyPath: String, requireRootOwned: Bool, store: Store, clock: any WallClock,
+        zone: @escaping @Sendable () -> TimeZone,
         logger: Logger,
         warnMinutes: Int = 5, graceSeconds: Double = 10, onWarning: @escaping @Sendable (String, String, Int) -> Void
     ) {
         self.policyPath = policyPath
+        self.requireRootOwned = requireRootOwned
         self.store = store
         self.clock = clock
         self.zone = zone
@@ -108,9 +112,10 @@ final class AppSupervisor: @unchecked Sendable {
         }
     }
 
-    /// Run as root, a policy file anyone but root may change would let them lift their limits.
+    /// On the device (or run as root), a policy file anyone but root may change would let them
+    /// lift their limits: refused. Under --root for development, the developer owns it.
     private func checkOwnership() throws {
-        guard geteuid() == 0 else { return }
+        guard requireRootOwned || geteuid() == 0 else { return }
         var info = stat()
         guard stat(policyPath, &info) == 0 else { return }
         if info.st_uid != 0 || info.st_mode & 0o022 != 0 {

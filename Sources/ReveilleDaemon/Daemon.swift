@@ -161,7 +161,8 @@ public enum Daemon {
         paths: Paths, store: Store, controller: Controller, clock: any WallClock, logger: Logger
     ) {
         let supervisor = AppSupervisor(
-            policyPath: paths.configDirectory + "/apps.toml", store: store, clock: clock, zone: { controller.zone },
+            policyPath: paths.configDirectory + "/apps.toml", requireRootOwned: paths.isSystem, store: store,
+            clock: clock, zone: { controller.zone },
             logger: logger,
             onWarning: { app, user, left in controller.appTimeRunningOut(app: app, user: user, secondsLeft: left) })
         supervisor.reload()

@@ -95,6 +95,17 @@ import Testing
                 )
             })
         #expect(try Self.launch(game).status == 0)  // still the 20:00-23:00 policy
+
+        // A policy file others may change is refused when the daemon runs as root.
+        let file = daemon.root.appendingPathComponent("etc/reveille/apps.toml").path
+        try Self.writePolicy(Self.policy(game, windows: "[\"07:00-08:00\"]"), to: daemon)
+        chmod(file, 0o666)
+        try Self.writePolicy(Self.policy(game, windows: "[\"07:00-08:00\"]") + "\n", to: daemon)
+        chmod(file, 0o666)
+        #expect(
+            daemon.waitFor(5) {
+                daemon.logText().contains("refused: it must belong to root and be writable by root alone")
+            })
     }
 
     @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))

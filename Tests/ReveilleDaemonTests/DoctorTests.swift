@@ -19,6 +19,12 @@ import Testing
         return time + fanotify
     }
 
+    static var guardLine: String {
+        isRoot
+            ? "ok    app guard: fanotify: 0 executables of 0 apps guarded\n"
+            : "note  app guard: gate only: 'reveille run NAME' asks first (fanotify unavailable: fanotify_init: needs root (CAP_SYS_ADMIN))\n      fix: run reveilled with CAP_SYS_ADMIN (the unit grants it) to block launches in the kernel\n"
+    }
+
     static var modulesLine: String {
         FileManager.default.fileExists(atPath: "/proc/modules")
             ? "ok    kernel NFC modules: none loaded\n" : "ok    kernel NFC modules: none (no loadable modules here)\n"
@@ -42,7 +48,7 @@ import Testing
                     FAIL  test tone: no device could play it: cannot open default: No such file or directory (snd_pcm_open); list devices with: reveille sound devices
                           fix: set [audio] devices to a device from 'reveille sound devices' (hardware.md, Sound)
 
-                    """ + Self.machineLines + """
+                    """ + Self.machineLines + Self.guardLine + """
                     ok    files: settings, state, socket and hooks have safe modes
 
                     """)
@@ -69,7 +75,7 @@ import Testing
                           fix: plug in a USB speaker, or enable the headphone jack or an I2S amplifier (hardware.md, Sound)
                     ok    test tone: 1 s of the built-in tone on \(daemon.captureDevice)
 
-                    """ + Self.machineLines + """
+                    """ + Self.machineLines + Self.guardLine + """
                     FAIL  files: \(daemon.paths.settingsFile) can be changed by others (mode 666)
                           fix: sudo chmod 644 \(daemon.paths.settingsFile)
                     FAIL  files: hook \(hooks)/10-lights can be changed by others
