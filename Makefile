@@ -58,6 +58,7 @@ bench:
 	scripts/bench.sh
 	scripts/bench_ring.py   # FIRES=50 RINGING_SECONDS=30 IDLE_SECONDS=300 by default: about 15 minutes
 	scripts/bench_nfc.py    # TAGS=30 IDLE_SECONDS=120 by default: about 3 minutes
+	scripts/bench_apps.py   # as root; EXECS=2000; compares with fapolicyd if installed
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

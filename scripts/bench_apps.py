@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""App guard benchmark of BENCHMARKS.md (issue 6), as root (fanotify needs CAP_SYS_ADMIN).
+
+exec latency of a small binary (a copy of /usr/bin/true), measured by hyperfine without a shell
+(-N): with no guard; with reveilled guarding it (listed in apps.toml, allowed all day); an
+unlisted copy while reveilled guards the other; and, in the same run, the listed copy under
+fapolicyd (Debian's package, permissive mode so that it decides but never blocks, with one rule
+allowing everything, running as root for the run), if fapolicyd is installed.
+"""
+import json, os, shutil, signal, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from bench_ring import request, start_daemon  # noqa: E402
+
+RUNS = int(os.environ.get("EXECS", "2000"))
+
+
+def hyperfine(command, label, folder):
+    out = os.path.join(folder, label + ".json")
+    subprocess.run(["hyperfine", "-N", "--warmup", "100", "--runs", str(RUNS), "--export-json", out, command],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    result = json.load(open(out))["results"][0]
+    return result["median"] * 1000, result["mean"] * 1000
+
+
+def main():
+    if os.getuid() != 0:
+        sys.exit("bench_apps.py needs root: fanotify permission events need CAP_SYS_ADMIN")
+    folder = tempfile.mkdtemp(prefix="reveille-apps.")
+    listed = os.path.join(folder, "listed")
+    unlisted = os.path.join(folder, "unlisted")
+    shutil.copy("/usr/bin/true", listed)
+    shutil.copy("/usr/bin/true", unlisted)
+    figures = {}
+    try:
+        figures["no guard"] = hyperfine(listed, "none", folder)
+        root = os.path.join(folder, "root")
+        os.makedirs(os.path.join(root, "etc/reveille"))
+        with open(os.path.join(root, "etc/reveille/apps.toml"), "w") as f:
+            f.write(f'[[app]]\nname = "bench"\npaths = ["{listed}"]\nwindows = ["00:00-24:00"]\n')
+        proc, sock = start_daemon(root, "--log-level", "warning")
+        try:
+            status = request(sock, {"status": {}})["status"]["appGuard"]
+            assert status.startswith("fanotify: 1 executables"), status
+            figures["reveilled, listed"] = hyperfine(listed, "listed", folder)
+            figures["reveilled, unlisted"] = hyperfine(unlisted, "unlisted", folder)
+        finally:
+            os.kill(proc.pid, signal.SIGTERM)
+            proc.wait()
+        if shutil.which("fapolicyd"):
+            figures["fapolicyd, listed"] = with_fapolicyd(lambda: hyperfine(listed, "fapolicyd", folder), folder)
+        else:
+            print("   fapolicyd: not installed (apt-get install fapolicyd): no comparison")
+    finally:
+        shutil.rmtree(folder)
+    base = figures["no guard"][0]
+    for label, (median, mean) in figures.items():
+        extra = "" if label == "no guard" else f"  ({median - base:+.3f} ms median)"
+        print(f"   {label:22} median {median:.3f} ms, mean {mean:.3f} ms over {RUNS} execs{extra}")
+
+
+def with_fapolicyd(measure, folder):
+    """Runs `measure` while fapolicyd (permissive, one allow-all rule) watches the file systems."""
+    rules = "/etc/fapolicyd/rules.d"
+    conf = "/etc/fapolicyd/fapolicyd.conf"
+    saved = os.path.join(folder, "rules.d")
+    shutil.copytree(rules, saved)
+    shutil.copy(conf, os.path.join(folder, "fapolicyd.conf"))
+    # It drops to its own user at start, which fails in a container: keep it root for the run.
+    text = open(conf).read().replace("uid = fapolicyd", "uid = root").replace("gid = fapolicyd", "gid = root")
+    open(conf, "w").write(text)
+    try:
+        for name in os.listdir(rules):
+            os.remove(os.path.join(rules, name))
+        with open(os.path.join(rules, "10-bench.rules"), "w") as f:
+            f.write("allow perm=any all : all\n")
+        subprocess.run(["fagenrules", "--load"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        daemon = subprocess.Popen(["fapolicyd", "--permissive", "--debug-deny"], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True)
+        listening = False
+        for line in daemon.stderr:
+            if "Starting to listen for events" in line:
+                listening = True
+                break
+        if not listening:
+            raise SystemExit("fapolicyd did not start (see: fapolicyd --permissive --debug)")
+        # It logs every decision in debug mode: drain its output so that it never blocks on it.
+        import threading
+        threading.Thread(target=lambda: [None for _ in daemon.stderr], daemon=True).start()
+        try:
+            return measure()
+        finally:
+            daemon.send_signal(signal.SIGTERM)
+            daemon.wait()
+    finally:
+        for name in os.listdir(rules):
+            os.remove(os.path.join(rules, name))
+        for name in os.listdir(saved):
+            shutil.copy(os.path.join(saved, name), rules)
+        shutil.copy(os.path.join(folder, "fapolicyd.conf"), conf)
+        subprocess.run(["fagenrules", "--load"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+if __name__ == "__main__":
+    print("== exec latency with the app guard")
+    main()
