@@ -111,9 +111,21 @@ import Testing
     @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
     func aRunningAppIsWarnedThenEndedAtItsLimitAndUsageSurvivesARestart() throws {
         let (daemon, game) = try Self.daemon(now: "2026-11-23 10:00:00", limit: "1")
+        let hooks = daemon.root.appendingPathComponent("etc/reveille/hooks.d")
+        try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
+        let record = daemon.root.appendingPathComponent("hook-ran").path
+        try "#!/bin/sh\necho \"$REVEILLE_EVENT $REVEILLE_APP $REVEILLE_USER $REVEILLE_SECONDS_LEFT\" > \(record)\n"
+            .write(
+                to: hooks.appendingPathComponent("10-record"), atomically: true, encoding: .utf8)
+        chmod(hooks.appendingPathComponent("10-record").path, 0o755)
         let pid = try Self.spawn(game, ["600"])
         #expect(daemon.waitFor(3) { daemon.logText().contains("app game started by root") })
         #expect(daemon.waitFor(3) { daemon.logText().contains("app game of root: 1 min left, then it is ended") })
+        #expect(
+            daemon.waitFor(3) {
+                (try? String(contentsOfFile: record, encoding: .utf8))?.hasPrefix("app-warning game root ") == true
+            })
+        #expect(daemon.waitFor(3) { daemon.capturedBytes() > 44 })  // the chime
         try daemon.setNow(instant("2026-11-23 10:01:05"))
         var waitStatus: Int32 = 0
         #expect(daemon.waitFor(5) { waitpid(pid, &waitStatus, WNOHANG) == pid })
