@@ -12,6 +12,17 @@ public struct Settings: Sendable, Equatable {
     public var socketGroup = "reveille"
     public var audio = Audio()
     public var nfc = NFC()
+    public var apps = Apps()
+
+    /// The `[apps]` section: how running apps are told their time is up.
+    public struct Apps: Sendable, Equatable {
+        /// Minutes of warning before a window closes or the day's minutes run out.
+        public var warnMinutes = 5
+        /// Seconds between SIGTERM and SIGKILL.
+        public var killGraceSeconds = 10
+
+        public init() {}
+    }
 
     /// The `[nfc]` section.
     public struct NFC: Sendable, Equatable {
@@ -56,8 +67,9 @@ public struct Settings: Sendable, Equatable {
     }
 
     static let topKeys = [
-        "time_zone", "missed_grace_minutes", "max_ring_minutes", "admin_group", "socket_group", "audio", "nfc",
+        "time_zone", "missed_grace_minutes", "max_ring_minutes", "admin_group", "socket_group", "audio", "nfc", "apps",
     ]
+    static let appsKeys = ["warn_minutes", "kill_grace_seconds"]
     static let nfcKeys = ["device", "idle_check_minutes"]
     static let audioKeys = [
         "devices", "sound", "volume", "fade_in_seconds", "retry_seconds", "mixer_control", "mixer_card", "mixer_level",
@@ -81,6 +93,14 @@ public struct Settings: Sendable, Equatable {
         settings.socketGroup = try document.string(root, "socket_group", in: nil) ?? settings.socketGroup
         if let audio = try document.table("audio") {
             settings.audio = try parseAudio(audio, document)
+        }
+        if let apps = try document.table("apps") {
+            try document.checkKeys(apps, in: "apps", known: appsKeys)
+            settings.apps.warnMinutes =
+                try document.int(apps, "warn_minutes", in: "apps", range: 0...120) ?? settings.apps.warnMinutes
+            settings.apps.killGraceSeconds =
+                try document.int(apps, "kill_grace_seconds", in: "apps", range: 1...600)
+                ?? settings.apps.killGraceSeconds
         }
         if let nfc = try document.table("nfc") {
             try document.checkKeys(nfc, in: "nfc", known: nfcKeys)

@@ -24,6 +24,8 @@ public struct DaemonOptions: Sendable {
     /// The NFC reader's libnfc connstring (`auto`: libnfc's detection); nil: none.
     public var nfcDevice: String?
     public var nfcIdleCheckSeconds: Double
+    public var appWarnMinutes: Int
+    public var appKillGraceSeconds: Double
 
     /// The settings of reveille.toml (already read, with any command-line flags applied).
     public init(paths: Paths, settings: Settings, clock: any WallClock = SystemClock()) {
@@ -43,6 +45,8 @@ public struct DaemonOptions: Sendable {
         self.defaultFadeInSeconds = audio.fadeInSeconds
         self.nfcDevice = settings.nfc.device
         self.nfcIdleCheckSeconds = Double(settings.nfc.idleCheckMinutes * 60)
+        self.appWarnMinutes = settings.apps.warnMinutes
+        self.appKillGraceSeconds = Double(settings.apps.killGraceSeconds)
     }
 }
 
@@ -124,7 +128,7 @@ public enum Daemon {
         } catch let error as SystemCallError {
             throw StartupError(description: "\(error)" + (error.errno == EACCES ? Daemon.rootHint : ""))
         }
-        startAppSupervisor(paths: paths, store: store, controller: controller, clock: options.clock, logger: logger)
+        startAppSupervisor(options, store: store, controller: controller, logger: logger)
         scheduler.start()
         ServiceManager.ready("serving \(paths.socket)")
         if let period = ServiceManager.watchdogPeriod() {
@@ -158,12 +162,14 @@ public enum Daemon {
 
     /// Loads apps.toml, follows its changes, and guards launches with fanotify when it can.
     private static func startAppSupervisor(
-        paths: Paths, store: Store, controller: Controller, clock: any WallClock, logger: Logger
+        _ options: DaemonOptions, store: Store, controller: Controller, logger: Logger
     ) {
+        let paths = options.paths
+        let clock = options.clock
         let supervisor = AppSupervisor(
             policyPath: paths.configDirectory + "/apps.toml", requireRootOwned: paths.isSystem, store: store,
             clock: clock, zone: { controller.zone },
-            logger: logger,
+            logger: logger, warnMinutes: options.appWarnMinutes, graceSeconds: options.appKillGraceSeconds,
             onWarning: { app, user, left in controller.appTimeRunningOut(app: app, user: user, secondsLeft: left) })
         supervisor.reload()
         controller.appSupervisor.withLock { $0 = supervisor }

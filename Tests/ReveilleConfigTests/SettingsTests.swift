@@ -50,7 +50,12 @@ import Testing
             mixer_control = "PCM"
             mixer_card = "hw:1"
             mixer_level = 90
+
+            [apps]
+            warn_minutes = 2
+            kill_grace_seconds = 30
             """)
+        #expect(settings.apps.warnMinutes == 2 && settings.apps.killGraceSeconds == 30)
         #expect(settings.timeZone == "Europe/Berlin")
         #expect(settings.missedGraceMinutes == 5)
         #expect(settings.maxRingMinutes == 0)
