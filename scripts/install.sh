@@ -2,8 +2,9 @@
 # Installs (or uninstalls) Reveille's files. Run through `make install` / `make uninstall`.
 #   scripts/install.sh install BINARIES [MANPAGES]    BINARIES: the folder holding reveilled and reveille
 #   scripts/install.sh uninstall
-# PREFIX (default /usr/local) and DESTDIR (default empty: the live system) as usual. An existing
-# /etc/reveille/reveille.toml is never overwritten; uninstall leaves settings and state alone.
+# PREFIX (default /usr/local) and DESTDIR (default empty: the live system) as usual. Existing
+# /etc/reveille/reveille.toml and apps.toml are never overwritten; uninstall leaves settings,
+# policy and state alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,7 @@ files=(
     "$docdir/README.md"
     "$docdir/hardware.md"
     "$docdir/reveille.toml.example"
+    "$docdir/apps.toml.example"
 )
 
 live() { [ -z "$dest" ] && [ "$(id -u)" -eq 0 ]; }
@@ -61,12 +63,14 @@ install)
         chmod 0644 "$dest$prefix/share/man/man8/reveilled.8"
     fi
     install -m 0644 README.md hardware.md "$dest$docdir/"
-    install -m 0644 config/reveille.toml "$dest$docdir/reveille.toml.example"
-    if [ -e "$dest/etc/reveille/reveille.toml" ]; then
-        echo "kept $dest/etc/reveille/reveille.toml (yours); the current example is $docdir/reveille.toml.example"
-    else
-        install -m 0644 config/reveille.toml "$dest/etc/reveille/reveille.toml"
-    fi
+    for file in reveille.toml apps.toml; do
+        install -m 0644 "config/$file" "$dest$docdir/$file.example"
+        if [ -e "$dest/etc/reveille/$file" ]; then
+            echo "kept $dest/etc/reveille/$file (yours); the current example is $docdir/$file.example"
+        else
+            install -m 0644 "config/$file" "$dest/etc/reveille/$file"
+        fi
+    done
     if live; then
         command -v systemd-sysusers >/dev/null && systemd-sysusers "$prefix/lib/sysusers.d/reveille.conf"
         command -v udevadm >/dev/null && udevadm control --reload 2>/dev/null || true
@@ -81,7 +85,7 @@ uninstall)
     for file in "${files[@]}"; do rm -f "$dest$file"; done
     rmdir "$dest$docdir" 2>/dev/null || true
     live && [ -d /run/systemd/system ] && systemctl daemon-reload
-    echo "uninstalled; kept /etc/reveille (settings, hooks) and /var/lib/reveille (alarms, history)"
+    echo "uninstalled; kept /etc/reveille (settings, app policy, hooks) and /var/lib/reveille (alarms, history, usage)"
     ;;
 *)
     echo "usage: $0 install BINARIES [MANPAGES] | uninstall" >&2

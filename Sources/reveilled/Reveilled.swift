@@ -15,7 +15,8 @@ struct Reveilled: ParsableCommand {
             (alarms, rules, overrides) in SQLite. Stop it with SIGTERM or Ctrl-C.
 
             Settings come from /etc/reveille/reveille.toml when it exists (time zone, groups, grace \
-            periods, audio devices and sound); a flag given here wins over the file.
+            periods, audio devices and sound, the NFC reader, app warnings); a flag given here wins \
+            over the file. The app policy is /etc/reveille/apps.toml, reloaded when it changes.
 
             With --root DIR (or REVEILLE_ROOT) every path lives under DIR, so it runs without root \
             for development: DIR/var/lib/reveille/state.sqlite, DIR/run/reveille/control.sock, \

@@ -154,6 +154,7 @@ import Testing
             ("/usr/local/share/man/man1/reveille.1", 0o644), ("/usr/local/share/man/man8/reveilled.8", 0o644),
             ("/usr/local/share/doc/reveille/README.md", 0o644), ("/usr/local/share/doc/reveille/hardware.md", 0o644),
             ("/usr/local/share/doc/reveille/reveille.toml.example", 0o644),
+            ("/usr/local/share/doc/reveille/apps.toml.example", 0o644), ("/etc/reveille/apps.toml", 0o644),
         ]
         for (path, mode) in expected {
             let attributes = try? FileManager.default.attributesOfItem(atPath: destination + path)
@@ -188,7 +189,7 @@ import Testing
 
         let uninstall = try runProcess(script, ["uninstall"], environment: environment)
         #expect(uninstall.status == 0, "\(uninstall)")
-        for (path, _) in expected where path != "/etc/reveille/reveille.toml" {
+        for (path, _) in expected where !path.hasPrefix("/etc/reveille/") {
             #expect(!FileManager.default.fileExists(atPath: destination + path), "\(path) left behind")
         }
         #expect(FileManager.default.fileExists(atPath: settings))
