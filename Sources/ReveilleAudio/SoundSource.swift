@@ -12,7 +12,7 @@ protocol SoundSource: AnyObject {
 }
 
 /// The built-in alarm tone, generated: four 100 ms beeps of 880 Hz, 100 ms apart, then 500 ms
-/// of silence; 1.2 s in all, repeated. Each beep rises and falls over 5 ms so that it does not
+/// of silence; 1.2 s in all, repeated by looping. Each beep rises and falls over 5 ms so that it does not
 /// click. Used when no sound is set or the file cannot be read.
 final class ToneSource: SoundSource {
     static let frequency = 880.0
@@ -24,13 +24,14 @@ final class ToneSource: SoundSource {
 
     private var cycleFrames: Int { Int(ToneSource.cycleSeconds * Double(sampleRate)) }
 
+    /// One cycle, then the end (0): looping rewinds it, a chime plays it once.
     func read(into buffer: UnsafeMutableBufferPointer<Int16>, frames: Int) throws -> Int {
-        for index in 0..<frames {
+        let count = min(frames, cycleFrames - position)
+        for index in 0..<count {
             buffer[index] = sample(at: position)
             position += 1
-            if position == cycleFrames { position = 0 }
         }
-        return frames
+        return count
     }
 
     func rewind() throws { position = 0 }

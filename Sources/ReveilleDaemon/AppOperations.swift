@@ -50,7 +50,7 @@ extension Controller {
     func appTimeRunningOut(app: String, user: String, secondsLeft: Int) {
         let ringing = lock.withLock { $0.session != nil }
         if !ringing {
-            ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .seconds(1.2)))
+            ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .once))
         }
         hooks.run(
             .appWarning,

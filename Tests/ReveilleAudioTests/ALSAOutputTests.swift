@@ -101,6 +101,13 @@ import Testing
         #expect(capture.frames == 14_400)
     }
 
+    @Test func theToneAsAChimePlaysOneCycle() throws {
+        let output = output(devices: [scratch.captureDevice("tone-chime.wav")])
+        _ = output.playAndReport(AudioRequest(sound: nil, volume: 100, fadeInSeconds: 0, length: .once))
+        #expect(waitIdle(output))
+        #expect(try Recording(contentsOf: scratch.file("tone-chime.wav")).frames == 57_600)
+    }
+
     @Test func anUnreadableFilePlaysTheBuiltInTone() throws {
         let sound = scratch.file("broken.wav")
         try Data("not a sound".utf8).write(to: URL(fileURLWithPath: sound))

@@ -67,6 +67,10 @@ import Testing
         var samples = [Int16](repeating: 0, count: 57_600)
         let count = samples.withUnsafeMutableBufferPointer { try! tone.read(into: $0, frames: 57_600) }
         #expect(count == 57_600)
+        var more = [Int16](repeating: 0, count: 100)
+        #expect(more.withUnsafeMutableBufferPointer { try! tone.read(into: $0, frames: 100) } == 0)  // one cycle
+        try! tone.rewind()
+        #expect(more.withUnsafeMutableBufferPointer { try! tone.read(into: $0, frames: 100) } == 100)
         let recording = Recording(sampleRate: 48_000, channels: 1, samples: samples)
         for beep in 0..<4 {
             let start = Double(beep) * 0.2
