@@ -46,7 +46,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     public init(configuration: AudioConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        self.status = Mutex("idle; devices: " + configuration.candidates.joined(separator: ", "))
+        self.status = Mutex(ALSAOutput.idleLine(configuration))
         let thread = Thread { [self] in threadMain() }
         thread.name = "audio"
         thread.start()
@@ -85,7 +85,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     public var statusLine: String { status.withLock { $0 } }
 
-    private var idleLine: String { "idle; devices: " + configuration.candidates.joined(separator: ", ") }
+    private static func idleLine(_ configuration: AudioConfiguration) -> String {
+        "idle; devices: " + configuration.candidates.joined(separator: ", ")
+    }
 
     public func availableDevices() -> [AudioDevice] { DeviceList.playbackDevices() }
 
@@ -118,7 +120,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             condition.unlock()
             var playback = Playback(job: job, output: self)
             playback.run()
-            status.withLock { $0 = idleLine }
+            status.withLock { $0 = ALSAOutput.idleLine(configuration) }
         }
     }
 

@@ -142,9 +142,7 @@ struct Playback {
 
     private func logStop(_ device: String?) {
         guard let requested = output.takeStopRequest() else { return }
-        let milliseconds =
-            Double((ContinuousClock.now - requested).components.attoseconds) / 1e15
-            + Double((ContinuousClock.now - requested).components.seconds) * 1000
+        let milliseconds = (ContinuousClock.now - requested).inSeconds * 1000
         logger.info(
             "sound: stopped\(device.map { " on \($0)" } ?? ""), \(String(format: "%.1f", milliseconds)) ms after the request"
         )
@@ -248,8 +246,7 @@ struct Playback {
 
     private mutating func firstFrame(on device: String) {
         firstFrameWritten = true
-        let elapsed = ContinuousClock.now - job.postedAt
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = (ContinuousClock.now - job.postedAt).inSeconds * 1000
         logger.info(
             "sound: first frame on \(device), \(String(format: "%.1f", milliseconds)) ms after the start (\(sourceName))"
         )
@@ -259,9 +256,7 @@ struct Playback {
     /// Sleeps while more than `maximumLead` seconds of audio are written ahead of the wall clock.
     private func pace(_ frames: Int, since started: ContinuousClock.Instant, rate: Int) {
         while output.isCurrent(job) {
-            let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let lead = Double(frames) / Double(rate) - seconds
+            let lead = Double(frames) / Double(rate) - (ContinuousClock.now - started).inSeconds
             guard lead > Playback.maximumLead else { return }
             let nap = min(lead - Playback.maximumLead + 0.005, 0.02)
             var time = timespec(tv_sec: 0, tv_nsec: Int(nap * 1e9))

@@ -1,6 +1,7 @@
 import CReveilleShims
 import Foundation
 import ReveilleConfig
+import ReveilleCore
 import ReveilleProtocol
 
 /// One thing `reveille doctor` looked at.
@@ -94,7 +95,7 @@ struct Doctor {
             checkKernelModules(&findings)
             return
         }
-        if let path = Self.devicePath(device) {
+        if let path = ReaderHealth.devicePath(device) {
             if !FileManager.default.fileExists(atPath: path) {
                 findings.append(
                     Finding(
@@ -284,13 +285,6 @@ struct Doctor {
                 Finding(level: .ok, subject: "files", detail: "settings, state, socket and hooks have safe modes"))
         }
         findings += problems
-    }
-
-    /// The device file a connstring names, if any.
-    static func devicePath(_ connstring: String) -> String? {
-        let parts = connstring.split(separator: ":", maxSplits: 1)
-        guard parts.count == 2, parts[1].hasPrefix("/") else { return nil }
-        return String(parts[1])
     }
 
     static func enableHint(_ path: String) -> String {

@@ -85,6 +85,14 @@ public enum ReaderHealth: Sendable, Hashable, CustomStringConvertible {
     case absent(String)
     case failing(String)
 
+    /// The device file a libnfc connstring names: `pn532_uart:/dev/ttyS0:115200` → `/dev/ttyS0`;
+    /// nil for drivers found on a bus (`acr122_usb`).
+    public static func devicePath(_ connstring: String) -> String? {
+        let parts = connstring.split(separator: ":", maxSplits: 2)
+        guard parts.count >= 2, parts[1].hasPrefix("/") else { return nil }
+        return String(parts[1])
+    }
+
     public var isHealthy: Bool {
         if case .ok = self { return true }
         return false

@@ -36,3 +36,10 @@ public enum DurationText {
         return "\(s)s"
     }
 }
+
+extension Duration {
+    /// The duration in seconds, with its fraction.
+    public var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -27,6 +27,8 @@ final class AppSupervisor: @unchecked Sendable {
         var grants: [String: Int] = [:]
         var running: [Running] = []
         var lastAccrual: Double?
+        /// Usage counted in memory since it was last saved.
+        var unsaved: Set<AppUsageKey> = []
         var warned: Set<AppUsageKey> = []
         /// Marked executables, resolved, to their app.
         var executables: [String: String] = [:]
@@ -63,7 +65,7 @@ final class AppSupervisor: @unchecked Sendable {
         self.warnSeconds = warnMinutes * 60
         self.graceSeconds = graceSeconds
         self.tick =
-            clock.checkInterval.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+            clock.checkInterval.map(\.inSeconds)
             .map { max($0 * 2, 0.2) } ?? 15
         self.onWarning = onWarning
         self.doorbell = RV_eventfd()
@@ -245,6 +247,7 @@ final class AppSupervisor: @unchecked Sendable {
         var warnings: [(String, String, Int)] = []
         state.withLock { state in
             accrue(&state, now: now)
+            save(&state)
             refreshDay(&state, today)
             for process in state.running where exited.contains(process.pidfd) {
                 close(process.pidfd)
@@ -286,29 +289,38 @@ final class AppSupervisor: @unchecked Sendable {
     }
 
     /// Adds the time since the last count to every app running now (once per app and user, however
-    /// many processes), and saves it.
+    /// many processes), in memory: exec decisions call it, and must not wait for the disk.
     private func accrue(_ state: inout State, now: Double) {
         defer { state.lastAccrual = now }
-        guard let last = state.lastAccrual, now > last, let date = state.usageDate else { return }
+        guard let last = state.lastAccrual, now > last, state.usageDate != nil else { return }
         let elapsed = Int((now - last).rounded())
         guard elapsed > 0 else {
             state.lastAccrual = last
             return
         }
         for key in Set(state.running.map(\.key)) {
-            let total = (state.usage[key] ?? 0) + elapsed
-            state.usage[key] = total
+            state.usage[key, default: 0] += elapsed
+            state.unsaved.insert(key)
+        }
+    }
+
+    /// Writes the usage counted since the last save (on the apps thread's ticks and at day's end).
+    private func save(_ state: inout State) {
+        guard let date = state.usageDate else { return }
+        for key in state.unsaved {
             do {
-                try store.setAppUsage(total, for: key, on: date)
+                try store.setAppUsage(state.usage[key] ?? 0, for: key, on: date)
             } catch {
                 logger.error("app usage: cannot save: \(error)")
             }
         }
+        state.unsaved.removeAll()
     }
 
     /// A new local day: usage and grants start afresh (read from the store, so a restart keeps them).
     private func refreshDay(_ state: inout State, _ today: CivilDate) {
         guard state.usageDate != today else { return }
+        save(&state)
         state.usageDate = today
         state.usage = (try? store.appUsage(on: today)) ?? [:]
         state.grants = (try? store.appGrants(on: today)) ?? [:]

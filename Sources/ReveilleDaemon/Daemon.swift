@@ -109,7 +109,7 @@ public enum Daemon {
             reader.start(onTag: { controller.tagScanned($0) }, onHealth: { controller.readerHealthChanged($0) })
             // Wait briefly for the first health, so that an alarm due at start sees the reader.
             let deadline = Date().addingTimeInterval(3)
-            while case .absent("not opened yet") = reader.health, Date() < deadline { usleep(10_000) }
+            while reader.health == NFCReader.opening, Date() < deadline { usleep(10_000) }
         } else {
             logger.info("NFC reader: none configured; alarms are dismissed by math")
         }

@@ -42,7 +42,7 @@ extension Controller {
                 let elapsed = monotonic - last.monotonic
                 let drift =
                     (now - last.wall)
-                    - (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    - elapsed.inSeconds
                 if abs(drift) > 2 || reason == .clockSet {
                     logger.notice("the clock jumped by \(formatJump(drift)); checking what came due")
                 }

@@ -1,4 +1,5 @@
 import CNFC
+import ReveilleCore
 import Glibc
 
 /// A failed libnfc call: which function, on which device, and libnfc's words.
@@ -32,7 +33,7 @@ final class NFCDevice {
         guard let opened else {
             nfc_exit(context)
             let label = connstring ?? "auto"
-            if let path = NFCDevice.serialPath(connstring), access(path, F_OK) != 0 {
+            if let path = connstring.flatMap(ReaderHealth.devicePath), access(path, F_OK) != 0 {
                 throw NFCError(function: "nfc_open", device: label, message: "no device at \(path)", absent: true)
             }
             throw NFCError(
@@ -52,14 +53,6 @@ final class NFCDevice {
     deinit {
         nfc_close(device)
         nfc_exit(context)
-    }
-
-    /// The serial or I2C path a connstring names (`pn532_uart:/dev/ttyS0` → `/dev/ttyS0`).
-    static func serialPath(_ connstring: String?) -> String? {
-        guard let connstring else { return nil }
-        let parts = connstring.split(separator: ":", maxSplits: 2)
-        guard parts.count >= 2, parts[1].hasPrefix("/") else { return nil }
-        return String(parts[1])
     }
 
     /// nfc_initiator_select_passive_target for ISO 14443-A at 106 kbps: the UID of the tag in the

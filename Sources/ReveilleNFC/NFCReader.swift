@@ -32,7 +32,7 @@ public final class NFCReader: TagReader, @unchecked Sendable {
         self.pollInterval = pollInterval
         self.idleCheckSeconds = idleCheckSeconds
         self.logger = logger
-        self.healthState = Mutex(.absent("not opened yet"))
+        self.healthState = Mutex(NFCReader.opening)
     }
 
     /// Starts the thread: `onTag` gets each tag placed on the reader (on the reader's thread),
@@ -57,6 +57,9 @@ public final class NFCReader: TagReader, @unchecked Sendable {
     }
 
     public var health: ReaderHealth { healthState.withLock { $0 } }
+
+    /// The health before the first attempt to open the device.
+    public static let opening = ReaderHealth.absent("not opened yet")
 
     /// Polls fast while any reason is active (several may overlap: a ring and a `tag test`).
     public func setPolling(_ reason: String, _ active: Bool) {

@@ -59,7 +59,7 @@ for _ in 0..<7 {
             if decision.ringInstant != nil { rings += 1 }
         }
     }
-    timings.append(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+    timings.append(elapsed.inSeconds)
 }
 timings.sort()
 let median = timings[timings.count / 2]

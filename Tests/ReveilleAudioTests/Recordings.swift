@@ -55,16 +55,6 @@ final class LogRecorder: @unchecked Sendable {
     }
 }
 
-/// Waits until `condition` holds, up to `seconds`; true if it did.
-func waitFor(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
-}
-
 /// An ALSA configuration file of the test process's own, read after alsa-lib's: set once through
 /// ALSA_CONFIG_PATH, rewritten by tests that need a PCM to appear (alsa-lib reloads changed files
 /// at the next snd_pcm_open).

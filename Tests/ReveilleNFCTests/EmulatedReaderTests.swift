@@ -195,12 +195,3 @@ import Testing
         #expect(!UID.isRandom([0x08, 1, 2, 3, 4, 5, 6]))
     }
 }
-
-func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
-}
