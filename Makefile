@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test bench format clean release install uninstall man
+.PHONY: all build run test bench format clean release release-build install uninstall man order-file
 
 all: build
 
@@ -38,8 +38,14 @@ man:
 ## PATH, so the Swift toolchain is not found under it.
 release:
 	scripts/install-deps.sh run
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(MAKE) release-build
 	$(MAKE) man
+
+## The release build. SwiftPM does not see the linker's order file (Sources/reveilled/reveilled.order)
+## as an input: removing the daemon makes it link again, in a second, with the file as it is now.
+release-build:
+	rm -f .build/release/reveilled
+	$(SWIFT) build -c release --static-swift-stdlib
 
 ## Units, udev rules, settings, completions, man pages and the binaries of `make release`.
 ## PREFIX=/usr/local, DESTDIR= as usual; an edited /etc/reveille/reveille.toml is kept.
@@ -54,11 +60,19 @@ uninstall:
 ## Release build (Swift runtime linked statically: half the start-up time), then the figures of BENCHMARKS.md.
 bench:
 	scripts/install-deps.sh bench
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(MAKE) release-build
 	scripts/bench.sh
 	scripts/bench_ring.py   # FIRES=50 RINGING_SECONDS=30 IDLE_SECONDS=300 by default: about 15 minutes
 	scripts/bench_nfc.py    # TAGS=30 IDLE_SECONDS=120 by default: about 3 minutes
 	scripts/bench_apps.py   # as root; EXECS=2000; compares with fapolicyd if installed
+
+## Rewrites Sources/reveilled/reveilled.order from a day of the release daemon's life under valgrind
+## (scripts/order_file.py, about a minute, as root for the app guard), then links with it.
+order-file:
+	scripts/install-deps.sh order
+	$(MAKE) release-build
+	scripts/order_file.py
+	$(MAKE) release-build
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

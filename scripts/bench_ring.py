@@ -43,16 +43,17 @@ def eval_product(term):
     return result
 
 
-def start_daemon(root, *extra, settings=""):
+def start_daemon(root, *extra, settings="", command=None, wait_seconds=10):
     """A release reveilled under `root`, its sound captured by ALSA's file plugin; `settings` is
-    added to its reveille.toml."""
+    added to its reveille.toml. `command` runs another executable, or the daemon under a tool."""
     os.makedirs(os.path.join(root, "etc/reveille"), exist_ok=True)
     with open(os.path.join(root, "etc/reveille/reveille.toml"), "w") as f:
         f.write(f"[audio]\ndevices = [\"file:'{root}/sound.wav',wav\"]\n{settings}")
     log = open(os.path.join(root, "reveilled.out"), "w")
-    proc = subprocess.Popen([os.path.join(BIN, "reveilled"), "--root", root, *extra], stdout=log, stderr=log)
+    command = command or [os.path.join(BIN, "reveilled")]
+    proc = subprocess.Popen([*command, "--root", root, *extra], stdout=log, stderr=log)
     sock = os.path.join(root, "run/reveille/control.sock")
-    for _ in range(200):
+    for _ in range(wait_seconds * 20):
         try:
             request(sock, {"status": {}})
             return proc, sock

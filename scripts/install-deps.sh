@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that `make run`, `make test` or `make bench` need.
+# Installs the Debian packages that `make run`, `make test`, `make bench` or `make order-file` need.
 # As root it runs apt-get; otherwise it prints the exact command and stops.
 set -euo pipefail
 
@@ -9,7 +9,8 @@ case "$what" in
     run) ;;
     test) packages+=(util-linux libnfc-examples systemd) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit
     bench) packages+=(hyperfine cron python3 libnfc-examples) ;;  # cron, nfc-poll: the comparisons
-    *) echo "usage: $0 run|test|bench" >&2; exit 2 ;;
+    order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
+    *) echo "usage: $0 run|test|bench|order" >&2; exit 2 ;;
 esac
 
 if ! command -v swift >/dev/null 2>&1; then
