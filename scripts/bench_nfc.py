@@ -94,6 +94,7 @@ def idle(root, link, seconds):
         before = threads(proc.pid)
         time.sleep(seconds)
         after = threads(proc.pid)
+        resources = request(sock, {"status": {}})["status"]["resources"]
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait()
@@ -105,6 +106,7 @@ def idle(root, link, seconds):
     print(f"   reader: {health}")
     print(f"   over {seconds} s idle with the reader attached, {len(after)} threads: CPU {cpu_ms:.3f} ms "
           f"({cpu_ms * 3600 / seconds:.2f} ms per hour), wake-ups {wakeups} ({wakeups * 60 / seconds:.2f} per minute)")
+    print(f"   RSS {resources['rssKilobytes'] / 1024:.1f} MB ({resources['anonymousKilobytes'] / 1024:.1f} MB anonymous)")
 
 
 def main():

@@ -4,7 +4,8 @@ import ReveilleProtocol
 
 extension ResourceUse {
     /// This process's use, from getrusage(RUSAGE_SELF) (every thread, including those that ended)
-    /// and /proc/self/status (RSS split into anonymous and file-backed).
+    /// and /proc/self/status (RSS split into anonymous and file-backed, and its peak: VmHWM, not
+    /// ru_maxrss, which keeps the peak of the process before exec — its parent's, after a fork).
     static func current() -> ResourceUse {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -18,7 +19,7 @@ extension ResourceUse {
         }
         return ResourceUse(
             cpuMicroseconds: cpu, wakeups: usage.ru_nvcsw, preemptions: usage.ru_nivcsw,
-            peakRSSKilobytes: usage.ru_maxrss, rssKilobytes: kilobytes("VmRSS"),
+            peakRSSKilobytes: kilobytes("VmHWM"), rssKilobytes: kilobytes("VmRSS"),
             anonymousKilobytes: kilobytes("RssAnon"))
     }
 }

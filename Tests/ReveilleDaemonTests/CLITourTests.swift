@@ -1,4 +1,5 @@
 import Foundation
+import ReveilleProtocol
 import Testing
 
 /// The README's tour, through the real binaries: a daemon under a temporary root, the CLI over the socket.
@@ -60,6 +61,25 @@ import Testing
                 """)
         #expect(lines.last?.hasPrefix("daemon: ") == true)
         #expect(lines.last?.hasSuffix(" MB its own, the rest shared code)") == true)
+    }
+
+    /// The peak memory the daemon reports is its own. getrusage's ru_maxrss would also carry the
+    /// peak of the image replaced at exec: the process that started it, here one holding 512 MB.
+    @Test func reportedPeakMemoryIsTheDaemonsOwn() throws {
+        let size = 512 << 20
+        let block = try #require(
+            mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0).flatMap {
+                $0 == MAP_FAILED ? nil : $0
+            })
+        memset(block, 1, size)
+        let daemon: DaemonHarness
+        do {
+            defer { munmap(block, size) }
+            daemon = try DaemonHarness(now: Self.saturdayMorning)
+        }
+        let use = try #require(try daemon.request(.status).status?.resources)
+        #expect(use.peakRSSKilobytes >= use.rssKilobytes)
+        #expect(use.peakRSSKilobytes < 256 << 10, "peak \(use.peakRSSKilobytes) kB")
     }
 
     @Test func pauseUntilADateAndResume() throws {
