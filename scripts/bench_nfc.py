@@ -11,7 +11,7 @@ idle: a daemon with the reader attached and nothing ringing: CPU and wake-ups ov
 import os, re, select, shutil, signal, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_ring import BIN, percentile, request, start_daemon, threads  # noqa: E402
+from bench_ring import BIN, idle_window, percentile, request, start_daemon  # noqa: E402
 
 UID = "04A1B2C3D4E5F6"
 
@@ -91,20 +91,15 @@ def idle(root, link, seconds):
         time.sleep(3)  # the reader has opened
         health = request(sock, {"status": {}})["status"]["reader"]
         time.sleep(3)  # that request's connection thread has ended
-        before = threads(proc.pid)
-        time.sleep(seconds)
-        after = threads(proc.pid)
-        resources = request(sock, {"status": {}})["status"]["resources"]
+        window = idle_window(proc, sock, seconds)
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait()
-    if set(before) != set(after):
-        print(f"   threads changed during the window ({sorted(before)} -> {sorted(after)}): figures not comparable")
+    if not window:
         return
-    cpu_ms = sum(after[t][0] - before[t][0] for t in after) / 1e6
-    wakeups = sum(after[t][1] - before[t][1] for t in after)
+    cpu_ms, wakeups, resources = window["cpu_ms"], window["wakeups"], window["resources"]
     print(f"   reader: {health}")
-    print(f"   over {seconds} s idle with the reader attached, {len(after)} threads: CPU {cpu_ms:.3f} ms "
+    print(f"   over {seconds} s idle with the reader attached, {window['threads']} threads: CPU {cpu_ms:.3f} ms "
           f"({cpu_ms * 3600 / seconds:.2f} ms per hour), wake-ups {wakeups} ({wakeups * 60 / seconds:.2f} per minute)")
     print(f"   RSS {resources['rssKilobytes'] / 1024:.1f} MB ({resources['anonymousKilobytes'] / 1024:.1f} MB anonymous)")
 

@@ -180,6 +180,22 @@ def threads(pid):
     return figures
 
 
+def idle_window(proc, sock, seconds):
+    """The daemon's threads over `seconds` with no request, measured from outside: CPU (ms),
+    wake-ups and preemptions summed over its threads, then its resources. None, said why, if its
+    threads came or went: the per-thread counters would not add up."""
+    before = threads(proc.pid)
+    time.sleep(seconds)
+    after = threads(proc.pid)
+    resources = request(sock, {"status": {}})["status"]["resources"]
+    if set(before) != set(after):
+        print(f"   threads changed during the window ({sorted(before)} -> {sorted(after)}): figures not comparable")
+        return None
+    return {"threads": len(after), "cpu_ms": sum(after[t][0] - before[t][0] for t in after) / 1e6,
+            "wakeups": sum(after[t][1] - before[t][1] for t in after),
+            "preempted": sum(after[t][2] - before[t][2] for t in after), "resources": resources}
+
+
 def idle(seconds):
     root = tempfile.mkdtemp(prefix="reveille-idle.")
     proc, sock = start_daemon(root)  # the system's zone, followed: the default on a device
@@ -189,27 +205,20 @@ def idle(seconds):
             spec = {"time": f"{(now.tm_hour + i // 4) % 24:02d}:{(i * 7) % 60:02d}", "days": "daily"}
             assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
         time.sleep(5)  # the connection threads of those requests have ended
-        # Measured from outside, with no request in the window: the daemon's threads do not come
-        # and go while it is idle (no dispatch worker pool), so per-thread counters add up.
-        before = threads(proc.pid)
-        time.sleep(seconds)
-        after = threads(proc.pid)
-        status = request(sock, {"status": {}})["status"]["resources"]
+        # The daemon's threads do not come and go while it is idle (no dispatch worker pool).
+        window = idle_window(proc, sock, seconds)
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait()
         shutil.rmtree(root)
-    if set(before) != set(after):
-        print(f"   threads changed during the window ({sorted(before)} -> {sorted(after)}): figures not comparable")
+    if not window:
         return
-    cpu_ms = sum(after[t][0] - before[t][0] for t in after) / 1e6
-    wakeups = sum(after[t][1] - before[t][1] for t in after)
-    preempted = sum(after[t][2] - before[t][2] for t in after)
     minutes = seconds / 60
-    print(f"   over {seconds} s idle with 10 alarms set (the next one hours away), {len(after)} threads:")
-    print(f"   CPU {cpu_ms:.3f} ms, i.e. {cpu_ms * 60 / minutes:.2f} ms per idle hour")
-    print(f"   wake-ups (voluntary context switches, all threads) {wakeups}, i.e. {wakeups / minutes:.2f} per minute"
-          f" ({preempted} preemptions)")
+    status = window["resources"]
+    print(f"   over {seconds} s idle with 10 alarms set (the next one hours away), {window['threads']} threads:")
+    print(f"   CPU {window['cpu_ms']:.3f} ms, i.e. {window['cpu_ms'] * 60 / minutes:.2f} ms per idle hour")
+    print(f"   wake-ups (voluntary context switches, all threads) {window['wakeups']}, "
+          f"i.e. {window['wakeups'] / minutes:.2f} per minute ({window['preempted']} preemptions)")
     print(f"   RSS {status['rssKilobytes'] / 1024:.1f} MB: {status['anonymousKilobytes'] / 1024:.1f} MB anonymous "
           f"(heap, stacks), the rest file-backed pages of the executable; peak {status['peakRSSKilobytes'] / 1024:.1f} MB")
 
