@@ -38,7 +38,7 @@ int RV_peer_groups(int fd, gid_t *groups, int capacity) {
 }
 
 int RV_accept_cloexec(int fd) {
-    return accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+    return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 }
 
 #include <stdint.h>
@@ -161,4 +161,63 @@ int RV_pidfd_open(int pid) {
 
 int RV_pidfd_signal(int pidfd, int signal) {
     return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
+}
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+
+int RV_timerfd_monotonic(void) {
+    return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+}
+
+int RV_timerfd_arm_relative(int fd, long long seconds, long nanoseconds, long interval_ms) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)seconds;
+    spec.it_value.tv_nsec = nanoseconds;
+    spec.it_interval.tv_sec = interval_ms / 1000;
+    spec.it_interval.tv_nsec = (interval_ms % 1000) * 1000000L;
+    return timerfd_settime(fd, 0, &spec, NULL);
+}
+
+int RV_signalfd_termination(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int RV_signalfd_read(int fd) {
+    struct signalfd_siginfo info;
+    ssize_t count = read(fd, &info, sizeof(info));
+    if (count == (ssize_t)sizeof(info)) return (int)info.ssi_signo;
+    if (count < 0 && errno == EAGAIN) return 0;
+    return -1;
+}
+
+int RV_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int RV_epoll_control(int epfd, int op, int fd, unsigned int events) {
+    struct epoll_event event = {0};
+    event.events = events;
+    event.data.fd = fd;
+    int ops[] = {EPOLL_CTL_ADD, EPOLL_CTL_MOD, EPOLL_CTL_DEL};
+    return epoll_ctl(epfd, ops[op], fd, &event);
+}
+
+int RV_epoll_wait(int epfd, int *fds, unsigned int *events, int capacity, int timeout_ms) {
+    struct epoll_event ready[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epfd, ready, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        fds[i] = ready[i].data.fd;
+        events[i] = ready[i].events;
+    }
+    return count;
 }

@@ -34,11 +34,11 @@ struct Doctor {
         checkSound(settings, status: status, &findings)
         checkTime(&findings)
         checkAppGuard(&findings)
-        if let status, !status.appGuard.isEmpty {
-            let guarded = status.appGuard.hasPrefix("fanotify")
+        if let status, status.appGuard.mode != .starting {
+            let guarded = status.appGuard.mode == .fanotify
             findings.append(
                 Finding(
-                    level: guarded ? .ok : .note, subject: "app guard", detail: status.appGuard,
+                    level: guarded ? .ok : .note, subject: "app guard", detail: status.appGuard.description,
                     fix: guarded
                         ? nil : "run reveilled with CAP_SYS_ADMIN (the unit grants it) to block launches in the kernel")
             )
@@ -110,7 +110,7 @@ struct Doctor {
             }
         }
         if let status {
-            let healthy = status.reader.hasPrefix("ok")
+            let healthy = status.reader.condition == .ok
             findings.append(
                 Finding(
                     level: healthy ? .ok : .failure, subject: "NFC reader", detail: "reveilled says: \(status.reader)",

@@ -77,12 +77,12 @@ struct HistoryCommand: ParsableCommand {
         for entry in entries {
             let outcome: String
             switch entry.state {
-            case "dismissed":
+            case .dismissed:
                 let took = entry.secondsToDismiss.map { " after \(DurationText.format(seconds: $0))" } ?? ""
-                outcome = "dismissed by \(entry.dismissedBy ?? "?") at \(entry.ended ?? "?")\(took)"
-            case "auto-stopped": outcome = "stopped unanswered at \(entry.ended ?? "?")"
-            case "missed": outcome = "missed (not rung)"
-            default: outcome = entry.state
+                outcome = "dismissed by \(entry.dismissedBy?.rawValue ?? "?") at \(entry.ended ?? "?")\(took)"
+            case .autoStopped: outcome = "stopped unanswered at \(entry.ended ?? "?")"
+            case .missed: outcome = "missed (not rung)"
+            case .ringing, .snoozed: outcome = entry.state.rawValue
             }
             table.add(
                 cells: [

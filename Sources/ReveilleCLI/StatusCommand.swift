@@ -7,13 +7,86 @@ struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Show the daemon's state and the next ring.")
 
+    @Flag(
+        name: .long,
+        help: "Then print each change as it happens (rang, snoozed, dismissed, next ring, reader), until Ctrl-C.")
+    var watch = false
+
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         guard let status = try send(.status, to: connection).status else { return }
-        if output.json { return printJSON(status) }
-        print(StatusCommand.render(status))
+        if output.json && !watch { return printJSON(status) }
+        if !output.json { print(StatusCommand.render(status)) }
+        if watch { try follow() }
+    }
+
+    /// Streams the daemon's `watch` lines: one line per change, stamped with the local time, or
+    /// one JSON object per line with --json.
+    private func follow() throws {
+        let client: ControlClient
+        do {
+            client = try ControlClient(path: connection.paths.socket)
+            let first = try client.send(.watch)
+            if let error = first.error {
+                printError(error.message)
+                throw ExitCode(1)
+            }
+        } catch let failure as ControlClient.Failure {
+            printError(failure.description)
+            throw ExitCode(1)
+        }
+        while true {
+            let line: [UInt8]?
+            do {
+                line = try client.readLine()
+            } catch {
+                printError(error.description)
+                throw ExitCode(1)
+            }
+            guard let line else {
+                printError("reveilled closed the connection (stopped or restarted)")
+                throw ExitCode(1)
+            }
+            guard let event = try? JSONDecoder().decode(WatchLine.self, from: Data(line)).event else { continue }
+            // Written at once, line by line, even into a pipe.
+            let text =
+                output.json
+                ? String(decoding: line, as: UTF8.self) : "\(StatusCommand.clock()) \(StatusCommand.describe(event))"
+            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        }
+    }
+
+    /// One watch event in words.
+    static func describe(_ event: WatchEvent) -> String {
+        switch event {
+        case .session(let session):
+            switch session.state {
+            case .ringing: "RINGING: alarm \(session.name) (due \(session.scheduledTime)); to stop it: \(session.howToDismiss)"
+            case .snoozed:
+                "SNOOZED: alarm \(session.name) until \(session.snoozedUntil ?? "?") (\(session.snoozeCount) used)"
+            case .dismissed: "DISMISSED: alarm \(session.name) by \(session.dismissedBy?.rawValue ?? "?")"
+            case .autoStopped: "STOPPED: alarm \(session.name) rang unanswered (unattended)"
+            case .missed: "MISSED: alarm \(session.name) (due \(session.scheduledTime))"
+            }
+        case .missed(let id, let label, let time):
+            "MISSED: alarm #\(id)\(label.isEmpty ? "" : " \(label)") (due \(time)), not rung late"
+        case .nextRing(let next):
+            next.map { "next ring: \($0.weekday) \($0.date) \($0.time), alarm #\($0.alarmID)\($0.label.isEmpty ? "" : " \($0.label)")" }
+                ?? "next ring: none"
+        case .tagOnReader(true): "a tag is on the reader: lift it, then tap it"
+        case .tagOnReader(false): "the tag was lifted: tap it to stop the alarm"
+        case .readerHealth(let reader): "NFC reader: \(reader)"
+        case .policyRejected(let why): "app policy rejected: \(why)"
+        }
+    }
+
+    private static func clock() -> String {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 
     static func render(_ status: StatusInfo) -> String {
@@ -24,7 +97,7 @@ struct StatusCommand: ParsableCommand {
                 session.maxSnoozes == 0
                 ? "unlimited snoozes"
                 : "\(max(0, session.maxSnoozes - session.snoozeCount)) of \(session.maxSnoozes) snoozes left"
-            if session.state == "snoozed" {
+            if session.state == .snoozed {
                 lines.append(
                     "SNOOZED: alarm \(session.name) (due \(session.scheduledTime)) rings again at \(session.snoozedUntil ?? "?") (\(left))"
                 )
@@ -34,6 +107,7 @@ struct StatusCommand: ParsableCommand {
             }
             lines.append(
                 "to stop it: \(session.howToDismiss)" + (session.fellBackToMath ? " (no NFC reader was working)" : ""))
+            if session.tagOnReader { lines.append("a tag is on the reader: lift it, then tap it") }
         }
         lines += [
             "reveilled \(status.version), up \(DurationText.format(seconds: status.uptimeSeconds)), "
@@ -53,9 +127,9 @@ struct StatusCommand: ParsableCommand {
         } else {
             lines.append("next ring: none")
         }
-        if !status.reader.isEmpty { lines.append("NFC reader: \(status.reader)") }
+        lines.append("NFC reader: \(status.reader)")
         if !status.sound.isEmpty { lines.append("sound: \(status.sound)") }
-        if !status.appGuard.isEmpty { lines.append("apps: \(status.appGuard)") }
+        if status.appGuard.mode != .starting { lines.append("apps: \(status.appGuard)") }
         if let use = status.resources {
             lines.append(
                 "daemon: \(use.cpuMicroseconds / 1000) ms CPU since start, \(use.rssKilobytes / 1024) MB resident "

@@ -44,18 +44,35 @@ public enum RingAction: Hashable, Sendable {
 }
 
 /// The alarm's fields a session needs, copied at fire time (an edit during the ring changes nothing).
-public struct RingSettings: Codable, Sendable, Hashable {
-    public var alarmID: Int
-    public var label: String
-    public var sound: String?
-    public var volume: Int
-    public var fadeInSeconds: Int
-    public var challenge: Challenge
-    public var mathDifficulty: MathDifficulty
-    public var allowedTags: [String]
-    public var maxSnoozes: Int
-    public var snoozeMinutes: Int
-    public var isOneShot: Bool
+public struct RingSettings: Sendable, Hashable {
+    public let alarmID: Int
+    public let label: String
+    public let sound: String?
+    public let volume: Int
+    public let fadeInSeconds: Int
+    public let challenge: Challenge
+    public let mathDifficulty: MathDifficulty
+    public let allowedTags: [String]
+    public let maxSnoozes: Int
+    public let snoozeMinutes: Int
+    public let isOneShot: Bool
+
+    public init(
+        alarmID: Int, label: String, sound: String?, volume: Int, fadeInSeconds: Int, challenge: Challenge,
+        mathDifficulty: MathDifficulty, allowedTags: [String], maxSnoozes: Int, snoozeMinutes: Int, isOneShot: Bool
+    ) {
+        self.alarmID = alarmID
+        self.label = label
+        self.sound = sound
+        self.volume = volume
+        self.fadeInSeconds = fadeInSeconds
+        self.challenge = challenge
+        self.mathDifficulty = mathDifficulty
+        self.allowedTags = allowedTags
+        self.maxSnoozes = maxSnoozes
+        self.snoozeMinutes = snoozeMinutes
+        self.isOneShot = isOneShot
+    }
 
     public init(_ alarm: Alarm) {
         alarmID = alarm.id
@@ -99,29 +116,62 @@ public struct RingRefusal: Error, Equatable, Sendable {
 
 /// One alarm ringing until the sleeper proves they are awake: a pure state machine. Every
 /// method takes `now` (seconds since the epoch) and returns the actions for the edges.
-public struct RingSession: Codable, Sendable, Hashable {
+public struct RingSession: Sendable, Hashable {
     /// The history row; 0 until stored.
-    public var id: Int
-    public var settings: RingSettings
+    public private(set) var id: Int
+    public private(set) var settings: RingSettings
     /// When the occurrence was due.
-    public var scheduledAt: Int
+    public private(set) var scheduledAt: Int
     /// When it first rang.
-    public var startedAt: Int
-    public var state: SessionState
-    public var snoozeCount: Int
-    public var snoozedUntil: Int?
+    public private(set) var startedAt: Int
+    public private(set) var state: SessionState
+    public private(set) var snoozeCount: Int
+    public private(set) var snoozedUntil: Int?
     /// When the current ringing phase began (auto-stop counts from here).
-    public var ringingSince: Int
+    public private(set) var ringingSince: Int
     /// What dismisses it now: the alarm's challenge, or math when NFC was asked but no reader was healthy.
-    public var challenge: Challenge
-    public var fellBackToMath: Bool
-    public var problem: MathProblem?
-    public var wrongAnswers: Int
-    public var attenuatedUntil: Int?
-    public var endedAt: Int?
-    public var dismissedBy: DismissalMethod?
-    public var maxRingSeconds: Int
-    public var attenuationSeconds: Int
+    public private(set) var challenge: Challenge
+    public private(set) var fellBackToMath: Bool
+    public private(set) var problem: MathProblem?
+    public private(set) var wrongAnswers: Int
+    public private(set) var attenuatedUntil: Int?
+    public private(set) var endedAt: Int?
+    public private(set) var dismissedBy: DismissalMethod?
+    public private(set) var maxRingSeconds: Int
+    public private(set) var attenuationSeconds: Int
+
+    /// A session as it was stored (the store's own versioned record, read back).
+    public init(
+        restoring id: Int, settings: RingSettings, scheduledAt: Int, startedAt: Int, state: SessionState,
+        snoozeCount: Int, snoozedUntil: Int?, ringingSince: Int, challenge: Challenge, fellBackToMath: Bool,
+        problem: MathProblem?, wrongAnswers: Int, attenuatedUntil: Int?, endedAt: Int?,
+        dismissedBy: DismissalMethod?, maxRingSeconds: Int, attenuationSeconds: Int
+    ) {
+        self.id = id
+        self.settings = settings
+        self.scheduledAt = scheduledAt
+        self.startedAt = startedAt
+        self.state = state
+        self.snoozeCount = snoozeCount
+        self.snoozedUntil = snoozedUntil
+        self.ringingSince = ringingSince
+        self.challenge = challenge
+        self.fellBackToMath = fellBackToMath
+        self.problem = problem
+        self.wrongAnswers = wrongAnswers
+        self.attenuatedUntil = attenuatedUntil
+        self.endedAt = endedAt
+        self.dismissedBy = dismissedBy
+        self.maxRingSeconds = maxRingSeconds
+        self.attenuationSeconds = attenuationSeconds
+    }
+
+    /// The same session under the history row number the clock gave it.
+    func numbered(_ id: Int) -> RingSession {
+        var copy = self
+        copy.id = id
+        return copy
+    }
 
     /// The alarm fires: ring now.
     /// - Parameter readerHealthy: whether an NFC reader works right now; without one, an
@@ -131,7 +181,7 @@ public struct RingSession: Codable, Sendable, Hashable {
     ) -> (RingSession, [RingAction]) {
         let fallback = settings.challenge == .nfc && !readerHealthy
         let session = RingSession(
-            id: 0, settings: settings, scheduledAt: scheduledAt, startedAt: now, state: .ringing, snoozeCount: 0,
+            restoring: 0, settings: settings, scheduledAt: scheduledAt, startedAt: now, state: .ringing, snoozeCount: 0,
             snoozedUntil: nil, ringingSince: now, challenge: fallback ? .math : settings.challenge,
             fellBackToMath: fallback, problem: nil, wrongAnswers: 0, attenuatedUntil: nil, endedAt: nil,
             dismissedBy: nil, maxRingSeconds: policy.maxRingSeconds, attenuationSeconds: policy.attenuationSeconds)
@@ -143,7 +193,7 @@ public struct RingSession: Codable, Sendable, Hashable {
     /// An occurrence that is recorded as missed, never rung.
     public static func missed(settings: RingSettings, scheduledAt: Int, now: Int) -> RingSession {
         RingSession(
-            id: 0, settings: settings, scheduledAt: scheduledAt, startedAt: now, state: .missed, snoozeCount: 0,
+            restoring: 0, settings: settings, scheduledAt: scheduledAt, startedAt: now, state: .missed, snoozeCount: 0,
             snoozedUntil: nil, ringingSince: now, challenge: settings.challenge, fellBackToMath: false, problem: nil,
             wrongAnswers: 0, attenuatedUntil: nil, endedAt: now, dismissedBy: nil, maxRingSeconds: 0,
             attenuationSeconds: 0)
@@ -245,6 +295,14 @@ public struct RingSession: Codable, Sendable, Hashable {
         challenge = .any
         fellBackToMath = true
         return true
+    }
+
+    /// Another alarm came due while this one is snoozed: the snooze ends now and it rings again,
+    /// as one session (one sound, one challenge). Nothing changes while it rings.
+    public mutating func wakeForAnotherAlarm(now: Int) -> [RingAction] {
+        guard state == .snoozed else { return [] }
+        snoozedUntil = now
+        return tick(now: now)
     }
 
     /// Time passed: a snooze ends, the sound comes back up, or the ring has lasted too long.

@@ -6,7 +6,7 @@ import ReveilleProtocol
 /// `reveille apps ...` and `reveille run` (SPEC §6).
 extension Controller {
     func appOperation(_ operation: Command, peer: Peer?) throws -> Response {
-        guard let apps = appSupervisor.withLock({ $0 }) else {
+        guard let apps = appSupervisor else {
             throw Refusal(.unavailable, "the app policy is not loaded")
         }
         let caller = peer.map { ProcessOwner.name(of: $0.uid) } ?? "?"
@@ -48,7 +48,7 @@ extension Controller {
 extension Controller {
     /// An app's time runs out soon: a chime (unless an alarm rings), the log, and the hooks.
     func appTimeRunningOut(app: String, user: String, secondsLeft: Int) {
-        let ringing = lock.withLock { $0.session != nil }
+        let ringing = machine.session != nil
         if !ringing {
             ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .once))
         }

@@ -78,13 +78,14 @@ final class AppSupervisor: @unchecked Sendable {
         }
     }
 
-    /// `status`'s line: which way launches are limited.
-    var modeLine: String {
+    /// Which way launches are limited, for `status` and `doctor`.
+    var mode: AppGuardState {
         let count = state.withLock { $0.policy.apps.count }
         if let guardian {
-            return "fanotify: \(guardian.markedPaths.count) executables of \(count) apps guarded"
+            return AppGuardState(
+                mode: .fanotify, detail: "\(guardian.markedPaths.count) executables of \(count) apps guarded")
         }
-        return "gate only: 'reveille run NAME' asks first (fanotify unavailable: \(guardProblem ?? "?"))"
+        return AppGuardState(mode: .gateOnly, detail: guardProblem ?? "?")
     }
 
     // MARK: The policy

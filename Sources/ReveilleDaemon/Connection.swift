@@ -3,116 +3,133 @@ import Glibc
 import Logging
 import ReveilleProtocol
 
-/// One client connection, served on its own thread: read a line, answer it, until the client
-/// closes, goes quiet, or sends more than a line may hold.
-struct Connection {
+/// One client connection, served on the event loop: bytes in, lines out, nothing blocks. A
+/// client that goes quiet for a minute is let go; one that sends more than a line may hold gets an
+/// error, and what it still writes is read and dropped for a second so that it can read the error.
+final class Connection {
+    enum Phase {
+        /// Reading requests.
+        case serving
+        /// A request waits for a tap or a sound device: further lines wait their turn.
+        case parked
+        /// Streaming `watch` events.
+        case watching
+        /// Refused an oversized line: output shut, input drained until `until`.
+        case draining(until: Double)
+    }
+
+    let id: Int
     let fd: Int32
     let peer: Peer
     let role: Role
-    let access: PeerAccess
-    let controller: Controller
-    let logger: Logger
+    var phase = Phase.serving
+    var input = LineBuffer()
+    var output: [UInt8] = []
+    /// Monotonic seconds of the last byte received.
+    var lastHeard: Double
+    /// Bytes dropped while draining.
+    var drained = 0
 
     /// How long a client may stay silent before it is let go.
-    static let idleTimeoutSeconds = 60
+    static let idleTimeoutSeconds = 60.0
+    /// A watcher that stops reading is dropped past this much unsent output.
+    static let maxWatchBacklog = 4 * 1024 * 1024
 
-    func serve() {
-        defer { close(fd) }
-        setTimeout(SO_RCVTIMEO, seconds: Connection.idleTimeoutSeconds)
-        setTimeout(SO_SNDTIMEO, seconds: 10)
-        var buffer = LineBuffer()
+    init(id: Int, fd: Int32, peer: Peer, role: Role, now: Double) {
+        self.id = id
+        self.fd = fd
+        self.peer = peer
+        self.role = role
+        self.lastHeard = now
+    }
+
+    /// When the loop must look at this connection again on its own (monotonic seconds), if ever.
+    var deadline: Double? {
+        switch phase {
+        case .serving: lastHeard + Connection.idleTimeoutSeconds
+        case .draining(let until): until
+        case .parked, .watching: nil
+        }
+    }
+
+    /// Reads what is there. Returns false when the client closed or the connection failed.
+    func receive() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return }  // closed, timed out, or reset
-            buffer.append(chunk[..<count])
-            do {
-                while let line = try buffer.nextLine() {
-                    guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else { continue }
-                    guard reply(answer(line)) else { return }
-                }
-            } catch {
-                logger.notice("\(peer): request longer than \(Framing.maxLineBytes) bytes; disconnecting")
-                _ = reply(
-                    .failure(
-                        .tooLarge,
-                        "request too large: a request is one line of at most \(Framing.maxLineBytes) bytes"))
-                drainAndClose()
-                return
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN || errno == EWOULDBLOCK
+            }
+            guard count > 0 else { return false }
+            if case .draining = phase {
+                drained += count
+                if drained > 64 * 1024 * 1024 { return false }
+            } else {
+                input.append(chunk[..<count])
             }
         }
     }
 
-    /// Decodes and carries out one request line. Anything a client can send gets an error reply.
-    func answer(_ line: [UInt8]) -> Response {
-        let data = Data(line)
-        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data) else {
-            return .failure(
-                .badRequest,
-                #"malformed request: not a JSON object; send one JSON request per line, like {"v":1,"op":{"status":{}}}"#
-            )
-        }
-        guard let version = envelope.v else {
-            return .failure(.badRequest, "malformed request: missing protocol version \"v\" (this daemon speaks 1)")
-        }
-        guard version == protocolVersion else {
-            return .failure(
-                .unsupportedVersion,
-                "protocol version \(version) is not supported; this reveilled speaks version \(protocolVersion)")
-        }
-        let request: Request
-        do {
-            request = try JSONDecoder().decode(Request.self, from: data)
-        } catch {
-            return Connection.explain(error, in: data)
-        }
-        let response = controller.handle(request.op, role: role, peer: peer) {
-            access.refusal(request.op, role: role, peer: peer)
-        }
-        if let error = response.error {
-            let level: Logger.Level = error.code == .forbidden ? .notice : .info
-            logger.log(level: level, "\(peer) '\(request.op.name)': \(error.code.rawValue): \(error.message)")
-        } else {
-            logger.debug("\(peer) '\(request.op.name)': ok")
-        }
-        return response
+    /// Queues a line and sends what the socket takes now. Returns false when the client is gone.
+    func send(_ bytes: [UInt8]) -> Bool {
+        output += bytes
+        return flush()
     }
 
-    /// Sends a response line; false when the client is gone.
-    private func reply(_ response: Response) -> Bool {
-        let bytes = Framing.encode(response)
+    /// Sends queued output until the socket would block. Returns false when the client is gone.
+    func flush() -> Bool {
         var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0, errno == EINTR { continue }
-            guard sent > 0 else { return false }
+        defer { output.removeFirst(offset) }
+        while offset < output.count {
+            let sent = output[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN || errno == EWOULDBLOCK
+            }
             offset += sent
         }
         return true
     }
 
-    /// After refusing an oversized line: stop sending, read and drop what the client is still
-    /// writing (briefly), so that it can read our error instead of a reset.
-    private func drainAndClose() {
-        shutdown(fd, Int32(SHUT_WR))
-        setTimeout(SO_RCVTIMEO, seconds: 1)
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        var total = 0
-        while total < 64 * 1024 * 1024 {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return }
-            total += count
+    /// Decodes one request line: the request, or the error reply it gets.
+    static func decode(_ line: [UInt8]) -> Result<Request, ReplyError> {
+        let data = Data(line)
+        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data) else {
+            return .failure(
+                ReplyError(
+                    .failure(
+                        .badRequest,
+                        #"malformed request: not a JSON object; send one JSON request per line, like {"v":1,"op":{"status":{}}}"#
+                    )))
+        }
+        guard let version = envelope.v else {
+            return .failure(
+                ReplyError(.failure(.badRequest, "malformed request: missing protocol version \"v\" (this daemon speaks 1)")))
+        }
+        guard version == protocolVersion else {
+            return .failure(
+                ReplyError(
+                    .failure(
+                        .unsupportedVersion,
+                        "protocol version \(version) is not supported; this reveilled speaks version \(protocolVersion)")))
+        }
+        do {
+            return .success(try JSONDecoder().decode(Request.self, from: data))
+        } catch {
+            return .failure(ReplyError(Connection.explain(error, in: data)))
         }
     }
 
-    private func setTimeout(_ option: Int32, seconds: Int) {
-        var value = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
+    /// An error reply, carried as an error.
+    struct ReplyError: Error {
+        let response: Response
+        init(_ response: Response) { self.response = response }
     }
 
-    private struct Envelope: Decodable {
+    fileprivate struct Envelope: Decodable {
         let v: Int?
     }
 

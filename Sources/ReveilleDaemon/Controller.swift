@@ -44,28 +44,13 @@ public struct RingEnvironment: Sendable {
     }
 }
 
-/// What changes while the daemon runs, guarded by the controller's lock.
-struct RingState {
-    /// The session ringing or snoozed, if any.
-    var session: RingSession?
-    /// Occurrences up to this instant have been rung or recorded as missed.
-    var evaluatedThrough: Int?
-    /// Wall and monotonic time at the last tick, to notice clock jumps.
-    var lastTick: (wall: Double, monotonic: ContinuousClock.Instant)?
-    var warnedClockBehind = false
-    var generator = SystemRandomNumberGenerator()
-    /// The next ring after `evaluatedThrough`, as last computed; nil when unknown (the schedule or
-    /// the zone changed). While the clock is before it, nothing can be due and a tick reads nothing.
-    var nextDue: Int?
-}
-
-/// Carries out control requests and timer ticks against the store, by the rules of the core.
-/// The only writer of state.
+/// Carries out control requests and the clock machine's actions against the store and the
+/// devices: the edge of the daemon. Every rule lives in `AlarmClock` (ReveilleCore); this class
+/// reads the clock, does the I/O the machine asks for, and answers requests.
 ///
-/// Requests arrive from connection threads and ticks from the scheduler; one lock serializes them
-/// so that a read-modify-write (an edit, a rule checked against the others, a snooze) never
-/// interleaves with another.
-public final class Controller: Sendable {
+/// Confined to the event loop's thread (docs/ARCHITECTURE.md): no locks, not `Sendable`. Other
+/// threads reach it through the loop's doorbell.
+public final class Controller {
     let store: Store
     let clock: any WallClock
     let startedAt: Date
@@ -76,76 +61,131 @@ public final class Controller: Sendable {
     let fixedZone: TimeZone?
     /// The link that names the system's zone.
     let zoneLink: String
-    private let currentZone: Mutex<TimeZone>
-    let lock = Mutex(RingState())
+    /// The one decision-maker.
+    var machine: AlarmClock
+    /// The zone, for the app guard's thread.
+    let sharedZone: SharedZone
     /// A `tag add` or `tag test` waiting for a tap, which takes the next tag the reader sees.
-    let tagWaiter = Mutex<TagWaiter?>(nil)
+    var tagWait: TagWait?
     /// The app policy and its enforcement; set once at start.
-    let appSupervisor = Mutex<AppSupervisor?>(nil)
-    /// Rings the scheduler when something changed that moves the next wake-up.
-    let wake: @Sendable () -> Void
+    var appSupervisor: AppSupervisor?
+    /// Arms the wake timer at a wall-clock instant (set by the daemon).
+    var onWake: (Int) -> Void = { _ in }
+    /// Tells watchers what changed (set by the control server).
+    var onPublish: (WatchEvent) -> Void = { _ in }
+    /// Answers a parked request (a tag wait) on connection `id` (set by the control server).
+    var deliver: (Int, Response) -> Void = { _, _ in }
 
     public init(
         store: Store, clock: any WallClock, zone: TimeZone?, zoneLink: String = "/etc/localtime",
-        ring: RingEnvironment, logger: Logger, wake: @escaping @Sendable () -> Void = {}
-    ) {
+        ring: RingEnvironment, logger: Logger
+    ) throws {
         self.store = store
         self.clock = clock
         self.fixedZone = zone
         self.zoneLink = zoneLink
-        self.currentZone = Mutex(zone ?? SystemZone.current(link: zoneLink))
         self.startedAt = clock.now()
         self.logger = logger
         self.ring = ring
         self.hooks = HookRunner(directory: ring.hooksDirectory, logger: logger)
-        self.wake = wake
-    }
-
-    /// Whether requests and ticks can be served: the lock can be taken (for the watchdog).
-    func isResponsive() -> Bool {
-        lock.withLock { _ in true }
+        let zone = zone ?? SystemZone.current(link: zoneLink)
+        let now = Int(clock.now().timeIntervalSince1970)
+        let today = ZoneResolver(zone: zone).local(at: now).date
+        let stored = AlarmClock.Stored(
+            evaluatedThrough: try store.evaluatedThrough(), activeSession: try store.activeSession(),
+            handled: try store.history(since: now - 7 * 86_400).map {
+                AlarmClock.Occurrence(alarmID: $0.settings.alarmID, instant: $0.scheduledAt)
+            },
+            lastSessionID: try store.lastSessionID())
+        sharedZone = SharedZone(zone)
+        machine = AlarmClock(
+            schedule: try store.scheduleState(), zone: zone, readerHealth: ring.reader.health, stored: stored,
+            limits: AlarmClock.Limits(ring: ring.policy, graceSeconds: ring.graceSeconds))
+        _ = try currentState(today: today)  // purges past overrides
     }
 
     /// The zone alarm times are in.
-    var zone: TimeZone { currentZone.withLock { $0 } }
+    var zone: TimeZone { machine.zone }
 
-    /// Follows a change of the system's time zone (when none was given); true when it changed.
-    func refreshZone() -> Bool {
-        guard fixedZone == nil else { return false }
-        let system = SystemZone.current(link: zoneLink)
-        return currentZone.withLock { zone in
-            guard zone.identifier != system.identifier else { return false }
-            logger.notice(
-                "the system time zone changed from \(zone.identifier) to \(system.identifier); recomputing the schedule"
-            )
-            zone = system
-            return true
-        }
+    // MARK: Events from the loop
+
+    /// After a (re)start: a session that was ringing rings again at once; a snoozed one keeps its
+    /// deadline and count; then what came due while the daemon was down.
+    public func start() {
+        carryOut(machine.start(now: clock.now().timeIntervalSince1970, monotonic: Controller.monotonic()))
     }
 
+    /// The wake timer fired, the clock was set, or the test clock's check came round.
+    func tick(clockWasSet: Bool = false) {
+        carryOut(
+            machine.tick(
+                now: clock.now().timeIntervalSince1970, monotonic: Controller.monotonic(), clockWasSet: clockWasSet))
+    }
+
+    /// Something changed in the folder of the zone link: follow the system's zone (when none was given).
+    func zoneFolderChanged() {
+        guard fixedZone == nil else { return }
+        carryOut(machine.zoneChanged(to: SystemZone.current(link: zoneLink), now: nowSeconds()))
+        sharedZone.current = machine.zone
+    }
+
+    /// The reader's health changed.
+    func readerHealthChanged(_ health: ReaderHealth) {
+        carryOut(machine.readerHealthChanged(health, now: nowSeconds()))
+        onPublish(.readerHealth(ReaderState(health)))
+    }
+
+    /// Before exit: remember how far occurrences were handled, stop the sound and running hooks.
+    public func shutDown() {
+        carryOut(machine.shutDown())
+        hooks.stopAll()
+    }
+
+    /// Seconds on the monotonic clock (CLOCK_MONOTONIC): what a clock jump does not move.
+    static func monotonic() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    // MARK: Requests
+
     /// Answers one request from a peer with `role`. Never throws: every failure is an error reply.
+    /// `sound test`, and `tag add`/`tag test` waiting for a tap, are answered by the control
+    /// server, which parks them (see `ControlServer`).
     public func handle(_ operation: Command, role: Role, peer: Peer? = nil, refusal: () -> String) -> Response {
         guard role >= operation.requiredRole else {
             return .failure(.forbidden, refusal())
         }
-        // These wait (for a device, for a tap) and take the lock only for what they change.
         switch operation {
-        case .soundTest(let file, let device, let seconds, let volume):
-            return soundTest(file: file, device: device, seconds: seconds, volume: volume)
         case .soundDevices:
             var response = Response()
             response.devices = ring.audio.availableDevices()
             return response
-        case .tagAdd, .tagTest:
+        case .tagAdd, .tagTest, .tagList, .tagRemove:
             return reply(operation) { try tagOperation(operation) }
         case .appsStatus, .appCheck, .appGrant, .appStart:
             return reply(operation) { try appOperation(operation, peer: peer) }
+        case .snooze:
+            return sessionReply(machine.snooze(now: nowSeconds()), for: operation)
+        case .problem:
+            return sessionReply(machine.requestProblem(now: nowSeconds()), for: operation)
+        case .answer(let value):
+            return sessionReply(machine.answer(value, now: nowSeconds()), for: operation, answer: value)
         default: break
         }
-        let response = lock.withLock { state in
-            reply(operation) { try perform(operation, role: role, state: &state) }
+        if operation.changesSchedule {
+            // Ring what is due by the old schedule before it changes (see AlarmClock.scheduleChanged).
+            tick()
         }
-        if response.ok && operation.changesWhatIsNext { wake() }
+        let response = reply(operation) { try perform(operation, role: role) }
+        if response.ok && operation.changesSchedule {
+            do {
+                carryOut(machine.scheduleChanged(try currentState(today: today()), now: nowSeconds()))
+            } catch {
+                logger.error("could not read the schedule after '\(operation.name)': \(error)")
+            }
+        }
         return response
     }
 
@@ -165,19 +205,12 @@ public final class Controller: Sendable {
         }
     }
 
-    private func perform(_ operation: Command, role: Role, state: inout RingState) throws -> Response {
+    private func perform(_ operation: Command, role: Role) throws -> Response {
         let today = self.today()
-        if operation.changesSchedule {
-            // Ring what is due before the schedule changes, then start counting from now, so that an
-            // alarm added for a time already passed today is not taken for a missed one.
-            catchUp(&state)
-            if let through = state.evaluatedThrough { try store.setEvaluatedThrough(through) }
-            state.nextDue = nil
-        }
         switch operation {
         case .status:
             var response = Response()
-            response.status = try status(role: role, session: state.session)
+            response.status = try status(role: role)
             return response
         case .alarmList:
             var response = Response()
@@ -266,12 +299,6 @@ public final class Controller: Sendable {
             var response = Response()
             response.schedule = try schedule(days: days)
             return response
-        case .snooze:
-            return try snooze(&state)
-        case .problem:
-            return try problem(&state)
-        case .answer(let value):
-            return try answer(value, &state)
         case .history(let days):
             var response = Response()
             response.history = try history(days: days)
@@ -280,10 +307,9 @@ public final class Controller: Sendable {
             var response = Response()
             response.stats = try stats(days: days)
             return response
-        case .tagList, .tagRemove:
-            return try tagOperation(operation)
-        case .soundTest, .soundDevices, .tagAdd, .tagTest, .appsStatus, .appCheck, .appGrant, .appStart:
-            return Response()  // answered in `handle`, outside the lock
+        case .soundTest, .soundDevices, .tagAdd, .tagTest, .tagList, .tagRemove, .appsStatus, .appCheck, .appGrant,
+            .appStart, .snooze, .problem, .answer, .watch:
+            return Response()  // answered in `handle`, or parked by the control server
         }
     }
 
@@ -329,5 +355,17 @@ public final class Controller: Sendable {
         return RingInfo(
             alarmID: decision.alarmID, label: label, date: local.date.description,
             weekday: local.date.weekday.displayName, time: local.time.description, instant: instant)
+    }
+}
+
+/// The zone alarm times are read in, for threads other than the loop's (the app guard).
+final class SharedZone: Sendable {
+    private let value: Mutex<TimeZone>
+
+    init(_ zone: TimeZone) { value = Mutex(zone) }
+
+    var current: TimeZone {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }

@@ -6,6 +6,8 @@ import ReveilleCore
 import ReveilleNFC
 import ReveilleProtocol
 import ReveilleStore
+import Synchronization
+import CReveilleShims
 
 /// What `reveilled` was asked to run with.
 public struct DaemonOptions: Sendable {
@@ -55,18 +57,20 @@ public struct StartupError: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// Builds the daemon's parts and runs them until SIGTERM or SIGINT.
+/// Builds the daemon's parts and runs them on one event loop until SIGTERM or SIGINT.
 ///
-/// Plain threads, not Swift concurrency: on Linux, the first task on the global executor (or any
-/// work on a global dispatch queue) starts libdispatch's worker-pool monitor, a timer that reads
+/// No Swift concurrency and no dispatch queues: on Linux, the first task on the global executor (or
+/// any work on a global dispatch queue) starts libdispatch's worker-pool monitor, a timer that reads
 /// /proc every second for the life of the process. An alarm clock that sits idle all day cannot
-/// afford that (see BENCHMARKS.md), so the daemon runs its accept loop, wake timer and hooks on
-/// threads of its own, and the main thread waits for a signal with sigwait.
+/// afford that (see BENCHMARKS.md). One thread runs the epoll loop (docs/ARCHITECTURE.md); the
+/// blocking C calls (alsa-lib, libnfc, fanotify) have threads of their own that post to it.
 public enum Daemon {
     /// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and every thread it creates after,
-    /// so that `waitForSignal` receives them. Call first thing in `main`.
+    /// so that only the loop's signalfd receives them. Call first thing in `main`.
     public static func blockSignals() {
-        var set = Daemon.signalSet()
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
@@ -79,12 +83,8 @@ public enum Daemon {
         } catch {
             throw StartupError(description: "cannot open the state database \(paths.database): \(error)")
         }
-        // Following the system's zone: watch the folder of its link, which timedatectl and
-        // raspi-config replace.
-        let zoneLink = SystemZone.link(for: paths)
-        let timer = try WakeTimer(
-            checkInterval: options.clock.checkInterval,
-            watchFolder: options.zone == nil ? (zoneLink as NSString).deletingLastPathComponent : nil)
+        let loop = try EventLoop(logger: logger)
+        let doorbell = try Doorbell()
         ALSALog.route(to: logger)
         let audio = ALSAOutput(configuration: options.audio, logger: logger)
         logger.info(
@@ -94,85 +94,161 @@ public enum Daemon {
             NFCReader(
                 connstring: $0 == "auto" ? nil : $0, idleCheckSeconds: options.nfcIdleCheckSeconds, logger: logger)
         }
-        let environment = RingEnvironment(
-            audio: audio, reader: reader ?? NoTagReader(),
-            policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
-            graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
-            defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds)
-        let controller = Controller(
-            store: store, clock: options.clock, zone: options.zone, zoneLink: zoneLink, ring: environment,
-            logger: logger,
-            wake: { timer.poke() })
-        _ = try controller.currentState(today: controller.today())  // purges past overrides
         if let reader {
             logger.info("NFC reader: \(reader.connstring ?? "libnfc's autodetection"); polled while an alarm rings")
-            reader.start(onTag: { controller.tagScanned($0) }, onHealth: { controller.readerHealthChanged($0) })
+            reader.start(
+                onTag: { uid, fresh in doorbell.post(.tagPlaced(uid: uid, fresh: fresh)) },
+                onLifted: { doorbell.post(.tagLifted) },
+                onHealth: { doorbell.post(.readerHealth($0)) })
             // Wait briefly for the first health, so that an alarm due at start sees the reader.
             let deadline = Date().addingTimeInterval(3)
             while reader.health == NFCReader.opening, Date() < deadline { usleep(10_000) }
         } else {
             logger.info("NFC reader: none configured; alarms are dismissed by math")
         }
-        try controller.resume()
+        let zoneLink = SystemZone.link(for: paths)
+        let environment = RingEnvironment(
+            audio: audio, reader: reader ?? NoTagReader(),
+            policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
+            graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
+            defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds)
+        let controller = try Controller(
+            store: store, clock: options.clock, zone: options.zone, zoneLink: zoneLink, ring: environment,
+            logger: logger)
         let access = PeerAccess(adminGroup: options.adminGroup, socketGroup: options.socketGroup)
-        let server = ControlServer(path: paths.socket, access: access, controller: controller, logger: logger)
-        let scheduler = Scheduler(controller: controller, timer: timer)
         logger.info(
             "reveilled \(reveilleVersion) starting: root \(paths.root), time zone \(controller.zone.identifier)\(options.zone == nil ? " (the system's)" : ""), state \(paths.database)"
         )
         let listener: Listener
         do {
-            listener = try server.start()
+            listener = try Listener(path: paths.socket, group: access.socket.id)
         } catch let refusal as Refusal {
             throw StartupError(description: refusal.message)
         } catch let error as SystemCallError {
             throw StartupError(description: "\(error)" + (error.errno == EACCES ? Daemon.rootHint : ""))
         }
-        startAppSupervisor(options, store: store, controller: controller, logger: logger)
-        scheduler.start()
-        ServiceManager.ready("serving \(paths.socket)")
-        if let period = ServiceManager.watchdogPeriod() {
-            WatchdogPinger(period: period).start(healthy: { controller.isResponsive() }, logger: logger)
+        logger.info("listening on \(paths.socket)")
+        let server = try ControlServer(
+            listener: listener, access: access, controller: controller, loop: loop, doorbell: doorbell, logger: logger)
+        let timers = try wireTimers(loop: loop, controller: controller, clock: options.clock, logger: logger)
+        let watches = try wireWatches(
+            loop: loop, controller: controller, options: options, zoneLink: zoneLink, logger: logger)
+        let supervisor = startAppSupervisor(options, store: store, controller: controller, doorbell: doorbell, logger: logger)
+        watches.onPolicyChange = { supervisor.reload() }
+        try loop.watch(doorbell.fd) { _ in
+            for event in doorbell.take() {
+                switch event {
+                case .tagPlaced(let uid, let fresh): controller.tagPlaced(uid, fresh: fresh)
+                case .tagLifted: controller.tagLifted()
+                case .readerHealth(let health): controller.readerHealthChanged(health)
+                case .reply(let id, let response): server.answerParked(id, response)
+                case .appWarning(let app, let user, let left):
+                    controller.appTimeRunningOut(app: app, user: user, secondsLeft: left)
+                }
+            }
         }
-        let signal = waitForSignal()
-        logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
+        let signals = try systemCall("signalfd", "SIGTERM, SIGINT, SIGHUP") { RV_signalfd_termination() }
+        defer { close(signals) }
+        try loop.watch(signals) { _ in
+            while true {
+                let signal = RV_signalfd_read(signals)
+                guard signal > 0 else { return }
+                if signal == SIGHUP {
+                    logger.notice("received SIGHUP; reveille.toml is read at start only: restart reveilled to apply it")
+                    continue
+                }
+                logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
+                loop.stop()
+            }
+        }
+        controller.start()
+        ServiceManager.ready("serving \(paths.socket)")
+        loop.run()
         ServiceManager.stopping()
-        listener.stop()
-        scheduler.stop()
+        server.stop()
         controller.shutDown()
         reader?.stop()
+        withExtendedLifetime((timers, watches)) {}
         logger.info("reveilled stopped")
     }
 
-    private static func signalSet() -> sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
-        return set
-    }
-
-    /// Waits for SIGTERM or SIGINT (SIGHUP is ignored until there is a configuration to reload).
-    private static func waitForSignal() -> Int32 {
-        var set = signalSet()
-        while true {
-            var signal: Int32 = 0
-            if sigwait(&set, &signal) == 0, signal == SIGTERM || signal == SIGINT { return signal }
+    /// The wake timer (a realtime timerfd the machine arms), its retry, the test clock's check,
+    /// and systemd's watchdog, all on the loop.
+    private static func wireTimers(loop: EventLoop, controller: Controller, clock: any WallClock, logger: Logger) throws
+        -> [LoopTimer]
+    {
+        let wake = try LoopTimer(.realtime, logger: logger)
+        let retry = try LoopTimer(.monotonic, logger: logger)
+        controller.onWake = { instant in
+            // The clock's instant, as the system clock reads it (a test clock is offset).
+            if !wake.arm(atSystemInstant: clock.systemInstant(forWall: Double(instant))) { retry.arm(after: 1) }
         }
+        try loop.watch(wake.fd) { _ in controller.tick(clockWasSet: !wake.acknowledge()) }
+        try loop.watch(retry.fd) { _ in
+            _ = retry.acknowledge()
+            controller.tick()
+        }
+        var timers = [wake, retry]
+        if let interval = clock.checkInterval {
+            // A test clock moves by a file the tests rewrite: look as often as it asks.
+            let check = try LoopTimer(.monotonic, logger: logger)
+            let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+            check.arm(after: seconds, interval: seconds)
+            try loop.watch(check.fd) { _ in
+                _ = check.acknowledge()
+                controller.tick()
+            }
+            timers.append(check)
+        }
+        if let period = ServiceManager.watchdogPeriod() {
+            let interval = period / 2
+            logger.info(
+                "systemd watchdog: \(String(format: "%.0f", period)) s; pinging every \(String(format: "%.0f", interval)) s")
+            let watchdog = try LoopTimer(.monotonic, logger: logger)
+            watchdog.arm(after: interval, interval: interval)
+            try loop.watch(watchdog.fd) { _ in
+                _ = watchdog.acknowledge()
+                ServiceManager.watchdogPing()
+            }
+            timers.append(watchdog)
+        }
+        return timers
     }
 
-    /// Loads apps.toml, follows its changes, and guards launches with fanotify when it can.
+    /// inotify on the folder of the zone link (timedatectl and raspi-config replace the link) and on
+    /// the settings folder (apps.toml), on the loop.
+    private static func wireWatches(
+        loop: EventLoop, controller: Controller, options: DaemonOptions, zoneLink: String, logger: Logger
+    ) throws -> FolderWatches {
+        let watches = FolderWatches(loop: loop, logger: logger)
+        if options.zone == nil {
+            try watches.watch(folder: (zoneLink as NSString).deletingLastPathComponent, names: nil) {
+                controller.zoneFolderChanged()
+            }
+        }
+        let folder = options.paths.configDirectory
+        do {
+            try watches.watch(folder: folder, names: ["apps.toml"]) { watches.onPolicyChange() }
+        } catch {
+            logger.warning("app policy: cannot watch \(folder): \(error); restart reveilled after editing apps.toml")
+        }
+        return watches
+    }
+
+    /// Loads apps.toml and guards launches with fanotify when it can.
     private static func startAppSupervisor(
-        _ options: DaemonOptions, store: Store, controller: Controller, logger: Logger
-    ) {
+        _ options: DaemonOptions, store: Store, controller: Controller, doorbell: Doorbell, logger: Logger
+    ) -> AppSupervisor {
         let paths = options.paths
         let clock = options.clock
+        let zone = controller.sharedZone
         let supervisor = AppSupervisor(
             policyPath: paths.configDirectory + "/apps.toml", requireRootOwned: paths.isSystem, store: store,
-            clock: clock, zone: { controller.zone },
+            clock: clock, zone: { zone.current },
             logger: logger, warnMinutes: options.appWarnMinutes, graceSeconds: options.appKillGraceSeconds,
-            onWarning: { app, user, left in controller.appTimeRunningOut(app: app, user: user, secondsLeft: left) })
+            onWarning: { app, user, left in doorbell.post(.appWarning(app: app, user: user, secondsLeft: left)) })
         supervisor.reload()
-        controller.appSupervisor.withLock { $0 = supervisor }
+        controller.appSupervisor = supervisor
         if let guardian = supervisor.guardian {
             guardian.start { path, pid in supervisor.decideExec(path: path, pid: pid) }
         } else {
@@ -181,12 +257,7 @@ public enum Daemon {
             )
         }
         supervisor.start()
-        if let watcher = PolicyWatcher(folder: paths.configDirectory) {
-            watcher.start(name: "apps.toml") { supervisor.reload() }
-        } else {
-            logger.warning(
-                "app policy: cannot watch \(paths.configDirectory); restart reveilled after editing apps.toml")
-        }
+        return supervisor
     }
 
     static let rootHint = "; run as root, or use --root DIR for a development setup"

@@ -3,7 +3,7 @@ import Glibc
 import ReveilleProtocol
 
 /// The listening Unix socket (socket, bind, listen, accept4). Owns the descriptor and the socket file.
-final class Listener: Sendable {
+final class Listener {
     let path: String
     let fd: Int32
 
@@ -33,6 +33,7 @@ final class Listener: Sendable {
                 try systemCall("chown", path) { chown(path, uid_t.max, group) }  // uid -1: keep the owner
             }
             try systemCall("listen", path) { listen(fd, 64) }
+            try systemCall("fcntl(O_NONBLOCK)", path) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         } catch {
             close(fd)
             throw error
@@ -41,22 +42,21 @@ final class Listener: Sendable {
         self.fd = fd
     }
 
-    /// Waits for the next connection; nil once `stop()` was called.
-    func accept() -> Int32? {
+    /// The next waiting connection (non-blocking, close-on-exec); nil when none waits. Errors
+    /// other than "none waits" are returned for the caller to log.
+    func accept() -> Result<Int32, SystemCallError>? {
         while true {
             let connection = RV_accept_cloexec(fd)
-            if connection >= 0 { return connection }
+            if connection >= 0 { return .success(connection) }
             switch errno {
-            case EINTR, ECONNABORTED, EAGAIN: continue
-            case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                // Out of descriptors: back off instead of spinning; connections wait in the backlog.
-                usleep(100_000)
-            default: return nil  // EINVAL after shutdown(): we are stopping.
+            case EINTR, ECONNABORTED: continue
+            case EAGAIN: return nil
+            default: return .failure(SystemCallError("accept4", path))
             }
         }
     }
 
-    /// Wakes a blocked `accept()` and removes the socket file.
+    /// Stops accepting and removes the socket file.
     func stop() {
         shutdown(fd, Int32(SHUT_RDWR))
         unlink(path)

@@ -3,7 +3,7 @@ import ReveilleProtocol
 
 /// `status` and `next`: what the schedule says, for people.
 extension Controller {
-    func status(role: Role, session: RingSession?) throws -> StatusInfo {
+    func status(role: Role) throws -> StatusInfo {
         let now = self.now()
         let state = try currentState(today: now.date)
         var engine = ScheduleEngine(state: state, zone: zone)
@@ -22,10 +22,10 @@ extension Controller {
             now: "\(now.date) \(now.time.withSeconds)",
             nowInstant: now.instant, master: master, pausedUntil: until, alarmCount: state.alarms.count,
             enabledCount: state.alarms.filter(\.enabled).count, nextRing: next, role: role)
-        info.session = session.map(self.info)
-        info.reader = ring.reader.health.description
+        info.session = machine.session.map(self.info)
+        info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine
-        info.appGuard = appSupervisor.withLock { $0?.modeLine } ?? "starting"
+        info.appGuard = appSupervisor?.mode ?? AppGuardState(mode: .starting, detail: "")
         info.resources = ResourceUse.current()
         return info
     }

@@ -24,28 +24,10 @@ enum ServiceManager {
     }
 }
 
-/// Pings systemd's watchdog at half its period, on a thread of its own, as long as `healthy`
-/// returns: it takes the controller's lock, so a daemon stuck holding it stops pinging and
-/// systemd restarts it.
-final class WatchdogPinger: Sendable {
-    private let period: Double
-
-    init(period: Double) {
-        self.period = period
-    }
-
-    func start(healthy: @escaping @Sendable () -> Bool, logger: Logger) {
-        let interval = period / 2
-        logger.info(
-            "systemd watchdog: \(String(format: "%.0f", period)) s; pinging every \(String(format: "%.0f", interval)) s"
-        )
-        let thread = Thread {
-            while true {
-                if healthy() { sd_notify(0, "WATCHDOG=1") }
-                Thread.sleep(forTimeInterval: interval)
-            }
-        }
-        thread.name = "watchdog"
-        thread.start()
+extension ServiceManager {
+    /// sd_notify(0, "WATCHDOG=1"): sent from the event loop's own timer, so that a loop stuck in a
+    /// handler stops pinging and systemd restarts the daemon.
+    static func watchdogPing() {
+        sd_notify(0, "WATCHDOG=1")
     }
 }

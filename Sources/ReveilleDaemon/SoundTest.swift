@@ -2,36 +2,18 @@ import Foundation
 import ReveilleCore
 import ReveilleProtocol
 
-extension Controller {
-    /// `reveille sound test`: plays for `seconds` and answers once the first frame is written (or
-    /// every device failed). Runs outside the controller's lock, which it takes only to check that
-    /// no alarm is ringing: the answer can take a few seconds when devices fail.
-    func soundTest(file: String?, device: String?, seconds: Int, volume: Int?) -> Response {
-        guard (1...300).contains(seconds) else {
-            return .failure(.invalid, "--seconds \(seconds): must be 1-300")
-        }
-        if let volume, !(0...100).contains(volume) {
-            return .failure(.invalid, "--volume \(volume): must be 0-100")
-        }
-        if let file, !file.hasPrefix("/") {
-            return .failure(
-                .invalid, "sound file \"\(file)\": give an absolute path (the daemon does not share your folder)")
-        }
-        if let device, device.trimmingCharacters(in: .whitespaces).isEmpty {
-            return .failure(
-                .invalid, "--device \"\(device)\": name an ALSA device; list them with: reveille sound devices")
-        }
-        if let session = lock.withLock({ $0.session }) {
-            return .failure(
-                .busy,
-                "alarm \"\(session.settings.label)\" is \(session.state.rawValue); test the sound after dismissing it")
-        }
-        let request = AudioRequest(
-            sound: file, volume: volume ?? ring.defaultVolume, fadeInSeconds: 0, length: .seconds(Double(seconds)),
-            device: device)
-        logger.info(
-            "sound test: \(file ?? "the configured sound") for \(seconds) s on \(device ?? "the configured devices")")
-        let report = ring.audio.playAndReport(request)
+/// `reveille sound test` in two halves: the checks, on the loop, and the playing, which waits for a
+/// device (seconds, when devices fail) and so runs on a thread of its own (see `ControlServer`).
+enum SoundTest {
+    /// Either the sound to play, or the answer when it cannot be played.
+    enum Plan {
+        case play(AudioRequest, seconds: Int)
+        case answer(Response)
+    }
+
+    /// Waits until the first frame is written or every device failed once, then says how it went.
+    static func play(_ request: AudioRequest, seconds: Int, on audio: any AudioOutput) -> Response {
+        let report = audio.playAndReport(request)
         var response = Response(ok: report.device != nil)
         response.playback = PlaybackInfo(
             device: report.device, source: report.source, seconds: seconds, problems: report.problems)
@@ -43,5 +25,42 @@ extension Controller {
             )
         }
         return response
+    }
+}
+
+extension Controller {
+    /// Checks a `sound test` request: what to play, or why not.
+    func planSoundTest(_ operation: Command, role: Role, refusal: () -> String) -> SoundTest.Plan {
+        guard role >= operation.requiredRole else { return .answer(.failure(.forbidden, refusal())) }
+        guard case .soundTest(let file, let device, let seconds, let volume) = operation else {
+            return .answer(.failure(.internal, "not a sound test"))
+        }
+        guard (1...300).contains(seconds) else {
+            return .answer(.failure(.invalid, "--seconds \(seconds): must be 1-300"))
+        }
+        if let volume, !(0...100).contains(volume) {
+            return .answer(.failure(.invalid, "--volume \(volume): must be 0-100"))
+        }
+        if let file, !file.hasPrefix("/") {
+            return .answer(
+                .failure(
+                    .invalid, "sound file \"\(file)\": give an absolute path (the daemon does not share your folder)"))
+        }
+        if let device, device.trimmingCharacters(in: .whitespaces).isEmpty {
+            return .answer(
+                .failure(.invalid, "--device \"\(device)\": name an ALSA device; list them with: reveille sound devices"))
+        }
+        if let session = machine.session {
+            return .answer(
+                .failure(
+                    .busy,
+                    "alarm \"\(session.settings.label)\" is \(session.state.rawValue); test the sound after dismissing it"))
+        }
+        logger.info(
+            "sound test: \(file ?? "the configured sound") for \(seconds) s on \(device ?? "the configured devices")")
+        return .play(
+            AudioRequest(
+                sound: file, volume: volume ?? ring.defaultVolume, fadeInSeconds: 0, length: .seconds(Double(seconds)),
+                device: device), seconds: seconds)
     }
 }

@@ -5,36 +5,24 @@ import ReveilleProtocol
 import ReveilleStore
 import Synchronization
 
-/// One `tag add` or `tag test` waiting for a tap: the reader's thread hands it the UID.
-final class TagWaiter: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var uid: [UInt8]?
-
-    func deliver(_ uid: [UInt8]) {
-        condition.lock()
-        self.uid = uid
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait(seconds: Int) -> [UInt8]? {
-        let deadline = Date().addingTimeInterval(Double(seconds))
-        condition.lock()
-        defer { condition.unlock() }
-        while uid == nil, condition.wait(until: deadline) {}
-        return uid
-    }
+/// A `tag add` or `tag test` waiting for a tap: its connection is answered when a tag comes, or
+/// when the deadline (monotonic seconds) passes.
+struct TagWait {
+    let connection: Int
+    let operation: Command
+    let purpose: String
+    let timeout: Int
+    let deadline: Double
 }
 
 /// NFC tags: registration, listing, removal, `tag test`, and what a tap does (SPEC §5).
 extension Controller {
     func tagOperation(_ operation: Command) throws -> Response {
         switch operation {
-        case .tagAdd(let label, let uid, let timeout): try addTag(label: label, uidText: uid, timeout: timeout)
+        case .tagAdd(let label, let uid, _): try addTag(label: label, uidText: uid, seen: nil)
         case .tagList: tagList(try store.tags())
         case .tagRemove(let label): try removeTag(label)
-        case .tagTest(let timeout): try testTag(timeout: timeout)
-        default: Response()
+        default: throw Refusal(.internal, "'\(operation.name)' waits for a tap: the control server parks it")
         }
     }
 
@@ -44,7 +32,8 @@ extension Controller {
         return response
     }
 
-    private func addTag(label: String, uidText: String?, timeout: Int) throws -> Response {
+    /// Registers a tag by `--uid`, or by the UID `seen` on the reader.
+    private func addTag(label: String, uidText: String?, seen: [UInt8]?) throws -> Response {
         try Tag.checkLabel(label)
         if let existing = try store.tags().first(where: { $0.label == label }) {
             throw Refusal(
@@ -59,8 +48,10 @@ extension Controller {
                     "--uid \"\(uidText)\": give the tag's UID as 4, 7 or 10 bytes of hex, like 04A1B2C3D4E5F6")
             }
             uid = parsed
+        } else if let seen {
+            uid = seen
         } else {
-            uid = try waitForTap(timeout: timeout, purpose: "tag add")
+            throw Refusal(.internal, "tag add: no UID given or seen")
         }
         guard !UID.isRandom(uid) else {
             throw Refusal(
@@ -100,94 +91,114 @@ extension Controller {
         return Response(message: (["removed tag \"\(label)\""] + notes).joined(separator: "; "))
     }
 
-    private func testTag(timeout: Int) throws -> Response {
-        let uid = try waitForTap(timeout: timeout, purpose: "tag test")
+    private func testTag(_ uid: [UInt8]) throws -> Response {
         let hex = UID.hex(uid)
         var response = Response()
         response.scan = TagScan(uid: hex, label: try store.tag(uid: hex)?.label, random: UID.isRandom(uid))
         return response
     }
 
-    /// Polls the reader until a tag is placed or `timeout` seconds pass. Runs outside the lock.
-    private func waitForTap(timeout: Int, purpose: String) throws -> [UInt8] {
-        guard (1...300).contains(timeout) else { throw InputError("--timeout \(timeout): must be 1-300 seconds") }
+    /// `tag add` without `--uid`, and `tag test`: checks what can be checked, then parks the
+    /// request until a tag comes or the timeout passes. Returns the answer when it cannot wait,
+    /// nil once parked (the answer goes out through `deliver`).
+    func waitForTap(_ operation: Command, role: Role, connection: Int, refusal: () -> String) -> Response? {
+        guard role >= operation.requiredRole else { return .failure(.forbidden, refusal()) }
+        let timeout: Int
+        let purpose: String
+        switch operation {
+        case .tagAdd(let label, _, let seconds):
+            do {
+                try Tag.checkLabel(label)
+                if let existing = try store.tags().first(where: { $0.label == label }) {
+                    return .failure(
+                        .conflict,
+                        "a tag is already registered as \"\(label)\" (UID \(existing.uid)); pick another label or 'reveille tag rm \(label)' first"
+                    )
+                }
+            } catch let error as InputError {
+                return .failure(.invalid, error.message)
+            } catch {
+                return .failure(.internal, "could not \(operation.name): \(error)")
+            }
+            (timeout, purpose) = (seconds, "tag add")
+        case .tagTest(let seconds): (timeout, purpose) = (seconds, "tag test")
+        default: return .failure(.internal, "'\(operation.name)' does not wait for a tap")
+        }
+        guard (1...300).contains(timeout) else { return .failure(.invalid, "--timeout \(timeout): must be 1-300 seconds") }
         let health = ring.reader.health
         if health == .notConfigured {
-            throw Refusal(
+            return .failure(
                 .unavailable,
                 "no NFC reader is configured: set [nfc] device in reveille.toml (see hardware.md), or give the tag's UID with --uid"
             )
         }
-        let waiter = TagWaiter()
-        let installed = tagWaiter.withLock { current -> Bool in
-            guard current == nil else { return false }
-            current = waiter
-            return true
+        guard tagWait == nil else {
+            return .failure(.busy, "another 'tag add' or 'tag test' is waiting for a tap; try again")
         }
-        guard installed else { throw Refusal(.busy, "another 'tag add' or 'tag test' is waiting for a tap; try again") }
+        tagWait = TagWait(
+            connection: connection, operation: operation, purpose: purpose, timeout: timeout,
+            deadline: Controller.monotonic() + Double(timeout))
         ring.reader.setPolling(purpose, true)
-        defer {
-            ring.reader.setPolling(purpose, false)
-            tagWaiter.withLock { $0 = nil }
-        }
         logger.info("\(purpose): waiting up to \(timeout) s for a tag (reader \(health))")
-        guard let uid = waiter.wait(seconds: timeout) else {
-            let state = ring.reader.health
-            throw Refusal(
-                state.isHealthy ? .refused : .unavailable,
-                state.isHealthy
-                    ? "no tag was placed on the reader within \(timeout) s; hold it flat on the reader and try again"
-                    : "the NFC reader is \(state); no tag could be read")
-        }
-        return uid
+        return nil
     }
 
-    /// The reader saw a tag: a waiting `tag add`/`tag test` takes it; otherwise it may stop the
-    /// ringing alarm. Called on the reader's thread.
-    public func tagScanned(_ uid: [UInt8]) {
-        let hex = UID.hex(uid)
-        if let waiter = tagWaiter.withLock({ $0 }) {
-            waiter.deliver(uid)
+    /// The waiting `tag add`/`tag test` ran out of time (or its client left: `answer` false).
+    func endTagWait(answer: Bool = true) {
+        guard let wait = tagWait else { return }
+        finishTagWait(wait, uid: nil, answer: answer)
+    }
+
+    private func finishTagWait(_ wait: TagWait, uid: [UInt8]?, answer: Bool = true) {
+        tagWait = nil
+        ring.reader.setPolling(wait.purpose, false)
+        guard answer else { return }
+        guard let uid else {
+            let state = ring.reader.health
+            deliver(
+                wait.connection,
+                .failure(
+                    state.isHealthy ? .refused : .unavailable,
+                    state.isHealthy
+                        ? "no tag was placed on the reader within \(wait.timeout) s; hold it flat on the reader and try again"
+                        : "the NFC reader is \(state); no tag could be read"))
             return
         }
-        lock.withLock { state in
-            guard var session = state.session, session.state.isActive else {
-                logger.info("tag \(hex) placed; nothing is ringing")
-                return
+        let response: Response
+        do {
+            switch wait.operation {
+            case .tagAdd(let label, _, _): response = try addTag(label: label, uidText: nil, seen: uid)
+            default: response = try testTag(uid)
             }
-            let tag: Tag?
-            do {
-                tag = try store.tag(uid: hex)
-            } catch {
-                logger.error("tag \(hex): cannot look it up: \(error)")
-                return
-            }
-            guard let tag else {
-                logger.notice("tag \(hex) is not registered; alarm \(session.settings.name) rings on")
-                return
-            }
-            do {
-                let actions = try session.tag(tag.label, now: nowSeconds())
-                logger.notice("alarm \(session.settings.name) dismissed by tag \"\(tag.label)\"")
-                save(session, &state, actions)
-            } catch let refusal as RingRefusal {
-                logger.notice("tag \"\(tag.label)\": \(refusal.message)")
-            } catch {
-                logger.error("tag \"\(tag.label)\": \(error)")
-            }
+        } catch let error as Refusal {
+            response = .failure(error.code, error.message)
+        } catch let error as InputError {
+            response = .failure(.invalid, error.message)
+        } catch {
+            response = .failure(.internal, "could not \(wait.operation.name): \(error)")
         }
-        wake()
+        deliver(wait.connection, response)
     }
 
-    /// The reader's health changed: an alarm that only a tag could stop offers math while the
-    /// reader is not working. Called on the reader's thread.
-    public func readerHealthChanged(_ health: ReaderHealth) {
-        guard !health.isHealthy else { return }
-        lock.withLock { state in
-            guard var session = state.session, session.readerLost() else { return }
-            logger.warning(
-                "NFC reader \(health) while alarm \(session.settings.name) rings; math dismisses it too now")
-            save(session, &state, [])
+    /// The reader saw a tag: a waiting `tag add`/`tag test` takes it (lying there or tapped);
+    /// otherwise the clock machine decides what it does.
+    func tagPlaced(_ uid: [UInt8], fresh: Bool) {
+        if let wait = tagWait {
+            finishTagWait(wait, uid: uid)
+            return
         }
+        let hex = UID.hex(uid)
+        let label: String?
+        do {
+            label = try store.tag(uid: hex)?.label
+        } catch {
+            logger.error("tag \(hex): cannot look it up: \(error)")
+            return
+        }
+        carryOut(machine.tagPlaced(uid: hex, label: label, fresh: fresh, now: nowSeconds()))
+    }
+
+    func tagLifted() {
+        carryOut(machine.tagLifted())
     }
 }

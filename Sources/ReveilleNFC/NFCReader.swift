@@ -23,11 +23,15 @@ public final class NFCReader: TagReader, @unchecked Sendable {
     private let handlers = Mutex<Handlers>(Handlers())
 
     private struct Handlers {
-        var onTag: (@Sendable ([UInt8]) -> Void)?
+        var onTag: (@Sendable ([UInt8], Bool) -> Void)?
+        var onLifted: (@Sendable () -> Void)?
         var onHealth: (@Sendable (ReaderHealth) -> Void)?
     }
 
-    public init(connstring: String?, pollInterval: Double = 0.05, idleCheckSeconds: Double = 600, logger: Logger) {
+    /// - Parameter pollInterval: the pause between two polls while a tag is wanted. Short: it is
+    ///   most of the time from a tap to the alarm stopping (BENCHMARKS.md), and only spent while
+    ///   an alarm rings or a registration waits.
+    public init(connstring: String?, pollInterval: Double = 0.01, idleCheckSeconds: Double = 600, logger: Logger) {
         self.connstring = connstring
         self.pollInterval = pollInterval
         self.idleCheckSeconds = idleCheckSeconds
@@ -35,13 +39,16 @@ public final class NFCReader: TagReader, @unchecked Sendable {
         self.healthState = Mutex(NFCReader.opening)
     }
 
-    /// Starts the thread: `onTag` gets each tag placed on the reader (on the reader's thread),
-    /// `onHealth` each change of health.
+    /// Starts the thread: `onTag` gets each tag placed on the reader and whether it is fresh (see
+    /// `TagEvent`), `onLifted` each time it leaves, `onHealth` each change of health; all on the
+    /// reader's thread.
     public func start(
-        onTag: @escaping @Sendable ([UInt8]) -> Void, onHealth: @escaping @Sendable (ReaderHealth) -> Void
+        onTag: @escaping @Sendable ([UInt8], Bool) -> Void, onLifted: @escaping @Sendable () -> Void = {},
+        onHealth: @escaping @Sendable (ReaderHealth) -> Void
     ) {
         handlers.withLock {
             $0.onTag = onTag
+            $0.onLifted = onLifted
             $0.onHealth = onHealth
         }
         let thread = Thread { [self] in run() }
@@ -148,9 +155,15 @@ public final class NFCReader: TagReader, @unchecked Sendable {
             polling = true
             do {
                 let uid = try open.poll()
-                if let tag = debouncer.seen(uid) {
-                    logger.info("NFC reader: tag \(UID.hex(tag)) placed")
-                    handlers.withLock { $0.onTag }?(tag)
+                for event in debouncer.seen(uid) {
+                    switch event {
+                    case .placed(let tag, let fresh):
+                        logger.info("NFC reader: tag \(UID.hex(tag)) \(fresh ? "placed" : "lying on the reader")")
+                        handlers.withLock { $0.onTag }?(tag, fresh)
+                    case .lifted:
+                        logger.debug("NFC reader: tag lifted")
+                        handlers.withLock { $0.onLifted }?()
+                    }
                 }
                 _ = sleep(pollInterval, untilActive: false)
             } catch {

@@ -1,19 +1,38 @@
+/// What the reader saw change between two polls.
+public enum TagEvent: Hashable, Sendable {
+    /// A tag is in the field. `fresh`: it came while the reader was polling (a tap); otherwise it
+    /// was already there at the first poll (lying on the reader when an alarm started ringing).
+    case placed([UInt8], fresh: Bool)
+    /// The tag left the field.
+    case lifted
+}
+
 /// Turns what each poll saw into tag events: a tag held on the reader counts once; it counts
 /// again only after a poll without it (taken away and put back) or when another tag replaces it.
+/// What the first poll after a reset sees is reported as not fresh.
 public struct TagDebouncer: Sendable {
     private var present: [UInt8]?
+    private var primed = false
 
     public init() {}
 
-    /// The UID to report for this poll's result, or nil.
-    public mutating func seen(_ uid: [UInt8]?) -> [UInt8]? {
-        defer { present = uid }
-        guard let uid, uid != present else { return nil }
-        return uid
+    /// The events for this poll's result, oldest first.
+    public mutating func seen(_ uid: [UInt8]?) -> [TagEvent] {
+        defer {
+            present = uid
+            primed = true
+        }
+        var events: [TagEvent] = []
+        if present != nil, uid != present { events.append(.lifted) }
+        if let uid, uid != present { events.append(.placed(uid, fresh: primed)) }
+        return events
     }
 
-    /// Forgets the tag in the field (after the reader was reopened).
-    public mutating func reset() { present = nil }
+    /// Forgets the tag in the field, and that any poll ran (polling begins, or the reader was reopened).
+    public mutating func reset() {
+        present = nil
+        primed = false
+    }
 }
 
 /// Delays between attempts to reopen a failing reader: 1, 2, 4, then 8 s. Short, because it

@@ -58,6 +58,9 @@ public enum Command: Codable, Sendable, Equatable {
     case appGrant(name: String, minutes: Int)
     /// `reveille run`: may the caller start `name`? If so the caller's process is followed as it.
     case appStart(name: String)
+    /// Streams changes as they happen: an `ok` response, then one `WatchEvent` line per change,
+    /// until the client closes the connection.
+    case watch
 
     /// The words a person typed for it, for messages: `alarm add`.
     public var name: String {
@@ -92,6 +95,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .appCheck: "apps check"
         case .appGrant: "apps grant"
         case .appStart: "run"
+        case .watch: "status --watch"
         }
     }
 
@@ -117,7 +121,7 @@ public enum Command: Codable, Sendable, Equatable {
     public var requiredRole: Role {
         switch self {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
-            .soundTest, .soundDevices, .tagList, .tagTest, .appsStatus, .appCheck, .appStart:
+            .soundTest, .soundDevices, .tagList, .tagTest, .appsStatus, .appCheck, .appStart, .watch:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .overrideAdd,
             .overrideRemove, .pause, .resume, .tagAdd, .tagRemove, .appGrant:

@@ -119,11 +119,11 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     /// The alarm ringing or snoozed now.
     public var session: SessionInfo?
     /// The NFC reader's health.
-    public var reader: String = ""
+    public var reader = ReaderState(.notConfigured)
     /// What the audio output is doing.
     public var sound: String = ""
     /// How app launches are limited: by fanotify, or only through `reveille run`.
-    public var appGuard: String = ""
+    public var appGuard = AppGuardState(mode: .starting, detail: "")
     /// What the daemon has used since it started.
     public var resources: ResourceUse?
 
@@ -251,8 +251,8 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var id: Int
     public var alarmID: Int
     public var label: String
-    /// `ringing` or `snoozed` (or how it ended, after a dismissal).
-    public var state: String
+    /// Ringing or snoozed (or how it ended, after a dismissal).
+    public var state: SessionState
     /// Local `HH:MM` it was due.
     public var scheduledTime: String
     public var snoozeCount: Int
@@ -260,16 +260,21 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var maxSnoozes: Int
     /// Local `HH:MM:SS` the snooze ends.
     public var snoozedUntil: String?
-    /// `math`, `nfc` or `any`: what stops it now.
-    public var challenge: String
+    /// What stops it now.
+    public var challenge: Challenge
     /// NFC was asked for, but no reader was healthy when it fired.
     public var fellBackToMath: Bool
     public var howToDismiss: String
     public var wrongAnswers: Int
+    /// How it ended, once dismissed.
+    public var dismissedBy: DismissalMethod?
+    /// A tag lies on the reader: it must be lifted, then tapped.
+    public var tagOnReader: Bool
 
     public init(
-        id: Int, alarmID: Int, label: String, state: String, scheduledTime: String, snoozeCount: Int, maxSnoozes: Int,
-        snoozedUntil: String?, challenge: String, fellBackToMath: Bool, howToDismiss: String, wrongAnswers: Int
+        id: Int, alarmID: Int, label: String, state: SessionState, scheduledTime: String, snoozeCount: Int,
+        maxSnoozes: Int, snoozedUntil: String?, challenge: Challenge, fellBackToMath: Bool, howToDismiss: String,
+        wrongAnswers: Int, dismissedBy: DismissalMethod?, tagOnReader: Bool
     ) {
         self.id = id
         self.alarmID = alarmID
@@ -283,10 +288,91 @@ public struct SessionInfo: Codable, Sendable, Equatable {
         self.fellBackToMath = fellBackToMath
         self.howToDismiss = howToDismiss
         self.wrongAnswers = wrongAnswers
+        self.dismissedBy = dismissedBy
+        self.tagOnReader = tagOnReader
     }
 
     /// `#3 work` or `#3`.
     public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
+}
+
+/// The NFC reader's health, typed: clients decide on `condition`, and show `description`.
+public struct ReaderState: Codable, Sendable, Equatable, CustomStringConvertible {
+    public enum Condition: String, Codable, Sendable {
+        case notConfigured = "not-configured"
+        case ok
+        case absent
+        case failing
+    }
+
+    public var condition: Condition
+    /// The device's name when ok; why, when absent or failing.
+    public var detail: String
+
+    public init(_ health: ReaderHealth) {
+        switch health {
+        case .notConfigured: (condition, detail) = (.notConfigured, "")
+        case .ok(let device): (condition, detail) = (.ok, device)
+        case .absent(let why): (condition, detail) = (.absent, why)
+        case .failing(let why): (condition, detail) = (.failing, why)
+        }
+    }
+
+    public var health: ReaderHealth {
+        switch condition {
+        case .notConfigured: .notConfigured
+        case .ok: .ok(detail)
+        case .absent: .absent(detail)
+        case .failing: .failing(detail)
+        }
+    }
+
+    public var description: String { health.description }
+}
+
+/// How app launches are limited, typed.
+public struct AppGuardState: Codable, Sendable, Equatable, CustomStringConvertible {
+    public enum Mode: String, Codable, Sendable {
+        /// Not set up yet.
+        case starting
+        /// fanotify answers every exec of a listed executable.
+        case fanotify
+        /// fanotify is unavailable: only `reveille run` asks first.
+        case gateOnly = "gate-only"
+    }
+
+    public var mode: Mode
+    /// What is guarded, or why fanotify is unavailable.
+    public var detail: String
+
+    public init(mode: Mode, detail: String) {
+        self.mode = mode
+        self.detail = detail
+    }
+
+    public var description: String {
+        switch mode {
+        case .starting: "starting"
+        case .fanotify: "fanotify: \(detail)"
+        case .gateOnly: "gate only: 'reveille run NAME' asks first (fanotify unavailable: \(detail))"
+        }
+    }
+}
+
+/// One line of `reveille status --watch` (and, later, what the buttons and the screen follow):
+/// a change as it happens, streamed after a `watch` request.
+public enum WatchEvent: Codable, Sendable, Equatable {
+    /// A session rang, was snoozed, rang again, changed its challenge, or ended.
+    case session(SessionInfo)
+    /// An occurrence was recorded as missed.
+    case missed(alarmID: Int, label: String, scheduledTime: String)
+    /// The next ring moved (nil: none ahead).
+    case nextRing(RingInfo?)
+    /// A tag lies on the reader during a session (it must be lifted, then tapped), or was lifted.
+    case tagOnReader(Bool)
+    case readerHealth(ReaderState)
+    /// apps.toml was refused; the policy in force is kept.
+    case policyRejected(String)
 }
 
 /// One line of `reveille history`.
@@ -299,19 +385,19 @@ public struct HistoryEntry: Codable, Sendable, Equatable {
     /// Local time it first rang (`HH:MM:SS`); nil for a missed one.
     public var started: String?
     /// ringing, snoozed, dismissed, auto-stopped, missed.
-    public var state: String
+    public var state: SessionState
     public var snoozes: Int
     public var wrongAnswers: Int
     /// Local time it ended (`HH:MM:SS`).
     public var ended: String?
     /// `math` or `tag`.
-    public var dismissedBy: String?
+    public var dismissedBy: DismissalMethod?
     /// From first ring to dismissal.
     public var secondsToDismiss: Int?
 
     public init(
-        id: Int, alarmID: Int, label: String, scheduled: String, started: String?, state: String, snoozes: Int,
-        wrongAnswers: Int, ended: String?, dismissedBy: String?, secondsToDismiss: Int?
+        id: Int, alarmID: Int, label: String, scheduled: String, started: String?, state: SessionState, snoozes: Int,
+        wrongAnswers: Int, ended: String?, dismissedBy: DismissalMethod?, secondsToDismiss: Int?
     ) {
         self.id = id
         self.alarmID = alarmID
@@ -436,5 +522,15 @@ public struct AppStatusInfo: Codable, Sendable, Equatable {
         self.usedMinutes = usedMinutes
         self.limitMinutes = limitMinutes
         self.grantMinutes = grantMinutes
+    }
+}
+
+/// A line of a `watch` stream, after its first `ok` response.
+public struct WatchLine: Codable, Sendable, Equatable {
+    public var v: Int = protocolVersion
+    public var event: WatchEvent
+
+    public init(_ event: WatchEvent) {
+        self.event = event
     }
 }

@@ -3,7 +3,8 @@ import GRDB
 import ReveilleCore
 
 /// A row of `ring_session`: the history, and the session in progress (SPEC §3). The columns are
-/// what history and stats query; `detail` holds the whole session to resume it after a restart.
+/// what history and stats query; `detail` holds the whole session, as a `SessionDetail`, to resume
+/// it after a restart.
 struct SessionRecord: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "ring_session"
 
@@ -36,13 +37,11 @@ struct SessionRecord: Codable, FetchableRecord, MutablePersistableRecord {
         endedAt = session.endedAt
         dismissedBy = session.dismissedBy?.rawValue
         fellBackToMath = session.fellBackToMath
-        detail = String(decoding: try JSONEncoder().encode(session), as: UTF8.self)
+        detail = try SessionDetail(session).encoded()
     }
 
     func session() throws -> RingSession {
-        var session = try JSONDecoder().decode(RingSession.self, from: Data(detail.utf8))
-        session.id = Int(id ?? 0)
-        return session
+        try SessionDetail.decode(detail).session(id: Int(id ?? 0))
     }
 }
 
@@ -67,6 +66,26 @@ extension Store {
         }
     }
 
+    static func registerSessionDetailMigration(_ migrator: inout DatabaseMigrator) {
+        // Up to v4, `detail` held the core type's own Codable shape: rewrite it as a versioned record.
+        migrator.registerMigration("v5: session details as versioned records") { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, detail FROM ring_session")
+            for row in rows {
+                let id: Int64 = row["id"]
+                let text: String = row["detail"]
+                guard !SessionDetail.isVersioned(text) else { continue }
+                let detail = try SessionDetail(legacy: text)
+                try db.execute(
+                    sql: "UPDATE ring_session SET detail = ? WHERE id = ?", arguments: [try detail.encoded(), id])
+            }
+        }
+    }
+
+    /// The highest session id in the history (0 when empty): the clock numbers new sessions after it.
+    public func lastSessionID() throws -> Int {
+        try db.read { db in try Int.fetchOne(db, sql: "SELECT MAX(id) FROM ring_session") ?? 0 }
+    }
+
     /// Stores a new session (or missed occurrence) and returns it with its id.
     public func insert(_ session: RingSession) throws -> RingSession {
         try db.write { db in
@@ -84,20 +103,21 @@ extension Store {
 
     /// Stores a session together with the instant up to which occurrences are handled, in one
     /// transaction: after a crash, either both are there or neither.
-    public func record(_ sessions: [RingSession], evaluatedThrough instant: Int) throws -> [RingSession] {
+    @discardableResult
+    public func record(_ sessions: [RingSession], evaluatedThrough instant: Int?) throws -> [RingSession] {
         try db.write { db in
             var stored: [RingSession] = []
             for session in sessions {
                 var record = try SessionRecord(session)
                 if session.id > 0 {
-                    try record.update(db)
+                    try record.save(db)  // the clock numbered it: a new row or an update
                 } else {
                     record.id = nil
                     try record.insert(db)
                 }
                 stored.append(try record.session())
             }
-            try Store.setSetting(db, "evaluated_through", String(instant))
+            if let instant { try Store.setSetting(db, "evaluated_through", String(instant)) }
             return stored
         }
     }

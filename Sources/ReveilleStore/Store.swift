@@ -79,6 +79,7 @@ public final class Store: Sendable {
         registerSessionMigrations(&migrator)
         registerTagMigrations(&migrator)
         registerAppMigrations(&migrator)
+        registerSessionDetailMigration(&migrator)
         return migrator
     }
 

@@ -212,14 +212,6 @@ struct SeededGenerator: RandomNumberGenerator {
         var never = fire(settings(), maxRing: 0)
         #expect(never.tick(now: Self.t0 + 86_400) == [] && never.state == .ringing)
     }
-
-    @Test func sessionsSurviveEncoding() throws {
-        var generator = SeededGenerator(state: 5)
-        var session = fire(settings())
-        _ = try session.requestProblem(now: Self.t0, using: &generator)
-        let data = try JSONEncoder().encode(session)
-        #expect(try JSONDecoder().decode(RingSession.self, from: data) == session)
-    }
 }
 
 @Suite struct MissedAlarmTests {

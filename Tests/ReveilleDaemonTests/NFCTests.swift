@@ -90,7 +90,7 @@ import Testing
         let add = try daemon.cli(
             "alarm", "add", "--in", "1s", "--label", "up", "--challenge", "nfc", "--tag", "bathroom")
         #expect(add.status == 0, "\(add.stderr)")
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         #expect(try daemon.cli("status").stdout.contains("to stop it: scan your tag on the reader\n"))
 
         emulator.present(uid: NFCTests.stranger)
@@ -102,7 +102,7 @@ import Testing
             daemon.waitFor(3) {
                 daemon.logText().contains("tag \"kitchen\": tag \"kitchen\" does not stop alarm #1 up")
             })
-        #expect(try daemon.session()?.state == "ringing")
+        #expect(try daemon.session()?.state == .ringing)
         emulator.removeTag()
         Thread.sleep(forTimeInterval: 0.2)
 
@@ -110,7 +110,7 @@ import Testing
         #expect(try daemon.waitFor(3) { try daemon.session() == nil })
         #expect(daemon.waitFor(2) { daemon.logText().contains("sound: stopped on") })
         let history = try #require(try daemon.request(.history(days: 1)).history)
-        #expect(history.first?.dismissedBy == "tag")
+        #expect(history.first?.dismissedBy == .tag)
     }
 
     @Test func aReaderUnpluggedMidRingOffersMathAndReconnectsByItself() throws {
@@ -118,9 +118,9 @@ import Testing
         let emulator = try #require(daemon.emulator)
         #expect(try daemon.cli("tag", "add", "--label", "bathroom", "--uid", UIDText.bathroom).status == 0)
         #expect(try daemon.cli("alarm", "add", "--in", "1s", "--challenge", "nfc").status == 0)
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         emulator.unplug()
-        #expect(try daemon.waitFor(5) { try daemon.session()?.challenge == "any" })
+        #expect(try daemon.waitFor(5) { try daemon.session()?.challenge == .any })
         let status = try daemon.cli("status").stdout
         #expect(status.contains("NFC reader: absent: no device at "), "\(status)")
         #expect(
@@ -143,7 +143,7 @@ import Testing
         let emulator = try #require(daemon.emulator)
         #expect(try daemon.cli("tag", "add", "--label", "bathroom", "--uid", UIDText.bathroom).status == 0)
         #expect(try daemon.cli("alarm", "add", "--in", "1s", "--challenge", "nfc").status == 0)
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         emulator.corruptNextResponses(6)
         Thread.sleep(forTimeInterval: 1)
         #expect(daemon.answersStatus())

@@ -8,7 +8,7 @@ import Testing
     @Test func aOneShotFiresSnoozesToTheLimitAndMathDismissesIt() throws {
         let daemon = try DaemonHarness()
         #expect(try daemon.cli("alarm", "add", "--in", "2s", "--label", "nap", "--max-snoozes", "1").status == 0)
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let status = try daemon.cli("status").stdout
         #expect(status.hasPrefix("RINGING: alarm #1 nap (due "))
         #expect(
@@ -21,11 +21,11 @@ import Testing
         #expect(snooze.status == 0)
         #expect(snooze.stdout.hasPrefix("snoozed alarm #1 nap until "))
         #expect(snooze.stdout.hasSuffix(" (0 of 1 snoozes left)\n"))
-        #expect(try daemon.session()?.state == "snoozed")
+        #expect(try daemon.session()?.state == .snoozed)
 
         // The snooze ends (9 minutes later, by the daemon's clock) and it rings again.
         try daemon.setNow(Int(Date().timeIntervalSince1970) + 9 * 60 + 1)
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let refused = try daemon.cli("snooze")
         #expect(refused.status == 1)
         #expect(
@@ -49,7 +49,7 @@ import Testing
 
         let history = try #require(try daemon.request(.history(days: 1)).history)
         #expect(history.count == 1)
-        #expect(history[0].state == "dismissed" && history[0].dismissedBy == "math")
+        #expect(history[0].state == .dismissed && history[0].dismissedBy == .math)
         #expect(history[0].snoozes == 1 && history[0].wrongAnswers == 1)
         let stats = try daemon.cli("stats").stdout
         #expect(
@@ -60,7 +60,7 @@ import Testing
     @Test func theInteractiveDismissReadsAnswersFromTheTerminal() throws {
         let daemon = try DaemonHarness()
         _ = try daemon.cli("alarm", "add", "--in", "1s")
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let problem = try #require(try daemon.request(.problem).problem)
         let process = Process()
         process.executableURL = Binaries.cli
@@ -88,15 +88,15 @@ import Testing
     @Test func aKilledDaemonRingsAgainAtOnceWithItsSnoozeCount() throws {
         let daemon = try DaemonHarness()
         _ = try daemon.cli("alarm", "add", "--in", "1s", "--max-snoozes", "3")
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         _ = try daemon.cli("snooze")
         try daemon.setNow(Int(Date().timeIntervalSince1970) + 9 * 60 + 1)
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
 
         daemon.crash()
         try daemon.start()
         let session = try #require(try daemon.session())
-        #expect(session.state == "ringing")
+        #expect(session.state == .ringing)
         #expect(session.snoozeCount == 1)
         #expect(try daemon.cli("status").stdout.contains("2 of 3 snoozes left"))
         #expect(daemon.logText().contains("was ringing; ringing again"))
@@ -106,7 +106,7 @@ import Testing
         daemon.crash()
         try daemon.start()
         let after = try #require(try daemon.session())
-        #expect(after.state == "snoozed" && after.snoozeCount == 2)
+        #expect(after.state == .snoozed && after.snoozeCount == 2)
         #expect(snoozed.contains("until \(after.snoozedUntil ?? "?")"))
     }
 
@@ -115,11 +115,11 @@ import Testing
         let daemon = try DaemonHarness(now: instant("2026-11-21 05:00:00"))
         for time in ["5:30", "6:00", "7:50"] { _ = try daemon.cli("alarm", "add", time, "--days", "daily") }
         try daemon.setNow(instant("2026-11-21 08:00:00"))
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let session = try #require(try daemon.session())
         #expect(session.alarmID == 3 && session.scheduledTime == "07:50")
         let history = try #require(try daemon.request(.history(days: 1)).history)
-        #expect(history.map(\.state) == ["missed", "missed", "ringing"])
+        #expect(history.map(\.state) == [.missed, .missed, .ringing])
         #expect(history.map(\.alarmID) == [1, 2, 3])
         // 3 hours less the seconds the test took to get here (a minute less on a busy machine).
         let log = daemon.logText()
@@ -145,7 +145,7 @@ import Testing
         #expect(try daemon.waitFor { try daemon.session()?.scheduledTime == "08:55" })
         let history = try #require(try daemon.request(.history(days: 1)).history)
         #expect(history.map(\.scheduled) == ["2026-11-21 06:00", "2026-11-21 08:55"])
-        #expect(history.map(\.state) == ["missed", "ringing"])
+        #expect(history.map(\.state) == [.missed, .ringing])
     }
 
     @Test func springForwardRingsAtTheEndOfTheGap() throws {
@@ -156,7 +156,7 @@ import Testing
         #expect(
             try daemon.cli("next", "--days", "1").stdout.contains(
                 "03:00  #1     base        02:30 does not exist that day"))
-        #expect(try daemon.waitFor(8) { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor(8) { try daemon.session()?.state == .ringing })
         #expect(try daemon.session()?.scheduledTime == "03:00")
     }
 
@@ -164,7 +164,7 @@ import Testing
         // New York, 2026-11-01: 01:30 happens at 05:30Z (EDT) and again at 06:30Z (EST).
         let daemon = try DaemonHarness(zone: "America/New_York", now: utc("2026-11-01T05:29:58Z"))
         _ = try daemon.cli("alarm", "add", "1:30", "--days", "daily")
-        #expect(try daemon.waitFor(8) { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor(8) { try daemon.session()?.state == .ringing })
         #expect(try daemon.dismissByMath().status == 0)
         try daemon.setNow(utc("2026-11-01T06:29:58Z"))
         usleep(3_500_000)
@@ -175,10 +175,10 @@ import Testing
     @Test func aSecondAlarmDueDuringASnoozeWakesThatSessionOnce() throws {
         let daemon = try DaemonHarness()
         _ = try daemon.cli("alarm", "add", "--in", "1s", "--label", "first")
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         _ = try daemon.cli("snooze")
         _ = try daemon.cli("alarm", "add", "--in", "2s", "--label", "second")
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let session = try #require(try daemon.session())
         #expect(session.label == "first" && session.snoozeCount == 1)
         #expect(daemon.waitFor(2) { daemon.logText().components(separatedBy: "sound: first frame").count - 1 == 2 })
@@ -191,9 +191,9 @@ import Testing
     @Test func anNFCAlarmWithNoReaderOffersMathAndSaysSo() throws {
         let daemon = try DaemonHarness()
         _ = try daemon.cli("alarm", "add", "--in", "1s", "--challenge", "nfc", "--label", "wall")
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let session = try #require(try daemon.session())
-        #expect(session.challenge == "math" && session.fellBackToMath)
+        #expect(session.challenge == .math && session.fellBackToMath)
         #expect(
             try daemon.cli("status").stdout.contains(
                 "to stop it: answer a math problem with 'reveille dismiss' (no NFC reader was working)\n"))
@@ -223,11 +223,11 @@ import Testing
     @Test func anUnansweredAlarmStopsAfterTheLongestRing() throws {
         let daemon = try DaemonHarness(arguments: ["--max-ring-minutes", "1"])
         _ = try daemon.cli("alarm", "add", "--in", "1s")
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         try daemon.setNow(Int(Date().timeIntervalSince1970) + 61)
         #expect(try daemon.waitFor { try daemon.session() == nil })
         let history = try #require(try daemon.request(.history(days: 1)).history)
-        #expect(history.map(\.state) == ["auto-stopped"])
+        #expect(history.map(\.state) == [.autoStopped])
         #expect(daemon.logText().contains("rang 1 min unanswered; stopped (unattended)"))
     }
 
@@ -246,7 +246,7 @@ import Testing
         chmod(slow.path, 0o755)
 
         _ = try daemon.cli("alarm", "add", "--in", "1s", "--label", "gym")
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         _ = try daemon.cli("snooze")
         #expect(try daemon.dismissByMath().status == 0)
         #expect(

@@ -12,7 +12,7 @@ import Testing
         let daemon = try DaemonHarness()
         #expect(try daemon.cli("alarm", "add", "--in", "2s", "--label", "nap", "--fade-in", "0").status == 0)
         #expect(daemon.capturedBytes() == 0)
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let rangAt = Date()
         #expect(daemon.waitFor(2) { daemon.capturedBytes() > 44 })
         let status = try daemon.cli("status").stdout
@@ -39,7 +39,7 @@ import Testing
             to: sound, format: Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16))
         let add = try daemon.cli("alarm", "add", "--in", "1s", "--sound", sound, "--fade-in", "0", "--volume", "100")
         #expect(add.status == 0, "\(add.stderr)")
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         #expect(daemon.waitFor(3) { daemon.capturedBytes() > 44 + 4 * 44_100 * 1 })  // over a second: looped
         #expect(try daemon.dismissByMath().status == 0)
         #expect(daemon.waitFor(2) { daemon.logText().contains("sound: stopped on") })
@@ -110,7 +110,7 @@ import Testing
         #expect(daemon.capturedBytes() == 0)
 
         #expect(try daemon.cli("alarm", "add", "--in", "1s", "--label", "nap").status == 0)
-        #expect(try daemon.waitFor { try daemon.session()?.state == "ringing" })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let busy = try daemon.cli("sound", "test")
         #expect(busy.status == 1)
         #expect(busy.stderr == "reveille: alarm \"nap\" is ringing; test the sound after dismissing it\n")

@@ -104,7 +104,7 @@ import Testing
     private func started(_ reader: NFCReader) -> Events {
         let events = Events()
         reader.start(
-            onTag: { uid in events.tags.withLock { $0.append(UID.hex(uid)) } },
+            onTag: { uid, _ in events.tags.withLock { $0.append(UID.hex(uid)) } },
             onHealth: { health in events.healths.withLock { $0.append(health) } })
         return events
     }
@@ -170,12 +170,23 @@ import Testing
 @Suite struct TagDebouncerTests {
     @Test func heldTagsCountOnceAndReturningOnesAgain() {
         var debouncer = TagDebouncer()
-        #expect(debouncer.seen(nil) == nil)
-        #expect(debouncer.seen([1, 2, 3, 4]) == [1, 2, 3, 4])
-        #expect(debouncer.seen([1, 2, 3, 4]) == nil)
-        #expect(debouncer.seen([5, 6, 7, 8]) == [5, 6, 7, 8])
-        #expect(debouncer.seen(nil) == nil)
-        #expect(debouncer.seen([5, 6, 7, 8]) == [5, 6, 7, 8])
+        #expect(debouncer.seen(nil) == [])
+        #expect(debouncer.seen([1, 2, 3, 4]) == [.placed([1, 2, 3, 4], fresh: true)])
+        #expect(debouncer.seen([1, 2, 3, 4]) == [])
+        #expect(debouncer.seen([5, 6, 7, 8]) == [.lifted, .placed([5, 6, 7, 8], fresh: true)])
+        #expect(debouncer.seen(nil) == [.lifted])
+        #expect(debouncer.seen([5, 6, 7, 8]) == [.placed([5, 6, 7, 8], fresh: true)])
+    }
+
+    /// The defect of issue 12: a tag lying on the reader when polling begins is no tap.
+    @Test func aTagSeenByTheFirstPollIsNotFresh() {
+        var debouncer = TagDebouncer()
+        #expect(debouncer.seen([1, 2, 3, 4]) == [.placed([1, 2, 3, 4], fresh: false)])
+        #expect(debouncer.seen([1, 2, 3, 4]) == [])
+        #expect(debouncer.seen(nil) == [.lifted])
+        #expect(debouncer.seen([1, 2, 3, 4]) == [.placed([1, 2, 3, 4], fresh: true)])
+        debouncer.reset()
+        #expect(debouncer.seen([1, 2, 3, 4]) == [.placed([1, 2, 3, 4], fresh: false)])
     }
 
     @Test func backoffDoublesToItsCap() {

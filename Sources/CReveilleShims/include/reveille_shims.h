@@ -14,7 +14,7 @@ int RV_peer_groups(int fd, gid_t *groups, int capacity);
 
 
 /// accept4(fd, NULL, NULL, SOCK_CLOEXEC): a connection that no child process inherits.
-int RV_accept_cloexec(int fd);
+int RV_accept_cloexec(int fd);  /* accept4(SOCK_CLOEXEC | SOCK_NONBLOCK) */
 
 /// timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC).
 int RV_timerfd_realtime(void);
@@ -77,3 +77,26 @@ int RV_pidfd_open(int pid);
 int RV_pidfd_signal(int pidfd, int signal);
 
 #endif
+
+/// timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK): for the event loop's own deadlines.
+int RV_timerfd_monotonic(void);
+
+/// Arms a timerfd `seconds` + `nanoseconds` from now, relative (both 0: disarm);
+/// `interval_ms` > 0 repeats it.
+int RV_timerfd_arm_relative(int fd, long long seconds, long nanoseconds, long interval_ms);
+
+/// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and returns a signalfd
+/// (SFD_CLOEXEC | SFD_NONBLOCK) that reads them; -1 with errno on failure.
+int RV_signalfd_termination(void);
+
+/// Reads one signalfd record; returns the signal number, 0 when none is pending, -1 on error.
+int RV_signalfd_read(int fd);
+
+/// epoll_create1(EPOLL_CLOEXEC).
+int RV_epoll_create(void);
+
+/// epoll_ctl with the fd itself as the event's data: op 0 add, 1 modify, 2 delete.
+int RV_epoll_control(int epfd, int op, int fd, unsigned int events);
+
+/// epoll_wait filling parallel arrays of fds and their events.
+int RV_epoll_wait(int epfd, int *fds, unsigned int *events, int capacity, int timeout_ms);

@@ -1,0 +1,534 @@
+import Foundation
+
+/// The one decision-maker of the daemon: which alarm rings, when the daemon must wake next, what a
+/// snooze, an answer or a tag does, whether the NFC reader polls, and what is written to the state.
+/// A pure state machine in the style of hummingbird's `HTTPConnectionStateHandler.StateMachine`:
+/// every event comes in with `now` and returns the actions the edges carry out, in order. It reads
+/// no clock, does no I/O and never sleeps; docs/ARCHITECTURE.md lists its events and actions.
+public struct AlarmClock: Sendable {
+    /// Limits that do not change while the daemon runs.
+    public struct Limits: Sendable {
+        public var ring: RingPolicy
+        /// An occurrence found late (daemon down, clock jump) still rings if it is at most this old.
+        public var graceSeconds: Int
+        /// The longest the daemon sleeps without looking, as a safety net.
+        public var longestSleepSeconds: Int
+        /// How far back a late look searches for occurrences (a week: older ones cannot ring anyway).
+        public var lookBackSeconds: Int
+
+        public init(
+            ring: RingPolicy = RingPolicy(), graceSeconds: Int = 15 * 60, longestSleepSeconds: Int = 3600,
+            lookBackSeconds: Int = 7 * 86_400
+        ) {
+            self.ring = ring
+            self.graceSeconds = graceSeconds
+            self.longestSleepSeconds = longestSleepSeconds
+            self.lookBackSeconds = lookBackSeconds
+        }
+    }
+
+    /// What the state held when the daemon started.
+    public struct Stored: Sendable {
+        /// Occurrences up to this instant were rung or recorded as missed; nil on the first start ever.
+        public var evaluatedThrough: Int?
+        /// The session that was ringing or snoozed when the daemon stopped.
+        public var activeSession: RingSession?
+        /// Occurrences already in the history (alarm id and due instant), so none is handled twice.
+        public var handled: [Occurrence]
+        /// The highest session id in the history.
+        public var lastSessionID: Int
+
+        public init(evaluatedThrough: Int?, activeSession: RingSession?, handled: [Occurrence], lastSessionID: Int) {
+            self.evaluatedThrough = evaluatedThrough
+            self.activeSession = activeSession
+            self.handled = handled
+            self.lastSessionID = lastSessionID
+        }
+    }
+
+    /// One alarm's occurrence: the alarm and the instant it was due.
+    public struct Occurrence: Hashable, Sendable {
+        public var alarmID: Int
+        public var instant: Int
+
+        public init(alarmID: Int, instant: Int) {
+            self.alarmID = alarmID
+            self.instant = instant
+        }
+    }
+
+    public let limits: Limits
+    /// The alarm ringing or snoozed, if any.
+    public private(set) var session: RingSession?
+    /// Occurrences up to this instant have been rung or recorded as missed.
+    public private(set) var evaluatedThrough: Int?
+    /// Alarms, rules, overrides and the master switch, as the store last said.
+    public private(set) var schedule: ScheduleState
+    public private(set) var zone: TimeZone
+    public private(set) var readerHealth: ReaderHealth
+    /// A tag lies on the reader. It does not count as a tap: it must be lifted and tapped again.
+    public private(set) var tagOnReader = false
+    /// The next ring after `evaluatedThrough`, once known (nil inside: none within the horizon).
+    public private(set) var nextRing: Int??
+    private var polling = false
+    private var publishedNextRing: Int??
+    private var handled: Set<Occurrence>
+    private var nextSessionID: Int
+    private var lastTick: (wall: Double, monotonic: Double)?
+    private var warnedClockBehind = false
+    private var random: ProblemRandom
+
+    public init(
+        schedule: ScheduleState, zone: TimeZone, readerHealth: ReaderHealth, stored: Stored, limits: Limits,
+        random: ProblemRandom = ProblemRandom()
+    ) {
+        self.schedule = schedule
+        self.zone = zone
+        self.readerHealth = readerHealth
+        self.limits = limits
+        self.evaluatedThrough = stored.evaluatedThrough
+        self.session = stored.activeSession
+        self.handled = Set(stored.handled)
+        self.nextSessionID = stored.lastSessionID + 1
+        self.random = random
+    }
+
+    // MARK: Events
+
+    /// The daemon started: a session that was ringing rings again at once, a snoozed one keeps its
+    /// deadline and count; then whatever came due while the daemon was down.
+    public mutating func start(now: Double, monotonic: Double) -> [ClockAction] {
+        var actions: [ClockAction] = []
+        if let session {
+            if session.state == .ringing {
+                actions.append(.play(session.settings))
+                actions.append(.log(.notice, "session #\(session.id) of alarm \(session.settings.name) was ringing; ringing again"))
+            } else {
+                actions.append(
+                    .log(.notice, "session #\(session.id) of alarm \(session.settings.name) is snoozed (\(session.snoozeCount) used)"))
+            }
+            actions += setPolling(true)
+            actions.append(.publish(.session(session)))
+        }
+        return actions + tick(now: now, monotonic: monotonic, clockWasSet: false)
+    }
+
+    /// Time to look: at the instant asked for, when the system clock was set, or as a safety net.
+    /// Ends snoozes, stops a ring that lasted too long, rings what came due and records what was missed.
+    public mutating func tick(now: Double, monotonic: Double, clockWasSet: Bool) -> [ClockAction] {
+        var actions: [ClockAction] = []
+        if let last = lastTick {
+            let drift = (now - last.wall) - (monotonic - last.monotonic)
+            if abs(drift) > 2 || clockWasSet {
+                actions.append(.log(.notice, "the clock jumped by \(AlarmClock.signed(drift)); checking what came due"))
+            }
+        }
+        lastTick = (now, monotonic)
+        let seconds = Int(now.rounded(.down))
+        actions += advanceSession(now: seconds)
+        actions += catchUp(now: now)
+        return actions + wake(now: seconds)
+    }
+
+    /// The store's alarms, rules, overrides or master switch changed. Call `tick` before the change
+    /// is written, so that what was due rings by the old schedule; from `now` on the new one holds
+    /// (an alarm added for a time already past today is not taken for a missed one).
+    public mutating func scheduleChanged(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
+        self.schedule = schedule
+        nextRing = nil
+        var actions: [ClockAction] = []
+        if let through = evaluatedThrough, now > through {
+            evaluatedThrough = now
+            actions.append(.persist([], evaluatedThrough: now))
+        }
+        return actions + wake(now: now)
+    }
+
+    /// The time zone alarm times are read in changed.
+    public mutating func zoneChanged(to zone: TimeZone, now: Int) -> [ClockAction] {
+        guard zone.identifier != self.zone.identifier else { return [] }
+        let from = self.zone.identifier
+        self.zone = zone
+        nextRing = nil
+        return [.log(.notice, "the system time zone changed from \(from) to \(zone.identifier); recomputing the schedule")]
+            + wake(now: now)
+    }
+
+    /// The sleeper asks to snooze.
+    public mutating func snooze(now: Int) -> ClockReply {
+        transition(now: now) { session, _ throws(RingRefusal) in
+            let actions = try session.snooze(now: now)
+            return [.log(.info, "alarm \(session.settings.name) snoozed (\(session.snoozeCount) used)")]
+                + actions.map { .ring($0) }
+        }
+    }
+
+    /// The sleeper asks for the math problem (the current one, or a new one): the sound drops.
+    public mutating func requestProblem(now: Int) -> ClockReply {
+        transition(now: now) { session, random throws(RingRefusal) in
+            try session.requestProblem(now: now, using: &random).1.map { .ring($0) }
+        }
+    }
+
+    /// An answer to the current problem: right dismisses, wrong gives a new problem.
+    public mutating func answer(_ value: Int, now: Int) -> ClockReply {
+        transition(now: now) { session, random throws(RingRefusal) in
+            let (correct, actions) = try session.answer(value, now: now, using: &random)
+            if correct {
+                return [.log(.notice, "alarm \(session.settings.name) dismissed by math (\(session.wrongAnswers) wrong answers)")]
+                    + actions.map { .ring($0) }
+            }
+            return [.log(.info, "alarm \(session.settings.name): wrong answer \(value)")]
+        }
+    }
+
+    /// The reader sees a tag. `fresh`: it was placed while the reader was polling; otherwise it was
+    /// already lying there when polling began (or the reader was reopened), which is no tap.
+    /// `label`: the registered tag's label, nil for a tag that is not registered.
+    public mutating func tagPlaced(uid: String, label: String?, fresh: Bool, now: Int) -> [ClockAction] {
+        tagOnReader = true
+        guard let active = session else {
+            return [.log(.info, "tag \(uid) placed; nothing is ringing")]
+        }
+        guard fresh else {
+            return [
+                .log(.notice, "a tag is on the reader: lift it, then tap it (alarm \(active.settings.name) \(active.state.rawValue))"),
+                .publish(.tagOnReader(true)),
+            ]
+        }
+        guard let label else {
+            return [.log(.notice, "tag \(uid) is not registered; alarm \(active.settings.name) rings on")]
+        }
+        let reply = transition(now: now) { session, _ throws(RingRefusal) in
+            let actions = try session.tag(label, now: now)
+            return [.log(.notice, "alarm \(session.settings.name) dismissed by tag \"\(label)\"")]
+                + actions.map { .ring($0) }
+        }
+        if case .failure(let refusal) = reply.result {
+            return [.log(.notice, "tag \"\(label)\": \(refusal.message)")]
+        }
+        return reply.actions
+    }
+
+    /// The tag left the reader: the next placement is a tap.
+    public mutating func tagLifted() -> [ClockAction] {
+        guard tagOnReader else { return [] }
+        tagOnReader = false
+        return session == nil ? [] : [.publish(.tagOnReader(false))]
+    }
+
+    /// The reader's health changed. An alarm that only a tag could stop takes math too while the
+    /// reader is not working, so that no one is left with an alarm they cannot stop.
+    public mutating func readerHealthChanged(_ health: ReaderHealth, now: Int) -> [ClockAction] {
+        guard health != readerHealth else { return [] }
+        readerHealth = health
+        var actions: [ClockAction] = [.publish(.readerHealth(health))]
+        if !health.isHealthy {
+            tagOnReader = false
+            if var active = session, active.readerLost() {
+                session = active
+                actions.append(
+                    .log(.warning, "NFC reader \(health) while alarm \(active.settings.name) rings; math dismisses it too now"))
+                actions.append(.persist([active], evaluatedThrough: nil))
+                actions.append(.publish(.session(active)))
+            }
+        }
+        return actions
+    }
+
+    /// The daemon stops: the sound stops, how far occurrences were handled is kept.
+    public func shutDown() -> [ClockAction] {
+        [.stopSound, .persist([], evaluatedThrough: evaluatedThrough)]
+    }
+
+    // MARK: Rules
+
+    /// A request that moves the session, with the refusal it may get.
+    private mutating func transition(
+        now: Int, _ body: (inout RingSession, inout ProblemRandom) throws(RingRefusal) -> [SessionStep]
+    ) -> ClockReply {
+        guard var active = session, active.state.isActive else {
+            return ClockReply(result: .failure(RingRefusal("nothing is ringing")), actions: [])
+        }
+        var generator = random
+        do {
+            let steps = try body(&active, &generator)
+            random = generator
+            let actions = apply(active, steps, now: now) + wake(now: now)
+            return ClockReply(result: .success(active), actions: actions)
+        } catch {
+            return ClockReply(result: .failure(error), actions: [])
+        }
+    }
+
+    /// A session's own deadlines: a snooze ends, the sound comes back up, or it rang too long.
+    private mutating func advanceSession(now: Int) -> [ClockAction] {
+        guard var active = session else { return [] }
+        let steps = active.tick(now: now)
+        guard !steps.isEmpty else { return [] }
+        var notes: [SessionStep] = []
+        if steps.contains(.startAudio) {
+            notes.append(.log(.notice, "alarm \(active.settings.name) rings again after a snooze"))
+        }
+        if active.state == .autoStopped {
+            notes.append(
+                .log(.warning, "alarm \(active.settings.name) rang \(limits.ring.maxRingSeconds / 60) min unanswered; stopped (unattended)"))
+        }
+        return apply(active, notes + steps.map { .ring($0) }, now: now)
+    }
+
+    /// Keeps the session after a transition and turns its steps into actions: the sound first,
+    /// then the state written, hooks, and what watchers are told.
+    private mutating func apply(_ active: RingSession, _ steps: [SessionStep], now: Int) -> [ClockAction] {
+        session = active.state.isActive ? active : nil
+        var sound: [ClockAction] = []
+        var rest: [ClockAction] = []
+        for step in steps {
+            switch step {
+            case .log(let level, let text): rest.append(.log(level, text))
+            case .ring(.startAudio):
+                sound.append(.play(active.settings))
+                if tagOnReader {
+                    rest.append(.log(.notice, "a tag is on the reader: lift it, then tap it (alarm \(active.settings.name))"))
+                }
+            case .ring(.stopAudio): sound.append(.stopSound)
+            case .ring(.attenuate): sound.append(.attenuate(true))
+            case .ring(.restoreVolume): sound.append(.attenuate(false))
+            case .ring(.runHook(let event)): rest.append(.runHook(event, active))
+            case .ring(.disableAlarm(let id)): rest += disable(id)
+            }
+        }
+        rest.insert(.persist([active], evaluatedThrough: nil), at: 0)
+        rest += setPolling(session != nil)
+        rest.append(.publish(.session(active)))
+        return sound + rest
+    }
+
+    /// Rings what came due since the last look, by the missed-alarm rule.
+    private mutating func catchUp(now: Double) -> [ClockAction] {
+        let seconds = Int(now.rounded(.down))
+        guard let through = evaluatedThrough else {
+            // The first start ever: nothing before now can have been missed.
+            evaluatedThrough = seconds
+            return [.persist([], evaluatedThrough: seconds)]
+        }
+        guard seconds >= through else {
+            // A Raspberry Pi without a real-time clock boots with an old time until network time
+            // sync. Nothing before `through` may ring twice: wait for the clock to catch up.
+            guard !warnedClockBehind else { return [] }
+            warnedClockBehind = true
+            return [.log(.warning, "the clock is behind the last handled instant; waiting for it (time sync?)")]
+        }
+        warnedClockBehind = false
+        guard seconds > through else { return [] }
+        if case .some(let next) = nextRing, next.map({ seconds < $0 }) ?? true {
+            evaluatedThrough = seconds  // nothing can have come due
+            return []
+        }
+        nextRing = nil
+        var engine = ScheduleEngine(state: schedule, zone: zone)
+        let due = engine.rings(after: max(through, seconds - limits.lookBackSeconds), through: seconds).filter {
+            !handled.contains(Occurrence(alarmID: $0.alarmID, instant: $0.ringInstant!))
+        }
+        evaluatedThrough = seconds
+        handled = handled.filter { $0.instant > seconds - limits.lookBackSeconds }
+        guard !due.isEmpty else { return [] }
+        return AlarmClock.oneTransaction(ringDue(due, now: now))
+    }
+
+    private mutating func ringDue(_ due: [Decision], now: Double) -> [ClockAction] {
+        let seconds = Int(now.rounded(.down))
+        let alarms = Dictionary(uniqueKeysWithValues: schedule.alarms.map { ($0.id, $0) })
+        let (toRing, missedDecisions) = MissedAlarms.sort(due, now: seconds, graceSeconds: limits.graceSeconds)
+        var records: [RingSession] = []
+        var actions: [ClockAction] = []
+        var after: [ClockAction] = []
+        for decision in missedDecisions {
+            guard let alarm = alarms[decision.alarmID] else { continue }
+            let record = RingSession.missed(
+                settings: RingSettings(alarm), scheduledAt: decision.ringInstant!, now: seconds
+            ).numbered(takeID())
+            records.append(record)
+            handled.insert(Occurrence(alarmID: alarm.id, instant: record.scheduledAt))
+            let local = ZoneResolver(zone: zone).local(at: record.scheduledAt).time.hoursAndMinutes
+            actions.append(
+                .log(.warning, "alarm \(alarm.name) was due at \(local); recorded as missed (over \(limits.graceSeconds / 60) min ago)"))
+            after.append(.runHook(.missed, record))
+            after.append(.publish(.missed(record)))
+        }
+        if let decision = toRing, let alarm = alarms[decision.alarmID] {
+            let scheduledAt = decision.ringInstant!
+            handled.insert(Occurrence(alarmID: alarm.id, instant: scheduledAt))
+            if var active = session {
+                // One session at a time: a second alarm wakes a snoozed one, or joins a ringing one.
+                let was = active.state
+                let steps = active.wakeForAnotherAlarm(now: seconds)
+                actions.append(
+                    .log(.notice, "alarm \(alarm.name) is due while \(active.settings.name) is \(was.rawValue); it rings as that session"))
+                if case .once = alarm.repeats { after += disable(alarm.id) }
+                actions += apply(active, steps.map { .ring($0) }, now: seconds)
+            } else {
+                var (fired, steps) = RingSession.fire(
+                    settings: RingSettings(alarm), scheduledAt: scheduledAt, now: seconds,
+                    readerHealthy: readerHealth.isHealthy, policy: limits.ring)
+                fired = fired.numbered(takeID())
+                let late = (now - Double(scheduledAt)) * 1000
+                let local = ZoneResolver(zone: zone).local(at: scheduledAt).time.hoursAndMinutes
+                var notes: [SessionStep] = [
+                    .log(.notice, "alarm \(alarm.name) rings (due \(local), started \(String(format: "%+.1f", late)) ms)")
+                ]
+                if fired.fellBackToMath {
+                    notes.append(
+                        .log(.warning, "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"))
+                }
+                actions += apply(fired, steps.map { .ring($0) } + notes, now: seconds)
+            }
+        }
+        // The missed records and how far occurrences are handled go to disk together (one transaction).
+        return actions + [.persist(records, evaluatedThrough: seconds)] + after
+    }
+
+    /// Folds every `.persist` of `actions` into one, where the first one stood: the sessions and how
+    /// far occurrences are handled reach the disk together, so that after a power cut either both
+    /// are there or neither.
+    static func oneTransaction(_ actions: [ClockAction]) -> [ClockAction] {
+        var sessions: [RingSession] = []
+        var through: Int?
+        var position: Int?
+        var rest: [ClockAction] = []
+        for action in actions {
+            guard case .persist(let some, let instant) = action else {
+                rest.append(action)
+                continue
+            }
+            position = position ?? rest.count
+            for session in some {
+                if let index = sessions.firstIndex(where: { $0.id == session.id }) {
+                    sessions[index] = session
+                } else {
+                    sessions.append(session)
+                }
+            }
+            through = instant ?? through
+        }
+        if let position { rest.insert(.persist(sessions, evaluatedThrough: through), at: position) }
+        return rest
+    }
+
+    /// A one-shot alarm has rung (or joined a ring): it is off from now on.
+    private mutating func disable(_ id: Int) -> [ClockAction] {
+        guard let index = schedule.alarms.firstIndex(where: { $0.id == id }), schedule.alarms[index].enabled else {
+            return []
+        }
+        schedule.alarms[index].enabled = false
+        return [.disableAlarm(id: id)]
+    }
+
+    private mutating func setPolling(_ wanted: Bool) -> [ClockAction] {
+        guard wanted != polling, readerHealth != .notConfigured else { return [] }
+        polling = wanted
+        if !wanted { tagOnReader = false }
+        return [.pollReader(wanted)]
+    }
+
+    private mutating func takeID() -> Int {
+        defer { nextSessionID += 1 }
+        return nextSessionID
+    }
+
+    /// When to look next: a session's deadline, the next ring, or the longest sleep.
+    private mutating func wake(now: Int) -> [ClockAction] {
+        if nextRing == nil {
+            var engine = ScheduleEngine(state: schedule, zone: zone)
+            nextRing = .some(engine.nextRing(after: max(now, evaluatedThrough ?? now))?.ringInstant)
+        }
+        var actions: [ClockAction] = []
+        if publishedNextRing != nextRing, let next = nextRing {
+            publishedNextRing = nextRing
+            actions.append(.publish(.nextRing(next)))
+        }
+        let candidates: [Int?] = [session?.nextDeadline, nextRing ?? nil, now + limits.longestSleepSeconds]
+        return actions + [.wake(at: candidates.compactMap { $0 }.min()!)]
+    }
+
+    private static func signed(_ seconds: Double) -> String {
+        (seconds >= 0 ? "+" : "-") + DurationText.format(seconds: Int(abs(seconds).rounded()))
+    }
+}
+
+/// A step inside the machine: a session's own action, or a line for the log.
+enum SessionStep: Hashable, Sendable {
+    case ring(RingAction)
+    case log(LogLevel, String)
+}
+
+/// What the edges must do, in order. The daemon carries each out and decides nothing itself.
+public enum ClockAction: Hashable, Sendable {
+    /// Start (or restart) the alarm sound with these settings, fading in.
+    case play(RingSettings)
+    /// Stop the sound now.
+    case stopSound
+    /// Lower the sound while the sleeper answers (true), or bring it back (false).
+    case attenuate(Bool)
+    /// Poll the NFC reader for taps (true), or let it idle (false).
+    case pollReader(Bool)
+    case runHook(HookEvent, RingSession)
+    /// Write these sessions (by id: new rows or updates) and, when given, how far occurrences are
+    /// handled, in one transaction.
+    case persist([RingSession], evaluatedThrough: Int?)
+    /// A one-shot alarm has rung: turn it off in the store.
+    case disableAlarm(id: Int)
+    case log(LogLevel, String)
+    /// Tell those who watch (`reveille status --watch`, the buttons, the screen).
+    case publish(ClockChange)
+    /// Look again at this instant (seconds since the epoch, wall clock) at the latest.
+    case wake(at: Int)
+}
+
+/// A change watchers are told about.
+public enum ClockChange: Hashable, Sendable {
+    /// A session rang, was snoozed, rang again, fell back to math, or ended (dismissed, auto-stopped).
+    case session(RingSession)
+    /// An occurrence was recorded as missed.
+    case missed(RingSession)
+    /// The next ring moved (nil: none ahead).
+    case nextRing(Int?)
+    /// A tag lies on the reader during a session (true), or was lifted (false).
+    case tagOnReader(Bool)
+    case readerHealth(ReaderHealth)
+}
+
+/// How a request that moves the session went: the session after it, or why it was refused.
+public struct ClockReply: Sendable {
+    public var result: Result<RingSession, RingRefusal>
+    public var actions: [ClockAction]
+}
+
+/// How loud a line the machine asks for is.
+public enum LogLevel: String, Hashable, Sendable {
+    case debug, info, notice, warning, error
+}
+
+/// Where math problems come from: the system's randomness, or a seed (tests).
+public struct ProblemRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64?
+
+    /// The system's generator.
+    public init() { state = nil }
+
+    /// A reproducible sequence (SplitMix64).
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        guard var value = state else {
+            var system = SystemRandomNumberGenerator()
+            return system.next()
+        }
+        value &+= 0x9E37_79B9_7F4A_7C15
+        state = value
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

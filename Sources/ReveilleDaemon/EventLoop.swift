@@ -1,0 +1,182 @@
+import CReveilleShims
+import Glibc
+import Logging
+import ReveilleCore
+import ReveilleProtocol
+import Synchronization
+
+/// What a thread of its own (the NFC reader, a sound test, the app guard) tells the loop. Plain
+/// data: the loop thread alone acts on it.
+enum LoopEvent: Sendable {
+    /// The reader saw a tag: `fresh` when it was placed while polling, not lying there already.
+    case tagPlaced(uid: [UInt8], fresh: Bool)
+    case tagLifted
+    case readerHealth(ReaderHealth)
+    /// A `sound test` has its first frame out (or every device failed): answer connection `id`.
+    case reply(connection: Int, Response)
+    /// An app's time runs out in `secondsLeft`.
+    case appWarning(app: String, user: String, secondsLeft: Int)
+}
+
+/// How other threads reach the loop: an eventfd and a queue of events.
+final class Doorbell: Sendable {
+    let fd: Int32
+    private let queue = Mutex<[LoopEvent]>([])
+
+    init() throws {
+        fd = try systemCall("eventfd", "event loop") { RV_eventfd() }
+    }
+
+    deinit { close(fd) }
+
+    /// From any thread: queue `event` and wake the loop.
+    func post(_ event: LoopEvent) {
+        queue.withLock { $0.append(event) }
+        var one: UInt64 = 1
+        // EAGAIN means the counter is already non-zero: the loop is woken anyway.
+        _ = write(fd, &one, 8)
+    }
+
+    /// On the loop: everything posted so far, oldest first.
+    func take() -> [LoopEvent] {
+        var scratch: UInt64 = 0
+        _ = read(fd, &scratch, 8)
+        return queue.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+}
+
+/// The daemon's one event loop: epoll over every descriptor that can wake it (timers, signals,
+/// inotify, the doorbell, the control socket and its connections), each routed to its handler on
+/// this one thread, as apple/containerization's vminitd `ProcessSupervisor` does. Handlers never
+/// block; blocking C calls live on threads of their own and ring the doorbell.
+///
+/// Confined to the thread that calls `run`: not `Sendable`.
+final class EventLoop {
+    typealias Handler = (_ events: UInt32) -> Void
+
+    private let epoll: Int32
+    private var handlers: [Int32: Handler] = [:]
+    private var running = false
+    private let logger: Logger
+
+    // <sys/epoll.h>'s EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP.
+    static let readable: UInt32 = 0x001
+    static let writable: UInt32 = 0x004
+    static let hangUp: UInt32 = 0x008 | 0x010
+
+    init(logger: Logger) throws {
+        epoll = try systemCall("epoll_create1", "event loop") { RV_epoll_create() }
+        self.logger = logger
+    }
+
+    deinit { close(epoll) }
+
+    /// Calls `handler` on the loop whenever `fd` has `events`.
+    func watch(_ fd: Int32, events: UInt32 = EventLoop.readable, _ handler: @escaping Handler) throws {
+        try systemCall("epoll_ctl(ADD)", "fd \(fd)") { RV_epoll_control(epoll, 0, fd, events) }
+        handlers[fd] = handler
+    }
+
+    /// Changes which events of a watched `fd` wake the loop (EPOLLOUT while output waits).
+    func change(_ fd: Int32, events: UInt32) {
+        if RV_epoll_control(epoll, 1, fd, events) != 0 {
+            logger.error("event loop: epoll_ctl(MOD) fd \(fd): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Stops watching `fd` (before it is closed).
+    func unwatch(_ fd: Int32) {
+        handlers[fd] = nil
+        _ = RV_epoll_control(epoll, 2, fd, 0)
+    }
+
+    /// Runs until `stop`, on the calling thread.
+    func run() {
+        running = true
+        var fds = [Int32](repeating: 0, count: 64)
+        var events = [UInt32](repeating: 0, count: 64)
+        while running {
+            let count = RV_epoll_wait(epoll, &fds, &events, 64, -1)
+            if count < 0 {
+                if errno == EINTR { continue }
+                logger.critical("event loop: epoll_wait: \(String(cString: strerror(errno)))")
+                usleep(100_000)
+                continue
+            }
+            for index in 0..<Int(count) {
+                // A handler may have unwatched a descriptor later in this batch.
+                handlers[fds[index]]?(events[index])
+                if !running { break }
+            }
+        }
+    }
+
+    /// The loop returns after the handler that called this.
+    func stop() { running = false }
+}
+
+/// A timerfd on the loop. Every arm is checked: a failed `timerfd_settime` is logged and retried
+/// a second later on the monotonic clock, never lost — the one call an alarm clock must not lose.
+final class LoopTimer {
+    enum Kind {
+        /// Wall-clock instants; wakes too when someone sets the clock (TFD_TIMER_CANCEL_ON_SET).
+        case realtime
+        /// Delays, unaffected by clock changes.
+        case monotonic
+    }
+
+    let fd: Int32
+    let kind: Kind
+    private let logger: Logger
+    private var retry: Int32 = -1
+
+    init(_ kind: Kind, logger: Logger) throws {
+        self.kind = kind
+        self.logger = logger
+        fd = try systemCall("timerfd_create", "\(kind)") {
+            kind == .realtime ? RV_timerfd_realtime() : RV_timerfd_monotonic()
+        }
+        if kind == .realtime {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Realtime: fires at the system-clock instant `instant` (seconds since the epoch).
+    /// Returns false when the kernel refused (logged); the caller keeps its fallback.
+    @discardableResult
+    func arm(atSystemInstant instant: Double) -> Bool {
+        let seconds = instant.rounded(.down)
+        let nanoseconds = Int((instant - seconds) * 1e9)
+        guard RV_timerfd_arm_realtime(fd, Int64(seconds), nanoseconds) == 0 else {
+            logger.error(
+                "wake timer: timerfd_settime(\(Int64(seconds))): \(String(cString: strerror(errno))); looking again in 1 s")
+            return false
+        }
+        return true
+    }
+
+    /// Monotonic: fires after `seconds` (0: disarmed), repeating every `interval` seconds if given.
+    @discardableResult
+    func arm(after seconds: Double, interval: Double? = nil) -> Bool {
+        let whole = seconds.rounded(.down)
+        var nanoseconds = Int((seconds - whole) * 1e9)
+        if whole == 0, nanoseconds == 0, seconds > 0 { nanoseconds = 1 }
+        let intervalMS = interval.map { max(1, Int($0 * 1000)) } ?? 0
+        guard RV_timerfd_arm_relative(fd, Int64(whole), nanoseconds, intervalMS) == 0 else {
+            logger.error("timer: timerfd_settime: \(String(cString: strerror(errno)))")
+            return false
+        }
+        return true
+    }
+
+    /// Reads the expiry. Returns false when the read failed with ECANCELED: the clock was set.
+    func acknowledge() -> Bool {
+        var count: UInt64 = 0
+        return !(read(fd, &count, 8) < 0 && errno == ECANCELED)
+    }
+}

@@ -1,0 +1,64 @@
+import CReveilleShims
+import Glibc
+import Logging
+import ReveilleProtocol
+
+/// inotify watches on folders, read on the event loop. Editors and timedatectl replace files rather
+/// than rewrite them, so the folder is watched, and a change is acted on 50 ms after the last event
+/// (a writer has finished by then) through a timer, never by sleeping on the loop.
+final class FolderWatches {
+    private let loop: EventLoop
+    private let logger: Logger
+    private var watches: [(fd: Int32, timer: LoopTimer)] = []
+    /// What a change of apps.toml does (set once the app supervisor exists).
+    var onPolicyChange: () -> Void = {}
+
+    init(loop: EventLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+    }
+
+    deinit {
+        for watch in watches {
+            loop.unwatch(watch.fd)
+            loop.unwatch(watch.timer.fd)
+            close(watch.fd)
+        }
+    }
+
+    /// Calls `onChange` after files named `names` in `folder` (nil: any file) are written, replaced or removed.
+    func watch(folder: String, names: Set<String>?, _ onChange: @escaping () -> Void) throws {
+        let fd = try systemCall("inotify_add_watch", folder) { RV_inotify_watch_directory(folder) }
+        let settle = try LoopTimer(.monotonic, logger: logger)
+        try loop.watch(fd) { _ in
+            if FolderWatches.changedNames(fd).contains(where: { names?.contains($0) ?? true }) {
+                settle.arm(after: 0.05)
+            }
+        }
+        try loop.watch(settle.fd) { _ in
+            _ = settle.acknowledge()
+            onChange()
+        }
+        watches.append((fd, settle))
+    }
+
+    /// The names in the events waiting on an inotify descriptor.
+    static func changedNames(_ fd: Int32) -> [String] {
+        var names: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            guard count > 0 else { return names }
+            var offset = 0
+            // struct inotify_event: wd, mask, cookie (4 bytes each), len, then len bytes of name.
+            while offset + 16 <= count {
+                let length =
+                    Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16
+                    | Int(buffer[offset + 15]) << 24
+                let name = buffer[(offset + 16)..<min(offset + 16 + length, count)].prefix { $0 != 0 }
+                names.append(String(decoding: name, as: UTF8.self))
+                offset += 16 + length
+            }
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import ReveilleCore
+
+/// How a ring session is kept on disk: a record of its own, with a version, so that renaming a
+/// field of the core's `RingSession` never stops a session from resuming after an upgrade. A new
+/// shape gets a new version and a migration; `decode` refuses versions it does not know.
+struct SessionDetail: Codable {
+    static let currentVersion = 2
+
+    struct Settings: Codable {
+        var alarmID: Int
+        var label: String
+        var sound: String?
+        var volume: Int
+        var fadeInSeconds: Int
+        var challenge: String
+        var mathDifficulty: String
+        var allowedTags: [String]
+        var maxSnoozes: Int
+        var snoozeMinutes: Int
+        var isOneShot: Bool
+    }
+
+    struct Problem: Codable {
+        var text: String
+        var answer: Int
+    }
+
+    var version: Int
+    var settings: Settings
+    var scheduledAt: Int
+    var startedAt: Int
+    var state: String
+    var snoozeCount: Int
+    var snoozedUntil: Int?
+    var ringingSince: Int
+    var challenge: String
+    var fellBackToMath: Bool
+    var problem: Problem?
+    var wrongAnswers: Int
+    var attenuatedUntil: Int?
+    var endedAt: Int?
+    var dismissedBy: String?
+    var maxRingSeconds: Int
+    var attenuationSeconds: Int
+
+    init(_ session: RingSession) {
+        let s = session.settings
+        version = SessionDetail.currentVersion
+        settings = Settings(
+            alarmID: s.alarmID, label: s.label, sound: s.sound, volume: s.volume, fadeInSeconds: s.fadeInSeconds,
+            challenge: s.challenge.rawValue, mathDifficulty: s.mathDifficulty.rawValue, allowedTags: s.allowedTags,
+            maxSnoozes: s.maxSnoozes, snoozeMinutes: s.snoozeMinutes, isOneShot: s.isOneShot)
+        scheduledAt = session.scheduledAt
+        startedAt = session.startedAt
+        state = session.state.rawValue
+        snoozeCount = session.snoozeCount
+        snoozedUntil = session.snoozedUntil
+        ringingSince = session.ringingSince
+        challenge = session.challenge.rawValue
+        fellBackToMath = session.fellBackToMath
+        problem = session.problem.map { Problem(text: $0.text, answer: $0.answer) }
+        wrongAnswers = session.wrongAnswers
+        attenuatedUntil = session.attenuatedUntil
+        endedAt = session.endedAt
+        dismissedBy = session.dismissedBy?.rawValue
+        maxRingSeconds = session.maxRingSeconds
+        attenuationSeconds = session.attenuationSeconds
+    }
+
+    /// Today's shape was written by version 1 as the core type's own Codable JSON: the same fields,
+    /// without `version`. Read once, by the migration to version 2.
+    init(legacy text: String) throws {
+        struct Legacy: Decodable {
+            var settings: Settings
+            var scheduledAt: Int
+            var startedAt: Int
+            var state: String
+            var snoozeCount: Int
+            var snoozedUntil: Int?
+            var ringingSince: Int
+            var challenge: String
+            var fellBackToMath: Bool
+            var problem: Problem?
+            var wrongAnswers: Int
+            var attenuatedUntil: Int?
+            var endedAt: Int?
+            var dismissedBy: String?
+            var maxRingSeconds: Int
+            var attenuationSeconds: Int
+        }
+        let old = try JSONDecoder().decode(Legacy.self, from: Data(text.utf8))
+        version = SessionDetail.currentVersion
+        settings = old.settings
+        scheduledAt = old.scheduledAt
+        startedAt = old.startedAt
+        state = old.state
+        snoozeCount = old.snoozeCount
+        snoozedUntil = old.snoozedUntil
+        ringingSince = old.ringingSince
+        challenge = old.challenge
+        fellBackToMath = old.fellBackToMath
+        problem = old.problem
+        wrongAnswers = old.wrongAnswers
+        attenuatedUntil = old.attenuatedUntil
+        endedAt = old.endedAt
+        dismissedBy = old.dismissedBy
+        maxRingSeconds = old.maxRingSeconds
+        attenuationSeconds = old.attenuationSeconds
+    }
+
+    static func isVersioned(_ text: String) -> Bool {
+        struct Probe: Decodable { var version: Int? }
+        return (try? JSONDecoder().decode(Probe.self, from: Data(text.utf8)))?.version != nil
+    }
+
+    static func decode(_ text: String) throws -> SessionDetail {
+        let detail = try JSONDecoder().decode(SessionDetail.self, from: Data(text.utf8))
+        guard detail.version == currentVersion else {
+            throw StoreError(
+                description:
+                    "a ring session was stored by a newer reveilled (record version \(detail.version)); install that version again"
+            )
+        }
+        return detail
+    }
+
+    func encoded() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    func session(id: Int) throws -> RingSession {
+        func value<T: RawRepresentable<String>>(_ text: String, _ name: String) throws -> T {
+            guard let value = T(rawValue: text) else { throw StoreError.corrupt("session \(name) \"\(text)\"") }
+            return value
+        }
+        let s = settings
+        let ringSettings = RingSettings(
+            alarmID: s.alarmID, label: s.label, sound: s.sound, volume: s.volume, fadeInSeconds: s.fadeInSeconds,
+            challenge: try value(s.challenge, "challenge"), mathDifficulty: try value(s.mathDifficulty, "difficulty"),
+            allowedTags: s.allowedTags, maxSnoozes: s.maxSnoozes, snoozeMinutes: s.snoozeMinutes,
+            isOneShot: s.isOneShot)
+        return RingSession(
+            restoring: id, settings: ringSettings, scheduledAt: scheduledAt, startedAt: startedAt,
+            state: try value(state, "state"), snoozeCount: snoozeCount, snoozedUntil: snoozedUntil,
+            ringingSince: ringingSince, challenge: try value(challenge, "challenge"), fellBackToMath: fellBackToMath,
+            problem: problem.map { MathProblem(text: $0.text, answer: $0.answer) }, wrongAnswers: wrongAnswers,
+            attenuatedUntil: attenuatedUntil, endedAt: endedAt,
+            dismissedBy: try dismissedBy.map { try value($0, "dismissal") }, maxRingSeconds: maxRingSeconds,
+            attenuationSeconds: attenuationSeconds)
+    }
+}
