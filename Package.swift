@@ -111,7 +111,8 @@ let package = Package(
         .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
-        .testTarget(name: "ReveilleStoreTests", dependencies: ["ReveilleStore"]),
+        .testTarget(
+            name: "ReveilleStoreTests", dependencies: ["ReveilleStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig"]),
         .testTarget(
             name: "ReveilleAudioTests",

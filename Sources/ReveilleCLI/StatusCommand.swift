@@ -18,8 +18,10 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         guard let status = try send(.status, to: connection).status else { return }
         if output.json && !watch { return printJSON(status) }
-        if !output.json { print(StatusCommand.render(status)) }
-        if watch { try follow() }
+        guard watch else { return print(StatusCommand.render(status)) }
+        // Written at once, line by line, even into a pipe or a file.
+        if !output.json { FileHandle.standardOutput.write(Data((StatusCommand.render(status) + "\n").utf8)) }
+        try follow()
     }
 
     /// Streams the daemon's `watch` lines: one line per change, stamped with the local time, or
@@ -50,7 +52,6 @@ struct StatusCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             guard let event = try? JSONDecoder().decode(WatchLine.self, from: Data(line)).event else { continue }
-            // Written at once, line by line, even into a pipe.
             let text =
                 output.json
                 ? String(decoding: line, as: UTF8.self) : "\(StatusCommand.clock()) \(StatusCommand.describe(event))"

@@ -280,6 +280,7 @@ public struct AlarmClock: Sendable {
     /// Keeps the session after a transition and turns its steps into actions: the sound first,
     /// then the state written, hooks, and what watchers are told.
     private mutating func apply(_ active: RingSession, _ steps: [SessionStep], now: Int) -> [ClockAction] {
+        let before = session
         session = active.state.isActive ? active : nil
         var sound: [ClockAction] = []
         var rest: [ClockAction] = []
@@ -300,7 +301,10 @@ public struct AlarmClock: Sendable {
         }
         rest.insert(.persist([active], evaluatedThrough: nil), at: 0)
         rest += setPolling(session != nil)
-        rest.append(.publish(.session(active)))
+        // Watchers hear of transitions, not of every answer typed.
+        if before?.id != active.id || before?.state != active.state || before?.challenge != active.challenge {
+            rest.append(.publish(.session(active)))
+        }
         return sound + rest
     }
 

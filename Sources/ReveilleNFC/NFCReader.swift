@@ -123,7 +123,7 @@ public final class NFCReader: TagReader, @unchecked Sendable {
                 do {
                     device = try NFCDevice(connstring: connstring)
                     backoff.reset()
-                    debouncer.reset()
+                    debouncer.reopened()
                     setHealth(.ok(device!.name))
                 } catch {
                     setHealth(error.absent ? .absent(error.message + " (\(label))") : .failing("\(error)"))

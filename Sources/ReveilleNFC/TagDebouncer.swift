@@ -28,10 +28,16 @@ public struct TagDebouncer: Sendable {
         return events
     }
 
-    /// Forgets the tag in the field, and that any poll ran (polling begins, or the reader was reopened).
+    /// Forgets the tag in the field, and that any poll ran (polling begins).
     public mutating func reset() {
         present = nil
         primed = false
+    }
+
+    /// The reader failed and was reopened. If the last polls saw an empty field, a tag found now
+    /// was placed since: still fresh. If a tag was there, it may still be lying there: not fresh.
+    public mutating func reopened() {
+        if present != nil { reset() }
     }
 }
 

@@ -189,6 +189,16 @@ import Testing
         #expect(debouncer.seen([1, 2, 3, 4]) == [.placed([1, 2, 3, 4], fresh: false)])
     }
 
+    /// A reader that failed and came back: an empty field before means a tag now was placed since.
+    @Test func aReopenedReaderKeepsWhatItKnewOfAnEmptyField() {
+        var debouncer = TagDebouncer()
+        #expect(debouncer.seen(nil) == [])
+        debouncer.reopened()
+        #expect(debouncer.seen([1, 2, 3, 4]) == [.placed([1, 2, 3, 4], fresh: true)])
+        debouncer.reopened()  // the tag was there when it failed: it may be lying there still
+        #expect(debouncer.seen([1, 2, 3, 4]) == [.placed([1, 2, 3, 4], fresh: false)])
+    }
+
     @Test func backoffDoublesToItsCap() {
         var backoff = Backoff()
         #expect((0..<6).map { _ in backoff.next() } == [1, 2, 4, 8, 8, 8])

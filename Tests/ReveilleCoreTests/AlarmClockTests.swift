@@ -1,0 +1,295 @@
+import Foundation
+import ReveilleCore
+import Testing
+
+/// The daemon's decision-maker, driven by a manual clock: no sleeping, no I/O.
+@Suite struct AlarmClockTests {
+    /// 2026-11-23 (a Monday) 06:00 in Berlin.
+    static let six = utc("2026-11-23T05:00:00Z")
+    static let reader = ReaderHealth.ok("pn532_uart:/dev/ttyS0")
+
+    /// A manual clock: wall and monotonic seconds that tests move.
+    struct ManualClock {
+        var wall: Double
+        var monotonic: Double = 1000
+        var seconds: Int { Int(wall) }
+        mutating func advance(_ by: Double) {
+            wall += by
+            monotonic += by
+        }
+    }
+
+    func machine(
+        _ alarms: [Alarm], at now: Int, through: Int?, reader: ReaderHealth = reader, session: RingSession? = nil,
+        grace: Int = 15 * 60
+    ) -> AlarmClock {
+        AlarmClock(
+            schedule: ScheduleState(alarms: alarms), zone: zone("Europe/Berlin"), readerHealth: reader,
+            stored: AlarmClock.Stored(
+                evaluatedThrough: through, activeSession: session, handled: [], lastSessionID: 41),
+            limits: AlarmClock.Limits(graceSeconds: grace), random: ProblemRandom(seed: 7))
+    }
+
+    func wakes(_ actions: [ClockAction]) -> [Int] {
+        actions.compactMap { if case .wake(let at) = $0 { at } else { nil } }
+    }
+
+    func plays(_ actions: [ClockAction]) -> Int {
+        actions.filter { if case .play = $0 { true } else { false } }.count
+    }
+
+    func polls(_ actions: [ClockAction]) -> [Bool] {
+        actions.compactMap { if case .pollReader(let on) = $0 { on } else { nil } }
+    }
+
+    func persisted(_ actions: [ClockAction]) -> [RingSession] {
+        actions.flatMap { action -> [RingSession] in
+            if case .persist(let sessions, _) = action { return sessions }
+            return []
+        }
+    }
+
+    func nfcAlarm(_ id: Int, _ at: String) -> Alarm {
+        Alarm(id: id, label: "up", time: time(at), repeats: .weekly(.daily), challenge: .nfc)
+    }
+
+    // MARK: Waking and ringing
+
+    @Test func idleItAsksToWakeAtTheNextRingAndNoEarlier() {
+        var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six - 60)
+        let actions = clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        #expect(wakes(actions) == [Self.six + 30 * 60])
+        #expect(plays(actions) == 0)
+        #expect(actions.contains(.publish(.nextRing(Self.six + 30 * 60))))
+    }
+
+    @Test func withNothingAheadItWakesAfterTheLongestSleep() {
+        var clock = machine([], at: Self.six, through: Self.six)
+        #expect(wakes(clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)) == [Self.six + 3600])
+    }
+
+    @Test func aDueAlarmPlaysFirstThenIsStoredNumberedAndPolled() {
+        var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
+        let actions = clock.tick(now: Double(Self.six + 30 * 60) + 0.004, monotonic: 0, clockWasSet: false)
+        guard case .play(let settings) = actions.first else {
+            Issue.record("the sound must come first: \(actions)")
+            return
+        }
+        #expect(settings.alarmID == 1)
+        #expect(clock.session?.id == 42 && clock.session?.state == .ringing)
+        #expect(persisted(actions).map(\.id) == [42])
+        #expect(polls(actions) == [true])
+        #expect(actions.contains(.runHook(.fire, clock.session!)))
+        // It wakes for the longest ring (30 min), the next day's ring being later.
+        #expect(wakes(actions) == [Self.six + 30 * 60 + 30 * 60])
+    }
+
+    @Test func aSecondAlarmDueDuringASnoozeWakesThatSessionOnce() {
+        var clock = machine([daily(1, "06:30"), daily(2, "06:35")], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        let snooze = clock.snooze(now: Self.six + 1800 + 10)
+        #expect(snooze.actions.contains(.stopSound))
+        #expect(polls(snooze.actions) == [], "the reader keeps polling through a snooze")
+        let actions = clock.tick(now: Double(Self.six + 2100), monotonic: 300, clockWasSet: false)
+        #expect(plays(actions) == 1)
+        #expect(clock.session?.settings.alarmID == 1 && clock.session?.state == .ringing)
+        #expect(clock.session?.snoozeCount == 1)
+        #expect(actions.contains(.log(.notice, "alarm #2 is due while #1 is snoozed; it rings as that session")))
+        // The joining occurrence is never rung again.
+        #expect(plays(clock.tick(now: Double(Self.six + 2101), monotonic: 301, clockWasSet: false)) == 0)
+    }
+
+    @Test func aSecondAlarmJoinsARingingOneWithoutASecondSound() {
+        var clock = machine([daily(1, "06:30"), daily(2, "06:31")], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        let actions = clock.tick(now: Double(Self.six + 1860), monotonic: 60, clockWasSet: false)
+        #expect(plays(actions) == 0)
+        #expect(clock.session?.settings.alarmID == 1)
+    }
+
+    @Test func aOneShotIsTurnedOffWhenItRings() {
+        let once = Alarm(id: 5, time: time("06:30"), repeats: .once(date("2026-11-23")))
+        var clock = machine([once], at: Self.six, through: Self.six)
+        let actions = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        #expect(actions.contains(.disableAlarm(id: 5)))
+        #expect(clock.schedule.alarms.first?.enabled == false)
+    }
+
+    // MARK: Catching up
+
+    @Test func afterDowntimeOnlyTheLatestOccurrenceWithinGraceRingsAndTheRestAreMissed() {
+        // Down from 05:00 to 06:40: 05:30 and 06:00 are over 15 min old, 06:30 is 10 min old.
+        let alarms = [daily(1, "05:30"), daily(2, "06:00"), daily(3, "06:30")]
+        var clock = machine(alarms, at: Self.six, through: Self.six - 3600)
+        let actions = clock.tick(now: Double(Self.six + 2400), monotonic: 0, clockWasSet: false)
+        #expect(plays(actions) == 1)
+        #expect(clock.session?.settings.alarmID == 3)
+        let stored = persisted(actions)
+        #expect(stored.filter { $0.state == .missed }.map(\.settings.alarmID) == [1, 2])
+        // Missed records, the session and how far occurrences are handled go in one transaction.
+        let transactions = actions.filter { if case .persist = $0 { true } else { false } }
+        #expect(transactions == [.persist(stored, evaluatedThrough: Self.six + 2400)])
+        #expect(actions.filter { if case .runHook(.missed, _) = $0 { true } else { false } }.count == 2)
+    }
+
+    @Test func aClockBehindTheLastHandledInstantRingsNothingAndWarnsOnce() {
+        var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six + 7200)
+        let first = clock.tick(now: Double(Self.six - 86_400), monotonic: 0, clockWasSet: false)
+        #expect(plays(first) == 0)
+        #expect(first.contains(.log(.warning, "the clock is behind the last handled instant; waiting for it (time sync?)")))
+        let second = clock.tick(now: Double(Self.six - 86_000), monotonic: 400, clockWasSet: false)
+        #expect(!second.contains { if case .log(.warning, _) = $0 { true } else { false } })
+    }
+
+    @Test func aJumpOfTheClockIsNoticedAgainstTheMonotonicClock() {
+        var clock = machine([], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six), monotonic: 100, clockWasSet: false)
+        let actions = clock.tick(now: Double(Self.six + 3 * 3600), monotonic: 101, clockWasSet: true)
+        #expect(actions.contains(.log(.notice, "the clock jumped by +2h 59m; checking what came due")))
+    }
+
+    @Test func anAlarmAddedForATimeAlreadyPastIsNotTakenForAMissedOne() {
+        var clock = machine([], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six + 600), monotonic: 0, clockWasSet: false)
+        let changed = clock.scheduleChanged(ScheduleState(alarms: [daily(1, "06:05")]), now: Self.six + 600)
+        #expect(changed.contains(.publish(.nextRing(Self.six + 86_400 + 300))))
+        #expect(wakes(changed) == [Self.six + 600 + 3600])  // the longest sleep comes first
+        let later = clock.tick(now: Double(Self.six + 700), monotonic: 100, clockWasSet: false)
+        #expect(plays(later) == 0 && persisted(later).isEmpty)
+    }
+
+    // MARK: The sleeper
+
+    @Test func snoozesAreCountedAndTheLimitSaysHowToDismiss() {
+        let alarm = Alarm(id: 1, time: time("06:30"), repeats: .weekly(.daily), maxSnoozes: 1, snoozeMinutes: 5)
+        var clock = machine([alarm], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        let first = clock.snooze(now: Self.six + 1801)
+        #expect((try? first.result.get())?.snoozedUntil == Self.six + 1801 + 300)
+        #expect(wakes(first.actions) == [Self.six + 1801 + 300])
+        _ = clock.tick(now: Double(Self.six + 2101), monotonic: 300, clockWasSet: false)
+        #expect(clock.session?.state == .ringing)
+        guard case .failure(let refusal) = clock.snooze(now: Self.six + 2102).result else {
+            Issue.record("a second snooze must be refused")
+            return
+        }
+        #expect(refusal.message.hasPrefix("no snoozes left (1 of 1 used): to stop the alarm"))
+    }
+
+    @Test func mathDismissesAndStopsPollingWhileAWrongAnswerGivesANewProblem() {
+        var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six, reader: .failing("wedged"))
+        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        #expect(clock.session?.challenge == .math && clock.session?.fellBackToMath == true)
+        let asked = clock.requestProblem(now: Self.six + 1801)
+        #expect(asked.actions.first == .attenuate(true))
+        let problem = try! #require(try? asked.result.get().problem)
+        let wrong = clock.answer(problem.answer + 1, now: Self.six + 1802)
+        #expect((try? wrong.result.get())?.wrongAnswers == 1)
+        let next = try! #require(clock.session?.problem)
+        let right = clock.answer(next.answer, now: Self.six + 1803)
+        #expect(right.actions.first == .stopSound)
+        #expect(clock.session == nil)
+        #expect((try? right.result.get())?.dismissedBy == .math)
+    }
+
+    @Test func nothingRingingRefusesRequests() {
+        var clock = machine([], at: Self.six, through: Self.six)
+        guard case .failure(let refusal) = clock.snooze(now: Self.six).result else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(refusal.message == "nothing is ringing")
+    }
+
+    // MARK: Tags (issue 12's defects)
+
+    @Test func aTagLyingOnTheReaderAtRingStartIsNoTapUntilLiftedAndTappedAgain() {
+        var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        // The reader's first poll finds the registered tag already there.
+        let lying = clock.tagPlaced(uid: "04A1B2C3", label: "bathroom", fresh: false, now: Self.six + 1800)
+        #expect(clock.session?.state == .ringing)
+        #expect(clock.tagOnReader)
+        #expect(lying.contains(.publish(.tagOnReader(true))))
+        #expect(lying.contains(.log(.notice, "a tag is on the reader: lift it, then tap it (alarm #1 up ringing)")))
+        #expect(clock.tagLifted() == [.publish(.tagOnReader(false))])
+        let tapped = clock.tagPlaced(uid: "04A1B2C3", label: "bathroom", fresh: true, now: Self.six + 1805)
+        #expect(tapped.first == .stopSound)
+        #expect(clock.session == nil)
+        #expect(polls(tapped) == [false])
+    }
+
+    @Test func aTagLeftOnTheReaderThroughASnoozeStillNeedsLifting() {
+        var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.snooze(now: Self.six + 1801)
+        // An unregistered card is put down during the snooze, and stays there.
+        _ = clock.tagPlaced(uid: "0899AABB", label: nil, fresh: true, now: Self.six + 1900)
+        let again = clock.tick(now: Double(Self.six + 1801 + 540), monotonic: 540, clockWasSet: false)
+        #expect(plays(again) == 1)
+        #expect(again.contains(.log(.notice, "a tag is on the reader: lift it, then tap it (alarm #1 up)")))
+        #expect(clock.session?.state == .ringing)
+    }
+
+    @Test func aTapDuringASnoozeDismissesIt() {
+        var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.snooze(now: Self.six + 1801)
+        let tap = clock.tagPlaced(uid: "04A1B2C3", label: "bathroom", fresh: true, now: Self.six + 1900)
+        #expect(clock.session == nil)
+        #expect(persisted(tap).first?.dismissedBy == .tag)
+        #expect(polls(tap) == [false])
+        // Nothing rings when the snooze would have ended.
+        #expect(plays(clock.tick(now: Double(Self.six + 1801 + 540), monotonic: 540, clockWasSet: false)) == 0)
+    }
+
+    @Test func anUnregisteredOrRefusedTagLeavesItRinging() {
+        let alarm = Alarm(
+            id: 1, label: "up", time: time("06:30"), repeats: .weekly(.daily), challenge: .nfc, tags: ["kitchen"])
+        var clock = machine([alarm], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        #expect(
+            clock.tagPlaced(uid: "DEADBEEF", label: nil, fresh: true, now: Self.six + 1801) == [
+                .log(.notice, "tag DEADBEEF is not registered; alarm #1 up rings on")
+            ])
+        #expect(
+            clock.tagPlaced(uid: "04A1B2C3", label: "bathroom", fresh: true, now: Self.six + 1802) == [
+                .log(.notice, "tag \"bathroom\": tag \"bathroom\" does not stop alarm #1 up")
+            ])
+        #expect(clock.session?.state == .ringing)
+    }
+
+    @Test func aReaderLostMidRingLetsMathDismissAnNFCAlarm() {
+        var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
+        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        let lost = clock.readerHealthChanged(.absent("unplugged"), now: Self.six + 1801)
+        #expect(clock.session?.challenge == .any)
+        #expect(persisted(lost).count == 1)
+        #expect((try? clock.requestProblem(now: Self.six + 1802).result.get()) != nil)
+    }
+
+    @Test func withoutAReaderConfiguredPollingIsNeverAskedFor() {
+        var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six, reader: .notConfigured)
+        let actions = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        #expect(polls(actions) == [])
+    }
+
+    // MARK: Restarts
+
+    @Test func aSessionThatWasRingingRingsAgainAtStartAndASnoozedOneKeepsItsDeadline() {
+        var ringing = machine([daily(1, "06:30")], at: Self.six, through: Self.six)
+        _ = ringing.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        var restarted = machine(
+            [daily(1, "06:30")], at: Self.six, through: Self.six + 1800, session: ringing.session)
+        let start = restarted.start(now: Double(Self.six + 1830), monotonic: 0)
+        #expect(start.first == .play(ringing.session!.settings))
+        #expect(polls(start) == [true])
+
+        _ = ringing.snooze(now: Self.six + 1840)
+        var again = machine([daily(1, "06:30")], at: Self.six, through: Self.six + 1840, session: ringing.session)
+        let resumed = again.start(now: Double(Self.six + 1850), monotonic: 0)
+        #expect(plays(resumed) == 0)
+        #expect(wakes(resumed) == [Self.six + 1840 + 9 * 60])
+        #expect(again.session?.snoozeCount == 1)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import ReveilleCore
+import Testing
+
+@testable import ReveilleStore
+
+/// Ring sessions are stored as a versioned record of their own (issue 12): an upgrade from a
+/// database written before that (the core type's own JSON in `detail`) keeps a snoozed session.
+@Suite struct SessionUpgradeTests {
+    /// What version 1 wrote for a session of alarm #3, snoozed once until 06:39:10 (as
+    /// `JSONEncoder().encode(RingSession)` of that build put it).
+    static let legacyDetail = """
+        {"id":0,"settings":{"alarmID":3,"label":"work","sound":null,"volume":80,"fadeInSeconds":30,\
+        "challenge":"nfc","mathDifficulty":"medium","allowedTags":["bathroom"],"maxSnoozes":3,\
+        "snoozeMinutes":9,"isOneShot":false},"scheduledAt":1795411800,"startedAt":1795411801,\
+        "state":"snoozed","snoozeCount":1,"snoozedUntil":1795412350,"ringingSince":1795411801,\
+        "challenge":"nfc","fellBackToMath":false,"problem":{"text":"12 × 3 + 40","answer":76},\
+        "wrongAnswers":2,"maxRingSeconds":1800,"attenuationSeconds":60}
+        """
+
+    @Test func aSnoozedSessionStoredByTheOldShapeResumesAfterTheUpgrade() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-upgrade-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("state.sqlite").path
+
+        // Today's database: schema v1-v4 and a session row whose detail is the old JSON.
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try Store.migrator.migrate(queue, upTo: "v4: app usage and grants")
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO ring_session (alarmId, label, scheduledAt, startedAt, state, snoozeCount,
+                            wrongAnswers, endedAt, dismissedBy, fellBackToMath, detail)
+                        VALUES (3, 'work', 1795411800, 1795411801, 'snoozed', 1, 2, NULL, NULL, 0, ?)
+                        """, arguments: [SessionUpgradeTests.legacyDetail])
+            }
+        }
+
+        let store = try Store(path: path)
+        let session = try #require(try store.activeSession())
+        #expect(session.id == 1)
+        #expect(session.state == .snoozed)
+        #expect(session.snoozeCount == 1 && session.snoozedUntil == 1_795_412_350)
+        #expect(session.settings.alarmID == 3 && session.settings.allowedTags == ["bathroom"])
+        #expect(session.challenge == .nfc && session.wrongAnswers == 2)
+        #expect(session.problem == MathProblem(text: "12 × 3 + 40", answer: 76))
+        #expect(try store.lastSessionID() == 1)
+
+        // The row now holds the versioned record.
+        let detail = try DatabaseQueue(path: path).read { db in
+            try String.fetchOne(db, sql: "SELECT detail FROM ring_session WHERE id = 1")
+        }
+        #expect(detail?.contains("\"version\":2") == true)
+    }
+
+    @Test func aRecordFromANewerVersionIsRefusedWithAClearMessage() throws {
+        var detail = SessionDetail(
+            RingSession.missed(
+                settings: RingSettings(Alarm(id: 1, time: try LocalTime.parse("06:00"), repeats: .weekly(.daily))),
+                scheduledAt: 0, now: 0))
+        detail.version = 3
+        #expect {
+            try SessionDetail.decode(try detail.encoded())
+        } throws: { error in
+            "\(error)".contains("stored by a newer reveilled (record version 3)")
+        }
+    }
+}
