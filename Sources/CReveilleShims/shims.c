@@ -150,8 +150,13 @@ int RV_fanotify_read(int fd, RV_exec_event *events, int capacity) {
 
 int RV_fanotify_respond(int fd, int event_fd, int allow) {
     struct fanotify_response response = {.fd = event_fd, .response = allow ? FAN_ALLOW : FAN_DENY};
-    ssize_t written = write(fd, &response, sizeof(response));
+    ssize_t written;
+    do {
+        written = write(fd, &response, sizeof(response));
+    } while (written < 0 && errno == EINTR);
+    int saved = errno;
     close(event_fd);
+    errno = saved;
     return written == sizeof(response) ? 0 : -1;
 }
 

@@ -32,6 +32,7 @@ final class AppSupervisor: @unchecked Sendable {
         var warned: Set<AppUsageKey> = []
         /// Marked executables, resolved, to their app.
         var executables: [String: String] = [:]
+        var stopping = false
     }
 
     let policyPath: String
@@ -223,8 +224,15 @@ final class AppSupervisor: @unchecked Sendable {
         thread.start()
     }
 
+    /// Ends the thread (at shutdown): the followed processes are left running.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        var one: UInt64 = 1
+        _ = write(doorbell, &one, 8)
+    }
+
     private func loop() {
-        while true {
+        while !state.withLock({ $0.stopping }) {
             let watched = state.withLock { $0.running.map(\.pidfd) }
             var descriptors = [pollfd(fd: doorbell, events: Int16(POLLIN), revents: 0)]
             descriptors += watched.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -271,13 +279,13 @@ final class AppSupervisor: @unchecked Sendable {
                     if let since = state.running[index].terminatedAt {
                         if now - since >= graceSeconds {
                             logger.warning("app \(key.app) (pid \(state.running[index].pid)) ignored SIGTERM; SIGKILL")
-                            RV_pidfd_signal(state.running[index].pidfd, SIGKILL)
+                            signal(state.running[index], SIGKILL)
                         }
                     } else {
                         logger.notice(
                             "app \(key.app) (pid \(state.running[index].pid)) of \(key.user) must stop: \(decision.reason); SIGTERM"
                         )
-                        RV_pidfd_signal(state.running[index].pidfd, SIGTERM)
+                        signal(state.running[index], SIGTERM)
                         state.running[index].terminatedAt = now
                     }
                 }
@@ -287,6 +295,15 @@ final class AppSupervisor: @unchecked Sendable {
             logger.notice("app \(app) of \(user): \(max(1, (left + 59) / 60)) min left, then it is ended")
             onWarning(app, user, left)
         }
+    }
+
+    /// pidfd_send_signal, checked: a process that is already gone is fine, anything else is logged.
+    private func signal(_ process: Running, _ number: Int32) {
+        guard RV_pidfd_signal(process.pidfd, number) != 0 else { return }
+        guard errno != ESRCH else { return }
+        logger.error(
+            "app \(process.key.app) (pid \(process.pid)): pidfd_send_signal(\(number)) failed: \(String(cString: strerror(errno)))"
+        )
     }
 
     /// Adds the time since the last count to every app running now (once per app and user, however

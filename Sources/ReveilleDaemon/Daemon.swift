@@ -168,6 +168,8 @@ public enum Daemon {
         server.stop()
         controller.shutDown()
         reader?.stop()
+        supervisor.guardian?.stop()
+        supervisor.stop()
         withExtendedLifetime((timers, watches)) {}
         logger.info("reveilled stopped")
     }

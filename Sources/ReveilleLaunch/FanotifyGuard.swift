@@ -12,6 +12,9 @@ public final class FanotifyGuard: Sendable {
     private let fd: Int32
     private let marked = Mutex<[String]>([])
     private let logger: Logger
+    /// Rung by `stop` (eventfd).
+    private let stopFD: Int32
+    private let stopping = Atomic<Bool>(false)
 
     /// RV_fanotify_open: fanotify_init for permission events.
     public init(logger: Logger) throws(GuardError) {
@@ -19,6 +22,19 @@ public final class FanotifyGuard: Sendable {
         guard fd >= 0 else { throw GuardError(function: "fanotify_init", errno: errno) }
         self.fd = fd
         self.logger = logger
+        self.stopFD = RV_eventfd()
+    }
+
+    deinit {
+        close(fd)
+        if stopFD >= 0 { close(stopFD) }
+    }
+
+    /// Ends the thread after the events it is answering.
+    public func stop() {
+        stopping.store(true, ordering: .releasing)
+        var one: UInt64 = 1
+        _ = write(stopFD, &one, 8)
     }
 
     /// Replaces the marks with one per path (resolved through symlinks: the mark is on the file).
@@ -50,9 +66,9 @@ public final class FanotifyGuard: Sendable {
 
     private func loop(_ decide: @Sendable (String, Int32) -> Bool) {
         var events = [RV_exec_event](repeating: RV_exec_event(), count: 256)
-        while true {
-            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, -1) > 0 else { continue }
+        while !stopping.load(ordering: .acquiring) {
+            var descriptors = [fd, stopFD].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&descriptors, 2, -1) > 0, descriptors[0].revents != 0 else { continue }
             let count = RV_fanotify_read(fd, &events, Int32(events.count))
             if count < 0 {
                 logger.error("app guard: reading fanotify events failed: \(String(cString: strerror(errno)))")
@@ -61,7 +77,12 @@ public final class FanotifyGuard: Sendable {
             for event in events.prefix(Int(count)) {
                 let path = FanotifyGuard.path(of: event.fd)
                 let allow = decide(path, event.pid)
-                RV_fanotify_respond(fd, event.fd, allow ? 1 : 0)
+                if RV_fanotify_respond(fd, event.fd, allow ? 1 : 0) != 0 {
+                    // The exec waits until the kernel hears an answer: say so loudly.
+                    logger.critical(
+                        "app guard: answering the kernel for \(path) (pid \(event.pid)) failed: \(String(cString: strerror(errno)))"
+                    )
+                }
             }
         }
     }

@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+import ReveilleCore
+import ReveilleProtocol
+import ReveilleStore
+import Testing
+import Synchronization
+
+@testable import ReveilleDaemon
+
+/// A wall clock tests move by hand.
+final class ManualWallClock: WallClock {
+    private let seconds: Mutex<Double>
+
+    init(_ start: Double) { seconds = Mutex(start) }
+
+    func now() -> Date { Date(timeIntervalSince1970: seconds.withLock { $0 }) }
+
+    func advance(_ by: Double) { seconds.withLock { $0 += by } }
+}
+
+/// The daemon's edge in-process: the real `Controller` and a real (in-memory) SQLite store, with
+/// in-memory audio and reader doubles and a manual clock. It carries out what the clock machine
+/// decides; these tests check that it does exactly that, and nothing of its own.
+@Suite struct ControllerTests {
+    /// 2026-11-23 06:00 in Berlin.
+    static let six = Double(instant("2026-11-23 06:00:00"))
+
+    final class Rig {
+        let clock = ManualWallClock(ControllerTests.six)
+        let audio = MemoryAudioOutput()
+        let reader = MemoryTagReader()
+        let store: Store
+        let controller: Controller
+        /// What the controller asked the wake timer for, in order.
+        var wakes: [Int] = []
+        var published: [WatchEvent] = []
+
+        init(store: Store? = nil) throws {
+            self.store = try store ?? Store()
+            controller = try Controller(
+                store: self.store, clock: clock, zone: TimeZone(identifier: "Europe/Berlin"),
+                ring: RingEnvironment(
+                    audio: audio, reader: reader, hooksDirectory: "/nonexistent/hooks.d"),
+                logger: Logger(label: "test"))
+            controller.onWake = { [unowned self] in wakes.append($0) }
+            controller.onPublish = { [unowned self] in published.append($0) }
+            controller.start()
+        }
+
+        func request(_ command: Command) -> Response {
+            controller.handle(command, role: .owner) { "refused" }
+        }
+
+        /// Moves the clock and lets the timer fire, as the loop would.
+        func pass(_ seconds: Double) {
+            clock.advance(seconds)
+            controller.tick()
+        }
+    }
+
+    func nfcAlarm(in seconds: Int) -> AlarmSpec {
+        var spec = AlarmSpec()
+        spec.inSeconds = seconds
+        spec.label = "up"
+        spec.challenge = .nfc
+        return spec
+    }
+
+    @Test func anAddedAlarmArmsTheTimerAndRingsWhenItFires() throws {
+        let rig = try Rig()
+        var spec = AlarmSpec()
+        spec.inSeconds = 60
+        #expect(rig.request(.alarmAdd(spec: spec)).ok)
+        #expect(rig.wakes.last == Int(Self.six) + 60)
+        rig.pass(60)
+        #expect(rig.audio.isPlaying)
+        #expect(rig.reader.pollingReasons == ["ring"])
+        let status = try #require(rig.request(.status).status)
+        #expect(status.session?.state == .ringing && status.session?.id == 1)
+        #expect(try rig.store.activeSession()?.id == 1)
+        #expect(rig.published.contains { if case .session(let s) = $0 { s.state == .ringing } else { false } })
+    }
+
+    @Test func aSnoozedAlarmIsDismissedByATapAndTheReaderThenIdles() throws {
+        let rig = try Rig()
+        #expect(rig.request(.tagAdd(label: "bathroom", uid: "04A1B2C3D4E5F6", timeoutSeconds: 10)).ok)
+        #expect(rig.request(.alarmAdd(spec: nfcAlarm(in: 5))).ok)
+        rig.pass(5)
+        #expect(rig.request(.snooze).ok)
+        #expect(!rig.audio.isPlaying)
+        #expect(rig.reader.pollingReasons == ["ring"], "the reader keeps polling through a snooze")
+        rig.controller.tagPlaced([0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], fresh: true)
+        #expect(rig.request(.status).status?.session == nil)
+        #expect(rig.reader.pollingReasons.isEmpty)
+        let history = try #require(rig.request(.history(days: 1)).history)
+        #expect(history.map(\.dismissedBy) == [.tag])
+    }
+
+    @Test func aTagLyingThereAtRingStartDoesNothingUntilLiftedAndTapped() throws {
+        let rig = try Rig()
+        #expect(rig.request(.tagAdd(label: "bathroom", uid: "04A1B2C3D4E5F6", timeoutSeconds: 10)).ok)
+        #expect(rig.request(.alarmAdd(spec: nfcAlarm(in: 5))).ok)
+        rig.pass(5)
+        let uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
+        rig.controller.tagPlaced(uid, fresh: false)
+        #expect(rig.audio.isPlaying)
+        #expect(rig.request(.status).status?.session?.tagOnReader == true)
+        #expect(rig.published.contains(.tagOnReader(true)))
+        rig.controller.tagLifted()
+        rig.controller.tagPlaced(uid, fresh: true)
+        #expect(!rig.audio.isPlaying)
+    }
+
+    @Test func aRestartRingsARingingSessionAgainWithItsSnoozeCount() throws {
+        let store = try Store()
+        do {
+            let rig = try Rig(store: store)
+            #expect(rig.request(.alarmAdd(spec: nfcAlarm(in: 5))).ok)
+            rig.pass(5)
+            #expect(rig.request(.snooze).ok)
+            rig.pass(9 * 60)
+            #expect(rig.audio.isPlaying)
+        }
+        // The daemon was killed mid-ring: a new one on the same state.
+        let again = try Rig(store: store)
+        #expect(again.audio.calls.first.map { if case .play = $0 { true } else { false } } == true)
+        let session = try #require(again.request(.status).status?.session)
+        #expect(session.state == .ringing && session.snoozeCount == 1)
+    }
+
+    @Test func theEdgeAnswersRefusalsAndBadInputWithoutTouchingTheDevices() throws {
+        let rig = try Rig()
+        let refused = rig.request(.snooze)
+        #expect(refused.error?.code == .refused && refused.error?.message == "nothing is ringing")
+        #expect(rig.request(.next(days: 0)).error?.code == .invalid)
+        #expect(rig.audio.calls.isEmpty)
+    }
+}
