@@ -41,7 +41,7 @@ release:
 	$(MAKE) release-build
 	$(MAKE) man
 
-## The release build. SwiftPM does not see the linker's order file (Sources/reveilled/reveilled.order)
+## The release build. SwiftPM does not see the linker's order file (link/reveilled.order)
 ## as an input: removing the daemon makes it link again, in a second, with the file as it is now.
 release-build:
 	rm -f .build/release/reveilled
@@ -61,12 +61,13 @@ uninstall:
 bench:
 	scripts/install-deps.sh bench
 	$(MAKE) release-build
+	scripts/order_file_check.py  # is link/reveilled.order still the daemon's? (make order-file if not)
 	scripts/bench.sh
 	scripts/bench_ring.py   # FIRES=50 RINGING_SECONDS=30 IDLE_SECONDS=300 by default: about 15 minutes
 	scripts/bench_nfc.py    # TAGS=30 IDLE_SECONDS=120 by default: about 3 minutes
 	scripts/bench_apps.py   # as root; EXECS=2000; compares with fapolicyd if installed
 
-## Rewrites Sources/reveilled/reveilled.order from a day of the release daemon's life under valgrind
+## Rewrites link/reveilled.order from a day of the release daemon's life under valgrind
 ## (scripts/order_file.py, about a minute, as root for the app guard), then links with it.
 order-file:
 	scripts/install-deps.sh order

@@ -1,20 +1,20 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The daemon stays resident for months: it is linked by the toolchain's lld so that the functions
-// it runs sit side by side (reveilled.order, written by scripts/order_file.py), with relative
-// relocations packed (DT_RELR, glibc 2.36) and no symbols exported for plugins it never loads.
-// Together: some 8 MB less resident memory (BENCHMARKS.md, issue 3).
+// The daemon stays resident for months: its release build is linked by the toolchain's lld so that
+// the functions it runs sit side by side (link/reveilled.order, written by scripts/order_file.py),
+// with relative relocations packed (DT_RELR, glibc 2.36) and no symbols exported for plugins it
+// never loads. Together: some 8 MB less resident memory (BENCHMARKS.md). Debug builds link as usual.
 let daemonLinking: [LinkerSetting] = [
     .unsafeFlags(
         [
             "-use-ld=lld",
-            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/reveilled/reveilled.order",
+            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/reveilled.order",
             "-Xlinker", "--no-warn-symbol-ordering",
             "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
             "-Xlinker", "--no-export-dynamic",
         ],
-        .when(platforms: [.linux])
+        .when(platforms: [.linux], configuration: .release)
     )
 ]
 
@@ -97,7 +97,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["reveilled.order"],
             linkerSettings: daemonLinking
         ),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"]),

@@ -8,7 +8,7 @@ packages=(pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev li
 case "$what" in
     run) ;;
     test) packages+=(util-linux libnfc-examples systemd) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit
-    bench) packages+=(hyperfine cron python3 libnfc-examples) ;;  # cron, nfc-poll: the comparisons
+    bench) packages+=(hyperfine cron python3 libnfc-examples binutils) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness
     order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
     *) echo "usage: $0 run|test|bench|order" >&2; exit 2 ;;
 esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/reveilled/reveilled.order: the functions a release reveilled runs on a day of
+"""Writes link/reveilled.order: the functions a release reveilled runs on a day of
 its life, which the linker (lld's --symbol-ordering-file, set in Package.swift) puts side by side
 at the start of the code.
 
@@ -22,7 +22,7 @@ from bench_ring import BIN, request, solve, start_daemon  # noqa: E402
 from bench_nfc import UID, Emulator, reader_settings  # noqa: E402
 
 ROOT_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-ORDER_FILE = os.path.join(ROOT_DIR, "Sources", "reveilled", "reveilled.order")
+ORDER_FILE = os.path.join(ROOT_DIR, "link", "reveilled.order")
 
 
 def cli(root, *args):
