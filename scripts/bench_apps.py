@@ -41,7 +41,7 @@ def main():
         proc, sock = start_daemon(root, "--log-level", "warning")
         try:
             status = request(sock, {"status": {}})["status"]["appGuard"]
-            assert status.startswith("fanotify: 1 executables"), status
+            assert status["mode"] == "fanotify" and status["detail"].startswith("1 executables"), status
             figures["reveilled, listed"] = hyperfine(listed, "listed", folder)
             figures["reveilled, unlisted"] = hyperfine(unlisted, "unlisted", folder)
         finally:

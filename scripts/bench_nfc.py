@@ -11,7 +11,7 @@ idle: a daemon with the reader attached and nothing ringing: CPU and wake-ups ov
 import os, re, select, shutil, signal, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_ring import BIN, idle_window, percentile, request, start_daemon  # noqa: E402
+from bench_ring import BIN, idle_window, percentile, request, start_daemon, threads  # noqa: E402
 
 UID = "04A1B2C3D4E5F6"
 
@@ -85,6 +85,26 @@ def daemon_tag(root, link, emulator, count):
     return dismissed, stops, by_tag
 
 
+def ringing_cpu(root, link, seconds):
+    """The daemon's CPU while an NFC alarm rings unanswered and the reader polls for the tap."""
+    proc, sock = start_daemon(root, "--time-zone", "UTC", settings=reader_settings(link))
+    try:
+        spec = {"inSeconds": 1, "challenge": "nfc", "fadeInSeconds": 0}
+        assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
+        while not request(sock, {"status": {}})["status"].get("session"):
+            time.sleep(0.05)
+        time.sleep(1)
+        before = threads(proc.pid)
+        time.sleep(seconds)
+        after = threads(proc.pid)
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait()
+    cpu = sum(after[t][0] - before.get(t, (0, 0, 0))[0] for t in after) / 1e9
+    print(f"   ringing {seconds} s with the reader polling for a tap: CPU {cpu / seconds * 100:.1f} % of one core "
+          f"(sound and reader together)")
+
+
 def idle(root, link, seconds):
     proc, sock = start_daemon(root, settings=reader_settings(link))
     try:
@@ -98,7 +118,7 @@ def idle(root, link, seconds):
     if not window:
         return
     cpu_ms, wakeups, resources = window["cpu_ms"], window["wakeups"], window["resources"]
-    print(f"   reader: {health}")
+    print(f"   reader: {health['condition']} ({health['detail']})")
     print(f"   over {seconds} s idle with the reader attached, {window['threads']} threads: CPU {cpu_ms:.3f} ms "
           f"({cpu_ms * 3600 / seconds:.2f} ms per hour), wake-ups {wakeups} ({wakeups * 60 / seconds:.2f} per minute)")
     print(f"   RSS {resources['rssKilobytes'] / 1024:.1f} MB ({resources['anonymousKilobytes'] / 1024:.1f} MB anonymous)")
@@ -124,6 +144,11 @@ def main():
                   f"p95 {percentile(stops, 95):.1f} ms")
             print(f"   reveilled: tag placed -> audio stopped (sum, an upper bound): p50 {percentile(total, 50):.1f} ms, "
                   f"p95 {percentile(total, 95):.1f} ms, max {max(total):.1f} ms")
+            print(f"   median tag -> audio stopped over nfc-poll's median: "
+                  f"{percentile(total, 50) / percentile(polls, 50):.2f}x (target: at most 1.5x, and p95 at most 100 ms)")
+        if what in ("ringing", "all"):
+            print("== ringing, the reader polling")
+            ringing_cpu(root, link, int(os.environ.get("RINGING_SECONDS", "10")))
         if what in ("idle", "all"):
             print("== idle daemon with the reader attached")
             idle(root, link, int(os.environ.get("IDLE_SECONDS", "120")))

@@ -212,7 +212,7 @@ struct Playback {
         return filled
     }
 
-    /// Writes every frame, waiting for room in 20 ms slices; false when the job was stopped
+    /// Writes every frame, waiting for room in 5 ms slices; false when the job was stopped
     /// meanwhile. A device that takes nothing for 3 s is wedged: that is a failure.
     private mutating func write(_ buffer: [Int16], frames: Int, channels: Int, to pcm: PCMStream) throws -> Bool {
         var offset = 0
@@ -232,8 +232,9 @@ struct Playback {
                     if !firstFrameWritten { firstFrame(on: pcm.device) }
                 }
             case .full:
-                if try !pcm.waitForRoom(milliseconds: 20) {
-                    stalledMilliseconds += 20
+                // Short slices: a stop is noticed between two (snd_pcm_wait cannot be woken).
+                if try !pcm.waitForRoom(milliseconds: 5) {
+                    stalledMilliseconds += 5
                     if stalledMilliseconds >= 3000 {
                         throw AudioError(
                             "snd_pcm_wait", target: pcm.device, code: 0, message: "the device took nothing for 3 s")
@@ -258,9 +259,8 @@ struct Playback {
         while output.isCurrent(job) {
             let lead = Double(frames) / Double(rate) - (ContinuousClock.now - started).inSeconds
             guard lead > Playback.maximumLead else { return }
-            let nap = min(lead - Playback.maximumLead + 0.005, 0.02)
-            var time = timespec(tv_sec: 0, tv_nsec: Int(nap * 1e9))
-            nanosleep(&time, nil)
+            // On the output's condition, so that a stop or a new sound wakes it at once.
+            output.pause(job, seconds: min(lead - Playback.maximumLead + 0.005, 0.02))
         }
     }
 }

@@ -31,7 +31,7 @@ public final class NFCReader: TagReader, @unchecked Sendable {
     /// - Parameter pollInterval: the pause between two polls while a tag is wanted. Short: it is
     ///   most of the time from a tap to the alarm stopping (BENCHMARKS.md), and only spent while
     ///   an alarm rings or a registration waits.
-    public init(connstring: String?, pollInterval: Double = 0.01, idleCheckSeconds: Double = 600, logger: Logger) {
+    public init(connstring: String?, pollInterval: Double = 0.002, idleCheckSeconds: Double = 600, logger: Logger) {
         self.connstring = connstring
         self.pollInterval = pollInterval
         self.idleCheckSeconds = idleCheckSeconds

@@ -21,7 +21,7 @@ import Testing
 
     @Test func aTagLyingOnTheReaderWhenTheAlarmStartsDoesNotStopIt() throws {
         let (daemon, emulator) = try ringingWithTheTagLyingThere()
-        // The reader polls every 10 ms: a second is a hundred chances to be fooled.
+        // The reader polls every few ms: a second is hundreds of chances to be fooled.
         Thread.sleep(forTimeInterval: 1)
         #expect(try daemon.session()?.state == .ringing)
         let status = try daemon.cli("status").stdout
