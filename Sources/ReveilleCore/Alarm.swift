@@ -8,7 +8,7 @@ public enum Challenge: String, Codable, Sendable, CaseIterable {
     case any
 }
 
-/// How hard the math problem is (SPEC §3).
+/// How hard the math problem is (README, "When an alarm rings").
 public enum MathDifficulty: String, Codable, Sendable, CaseIterable {
     /// `a + b`, 2-digit.
     case easy

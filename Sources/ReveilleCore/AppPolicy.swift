@@ -47,7 +47,7 @@ public struct TimeWindow: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What the policy file says about one app (SPEC §6).
+/// What the policy file says about one app (README, "App time windows and daily limits").
 public struct AppRule: Hashable, Sendable {
     public var name: String
     /// The executables that are this app.

@@ -77,7 +77,7 @@ public protocol AudioOutput: Sendable {
     func problem(withSound path: String) -> String?
 }
 
-/// How the NFC reader is (SPEC §5).
+/// How the NFC reader is (README, "NFC tags").
 public enum ReaderHealth: Sendable, Hashable, CustomStringConvertible {
     /// No reader in the configuration: math only.
     case notConfigured

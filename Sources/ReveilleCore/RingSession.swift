@@ -1,4 +1,4 @@
-/// Where a ring session is (SPEC §3): `ringing` → (`snoozed` → `ringing`)* → `dismissed`, or
+/// Where a ring session is (README, "When an alarm rings"): `ringing` → (`snoozed` → `ringing`)* → `dismissed`, or
 /// `auto-stopped` after the longest ring time. `missed` records an occurrence that never rang.
 public enum SessionState: String, Codable, Sendable, Hashable {
     case ringing
@@ -24,7 +24,7 @@ public enum HookEvent: String, Codable, Sendable, Hashable, CaseIterable {
     case dismiss
     case missed
     case autoStop = "auto-stop"
-    /// An app's time runs out in a few minutes (SPEC §6); not a ring event.
+    /// An app's time runs out in a few minutes (README, "App time windows and daily limits"); not a ring event.
     case appWarning = "app-warning"
 }
 
@@ -359,7 +359,7 @@ public struct RingSession: Sendable, Hashable {
     }
 }
 
-/// SPEC §2, missed alarms: of the occurrences that came due while no one was looking (the daemon
+/// Missed alarms (README, "When an alarm rings"): of the occurrences that came due while no one was looking (the daemon
 /// was down, or the clock jumped), the latest one within the grace rings at once; every other one
 /// is recorded as missed and never rung late.
 public enum MissedAlarms {

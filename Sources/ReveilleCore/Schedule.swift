@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which layer decided what an alarm does on a day (SPEC §2), highest priority first.
+/// Which layer decided what an alarm does on a day (README, "How the schedule decides"), highest priority first.
 public enum Layer: String, Hashable, Sendable, Codable {
     /// The master toggle is off, or alarms are paused.
     case paused
@@ -100,7 +100,7 @@ public struct ScheduleState: Sendable {
     }
 }
 
-/// The layered schedule of SPEC §2, as a pure function of the state, the zone and the dates asked for.
+/// The layered schedule of the README's "How the schedule decides", as a pure function of the state, the zone and the dates asked for.
 public struct ScheduleEngine {
     public private(set) var zone: ZoneResolver
     private let state: ScheduleState

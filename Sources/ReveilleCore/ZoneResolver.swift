@@ -29,7 +29,7 @@ public struct ZoneResolver {
         zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))
     }
 
-    /// The instant at which `time` on `date` happens, by the rules of SPEC §2.
+    /// The instant at which `time` on `date` happens, by the rules of README, "How the schedule decides".
     public mutating func resolve(_ date: CivilDate, _ time: LocalTime) -> (instant: Int, shift: ZoneShift) {
         let local = date.dayNumber * 86_400 + time.secondsOfDay
         if let offset = dayOffset(date) {

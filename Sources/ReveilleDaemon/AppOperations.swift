@@ -3,7 +3,7 @@ import ReveilleCore
 import ReveilleLaunch
 import ReveilleProtocol
 
-/// `reveille apps ...` and `reveille run` (SPEC §6).
+/// `reveille apps ...` and `reveille run` (README, "App time windows and daily limits").
 extension Controller {
     func appOperation(_ operation: Command, peer: Peer?) throws -> Response {
         guard let apps = appSupervisor else {

@@ -9,7 +9,7 @@ import ReveilleProtocol
 import ReveilleStore
 import Synchronization
 
-/// Keeps the app policy (SPEC §6) and enforces it: answers the guard's exec questions, follows
+/// Keeps the app policy (README, "App time windows and daily limits") and enforces it: answers the guard's exec questions, follows
 /// the apps it let start (pidfd), counts their time per local day, warns before their time runs
 /// out, then ends them with SIGTERM and, after a grace, SIGKILL.
 final class AppSupervisor: @unchecked Sendable {

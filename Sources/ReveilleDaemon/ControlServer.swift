@@ -3,7 +3,7 @@ import Glibc
 import Logging
 import ReveilleProtocol
 
-/// Serves the control socket (SPEC §9) on the event loop: accepts, reads request lines, answers
+/// Serves the control socket (README, "Who may do what") on the event loop: accepts, reads request lines, answers
 /// them through the controller, parks what must wait (a tap, a sound device), and streams `watch`
 /// events. Nothing here blocks; a slow client never holds up another.
 final class ControlServer {

@@ -323,7 +323,7 @@ public final class Controller {
 
     func today() -> CivilDate { now().date }
 
-    /// The schedule state, after purging overrides for days gone by (SPEC §2).
+    /// The schedule state, after purging overrides for days gone by (README, "How the schedule decides").
     func currentState(today: CivilDate) throws -> ScheduleState {
         var state = try store.scheduleState()
         if !LayerConflicts.expired(state.overrides, today: today).isEmpty {

@@ -5,7 +5,7 @@ import Logging
 import ReveilleCore
 import Synchronization
 
-/// Runs the hooks (SPEC §3): every executable file in the hooks folder, in name order, for every
+/// Runs the hooks (README, "When an alarm rings"): every executable file in the hooks folder, in name order, for every
 /// event, with the event in the environment. Each runs on a thread of its own with a time limit
 /// (SIGTERM, then SIGKILL 2 s later); what it prints is logged. A hook that is missing, fails or
 /// hangs never touches the ring.

@@ -15,7 +15,7 @@ struct TagWait {
     let deadline: Double
 }
 
-/// NFC tags: registration, listing, removal, `tag test`, and what a tap does (SPEC §5).
+/// NFC tags: registration, listing, removal, `tag test`, and what a tap does (README, "NFC tags").
 extension Controller {
     func tagOperation(_ operation: Command) throws -> Response {
         switch operation {

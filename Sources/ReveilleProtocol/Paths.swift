@@ -1,4 +1,4 @@
-/// Where everything lives (SPEC §1). One root moves them all, for development and tests.
+/// Where everything lives (README, "Where files live"). One root moves them all, for development and tests.
 public struct Paths: Sendable, Equatable {
     /// `/` on the device; a folder of the developer's with `--root` or `REVEILLE_ROOT`.
     public let root: String

@@ -117,7 +117,7 @@ public enum Command: Codable, Sendable, Equatable {
         }
     }
 
-    /// Who may do it (SPEC §9).
+    /// Who may do it (README, "Who may do what").
     public var requiredRole: Role {
         switch self {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,

@@ -1,7 +1,7 @@
 import GRDB
 import ReveilleCore
 
-/// App usage and grants per local day (SPEC §6): seconds an app ran for a user, and extra
+/// App usage and grants per local day (README, "App time windows and daily limits"): seconds an app ran for a user, and extra
 /// minutes an admin granted for the day.
 extension Store {
     static func registerAppMigrations(_ migrator: inout DatabaseMigrator) {

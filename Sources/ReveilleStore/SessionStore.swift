@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import ReveilleCore
 
-/// A row of `ring_session`: the history, and the session in progress (SPEC §3). The columns are
+/// A row of `ring_session`: the history, and the session in progress (README, "When an alarm rings"). The columns are
 /// what history and stats query; `detail` holds the whole session, as a `SessionDetail`, to resume
 /// it after a restart.
 struct SessionRecord: Codable, FetchableRecord, MutablePersistableRecord {

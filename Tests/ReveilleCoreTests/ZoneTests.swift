@@ -2,7 +2,7 @@ import Testing
 
 @testable import ReveilleCore
 
-/// Wall-clock times against the zone's transitions (SPEC §2): a time in a gap rings at the first
+/// Wall-clock times against the zone's transitions (README, "How the schedule decides"): a time in a gap rings at the first
 /// instant after it; a time that happens twice rings once, at the first.
 @Suite struct ZoneTests {
     func resolve(_ zoneName: String, _ day: String, _ at: String) -> (Int, ZoneShift) {

@@ -2,7 +2,7 @@ import Foundation
 import ReveilleProtocol
 import Testing
 
-/// The app policy end to end (SPEC §6): real fanotify as root, `reveille run` everywhere.
+/// The app policy end to end (README, "App time windows and daily limits"): real fanotify as root, `reveille run` everywhere.
 @Suite struct AppGuardTests {
     /// A copy of /usr/bin/sleep in the daemon's root: the app the policy lists.
     static func installGame(in daemonRoot: URL) throws -> String {

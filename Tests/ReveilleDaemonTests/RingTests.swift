@@ -2,7 +2,7 @@ import Foundation
 import ReveilleProtocol
 import Testing
 
-/// Ring sessions end to end (SPEC §2 missed alarms, §3), with the real daemon and CLI in real time:
+/// Ring sessions end to end (README, "How the schedule decides" and "When an alarm rings"), with the real daemon and CLI in real time:
 /// one-shots a few seconds ahead, and the daemon's clock seam for jumps and DST nights.
 @Suite struct RingTests {
     @Test func aOneShotFiresSnoozesToTheLimitAndMathDismissesIt() throws {

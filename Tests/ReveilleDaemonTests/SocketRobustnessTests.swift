@@ -2,7 +2,7 @@ import Foundation
 import ReveilleProtocol
 import Testing
 
-/// Garbage on the control socket gets an error reply or a disconnect, never takes the daemon down (SPEC §10).
+/// Garbage on the control socket gets an error reply or a disconnect, never takes the daemon down (README, "Who may do what").
 @Suite struct SocketRobustnessTests {
     /// Sends one raw line and decodes the reply.
     func reply(to line: String, on daemon: DaemonHarness) throws -> ErrorReply? {
