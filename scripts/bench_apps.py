@@ -10,7 +10,7 @@ allowing everything, running as root for the run), if fapolicyd is installed.
 import json, os, shutil, signal, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_ring import request, start_daemon  # noqa: E402
+from bench_ring import daemon_status, start_daemon  # noqa: E402
 
 RUNS = int(os.environ.get("EXECS", "2000"))
 
@@ -40,7 +40,7 @@ def main():
             f.write(f'[[app]]\nname = "bench"\npaths = ["{listed}"]\nwindows = ["00:00-24:00"]\n')
         proc, sock = start_daemon(root, "--log-level", "warning")
         try:
-            status = request(sock, {"status": {}})["status"]["appGuard"]
+            status = daemon_status(sock)["appGuard"]
             assert status["mode"] == "fanotify" and status["detail"].startswith("1 executables"), status
             figures["reveilled, listed"] = hyperfine(listed, "listed", folder)
             figures["reveilled, unlisted"] = hyperfine(unlisted, "unlisted", folder)

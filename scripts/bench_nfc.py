@@ -11,7 +11,7 @@ idle: a daemon with the reader attached and nothing ringing: CPU and wake-ups ov
 import os, re, select, shutil, signal, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_ring import BIN, idle_window, percentile, request, start_daemon, threads  # noqa: E402
+from bench_ring import BIN, daemon_status, idle_window, percentile, request, start_daemon, threads  # noqa: E402
 
 UID = "04A1B2C3D4E5F6"
 
@@ -66,12 +66,12 @@ def daemon_tag(root, link, emulator, count):
         for _ in range(count):
             spec = {"inSeconds": 1, "challenge": "nfc", "fadeInSeconds": 0}
             assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
-            while not request(sock, {"status": {}})["status"].get("session"):
+            while not daemon_status(sock).get("session"):
                 time.sleep(0.05)
             time.sleep(0.3)
             start = time.monotonic()
             emulator.say(f"present {UID}")
-            while request(sock, {"status": {}})["status"].get("session"):
+            while daemon_status(sock).get("session"):
                 time.sleep(0.002)
             dismissed.append((time.monotonic() - start) * 1000)
             emulator.say("remove")
@@ -91,7 +91,7 @@ def ringing_cpu(root, link, seconds):
     try:
         spec = {"inSeconds": 1, "challenge": "nfc", "fadeInSeconds": 0}
         assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
-        while not request(sock, {"status": {}})["status"].get("session"):
+        while not daemon_status(sock).get("session"):
             time.sleep(0.05)
         time.sleep(1)
         before = threads(proc.pid)
@@ -109,7 +109,7 @@ def idle(root, link, seconds):
     proc, sock = start_daemon(root, settings=reader_settings(link))
     try:
         time.sleep(3)  # the reader has opened
-        health = request(sock, {"status": {}})["status"]["reader"]
+        health = daemon_status(sock)["reader"]
         time.sleep(3)  # that request's connection thread has ended
         window = idle_window(proc, sock, seconds)
     finally:

@@ -32,6 +32,21 @@ def request(sock_path, op):
     return json.loads(data)
 
 
+def daemon_status(sock_path):
+    """The daemon's status (the `status` payload)."""
+    return request(sock_path, {"status": {}})["payload"]["status"]
+
+
+def current_problem(sock_path):
+    """The current math problem of the ringing alarm, as shown."""
+    return request(sock_path, {"problem": {}})["payload"]["ring"]["problem"]
+
+
+def send_answer(sock_path, value):
+    """Answers the problem; True when right."""
+    return request(sock_path, {"answer": {"value": value}})["payload"]["ring"]["correct"]
+
+
 def solve(problem):
     return sum(eval_product(term) for term in problem.split(" + "))
 
@@ -92,12 +107,12 @@ def fire(count):
             while time.time() < due + 0.5:
                 time.sleep(0.05)
             for _ in range(100):
-                status = request(sock, {"status": {}})["status"]
+                status = daemon_status(sock)
                 if status.get("session"):
                     break
                 time.sleep(0.05)
-            problem = request(sock, {"problem": {}})["problem"]
-            assert request(sock, {"answer": {"value": solve(problem)}})["correct"]
+            problem = current_problem(sock)
+            assert send_answer(sock, solve(problem))
         end = time.time()
     finally:
         os.kill(proc.pid, signal.SIGTERM)
@@ -147,16 +162,16 @@ def ringing(seconds):
         spec = {"inSeconds": 1, "sound": sound, "fadeInSeconds": 5}
         assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
         for _ in range(100):
-            if request(sock, {"status": {}})["status"].get("session"):
+            if daemon_status(sock).get("session"):
                 break
             time.sleep(0.05)
         time.sleep(1)
         before, started = process_cpu_ns(proc.pid), time.monotonic()
         time.sleep(seconds)
         cpu, wall = process_cpu_ns(proc.pid) - before, time.monotonic() - started
-        line = request(sock, {"status": {}})["status"]["sound"]
-        problem = request(sock, {"problem": {}})["problem"]
-        assert request(sock, {"answer": {"value": solve(problem)}})["correct"]
+        line = daemon_status(sock)["sound"]
+        problem = current_problem(sock)
+        assert send_answer(sock, solve(problem))
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait()
@@ -187,7 +202,7 @@ def idle_window(proc, sock, seconds):
     before = threads(proc.pid)
     time.sleep(seconds)
     after = threads(proc.pid)
-    resources = request(sock, {"status": {}})["status"]["resources"]
+    resources = daemon_status(sock)["resources"]
     if set(before) != set(after):
         print(f"   threads changed during the window ({sorted(before)} -> {sorted(after)}): figures not comparable")
         return None

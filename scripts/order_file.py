@@ -18,7 +18,7 @@ changes that move much code (a new dependency, a new toolchain), then `make benc
 import os, re, shutil, signal, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_ring import BIN, request, solve, start_daemon  # noqa: E402
+from bench_ring import BIN, current_problem, daemon_status, request, send_answer, solve, start_daemon  # noqa: E402
 from bench_nfc import UID, Emulator, reader_settings  # noqa: E402
 
 ROOT_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -34,17 +34,17 @@ def cli(root, *args):
 
 def wait_for(sock, ringing):
     for _ in range(1200):
-        if bool(request(sock, {"status": {}})["status"].get("session")) == ringing:
+        if bool(daemon_status(sock).get("session")) == ringing:
             return
         time.sleep(0.1)
     sys.exit(f"the daemon under valgrind did not {'ring' if ringing else 'stop'} within 2 minutes")
 
 
 def dismiss_by_math(sock):
-    problem = request(sock, {"problem": {}})["problem"]
-    request(sock, {"answer": {"value": solve(problem) + 1}})  # a wrong answer: a new problem
-    problem = request(sock, {"problem": {}})["problem"]
-    assert request(sock, {"answer": {"value": solve(problem)}})["correct"]
+    problem = current_problem(sock)
+    send_answer(sock, solve(problem) + 1)  # a wrong answer: a new problem
+    problem = current_problem(sock)
+    assert send_answer(sock, solve(problem))
 
 
 def workload(root, sock, emulator):

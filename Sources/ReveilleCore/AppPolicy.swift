@@ -85,3 +85,16 @@ public struct AppPolicy: Hashable, Sendable {
 
     public func app(forPath path: String) -> AppRule? { apps.first { $0.paths.contains(path) } }
 }
+
+/// Usage is counted per app and user.
+public struct AppUsageKey: Hashable, Sendable, Comparable {
+    public var app: String
+    public var user: String
+
+    public init(app: String, user: String) {
+        self.app = app
+        self.user = user
+    }
+
+    public static func < (lhs: AppUsageKey, rhs: AppUsageKey) -> Bool { (lhs.app, lhs.user) < (rhs.app, rhs.user) }
+}

@@ -13,10 +13,10 @@ extension Controller {
         var response = Response()
         switch operation {
         case .appsStatus(let user):
-            response.apps = apps.appNames.compactMap { apps.statusInfo($0, user: user ?? caller) }
+            response.payload = .apps(AppsReply(apps: apps.appNames.compactMap { apps.statusInfo($0, user: user ?? caller) }))
         case .appCheck(let name, let user):
             guard let info = apps.statusInfo(name, user: user ?? caller) else { throw noApp(name, apps) }
-            response.apps = [info]
+            response.payload = .apps(AppsReply(apps: [info]))
         case .appGrant(let name, let minutes):
             guard (1...720).contains(minutes) else { throw InputError("--minutes \(minutes): must be 1-720") }
             guard apps.appNames.contains(name) else { throw noApp(name, apps) }
@@ -28,9 +28,8 @@ extension Controller {
                 throw noApp(name, apps)
             }
             guard info.allowed else { throw Refusal(.refused, "\(name): \(info.reason)") }
-            apps.follow(pid: peer.pid, app: name, user: caller, decision: apps.decide(name, user: caller))
-            response.apps = [info]
-            response.executable = executable
+            apps.follow(pid: peer.pid, app: name, user: caller)
+            response.payload = .apps(AppsReply(apps: [info], executable: executable))
         default: break
         }
         return response

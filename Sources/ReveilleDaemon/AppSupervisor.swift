@@ -9,30 +9,20 @@ import ReveilleProtocol
 import ReveilleStore
 import Synchronization
 
-/// Keeps the app policy (README, "App time windows and daily limits") and enforces it: answers the guard's exec questions, follows
-/// the apps it let start (pidfd), counts their time per local day, warns before their time runs
-/// out, then ends them with SIGTERM and, after a grace, SIGKILL.
-final class AppSupervisor: @unchecked Sendable {
-    struct Running {
-        var key: AppUsageKey
-        var pid: Int32
-        var pidfd: Int32
-        var terminatedAt: Double?
-    }
-
+/// Keeps the app policy (README, "App time windows and daily limits") and carries out what
+/// `AppLimits` (ReveilleCore) decides: answers the guard's exec questions from memory, follows the
+/// apps it let start by pidfd, saves their time, warns, and signals them.
+///
+/// Shared by two threads: the app guard's (exec decisions, which never wait for the loop or the
+/// disk) and the event loop's (pidfds, the review timer, requests); the little state they share
+/// sits behind one `Mutex`. The loop side is `AppFollower`.
+final class AppSupervisor: Sendable {
     struct State {
-        var policy = AppPolicy()
-        var usageDate: CivilDate?
-        var usage: [AppUsageKey: Int] = [:]
-        var grants: [String: Int] = [:]
-        var running: [Running] = []
-        var lastAccrual: Double?
-        /// Usage counted in memory since it was last saved.
-        var unsaved: Set<AppUsageKey> = []
-        var warned: Set<AppUsageKey> = []
+        var limits: AppLimits
         /// Marked executables, resolved, to their app.
         var executables: [String: String] = [:]
-        var stopping = false
+        /// Followed processes' pidfds, by pid.
+        var pidfds: [Int32: Int32] = [:]
     }
 
     let policyPath: String
@@ -42,20 +32,19 @@ final class AppSupervisor: @unchecked Sendable {
     let clock: any WallClock
     let zone: @Sendable () -> TimeZone
     let logger: Logger
-    let warnSeconds: Int
-    let graceSeconds: Double
-    let tick: Double
-    let onWarning: @Sendable (String, String, Int) -> Void
-    private let state = Mutex(State())
-    private let doorbell: Int32
-    private(set) var guardian: FanotifyGuard?
+    /// A process started as an app: the loop follows its pidfd.
+    let onFollow: @Sendable (_ pid: Int32, _ pidfd: Int32) -> Void
+    /// An app's time runs out soon: the chime and the hooks (through the loop).
+    let onWarning: @Sendable (_ app: String, _ user: String, _ secondsLeft: Int) -> Void
+    private let state: Mutex<State>
+    let guardian: FanotifyGuard?
     let guardProblem: String?
 
     init(
         policyPath: String, requireRootOwned: Bool, store: Store, clock: any WallClock,
-        zone: @escaping @Sendable () -> TimeZone,
-        logger: Logger,
-        warnMinutes: Int = 5, graceSeconds: Double = 10, onWarning: @escaping @Sendable (String, String, Int) -> Void
+        zone: @escaping @Sendable () -> TimeZone, logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
+        onFollow: @escaping @Sendable (Int32, Int32) -> Void = { _, _ in },
+        onWarning: @escaping @Sendable (String, String, Int) -> Void = { _, _, _ in }
     ) {
         self.policyPath = policyPath
         self.requireRootOwned = requireRootOwned
@@ -63,13 +52,12 @@ final class AppSupervisor: @unchecked Sendable {
         self.clock = clock
         self.zone = zone
         self.logger = logger
-        self.warnSeconds = warnMinutes * 60
-        self.graceSeconds = graceSeconds
-        self.tick =
-            clock.checkInterval.map(\.inSeconds)
-            .map { max($0 * 2, 0.2) } ?? 15
+        self.onFollow = onFollow
         self.onWarning = onWarning
-        self.doorbell = RV_eventfd()
+        // With a test clock that jumps, look as often as it is checked; otherwise every 15 s while an app runs.
+        let review = clock.checkInterval.map(\.inSeconds).map { max($0 * 2, 0.2) } ?? 15
+        state = Mutex(
+            State(limits: AppLimits(warnSeconds: warnMinutes * 60, killGraceSeconds: graceSeconds, reviewSeconds: review)))
         do {
             guardian = try FanotifyGuard(logger: logger)
             guardProblem = nil
@@ -81,7 +69,7 @@ final class AppSupervisor: @unchecked Sendable {
 
     /// Which way launches are limited, for `status` and `doctor`.
     var mode: AppGuardState {
-        let count = state.withLock { $0.policy.apps.count }
+        let count = state.withLock { $0.limits.policy.apps.count }
         if let guardian {
             return AppGuardState(
                 mode: .fanotify, detail: "\(guardian.markedPaths.count) executables of \(count) apps guarded")
@@ -89,10 +77,26 @@ final class AppSupervisor: @unchecked Sendable {
         return AppGuardState(mode: .gateOnly, detail: guardProblem ?? "?")
     }
 
+    /// Today's usage and grants as stored, read once at start on the loop. Later days begin empty
+    /// in memory at midnight (nothing can be stored for a day that has not begun), so that an exec
+    /// never waits for the disk.
+    func loadToday() {
+        let today = self.today()
+        do {
+            let usage = try store.appUsage(on: today)
+            let grants = try store.appGrants(on: today)
+            carryOut(state.withLock { $0.limits.beginDay(today, usage: usage, grants: grants) })
+        } catch {
+            logger.error("app usage: cannot read today's from the state: \(error); counting from 0")
+        }
+    }
+
     // MARK: The policy
 
     /// Loads the policy; on error keeps the one in force (none at start) and logs file:line.
-    func reload() {
+    /// Returns why the file was refused, or nil when it was loaded.
+    @discardableResult
+    func reload() -> String? {
         do {
             try checkOwnership()
             let policy = try AppPolicyFile.load(path: policyPath)
@@ -100,7 +104,7 @@ final class AppSupervisor: @unchecked Sendable {
                 policy.apps.flatMap { app in app.paths.map { (AppSupervisor.resolved($0), app.name) } },
                 uniquingKeysWith: { first, _ in first })
             state.withLock {
-                $0.policy = policy
+                $0.limits.policyLoaded(policy)
                 $0.executables = executables
             }
             if let guardian {
@@ -109,10 +113,10 @@ final class AppSupervisor: @unchecked Sendable {
                 }
             }
             logger.notice("app policy: \(policy.apps.count) apps from \(policyPath)")
-        } catch let error as ConfigError {
-            logger.error("app policy: \(error); the policy in force is kept")
+            return nil
         } catch {
             logger.error("app policy: \(error); the policy in force is kept")
+            return "\(error)"
         }
     }
 
@@ -139,14 +143,15 @@ final class AppSupervisor: @unchecked Sendable {
 
     // MARK: Decisions
 
-    /// The guard asks: may `pid` exec `path`? Unknown paths are always allowed.
+    /// The guard asks: may `pid` exec `path`? Unknown paths are always allowed. On the guard's
+    /// thread: memory only.
     func decideExec(path: String, pid: Int32) -> Bool {
         guard let name = state.withLock({ $0.executables[path] }) else { return true }
         let user = ProcessOwner.user(of: pid)
         let decision = decide(name, user: user)
         if decision.allowed {
             logger.info("app \(name) started by \(user) (pid \(pid)): \(decision.reason)")
-            follow(pid: pid, app: name, user: user, decision: decision)
+            follow(pid: pid, app: name, user: user)
         } else {
             logger.notice("app \(name) denied to \(user) (pid \(pid), \(path)): \(decision.reason)")
         }
@@ -154,194 +159,165 @@ final class AppSupervisor: @unchecked Sendable {
     }
 
     func decide(_ name: String, user: String) -> AppDecision {
-        let now = Int(clock.now().timeIntervalSince1970)
+        let now = clock.now().timeIntervalSince1970
         var resolver = ZoneResolver(zone: zone())
-        let today = resolver.local(at: now).date
-        return state.withLock { state in
-            refreshDay(&state, today)
-            guard let rule = state.policy.app(named: name) else {
-                return AppDecision(allowed: true, reason: "not in the policy", nextChange: nil, secondsLeft: nil)
+        let today = resolver.local(at: Int(now)).date
+        let (decision, actions) = state.withLock { state -> (AppDecision, [AppLimits.Action]) in
+            var actions: [AppLimits.Action] = []
+            if state.limits.day != today {
+                actions = state.limits.beginDay(today, usage: [:], grants: [:])
             }
-            accrue(&state, now: Double(now))
-            return AppEvaluator.decide(
-                rule, user: user, at: now, resolver: &resolver,
-                usedSeconds: state.usage[AppUsageKey(app: name, user: user)] ?? 0, grantMinutes: state.grants[name] ?? 0
-            )
+            let decision = state.limits.decide(name, user: user, at: Int(now), now: now, resolver: &resolver)
+            return (decision, actions)
         }
+        carryOut(actions)
+        return decision
     }
 
     func statusInfo(_ name: String, user: String) -> AppStatusInfo? {
         let decision = decide(name, user: user)
         return state.withLock { state in
-            guard let rule = state.policy.app(named: name) else { return nil }
-            let today = state.usageDate ?? CivilDate(dayNumber: 0)
-            let grant = state.grants[name] ?? 0
+            guard let rule = state.limits.policy.app(named: name) else { return nil }
+            let today = state.limits.day ?? CivilDate(dayNumber: 0)
+            let grant = state.limits.grants[name] ?? 0
             let limit = rule.limits[today.weekday].map { $0 + grant }
             return AppStatusInfo(
                 name: name, user: user, allowed: decision.allowed, reason: decision.reason,
-                usedMinutes: (state.usage[AppUsageKey(app: name, user: user)] ?? 0) / 60,
+                usedMinutes: (state.limits.usage[AppUsageKey(app: name, user: user)] ?? 0) / 60,
                 limitMinutes: rule.users.isEmpty || rule.users.contains(user) ? limit : nil, grantMinutes: grant)
         }
     }
 
-    var appNames: [String] { state.withLock { $0.policy.apps.map(\.name) } }
+    var appNames: [String] { state.withLock { $0.limits.policy.apps.map(\.name) } }
 
-    func executable(of name: String) -> String? { state.withLock { $0.policy.app(named: name)?.paths.first } }
+    func executable(of name: String) -> String? {
+        state.withLock { $0.limits.policy.app(named: name)?.paths.first }
+    }
 
     func grant(_ minutes: Int, to name: String) throws -> Int {
-        let today = ZoneResolver(zone: zone()).local(at: Int(clock.now().timeIntervalSince1970)).date
+        let today = self.today()
         let total = try store.addAppGrant(minutes, app: name, on: today)
-        state.withLock { state in
-            refreshDay(&state, today)
-            state.grants[name] = total
-            state.warned.removeAll()
-        }
+        state.withLock { $0.limits.granted(name, totalMinutes: total) }
         logger.notice("app \(name): \(minutes) more minutes granted for today (\(total) in all)")
         return total
     }
 
+    private func today() -> CivilDate {
+        ZoneResolver(zone: zone()).local(at: Int(clock.now().timeIntervalSince1970)).date
+    }
+
     // MARK: Following running apps
 
-    /// Follows `pid` as `app` run by `user` (a pidfd; `reveille run` and the guard both come here).
-    func follow(pid: Int32, app: String, user: String, decision: AppDecision) {
+    /// Follows `pid` as `app` run by `user` (`reveille run` and the guard both come here): a pidfd,
+    /// handed to the loop.
+    func follow(pid: Int32, app: String, user: String) {
         let pidfd = RV_pidfd_open(pid)
         guard pidfd >= 0 else {
             logger.warning("app \(app): cannot follow pid \(pid): \(String(cString: strerror(errno)))")
             return
         }
+        let now = clock.now().timeIntervalSince1970
         state.withLock { state in
-            accrue(&state, now: clock.now().timeIntervalSince1970)
-            state.running.append(Running(key: AppUsageKey(app: app, user: user), pid: pid, pidfd: pidfd))
+            state.limits.started(pid: pid, app: app, user: user, now: now)
+            state.pidfds[pid] = pidfd
         }
-        var one: UInt64 = 1
-        _ = write(doorbell, &one, 8)
+        onFollow(pid, pidfd)
     }
 
-    /// The thread that waits on the followed processes, counts their time and ends them.
-    func start() {
-        let thread = Thread { [self] in loop() }
-        thread.name = "apps"
-        thread.start()
-    }
-
-    /// Ends the thread (at shutdown): the followed processes are left running.
-    func stop() {
-        state.withLock { $0.stopping = true }
-        var one: UInt64 = 1
-        _ = write(doorbell, &one, 8)
-    }
-
-    private func loop() {
-        while !state.withLock({ $0.stopping }) {
-            let watched = state.withLock { $0.running.map(\.pidfd) }
-            var descriptors = [pollfd(fd: doorbell, events: Int16(POLLIN), revents: 0)]
-            descriptors += watched.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            // Asleep while nothing runs: no wake-ups for an idle clock.
-            let timeout: Int32 = watched.isEmpty ? -1 : Int32(tick * 1000)
-            _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            if descriptors[0].revents != 0 {
-                var value: UInt64 = 0
-                _ = read(doorbell, &value, 8)
-            }
-            let exited = Set(descriptors.dropFirst().filter { $0.revents != 0 }.map(\.fd))
-            review(exited: exited)
+    /// On the loop: a followed process ended. Returns when to review next.
+    func exited(pid: Int32) -> Double? {
+        let now = clock.now().timeIntervalSince1970
+        let actions = state.withLock { state -> [AppLimits.Action] in
+            if let pidfd = state.pidfds.removeValue(forKey: pid) { close(pidfd) }
+            return state.limits.exited(pid: pid, now: now)
         }
+        carryOut(actions)
+        return review()
     }
 
-    /// Counts time, drops exited processes, warns and ends what must stop.
-    private func review(exited: Set<Int32>) {
+    /// On the loop: counts time, saves it, warns and ends what must stop. Returns when to look
+    /// again (seconds from now; nil: nothing runs).
+    @discardableResult
+    func review() -> Double? {
         let now = clock.now().timeIntervalSince1970
         var resolver = ZoneResolver(zone: zone())
         let today = resolver.local(at: Int(now)).date
-        var warnings: [(String, String, Int)] = []
-        state.withLock { state in
-            accrue(&state, now: now)
-            save(&state)
-            refreshDay(&state, today)
-            for process in state.running where exited.contains(process.pidfd) {
-                close(process.pidfd)
-                logger.info(
-                    "app \(process.key.app) (pid \(process.pid)) ended; \((state.usage[process.key] ?? 0) / 60) min today"
-                )
-            }
-            state.running.removeAll { exited.contains($0.pidfd) }
-            for key in Set(state.running.map(\.key)) {
-                guard let rule = state.policy.app(named: key.app) else { continue }
-                let decision = AppEvaluator.decide(
-                    rule, user: key.user, at: Int(now), resolver: &resolver, usedSeconds: state.usage[key] ?? 0,
-                    grantMinutes: state.grants[key.app] ?? 0)
-                if decision.allowed, let left = decision.secondsLeft, left <= warnSeconds, !state.warned.contains(key) {
-                    state.warned.insert(key)
-                    warnings.append((key.app, key.user, left))
+        let actions = state.withLock { state -> [AppLimits.Action] in
+            var actions: [AppLimits.Action] = []
+            if state.limits.day != today { actions = state.limits.beginDay(today, usage: [:], grants: [:]) }
+            return actions + state.limits.review(at: Int(now), now: now, resolver: &resolver)
+        }
+        return carryOut(actions)
+    }
+
+    /// At shutdown: what was counted is saved.
+    func flush() {
+        carryOut(state.withLock { $0.limits.flush() })
+    }
+
+    /// Does what `AppLimits` asked; returns the wake-up it asked for.
+    @discardableResult
+    private func carryOut(_ actions: [AppLimits.Action]) -> Double? {
+        var wake: Double?
+        for action in actions {
+            switch action {
+            case .signal(let pid, let signal):
+                guard let pidfd = state.withLock({ $0.pidfds[pid] }) else { continue }
+                // pidfd_send_signal, checked: a process that is already gone is fine.
+                if RV_pidfd_signal(pidfd, signal.rawValue) != 0, errno != ESRCH {
+                    logger.error(
+                        "app (pid \(pid)): pidfd_send_signal(\(signal.rawValue)) failed: \(String(cString: strerror(errno)))")
                 }
-                guard !decision.allowed else { continue }
-                for index in state.running.indices where state.running[index].key == key {
-                    if let since = state.running[index].terminatedAt {
-                        if now - since >= graceSeconds {
-                            logger.warning("app \(key.app) (pid \(state.running[index].pid)) ignored SIGTERM; SIGKILL")
-                            signal(state.running[index], SIGKILL)
-                        }
-                    } else {
-                        logger.notice(
-                            "app \(key.app) (pid \(state.running[index].pid)) of \(key.user) must stop: \(decision.reason); SIGTERM"
-                        )
-                        signal(state.running[index], SIGTERM)
-                        state.running[index].terminatedAt = now
+            case .warn(let app, let user, let left): onWarning(app, user, left)
+            case .save(let totals, let date):
+                for (key, seconds) in totals {
+                    do {
+                        try store.setAppUsage(seconds, for: key, on: date)
+                    } catch {
+                        logger.error("app usage: cannot save: \(error)")
                     }
                 }
+            case .log(let level, let text): logger.log(level: Logger.Level(level), "\(text)")
+            case .wake(let after): wake = after
             }
         }
-        for (app, user, left) in warnings {
-            logger.notice("app \(app) of \(user): \(max(1, (left + 59) / 60)) min left, then it is ended")
-            onWarning(app, user, left)
+        return wake
+    }
+
+}
+
+/// The loop's side of the app guard: each followed process's pidfd on the event loop, and the
+/// review timer armed where `AppLimits` asked. Idle (no app running), it arms nothing.
+final class AppFollower {
+    let supervisor: AppSupervisor
+    let loop: EventLoop
+    private let timer: LoopTimer
+
+    init(supervisor: AppSupervisor, loop: EventLoop, logger: Logger) throws {
+        self.supervisor = supervisor
+        self.loop = loop
+        timer = try LoopTimer(.monotonic, logger: logger)
+        try loop.watch(timer.fd) { [unowned self] _ in
+            _ = timer.acknowledge()
+            arm(supervisor.review())
         }
     }
 
-    /// pidfd_send_signal, checked: a process that is already gone is fine, anything else is logged.
-    private func signal(_ process: Running, _ number: Int32) {
-        guard RV_pidfd_signal(process.pidfd, number) != 0 else { return }
-        guard errno != ESRCH else { return }
-        logger.error(
-            "app \(process.key.app) (pid \(process.pid)): pidfd_send_signal(\(number)) failed: \(String(cString: strerror(errno)))"
-        )
-    }
-
-    /// Adds the time since the last count to every app running now (once per app and user, however
-    /// many processes), in memory: exec decisions call it, and must not wait for the disk.
-    private func accrue(_ state: inout State, now: Double) {
-        defer { state.lastAccrual = now }
-        guard let last = state.lastAccrual, now > last, state.usageDate != nil else { return }
-        let elapsed = Int((now - last).rounded())
-        guard elapsed > 0 else {
-            state.lastAccrual = last
-            return
-        }
-        for key in Set(state.running.map(\.key)) {
-            state.usage[key, default: 0] += elapsed
-            state.unsaved.insert(key)
-        }
-    }
-
-    /// Writes the usage counted since the last save (on the apps thread's ticks and at day's end).
-    private func save(_ state: inout State) {
-        guard let date = state.usageDate else { return }
-        for key in state.unsaved {
-            do {
-                try store.setAppUsage(state.usage[key] ?? 0, for: key, on: date)
-            } catch {
-                logger.error("app usage: cannot save: \(error)")
+    /// A process to follow (posted by the guard's thread or `reveille run`).
+    func follow(pid: Int32, pidfd: Int32) {
+        do {
+            try loop.watch(pidfd) { [unowned self] _ in
+                loop.unwatch(pidfd)
+                arm(supervisor.exited(pid: pid))
             }
+        } catch {
+            // Not followed on the loop: the review timer still counts it and ends it when due.
+            supervisor.logger.error("app (pid \(pid)): cannot watch its pidfd: \(error)")
         }
-        state.unsaved.removeAll()
+        arm(supervisor.review())
     }
 
-    /// A new local day: usage and grants start afresh (read from the store, so a restart keeps them).
-    private func refreshDay(_ state: inout State, _ today: CivilDate) {
-        guard state.usageDate != today else { return }
-        save(&state)
-        state.usageDate = today
-        state.usage = (try? store.appUsage(on: today)) ?? [:]
-        state.grants = (try? store.appGrants(on: today)) ?? [:]
-        state.warned.removeAll()
+    private func arm(_ after: Double?) {
+        timer.arm(after: after ?? 0)
     }
 }

@@ -29,6 +29,8 @@ final class Connection {
     var lastHeard: Double
     /// Bytes dropped while draining.
     var drained = 0
+    /// The client closed its side: drop the connection once the output is sent.
+    var closing = false
 
     /// How long a client may stay silent before it is let go.
     static let idleTimeoutSeconds = 60.0

@@ -94,13 +94,23 @@ final class ControlServer {
         defer { rearm() }
         if events & EventLoop.writable != 0 {
             guard connection.flush() else { return drop(connection) }
-            if connection.output.isEmpty { loop.change(connection.fd, events: EventLoop.readable) }
+            if connection.output.isEmpty {
+                guard !connection.closing else { return drop(connection) }
+                loop.change(connection.fd, events: EventLoop.readable)
+            }
         }
-        guard events & (EventLoop.readable | EventLoop.hangUp) != 0 else { return }
+        guard !connection.closing, events & (EventLoop.readable | EventLoop.hangUp) != 0 else { return }
         let open = connection.receive()
         connection.lastHeard = Controller.monotonic()
         process(connection)
-        if !open { drop(connection) }
+        guard !open else { return }
+        // The client has closed its side: what is still queued goes out first, unless it is gone.
+        if connection.output.isEmpty || events & EventLoop.hangUp != 0 {
+            drop(connection)
+        } else {
+            connection.closing = true
+            loop.change(connection.fd, events: EventLoop.writable)
+        }
     }
 
     /// Answers the complete lines that have arrived, unless a request is parked.

@@ -134,7 +134,11 @@ public enum Daemon {
         let watches = try wireWatches(
             loop: loop, controller: controller, options: options, zoneLink: zoneLink, logger: logger)
         let supervisor = startAppSupervisor(options, store: store, controller: controller, doorbell: doorbell, logger: logger)
-        watches.onPolicyChange = { supervisor.reload() }
+        let follower = try AppFollower(supervisor: supervisor, loop: loop, logger: logger)
+        watches.onPolicyChange = {
+            if let why = supervisor.reload() { controller.onPublish(.policyRejected(why)) }
+            supervisor.review()
+        }
         try loop.watch(doorbell.fd) { _ in
             for event in doorbell.take() {
                 switch event {
@@ -144,6 +148,7 @@ public enum Daemon {
                 case .reply(let id, let response): server.answerParked(id, response)
                 case .appWarning(let app, let user, let left):
                     controller.appTimeRunningOut(app: app, user: user, secondsLeft: left)
+                case .appFollowed(let pid, let pidfd): follower.follow(pid: pid, pidfd: pidfd)
                 }
             }
         }
@@ -169,8 +174,8 @@ public enum Daemon {
         controller.shutDown()
         reader?.stop()
         supervisor.guardian?.stop()
-        supervisor.stop()
-        withExtendedLifetime((timers, watches)) {}
+        supervisor.flush()
+        withExtendedLifetime((timers, watches, follower)) {}
         logger.info("reveilled stopped")
     }
 
@@ -248,8 +253,10 @@ public enum Daemon {
             policyPath: paths.configDirectory + "/apps.toml", requireRootOwned: paths.isSystem, store: store,
             clock: clock, zone: { zone.current },
             logger: logger, warnMinutes: options.appWarnMinutes, graceSeconds: options.appKillGraceSeconds,
+            onFollow: { pid, pidfd in doorbell.post(.appFollowed(pid: pid, pidfd: pidfd)) },
             onWarning: { app, user, left in doorbell.post(.appWarning(app: app, user: user, secondsLeft: left)) })
         supervisor.reload()
+        supervisor.loadToday()
         controller.appSupervisor = supervisor
         if let guardian = supervisor.guardian {
             guardian.start { path, pid in supervisor.decideExec(path: path, pid: pid) }
@@ -258,7 +265,6 @@ public enum Daemon {
                 "app guard: \(supervisor.guardProblem ?? "unavailable"); launches are limited only through 'reveille run'"
             )
         }
-        supervisor.start()
         return supervisor
     }
 

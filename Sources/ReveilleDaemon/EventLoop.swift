@@ -16,6 +16,8 @@ enum LoopEvent: Sendable {
     case reply(connection: Int, Response)
     /// An app's time runs out in `secondsLeft`.
     case appWarning(app: String, user: String, secondsLeft: Int)
+    /// A process started as a listed app: follow its pidfd on the loop.
+    case appFollowed(pid: Int32, pidfd: Int32)
 }
 
 /// How other threads reach the loop: an eventfd and a queue of events.

@@ -61,27 +61,27 @@ extension Controller {
         case .failure(let refusal): return .failure(.refused, refusal.message)
         case .success(let value): session = value
         }
-        var response = Response()
-        response.session = info(session)
+        var reply = RingReply(session: info(session))
+        var message: String?
         switch operation {
         case .snooze:
             let left =
                 session.snoozesLeft.map { "\($0) of \(session.settings.maxSnoozes) snoozes left" } ?? "unlimited snoozes"
-            response.message =
+            message =
                 "snoozed alarm \(session.settings.name) until \(localTime(session.snoozedUntil ?? 0, seconds: true)) (\(left))"
         case .problem:
-            response.problem = session.problem?.text
+            reply.problem = session.problem?.text
         default:
             let correct = session.state == .dismissed
-            response.correct = correct
+            reply.correct = correct
             if correct {
-                response.message = "dismissed alarm \(session.settings.name). Good morning."
+                message = "dismissed alarm \(session.settings.name). Good morning."
             } else {
-                response.problem = session.problem?.text
-                response.message = "wrong answer; a new problem: \(session.problem?.text ?? "?")"
+                reply.problem = session.problem?.text
+                message = "wrong answer; a new problem: \(session.problem?.text ?? "?")"
             }
         }
-        return response
+        return Response(message: message, payload: .ring(reply))
     }
 
     private func disableOneShot(_ id: Int) {

@@ -1,45 +1,140 @@
 import ReveilleCore
 
-/// One response line: `ok` with the fields the request asked for, or an `error`.
+/// One response line: `ok` with the request's own payload, or an `error`.
+/// `{"v":1,"ok":true,"payload":{"status":{...}}}`; `message` is a line for people, when there is one.
 public struct Response: Codable, Sendable, Equatable {
     public var v: Int = protocolVersion
     public var ok: Bool
     public var error: ErrorReply?
     public var message: String?
-    public var status: StatusInfo?
-    public var alarms: [AlarmInfo]?
-    public var rules: [RuleInfo]?
-    public var overrides: [OverrideInfo]?
-    public var schedule: ScheduleReport?
-    public var session: SessionInfo?
-    /// The math problem to answer, as shown: `37 × 4 + 19`.
-    public var problem: String?
-    /// After an answer: whether it was right.
-    public var correct: Bool?
-    public var history: [HistoryEntry]?
-    public var stats: StatsInfo?
-    /// `sound test`: where it plays and what went wrong on the way.
-    public var playback: PlaybackInfo?
-    /// `sound devices`.
-    public var devices: [AudioDevice]?
-    /// `tag list`, and the tag registered by `tag add`.
-    public var tags: [Tag]?
-    /// `tag test`: the tag seen.
-    public var scan: TagScan?
-    /// `apps status` (every app), `apps check` and `run` (one).
-    public var apps: [AppStatusInfo]?
-    /// `run`: the executable to start.
-    public var executable: String?
+    /// What the request asked for: one type per kind of answer.
+    public var payload: Payload?
 
-    public init(ok: Bool = true, message: String? = nil) {
+    public init(ok: Bool = true, message: String? = nil, payload: Payload? = nil) {
         self.ok = ok
         self.message = message
+        self.payload = payload
     }
 
     public static func failure(_ code: ErrorReply.Code, _ message: String) -> Response {
         var response = Response(ok: false)
         response.error = ErrorReply(code: code, message: message)
         return response
+    }
+}
+
+/// The answer to a request, one case per kind of answer.
+public enum Payload: Codable, Sendable, Equatable {
+    /// `status`.
+    case status(StatusInfo)
+    /// `alarm list`, and the alarm `alarm add`/`edit`/`enable`/`disable` touched.
+    case alarms([AlarmInfo])
+    /// `rule list`, and the rule `rule add` made.
+    case rules([RuleInfo])
+    /// `override list`, and the override `override add` made.
+    case overrides([OverrideInfo])
+    /// `next`.
+    case schedule(ScheduleReport)
+    /// `snooze`, `dismiss` and its answers.
+    case ring(RingReply)
+    case history([HistoryEntry])
+    case stats(StatsInfo)
+    /// `sound test`: where it plays and what went wrong on the way.
+    case playback(PlaybackInfo)
+    /// `sound devices`.
+    case devices([AudioDevice])
+    /// `tag list`, and the tag registered by `tag add`.
+    case tags([Tag])
+    /// `tag test`: the tag seen.
+    case scan(TagScan)
+    /// `apps status` (every app), `apps check` (one), `run` (one, and what to start).
+    case apps(AppsReply)
+}
+
+/// The ring session after `snooze`, `dismiss` or an answer.
+public struct RingReply: Codable, Sendable, Equatable {
+    public var session: SessionInfo
+    /// The math problem to answer, as shown: `37 × 4 + 19`.
+    public var problem: String?
+    /// After an answer: whether it was right.
+    public var correct: Bool?
+
+    public init(session: SessionInfo, problem: String? = nil, correct: Bool? = nil) {
+        self.session = session
+        self.problem = problem
+        self.correct = correct
+    }
+}
+
+/// Apps of the policy, and for `run`, the executable to start.
+public struct AppsReply: Codable, Sendable, Equatable {
+    public var apps: [AppStatusInfo]
+    public var executable: String?
+
+    public init(apps: [AppStatusInfo], executable: String? = nil) {
+        self.apps = apps
+        self.executable = executable
+    }
+}
+
+/// Reading a response's payload as the kind a client expects: nil when it is another kind.
+extension Response {
+    public var status: StatusInfo? {
+        get { if case .status(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.status) }
+    }
+    public var alarms: [AlarmInfo]? {
+        get { if case .alarms(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.alarms) }
+    }
+    public var rules: [RuleInfo]? {
+        get { if case .rules(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.rules) }
+    }
+    public var overrides: [OverrideInfo]? {
+        get { if case .overrides(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.overrides) }
+    }
+    public var schedule: ScheduleReport? {
+        get { if case .schedule(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.schedule) }
+    }
+    public var ring: RingReply? {
+        get { if case .ring(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.ring) }
+    }
+    public var session: SessionInfo? { ring?.session }
+    public var problem: String? { ring?.problem }
+    public var correct: Bool? { ring?.correct }
+    public var history: [HistoryEntry]? {
+        get { if case .history(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.history) }
+    }
+    public var stats: StatsInfo? {
+        get { if case .stats(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.stats) }
+    }
+    public var playback: PlaybackInfo? {
+        get { if case .playback(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.playback) }
+    }
+    public var devices: [AudioDevice]? {
+        get { if case .devices(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.devices) }
+    }
+    public var tags: [Tag]? {
+        get { if case .tags(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.tags) }
+    }
+    public var scan: TagScan? {
+        get { if case .scan(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.scan) }
+    }
+    public var apps: [AppStatusInfo]? {
+        if case .apps(let value) = payload { value.apps } else { nil }
+    }
+    public var executable: String? {
+        if case .apps(let value) = payload { value.executable } else { nil }
     }
 }
 

@@ -69,13 +69,3 @@ extension Store {
     }
 }
 
-/// Usage is counted per app and user.
-public struct AppUsageKey: Hashable, Sendable {
-    public var app: String
-    public var user: String
-
-    public init(app: String, user: String) {
-        self.app = app
-        self.user = user
-    }
-}

@@ -26,7 +26,8 @@ struct SessionDetail: Codable {
         var answer: Int
     }
 
-    var version: Int
+    /// nil in version 1's rows, which had none.
+    var version: Int?
     var settings: Settings
     var scheduledAt: Int
     var startedAt: Int
@@ -68,45 +69,11 @@ struct SessionDetail: Codable {
         attenuationSeconds = session.attenuationSeconds
     }
 
-    /// Today's shape was written by version 1 as the core type's own Codable JSON: the same fields,
-    /// without `version`. Read once, by the migration to version 2.
+    /// Version 1 wrote the core type's own Codable JSON: these same fields without `version` (and
+    /// an `id`, ignored). Read once, by the migration to version 2.
     init(legacy text: String) throws {
-        struct Legacy: Decodable {
-            var settings: Settings
-            var scheduledAt: Int
-            var startedAt: Int
-            var state: String
-            var snoozeCount: Int
-            var snoozedUntil: Int?
-            var ringingSince: Int
-            var challenge: String
-            var fellBackToMath: Bool
-            var problem: Problem?
-            var wrongAnswers: Int
-            var attenuatedUntil: Int?
-            var endedAt: Int?
-            var dismissedBy: String?
-            var maxRingSeconds: Int
-            var attenuationSeconds: Int
-        }
-        let old = try JSONDecoder().decode(Legacy.self, from: Data(text.utf8))
+        self = try JSONDecoder().decode(SessionDetail.self, from: Data(text.utf8))
         version = SessionDetail.currentVersion
-        settings = old.settings
-        scheduledAt = old.scheduledAt
-        startedAt = old.startedAt
-        state = old.state
-        snoozeCount = old.snoozeCount
-        snoozedUntil = old.snoozedUntil
-        ringingSince = old.ringingSince
-        challenge = old.challenge
-        fellBackToMath = old.fellBackToMath
-        problem = old.problem
-        wrongAnswers = old.wrongAnswers
-        attenuatedUntil = old.attenuatedUntil
-        endedAt = old.endedAt
-        dismissedBy = old.dismissedBy
-        maxRingSeconds = old.maxRingSeconds
-        attenuationSeconds = old.attenuationSeconds
     }
 
     static func isVersioned(_ text: String) -> Bool {
@@ -116,11 +83,11 @@ struct SessionDetail: Codable {
 
     static func decode(_ text: String) throws -> SessionDetail {
         let detail = try JSONDecoder().decode(SessionDetail.self, from: Data(text.utf8))
-        guard detail.version == currentVersion else {
+        guard let version = detail.version else { throw StoreError.corrupt("ring session record without a version") }
+        guard version == currentVersion else {
             throw StoreError(
                 description:
-                    "a ring session was stored by a newer reveilled (record version \(detail.version)); install that version again"
-            )
+                    "a ring session was stored by a newer reveilled (record version \(version)); install that version again")
         }
         return detail
     }

@@ -96,6 +96,24 @@ import Testing
                 """)
     }
 
+    @Test func statusHelpOffersWatch() {
+        #expect(
+            StatusCommand.helpMessage(columns: 80) == """
+                OVERVIEW: Show the daemon's state and the next ring.
+
+                USAGE: status [--watch] [--root <dir>] [--json]
+
+                OPTIONS:
+                  --watch                 Then print each change as it happens (rang, snoozed,
+                                          dismissed, next ring, reader), until Ctrl-C.
+                  --root <dir>            The daemon's root folder (default: $REVEILLE_ROOT,
+                                          else /).
+                  --json                  Print the daemon's answer as JSON, for scripts.
+                  -h, --help              Show help information.
+
+                """)
+    }
+
     @Test func reveilledHelpIsTrueToItsOptions() throws {
         let outcome = try runProcess(Binaries.daemon, ["--help"])
         #expect(outcome.status == 0)

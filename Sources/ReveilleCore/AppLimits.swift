@@ -1,0 +1,183 @@
+/// The app guard's decisions over time, as a pure state machine: the time each listed app runs is
+/// counted per app and user per local day; a running app is warned a few minutes before its time
+/// runs out (its window closes or its daily limit is reached), sent SIGTERM when it does, and
+/// SIGKILL if it is still there after a grace. Events come in with the time; actions come out,
+/// ending with when to look again. The daemon's `AppSupervisor` carries them out.
+public struct AppLimits: Sendable {
+    /// A followed process of a listed app.
+    public struct Process: Hashable, Sendable {
+        public let key: AppUsageKey
+        public let pid: Int32
+        /// When it was sent SIGTERM (seconds, the clock of `review`), if it was.
+        public fileprivate(set) var terminatedAt: Double?
+        public fileprivate(set) var killed = false
+    }
+
+    public enum Signal: Int32, Hashable, Sendable {
+        case terminate = 15
+        case kill = 9
+    }
+
+    public enum Action: Hashable, Sendable {
+        case signal(pid: Int32, Signal)
+        /// Chime, log and hook: the app's time runs out in `secondsLeft`.
+        case warn(app: String, user: String, secondsLeft: Int)
+        /// Write these day totals (seconds) for `date`.
+        case save([AppUsageKey: Int], on: CivilDate)
+        case log(LogLevel, String)
+        /// Review again after this many seconds at the latest; nil: nothing runs, nothing to watch.
+        case wake(after: Double?)
+    }
+
+    /// Warn this long before an app's time runs out.
+    public let warnSeconds: Int
+    /// SIGKILL this long after a SIGTERM that was not obeyed.
+    public let killGraceSeconds: Double
+    /// While an app runs its time is counted and saved at least this often.
+    public let reviewSeconds: Double
+    public private(set) var policy = AppPolicy()
+    /// The local day usage is counted for; nil before the first `beginDay`.
+    public private(set) var day: CivilDate?
+    public private(set) var usage: [AppUsageKey: Int] = [:]
+    /// Extra minutes granted today, per app.
+    public private(set) var grants: [String: Int] = [:]
+    public private(set) var running: [Process] = []
+    private var lastCount: Double?
+    private var unsaved: Set<AppUsageKey> = []
+    private var warned: Set<AppUsageKey> = []
+
+    public init(warnSeconds: Int = 300, killGraceSeconds: Double = 10, reviewSeconds: Double = 15) {
+        self.warnSeconds = warnSeconds
+        self.killGraceSeconds = killGraceSeconds
+        self.reviewSeconds = reviewSeconds
+    }
+
+    // MARK: Events
+
+    /// A new local day: its usage and grants as stored (so that a restart keeps them). What the
+    /// day before counted and did not save yet is saved first.
+    public mutating func beginDay(_ today: CivilDate, usage: [AppUsageKey: Int], grants: [String: Int]) -> [Action] {
+        let actions = flush()
+        day = today
+        self.usage = usage
+        self.grants = grants
+        warned.removeAll()
+        return actions
+    }
+
+    public mutating func policyLoaded(_ policy: AppPolicy) {
+        self.policy = policy
+    }
+
+    /// `apps grant`: the total granted to `app` today; warnings may come again.
+    public mutating func granted(_ app: String, totalMinutes: Int) {
+        grants[app] = totalMinutes
+        warned.removeAll()
+    }
+
+    /// May `app` start now for `user`? Time is counted up to `now` first, in memory: an exec
+    /// waiting for this answer never waits for the disk.
+    public mutating func decide(
+        _ app: String, user: String, at instant: Int, now: Double, resolver: inout ZoneResolver
+    ) -> AppDecision {
+        guard let rule = policy.app(named: app) else {
+            return AppDecision(allowed: true, reason: "not in the policy", nextChange: nil, secondsLeft: nil)
+        }
+        count(until: now)
+        return AppEvaluator.decide(
+            rule, user: user, at: instant, resolver: &resolver,
+            usedSeconds: usage[AppUsageKey(app: app, user: user)] ?? 0, grantMinutes: grants[app] ?? 0)
+    }
+
+    /// A process of `app` started (allowed by the guard, or through `reveille run`).
+    public mutating func started(pid: Int32, app: String, user: String, now: Double) {
+        count(until: now)
+        running.append(Process(key: AppUsageKey(app: app, user: user), pid: pid))
+    }
+
+    /// A followed process ended.
+    public mutating func exited(pid: Int32, now: Double) -> [Action] {
+        count(until: now)
+        guard let index = running.firstIndex(where: { $0.pid == pid }) else { return [] }
+        let process = running.remove(at: index)
+        return [
+            .log(
+                .info,
+                "app \(process.key.app) (pid \(pid)) ended; \((usage[process.key] ?? 0) / 60) min today")
+        ]
+    }
+
+    /// Time passed: count it, save it, warn, end what must stop, and say when to look again.
+    /// `instant` is the wall clock (windows are wall-clock times), `now` the clock time is counted on.
+    public mutating func review(at instant: Int, now: Double, resolver: inout ZoneResolver) -> [Action] {
+        count(until: now)
+        var actions = flush()
+        var next: [Double] = running.isEmpty ? [] : [reviewSeconds]
+        for key in Set(running.map(\.key)).sorted() {
+            guard let rule = policy.app(named: key.app) else { continue }
+            let decision = AppEvaluator.decide(
+                rule, user: key.user, at: instant, resolver: &resolver, usedSeconds: usage[key] ?? 0,
+                grantMinutes: grants[key.app] ?? 0)
+            if decision.allowed {
+                guard let left = decision.secondsLeft else { continue }
+                if left <= warnSeconds, !warned.contains(key) {
+                    warned.insert(key)
+                    actions.append(
+                        .log(.notice, "app \(key.app) of \(key.user): \(max(1, (left + 59) / 60)) min left, then it is ended"))
+                    actions.append(.warn(app: key.app, user: key.user, secondsLeft: left))
+                }
+                next.append(Double(warned.contains(key) ? left : left - warnSeconds))
+                continue
+            }
+            for index in running.indices where running[index].key == key {
+                let pid = running[index].pid
+                if let since = running[index].terminatedAt {
+                    guard !running[index].killed else { continue }
+                    if now - since >= killGraceSeconds {
+                        running[index].killed = true
+                        actions.append(.log(.warning, "app \(key.app) (pid \(pid)) ignored SIGTERM; SIGKILL"))
+                        actions.append(.signal(pid: pid, .kill))
+                    } else {
+                        next.append(since + killGraceSeconds - now)
+                    }
+                } else {
+                    running[index].terminatedAt = now
+                    actions.append(
+                        .log(.notice, "app \(key.app) (pid \(pid)) of \(key.user) must stop: \(decision.reason); SIGTERM"))
+                    actions.append(.signal(pid: pid, .terminate))
+                    next.append(killGraceSeconds)
+                }
+            }
+        }
+        return actions + [.wake(after: next.map { max(0.01, $0) }.min())]
+    }
+
+    /// Saves what was counted and not saved yet (at shutdown).
+    public mutating func flush() -> [Action] {
+        guard let day, !unsaved.isEmpty else { return [] }
+        let totals = Dictionary(uniqueKeysWithValues: unsaved.map { ($0, usage[$0] ?? 0) })
+        unsaved.removeAll()
+        return [.save(totals, on: day)]
+    }
+
+    // MARK: Counting
+
+    /// Adds the whole seconds since the last count to every app running now, once per app and
+    /// user however many of its processes run.
+    private mutating func count(until now: Double) {
+        guard let last = lastCount, day != nil else {
+            lastCount = now
+            return
+        }
+        let elapsed = Int((now - last).rounded(.down))
+        guard elapsed > 0 else {
+            if now < last { lastCount = now }  // the clock went back: count from here
+            return
+        }
+        lastCount = last + Double(elapsed)
+        for key in Set(running.map(\.key)) {
+            usage[key, default: 0] += elapsed
+            unsaved.insert(key)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+@testable import ReveilleCore
+
+/// The app guard's deadlines, driven by a manual clock: count, warn, SIGTERM, SIGKILL, and when
+/// to look again.
+@Suite struct AppLimitsTests {
+    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    /// 2026-11-23 (a Monday) 10:00 in Berlin.
+    static let ten = utc("2026-11-23T09:00:00Z")
+    static let key = AppUsageKey(app: "game", user: "kid")
+
+    func limits(limitMinutes: Int? = 30, window: String = "07:00-20:00") -> AppLimits {
+        let windows = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, [try! TimeWindow.parse(window)]) })
+        let limits = limitMinutes.map { minutes in Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, minutes) }) }
+        var machine = AppLimits(warnSeconds: 300, killGraceSeconds: 10, reviewSeconds: 15)
+        machine.policyLoaded(AppPolicy(apps: [AppRule(name: "game", paths: ["/g"], windows: windows, limits: limits ?? [:])]))
+        _ = machine.beginDay(date("2026-11-23"), usage: [Self.key: 20 * 60], grants: [:])
+        return machine
+    }
+
+    /// `review` at `seconds` after 10:00.
+    func review(_ machine: inout AppLimits, _ seconds: Int) -> [AppLimits.Action] {
+        var resolver = ZoneResolver(zone: Self.berlin)
+        return machine.review(at: Self.ten + seconds, now: Double(Self.ten + seconds), resolver: &resolver)
+    }
+
+    func wake(_ actions: [AppLimits.Action]) -> Double?? {
+        for action in actions { if case .wake(let after) = action { return .some(after) } }
+        return nil
+    }
+
+    @Test func timeIsCountedWhileItRunsAndSavedOnReview() {
+        var machine = limits()
+        machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
+        let actions = review(&machine, 60)
+        #expect(machine.usage[Self.key] == 21 * 60)
+        #expect(actions.contains(.save([Self.key: 21 * 60], on: date("2026-11-23"))))
+        // 20 + 1 of 30 min used: the warning is due at 4 min (5 min before the end), reviews every 15 s.
+        #expect(wake(actions) == .some(15))
+    }
+
+    @Test func aWarningComesOnceThenSIGTERMThenSIGKILLAfterTheGrace() {
+        var machine = limits()
+        machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
+        let warned = review(&machine, 6 * 60)  // 26 of 30 min used
+        #expect(warned.contains(.warn(app: "game", user: "kid", secondsLeft: 4 * 60)))
+        #expect(warned.contains(.log(.notice, "app game of kid: 4 min left, then it is ended")))
+        #expect(!review(&machine, 6 * 60 + 15).contains { if case .warn = $0 { true } else { false } })
+
+        let ended = review(&machine, 10 * 60)  // 30 of 30
+        #expect(ended.contains(.signal(pid: 100, .terminate)))
+        #expect(ended.contains(.log(.notice, "app game (pid 100) of kid must stop: today's 30 minutes are used up; allowed again Tue 07:00; SIGTERM")))
+        #expect(wake(ended) == .some(10))
+        #expect(!review(&machine, 10 * 60 + 5).contains(.signal(pid: 100, .kill)))
+        let killed = review(&machine, 10 * 60 + 10)
+        #expect(killed.contains(.signal(pid: 100, .kill)))
+        #expect(!review(&machine, 10 * 60 + 20).contains(.signal(pid: 100, .kill)), "SIGKILL is sent once")
+        #expect(machine.exited(pid: 100, now: Double(Self.ten + 10 * 60 + 21)).count == 1)
+        #expect(machine.running.isEmpty)
+        #expect(wake(review(&machine, 11 * 60)) == .some(nil), "nothing runs: nothing to look at")
+    }
+
+    @Test func twoProcessesOfOneAppCountOnce() {
+        var machine = limits()
+        machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
+        machine.started(pid: 101, app: "game", user: "kid", now: Double(Self.ten))
+        _ = review(&machine, 60)
+        #expect(machine.usage[Self.key] == 21 * 60)
+    }
+
+    @Test func theWindowClosingEndsItToo() {
+        var machine = limits(limitMinutes: nil, window: "07:00-10:05")
+        machine.started(pid: 7, app: "game", user: "kid", now: Double(Self.ten))
+        #expect(review(&machine, 1).contains(.warn(app: "game", user: "kid", secondsLeft: 299)))
+        #expect(review(&machine, 5 * 60).contains(.signal(pid: 7, .terminate)))
+    }
+
+    @Test func aGrantGivesMoreTimeAndWarnsAgainLater() {
+        var machine = limits()
+        machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
+        #expect(review(&machine, 6 * 60).contains { if case .warn = $0 { true } else { false } })
+        machine.granted("game", totalMinutes: 10)
+        let after = review(&machine, 7 * 60)  // 27 of 40 min
+        #expect(!after.contains { if case .signal = $0 { true } else { false } })
+        #expect(wake(after) == .some(15))
+    }
+
+    @Test func aNewDaySavesTheOldOneFirstAndStartsFromWhatIsStored() {
+        var machine = limits()
+        machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
+        var resolver = ZoneResolver(zone: Self.berlin)
+        _ = machine.decide("game", user: "kid", at: Self.ten + 30, now: Double(Self.ten + 30), resolver: &resolver)
+        let actions = machine.beginDay(date("2026-11-24"), usage: [:], grants: [:])
+        #expect(actions == [.save([Self.key: 20 * 60 + 30], on: date("2026-11-23"))])
+        #expect(machine.usage.isEmpty && machine.day == date("2026-11-24"))
+    }
+
+    @Test func theClockGoingBackCountsNothingNegative() {
+        var machine = limits()
+        machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
+        var resolver = ZoneResolver(zone: Self.berlin)
+        _ = machine.review(at: Self.ten, now: Double(Self.ten - 3600), resolver: &resolver)
+        #expect(machine.usage[Self.key] == 20 * 60)
+        _ = machine.review(at: Self.ten, now: Double(Self.ten - 3600 + 30), resolver: &resolver)
+        #expect(machine.usage[Self.key] == 20 * 60 + 30)
+    }
+}
