@@ -86,7 +86,10 @@ def daemon_tag(root, link, emulator, count):
 
 
 def ringing_cpu(root, link, seconds):
-    """The daemon's CPU while an NFC alarm rings unanswered and the reader polls for the tap."""
+    """The daemon's CPU while an NFC alarm rings unanswered and the reader polls for the tap. In a
+    state folder of its own: the ring is left unanswered, and a daemon started later on the same
+    state would (rightly) ring it again."""
+    root = os.path.join(root, "ringing")
     proc, sock = start_daemon(root, "--time-zone", "UTC", settings=reader_settings(link))
     try:
         spec = {"inSeconds": 1, "challenge": "nfc", "fadeInSeconds": 0}

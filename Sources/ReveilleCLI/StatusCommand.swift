@@ -71,8 +71,8 @@ struct StatusCommand: ParsableCommand {
             case .autoStopped: "STOPPED: alarm \(session.name) rang unanswered (unattended)"
             case .missed: "MISSED: alarm \(session.name) (due \(session.scheduledTime))"
             }
-        case .missed(let id, let label, let time):
-            "MISSED: alarm #\(id)\(label.isEmpty ? "" : " \(label)") (due \(time)), not rung late"
+        case .missed(let missed):
+            "MISSED: alarm #\(missed.alarmID)\(missed.label.isEmpty ? "" : " \(missed.label)") (due \(missed.scheduledTime)), not rung late"
         case .nextRing(let next):
             next.map { "next ring: \($0.weekday) \($0.date) \($0.time), alarm #\($0.alarmID)\($0.label.isEmpty ? "" : " \($0.label)")" }
                 ?? "next ring: none"

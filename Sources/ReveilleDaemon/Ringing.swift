@@ -36,8 +36,9 @@ extension Controller {
         case .missed(let session):
             onPublish(
                 .missed(
-                    alarmID: session.settings.alarmID, label: session.settings.label,
-                    scheduledTime: localTime(session.scheduledAt)))
+                    MissedInfo(
+                        alarmID: session.settings.alarmID, label: session.settings.label,
+                        scheduledTime: localTime(session.scheduledAt))))
         case .nextRing(let instant):
             onPublish(.nextRing(instant.flatMap(nextRingInfo)))
         case .tagOnReader(let present): onPublish(.tagOnReader(present))

@@ -51,6 +51,55 @@ public enum Payload: Codable, Sendable, Equatable {
     case apps(AppsReply)
 }
 
+extension Payload {
+    private enum Kind: String, CodingKey {
+        case status, alarms, rules, overrides, schedule, ring, history, stats, playback, devices, tags, scan, apps
+    }
+
+    /// `{"status": {...}}`: the kind as the key, its value as is.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Kind.self)
+        switch self {
+        case .status(let value): try container.encode(value, forKey: .status)
+        case .alarms(let value): try container.encode(value, forKey: .alarms)
+        case .rules(let value): try container.encode(value, forKey: .rules)
+        case .overrides(let value): try container.encode(value, forKey: .overrides)
+        case .schedule(let value): try container.encode(value, forKey: .schedule)
+        case .ring(let value): try container.encode(value, forKey: .ring)
+        case .history(let value): try container.encode(value, forKey: .history)
+        case .stats(let value): try container.encode(value, forKey: .stats)
+        case .playback(let value): try container.encode(value, forKey: .playback)
+        case .devices(let value): try container.encode(value, forKey: .devices)
+        case .tags(let value): try container.encode(value, forKey: .tags)
+        case .scan(let value): try container.encode(value, forKey: .scan)
+        case .apps(let value): try container.encode(value, forKey: .apps)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Kind.self)
+        guard let kind = container.allKeys.first, container.allKeys.count == 1 else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "a payload has exactly one kind"))
+        }
+        switch kind {
+        case .status: self = .status(try container.decode(StatusInfo.self, forKey: kind))
+        case .alarms: self = .alarms(try container.decode([AlarmInfo].self, forKey: kind))
+        case .rules: self = .rules(try container.decode([RuleInfo].self, forKey: kind))
+        case .overrides: self = .overrides(try container.decode([OverrideInfo].self, forKey: kind))
+        case .schedule: self = .schedule(try container.decode(ScheduleReport.self, forKey: kind))
+        case .ring: self = .ring(try container.decode(RingReply.self, forKey: kind))
+        case .history: self = .history(try container.decode([HistoryEntry].self, forKey: kind))
+        case .stats: self = .stats(try container.decode(StatsInfo.self, forKey: kind))
+        case .playback: self = .playback(try container.decode(PlaybackInfo.self, forKey: kind))
+        case .devices: self = .devices(try container.decode([AudioDevice].self, forKey: kind))
+        case .tags: self = .tags(try container.decode([Tag].self, forKey: kind))
+        case .scan: self = .scan(try container.decode(TagScan.self, forKey: kind))
+        case .apps: self = .apps(try container.decode(AppsReply.self, forKey: kind))
+        }
+    }
+}
+
 /// The ring session after `snooze`, `dismiss` or an answer.
 public struct RingReply: Codable, Sendable, Equatable {
     public var session: SessionInfo
@@ -460,7 +509,7 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     /// A session rang, was snoozed, rang again, changed its challenge, or ended.
     case session(SessionInfo)
     /// An occurrence was recorded as missed.
-    case missed(alarmID: Int, label: String, scheduledTime: String)
+    case missed(MissedInfo)
     /// The next ring moved (nil: none ahead).
     case nextRing(RingInfo?)
     /// A tag lies on the reader during a session (it must be lifted, then tapped), or was lifted.
@@ -617,6 +666,54 @@ public struct AppStatusInfo: Codable, Sendable, Equatable {
         self.usedMinutes = usedMinutes
         self.limitMinutes = limitMinutes
         self.grantMinutes = grantMinutes
+    }
+}
+
+/// An occurrence recorded as missed, never rung.
+public struct MissedInfo: Codable, Sendable, Equatable {
+    public var alarmID: Int
+    public var label: String
+    /// Local `HH:MM` it was due.
+    public var scheduledTime: String
+
+    public init(alarmID: Int, label: String, scheduledTime: String) {
+        self.alarmID = alarmID
+        self.label = label
+        self.scheduledTime = scheduledTime
+    }
+}
+
+extension WatchEvent {
+    private enum Kind: String, CodingKey {
+        case session, missed, nextRing, tagOnReader, readerHealth, policyRejected
+    }
+
+    /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Kind.self)
+        switch self {
+        case .session(let value): try container.encode(value, forKey: .session)
+        case .missed(let value): try container.encode(value, forKey: .missed)
+        case .nextRing(let value): try container.encode(value, forKey: .nextRing)
+        case .tagOnReader(let value): try container.encode(value, forKey: .tagOnReader)
+        case .readerHealth(let value): try container.encode(value, forKey: .readerHealth)
+        case .policyRejected(let value): try container.encode(value, forKey: .policyRejected)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Kind.self)
+        guard let kind = container.allKeys.first else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no event"))
+        }
+        switch kind {
+        case .session: self = .session(try container.decode(SessionInfo.self, forKey: kind))
+        case .missed: self = .missed(try container.decode(MissedInfo.self, forKey: kind))
+        case .nextRing: self = .nextRing(try container.decodeIfPresent(RingInfo.self, forKey: kind))
+        case .tagOnReader: self = .tagOnReader(try container.decode(Bool.self, forKey: kind))
+        case .readerHealth: self = .readerHealth(try container.decode(ReaderState.self, forKey: kind))
+        case .policyRejected: self = .policyRejected(try container.decode(String.self, forKey: kind))
+        }
     }
 }
 

@@ -1,0 +1,40 @@
+import Foundation
+import ReveilleCore
+import Testing
+
+@testable import ReveilleProtocol
+
+/// What travels on the socket, to the byte: one payload per answer, under its kind; watch events
+/// likewise; enums as their names.
+@Suite struct WireShapeTests {
+    func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    @Test func aPayloadTravelsUnderItsKind() throws {
+        let response = Response(payload: .tags([Tag(label: "hall", uid: "04A1B2C3", addedAt: 7)]))
+        #expect(
+            try json(response)
+                == #"{"ok":true,"payload":{"tags":[{"addedAt":7,"label":"hall","uid":"04A1B2C3"}]},"v":1}"#)
+        let back = try JSONDecoder().decode(Response.self, from: Data(try json(response).utf8))
+        #expect(back == response && back.tags?.first?.label == "hall" && back.status == nil)
+    }
+
+    @Test func watchEventsTravelUnderTheirKind() throws {
+        #expect(try json(WatchLine(.tagOnReader(true))) == #"{"event":{"tagOnReader":true},"v":1}"#)
+        #expect(try json(WatchLine(.readerHealth(ReaderState(.absent("unplugged"))))) == #"{"event":{"readerHealth":{"condition":"absent","detail":"unplugged"}},"v":1}"#)
+        let missed = WatchLine(.missed(MissedInfo(alarmID: 3, label: "work", scheduledTime: "06:45")))
+        #expect(try json(missed) == #"{"event":{"missed":{"alarmID":3,"label":"work","scheduledTime":"06:45"}},"v":1}"#)
+        for line in [missed, WatchLine(.nextRing(nil)), WatchLine(.policyRejected("apps.toml:3: bad"))] {
+            #expect(try JSONDecoder().decode(WatchLine.self, from: Data(try json(line).utf8)) == line)
+        }
+    }
+
+    @Test func aPayloadOfTwoKindsIsRefused() {
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Payload.self, from: Data(#"{"tags":[],"scan":{}}"#.utf8))
+        }
+    }
+}
