@@ -64,7 +64,8 @@ struct StatusCommand: ParsableCommand {
         switch event {
         case .session(let session):
             switch session.state {
-            case .ringing: "RINGING: alarm \(session.name) (due \(session.scheduledTime)); to stop it: \(session.howToDismiss)"
+            case .ringing:
+                "RINGING: alarm \(session.name) (due \(session.scheduledTime)); to stop it: \(session.howToDismiss)"
             case .snoozed:
                 "SNOOZED: alarm \(session.name) until \(session.snoozedUntil ?? "?") (\(session.snoozeCount) used)"
             case .dismissed: "DISMISSED: alarm \(session.name) by \(session.dismissedBy?.rawValue ?? "?")"
@@ -74,7 +75,9 @@ struct StatusCommand: ParsableCommand {
         case .missed(let missed):
             "MISSED: alarm #\(missed.alarmID)\(missed.label.isEmpty ? "" : " \(missed.label)") (due \(missed.scheduledTime)), not rung late"
         case .nextRing(let next):
-            next.map { "next ring: \($0.weekday) \($0.date) \($0.time), alarm #\($0.alarmID)\($0.label.isEmpty ? "" : " \($0.label)")" }
+            next.map {
+                "next ring: \($0.weekday) \($0.date) \($0.time), alarm #\($0.alarmID)\($0.label.isEmpty ? "" : " \($0.label)")"
+            }
                 ?? "next ring: none"
         case .tagOnReader(true): "a tag is on the reader: lift it, then tap it"
         case .tagOnReader(false): "the tag was lifted: tap it to stop the alarm"

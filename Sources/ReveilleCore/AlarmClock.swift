@@ -102,10 +102,15 @@ public struct AlarmClock: Sendable {
         if let session {
             if session.state == .ringing {
                 actions.append(.play(session.settings))
-                actions.append(.log(.notice, "session #\(session.id) of alarm \(session.settings.name) was ringing; ringing again"))
+                actions.append(
+                    .log(.notice, "session #\(session.id) of alarm \(session.settings.name) was ringing; ringing again")
+                )
             } else {
                 actions.append(
-                    .log(.notice, "session #\(session.id) of alarm \(session.settings.name) is snoozed (\(session.snoozeCount) used)"))
+                    .log(
+                        .notice,
+                        "session #\(session.id) of alarm \(session.settings.name) is snoozed (\(session.snoozeCount) used)"
+                    ))
             }
             actions += setPolling(true)
             actions.append(.publish(.session(session)))
@@ -150,7 +155,9 @@ public struct AlarmClock: Sendable {
         let from = self.zone.identifier
         self.zone = zone
         nextRing = nil
-        return [.log(.notice, "the system time zone changed from \(from) to \(zone.identifier); recomputing the schedule")]
+        return [
+            .log(.notice, "the system time zone changed from \(from) to \(zone.identifier); recomputing the schedule")
+        ]
             + wake(now: now)
     }
 
@@ -175,7 +182,11 @@ public struct AlarmClock: Sendable {
         transition(now: now) { session, random throws(RingRefusal) in
             let (correct, actions) = try session.answer(value, now: now, using: &random)
             if correct {
-                return [.log(.notice, "alarm \(session.settings.name) dismissed by math (\(session.wrongAnswers) wrong answers)")]
+                return [
+                    .log(
+                        .notice,
+                        "alarm \(session.settings.name) dismissed by math (\(session.wrongAnswers) wrong answers)")
+                ]
                     + actions.map { .ring($0) }
             }
             return [.log(.info, "alarm \(session.settings.name): wrong answer \(value)")]
@@ -192,7 +203,10 @@ public struct AlarmClock: Sendable {
         }
         guard fresh else {
             return [
-                .log(.notice, "a tag is on the reader: lift it, then tap it (alarm \(active.settings.name) \(active.state.rawValue))"),
+                .log(
+                    .notice,
+                    "a tag is on the reader: lift it, then tap it (alarm \(active.settings.name) \(active.state.rawValue))"
+                ),
                 .publish(.tagOnReader(true)),
             ]
         }
@@ -228,7 +242,9 @@ public struct AlarmClock: Sendable {
             if var active = session, active.readerLost() {
                 session = active
                 actions.append(
-                    .log(.warning, "NFC reader \(health) while alarm \(active.settings.name) rings; math dismisses it too now"))
+                    .log(
+                        .warning,
+                        "NFC reader \(health) while alarm \(active.settings.name) rings; math dismisses it too now"))
                 actions.append(.persist([active], evaluatedThrough: nil))
                 actions.append(.publish(.session(active)))
             }
@@ -272,7 +288,10 @@ public struct AlarmClock: Sendable {
         }
         if active.state == .autoStopped {
             notes.append(
-                .log(.warning, "alarm \(active.settings.name) rang \(limits.ring.maxRingSeconds / 60) min unanswered; stopped (unattended)"))
+                .log(
+                    .warning,
+                    "alarm \(active.settings.name) rang \(limits.ring.maxRingSeconds / 60) min unanswered; stopped (unattended)"
+                ))
         }
         return apply(active, notes + steps.map { .ring($0) }, now: now)
     }
@@ -290,7 +309,8 @@ public struct AlarmClock: Sendable {
             case .ring(.startAudio):
                 sound.append(.play(active.settings))
                 if tagOnReader {
-                    rest.append(.log(.notice, "a tag is on the reader: lift it, then tap it (alarm \(active.settings.name))"))
+                    rest.append(
+                        .log(.notice, "a tag is on the reader: lift it, then tap it (alarm \(active.settings.name))"))
                 }
             case .ring(.stopAudio): sound.append(.stopSound)
             case .ring(.attenuate): sound.append(.attenuate(true))
@@ -356,7 +376,10 @@ public struct AlarmClock: Sendable {
             handled.insert(Occurrence(alarmID: alarm.id, instant: record.scheduledAt))
             let local = ZoneResolver(zone: zone).local(at: record.scheduledAt).time.hoursAndMinutes
             actions.append(
-                .log(.warning, "alarm \(alarm.name) was due at \(local); recorded as missed (over \(limits.graceSeconds / 60) min ago)"))
+                .log(
+                    .warning,
+                    "alarm \(alarm.name) was due at \(local); recorded as missed (over \(limits.graceSeconds / 60) min ago)"
+                ))
             after.append(.runHook(.missed, record))
             after.append(.publish(.missed(record)))
         }
@@ -368,7 +391,10 @@ public struct AlarmClock: Sendable {
                 let was = active.state
                 let steps = active.wakeForAnotherAlarm(now: seconds)
                 actions.append(
-                    .log(.notice, "alarm \(alarm.name) is due while \(active.settings.name) is \(was.rawValue); it rings as that session"))
+                    .log(
+                        .notice,
+                        "alarm \(alarm.name) is due while \(active.settings.name) is \(was.rawValue); it rings as that session"
+                    ))
                 if case .once = alarm.repeats { after += disable(alarm.id) }
                 actions += apply(active, steps.map { .ring($0) }, now: seconds)
             } else {
@@ -379,11 +405,16 @@ public struct AlarmClock: Sendable {
                 let late = (now - Double(scheduledAt)) * 1000
                 let local = ZoneResolver(zone: zone).local(at: scheduledAt).time.hoursAndMinutes
                 var notes: [SessionStep] = [
-                    .log(.notice, "alarm \(alarm.name) rings (due \(local), started \(String(format: "%+.1f", late)) ms)")
+                    .log(
+                        .notice, "alarm \(alarm.name) rings (due \(local), started \(String(format: "%+.1f", late)) ms)"
+                    )
                 ]
                 if fired.fellBackToMath {
                     notes.append(
-                        .log(.warning, "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"))
+                        .log(
+                            .warning,
+                            "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"
+                        ))
                 }
                 actions += apply(fired, steps.map { .ring($0) } + notes, now: seconds)
             }

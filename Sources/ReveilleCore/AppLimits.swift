@@ -123,7 +123,9 @@ public struct AppLimits: Sendable {
                 if left <= warnSeconds, !warned.contains(key) {
                     warned.insert(key)
                     actions.append(
-                        .log(.notice, "app \(key.app) of \(key.user): \(max(1, (left + 59) / 60)) min left, then it is ended"))
+                        .log(
+                            .notice,
+                            "app \(key.app) of \(key.user): \(max(1, (left + 59) / 60)) min left, then it is ended"))
                     actions.append(.warn(app: key.app, user: key.user, secondsLeft: left))
                 }
                 next.append(Double(warned.contains(key) ? left : left - warnSeconds))
@@ -143,7 +145,9 @@ public struct AppLimits: Sendable {
                 } else {
                     running[index].terminatedAt = now
                     actions.append(
-                        .log(.notice, "app \(key.app) (pid \(pid)) of \(key.user) must stop: \(decision.reason); SIGTERM"))
+                        .log(
+                            .notice, "app \(key.app) (pid \(pid)) of \(key.user) must stop: \(decision.reason); SIGTERM"
+                        ))
                     actions.append(.signal(pid: pid, .terminate))
                     next.append(killGraceSeconds)
                 }

@@ -57,7 +57,9 @@ final class AppSupervisor: Sendable {
         // With a test clock that jumps, look as often as it is checked; otherwise every 15 s while an app runs.
         let review = clock.checkInterval.map(\.inSeconds).map { max($0 * 2, 0.2) } ?? 15
         state = Mutex(
-            State(limits: AppLimits(warnSeconds: warnMinutes * 60, killGraceSeconds: graceSeconds, reviewSeconds: review)))
+            State(
+                limits: AppLimits(warnSeconds: warnMinutes * 60, killGraceSeconds: graceSeconds, reviewSeconds: review))
+        )
         do {
             guardian = try FanotifyGuard(logger: logger)
             guardProblem = nil
@@ -266,7 +268,8 @@ final class AppSupervisor: Sendable {
                 // pidfd_send_signal, checked: a process that is already gone is fine.
                 if RV_pidfd_signal(pidfd, signal.rawValue) != 0, errno != ESRCH {
                     logger.error(
-                        "app (pid \(pid)): pidfd_send_signal(\(signal.rawValue)) failed: \(String(cString: strerror(errno)))")
+                        "app (pid \(pid)): pidfd_send_signal(\(signal.rawValue)) failed: \(String(cString: strerror(errno)))"
+                    )
                 }
             case .warn(let app, let user, let left): onWarning(app, user, left)
             case .save(let totals, let date):

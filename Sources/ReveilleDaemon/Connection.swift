@@ -109,14 +109,16 @@ final class Connection {
         }
         guard let version = envelope.v else {
             return .failure(
-                ReplyError(.failure(.badRequest, "malformed request: missing protocol version \"v\" (this daemon speaks 1)")))
+                ReplyError(
+                    .failure(.badRequest, "malformed request: missing protocol version \"v\" (this daemon speaks 1)")))
         }
         guard version == protocolVersion else {
             return .failure(
                 ReplyError(
                     .failure(
                         .unsupportedVersion,
-                        "protocol version \(version) is not supported; this reveilled speaks version \(protocolVersion)")))
+                        "protocol version \(version) is not supported; this reveilled speaks version \(protocolVersion)"
+                    )))
         }
         do {
             return .success(try JSONDecoder().decode(Request.self, from: data))

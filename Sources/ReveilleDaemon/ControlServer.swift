@@ -68,7 +68,9 @@ final class ControlServer {
             guard connections.count < ControlServer.maxConnections else {
                 let busy = Framing.encode(
                     Response.failure(.busy, "reveilled is serving too many connections; try again in a moment"))
-                _ = busy.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                _ = busy.withUnsafeBytes {
+                    Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
                 close(fd)
                 logger.warning("\(peer): refused, \(ControlServer.maxConnections) connections already open")
                 continue

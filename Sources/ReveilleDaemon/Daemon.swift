@@ -133,7 +133,8 @@ public enum Daemon {
         let timers = try wireTimers(loop: loop, controller: controller, clock: options.clock, logger: logger)
         let watches = try wireWatches(
             loop: loop, controller: controller, options: options, zoneLink: zoneLink, logger: logger)
-        let supervisor = startAppSupervisor(options, store: store, controller: controller, doorbell: doorbell, logger: logger)
+        let supervisor = startAppSupervisor(
+            options, store: store, controller: controller, doorbell: doorbell, logger: logger)
         let follower = try AppFollower(supervisor: supervisor, loop: loop, logger: logger)
         watches.onPolicyChange = {
             if let why = supervisor.reload() { controller.onPublish(.policyRejected(why)) }
@@ -210,7 +211,8 @@ public enum Daemon {
         if let period = ServiceManager.watchdogPeriod() {
             let interval = period / 2
             logger.info(
-                "systemd watchdog: \(String(format: "%.0f", period)) s; pinging every \(String(format: "%.0f", interval)) s")
+                "systemd watchdog: \(String(format: "%.0f", period)) s; pinging every \(String(format: "%.0f", interval)) s"
+            )
             let watchdog = try LoopTimer(.monotonic, logger: logger)
             watchdog.arm(after: interval, interval: interval)
             try loop.watch(watchdog.fd) { _ in

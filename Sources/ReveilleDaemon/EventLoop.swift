@@ -156,7 +156,8 @@ final class LoopTimer {
         let nanoseconds = Int((instant - seconds) * 1e9)
         guard RV_timerfd_arm_realtime(fd, Int64(seconds), nanoseconds) == 0 else {
             logger.error(
-                "wake timer: timerfd_settime(\(Int64(seconds))): \(String(cString: strerror(errno))); looking again in 1 s")
+                "wake timer: timerfd_settime(\(Int64(seconds))): \(String(cString: strerror(errno))); looking again in 1 s"
+            )
             return false
         }
         return true

@@ -20,7 +20,9 @@ public final class MemoryAudioOutput: AudioOutput {
     /// Whether a sound plays now: the last play came after the last stop.
     public var isPlaying: Bool {
         log.withLock { calls in
-            calls.last { if case .attenuate = $0 { false } else { true } }.map { if case .play = $0 { true } else { false } }
+            calls.last { if case .attenuate = $0 { false } else { true } }.map {
+                if case .play = $0 { true } else { false }
+            }
                 ?? false
         }
     }

@@ -67,7 +67,8 @@ extension Controller {
         switch operation {
         case .snooze:
             let left =
-                session.snoozesLeft.map { "\($0) of \(session.settings.maxSnoozes) snoozes left" } ?? "unlimited snoozes"
+                session.snoozesLeft.map { "\($0) of \(session.settings.maxSnoozes) snoozes left" }
+                ?? "unlimited snoozes"
             message =
                 "snoozed alarm \(session.settings.name) until \(localTime(session.snoozedUntil ?? 0, seconds: true)) (\(left))"
         case .problem:

@@ -48,13 +48,15 @@ extension Controller {
         }
         if let device, device.trimmingCharacters(in: .whitespaces).isEmpty {
             return .answer(
-                .failure(.invalid, "--device \"\(device)\": name an ALSA device; list them with: reveille sound devices"))
+                .failure(
+                    .invalid, "--device \"\(device)\": name an ALSA device; list them with: reveille sound devices"))
         }
         if let session = machine.session {
             return .answer(
                 .failure(
                     .busy,
-                    "alarm \"\(session.settings.label)\" is \(session.state.rawValue); test the sound after dismissing it"))
+                    "alarm \"\(session.settings.label)\" is \(session.state.rawValue); test the sound after dismissing it"
+                ))
         }
         logger.info(
             "sound test: \(file ?? "the configured sound") for \(seconds) s on \(device ?? "the configured devices")")

@@ -124,7 +124,9 @@ extension Controller {
         case .tagTest(let seconds): (timeout, purpose) = (seconds, "tag test")
         default: return .failure(.internal, "'\(operation.name)' does not wait for a tap")
         }
-        guard (1...300).contains(timeout) else { return .failure(.invalid, "--timeout \(timeout): must be 1-300 seconds") }
+        guard (1...300).contains(timeout) else {
+            return .failure(.invalid, "--timeout \(timeout): must be 1-300 seconds")
+        }
         let health = ring.reader.health
         if health == .notConfigured {
             return .failure(

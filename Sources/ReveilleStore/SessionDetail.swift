@@ -87,7 +87,8 @@ struct SessionDetail: Codable {
         guard version == currentVersion else {
             throw StoreError(
                 description:
-                    "a ring session was stored by a newer reveilled (record version \(version)); install that version again")
+                    "a ring session was stored by a newer reveilled (record version \(version)); install that version again"
+            )
         }
         return detail
     }

@@ -136,7 +136,8 @@ import Testing
         var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six + 7200)
         let first = clock.tick(now: Double(Self.six - 86_400), monotonic: 0, clockWasSet: false)
         #expect(plays(first) == 0)
-        #expect(first.contains(.log(.warning, "the clock is behind the last handled instant; waiting for it (time sync?)")))
+        #expect(
+            first.contains(.log(.warning, "the clock is behind the last handled instant; waiting for it (time sync?)")))
         let second = clock.tick(now: Double(Self.six - 86_000), monotonic: 400, clockWasSet: false)
         #expect(!second.contains { if case .log(.warning, _) = $0 { true } else { false } })
     }

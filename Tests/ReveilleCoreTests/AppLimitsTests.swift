@@ -13,9 +13,12 @@ import Testing
 
     func limits(limitMinutes: Int? = 30, window: String = "07:00-20:00") -> AppLimits {
         let windows = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, [try! TimeWindow.parse(window)]) })
-        let limits = limitMinutes.map { minutes in Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, minutes) }) }
+        let limits = limitMinutes.map { minutes in
+            Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, minutes) })
+        }
         var machine = AppLimits(warnSeconds: 300, killGraceSeconds: 10, reviewSeconds: 15)
-        machine.policyLoaded(AppPolicy(apps: [AppRule(name: "game", paths: ["/g"], windows: windows, limits: limits ?? [:])]))
+        machine.policyLoaded(
+            AppPolicy(apps: [AppRule(name: "game", paths: ["/g"], windows: windows, limits: limits ?? [:])]))
         _ = machine.beginDay(date("2026-11-23"), usage: [Self.key: 20 * 60], grants: [:])
         return machine
     }
@@ -51,7 +54,12 @@ import Testing
 
         let ended = review(&machine, 10 * 60)  // 30 of 30
         #expect(ended.contains(.signal(pid: 100, .terminate)))
-        #expect(ended.contains(.log(.notice, "app game (pid 100) of kid must stop: today's 30 minutes are used up; allowed again Tue 07:00; SIGTERM")))
+        #expect(
+            ended.contains(
+                .log(
+                    .notice,
+                    "app game (pid 100) of kid must stop: today's 30 minutes are used up; allowed again Tue 07:00; SIGTERM"
+                )))
         #expect(wake(ended) == .some(10))
         #expect(!review(&machine, 10 * 60 + 5).contains(.signal(pid: 100, .kill)))
         let killed = review(&machine, 10 * 60 + 10)

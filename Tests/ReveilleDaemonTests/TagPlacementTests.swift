@@ -25,7 +25,8 @@ import Testing
         Thread.sleep(forTimeInterval: 1)
         #expect(try daemon.session()?.state == .ringing)
         let status = try daemon.cli("status").stdout
-        #expect(status.contains("to stop it: scan your tag on the reader\na tag is on the reader: lift it, then tap it\n"))
+        #expect(
+            status.contains("to stop it: scan your tag on the reader\na tag is on the reader: lift it, then tap it\n"))
         #expect(try daemon.session()?.tagOnReader == true)
 
         emulator.removeTag()

@@ -24,7 +24,9 @@ import Testing
 
     @Test func watchEventsTravelUnderTheirKind() throws {
         #expect(try json(WatchLine(.tagOnReader(true))) == #"{"event":{"tagOnReader":true},"v":1}"#)
-        #expect(try json(WatchLine(.readerHealth(ReaderState(.absent("unplugged"))))) == #"{"event":{"readerHealth":{"condition":"absent","detail":"unplugged"}},"v":1}"#)
+        #expect(
+            try json(WatchLine(.readerHealth(ReaderState(.absent("unplugged")))))
+                == #"{"event":{"readerHealth":{"condition":"absent","detail":"unplugged"}},"v":1}"#)
         let missed = WatchLine(.missed(MissedInfo(alarmID: 3, label: "work", scheduledTime: "06:45")))
         #expect(try json(missed) == #"{"event":{"missed":{"alarmID":3,"label":"work","scheduledTime":"06:45"}},"v":1}"#)
         for line in [missed, WatchLine(.nextRing(nil)), WatchLine(.policyRejected("apps.toml:3: bad"))] {
