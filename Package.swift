@@ -66,7 +66,7 @@ let package = Package(
         // The NFC reader through libnfc, on a thread of its own.
         .target(
             name: "ReveilleNFC",
-            dependencies: ["ReveilleCore", "CNFC", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ReveilleCore", "CNFC", "CReveilleShims", .product(name: "Logging", package: "swift-log")]
         ),
         // The app guard: fanotify permission events on a thread of its own.
         .target(

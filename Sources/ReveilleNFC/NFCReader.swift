@@ -1,3 +1,4 @@
+import CReveilleShims
 import Foundation
 import Logging
 import ReveilleCore
@@ -9,16 +10,16 @@ import Synchronization
 ///
 /// Idle, it touches the device only to check its health every `idleCheckSeconds`, so that the
 /// daemon's idle figure holds; the chip's RF field is off meanwhile (nfc_idle).
-public final class NFCReader: TagReader, @unchecked Sendable {
+public final class NFCReader: TagReader, Sendable {
     /// What to open: a libnfc connstring, or nil for libnfc's autodetection.
     public let connstring: String?
     let pollInterval: Double
     let idleCheckSeconds: Double
     private let logger: Logger
-    /// Guards `reasons`, `stopping` and the thread's sleep.
-    private let condition = NSCondition()
-    private var reasons: Set<String> = []
-    private var stopping = false
+    /// Why tags are wanted now (a ring, a registration), and whether the thread must end.
+    private let control = Mutex<(reasons: Set<String>, stopping: Bool)>(([], false))
+    /// Rung (eventfd) when `control` changes, to wake the thread from its sleep.
+    private let bell: Int32
     private let healthState: Mutex<ReaderHealth>
     private let handlers = Mutex<Handlers>(Handlers())
 
@@ -37,6 +38,16 @@ public final class NFCReader: TagReader, @unchecked Sendable {
         self.idleCheckSeconds = idleCheckSeconds
         self.logger = logger
         self.healthState = Mutex(NFCReader.opening)
+        self.bell = RV_eventfd()
+    }
+
+    deinit {
+        if bell >= 0 { close(bell) }
+    }
+
+    private func ring() {
+        var one: UInt64 = 1
+        _ = write(bell, &one, 8)  // EAGAIN: already rung
     }
 
     /// Starts the thread: `onTag` gets each tag placed on the reader and whether it is fresh (see
@@ -57,10 +68,8 @@ public final class NFCReader: TagReader, @unchecked Sendable {
     }
 
     public func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        condition.unlock()
+        control.withLock { $0.stopping = true }
+        ring()
     }
 
     public var health: ReaderHealth { healthState.withLock { $0 } }
@@ -70,10 +79,8 @@ public final class NFCReader: TagReader, @unchecked Sendable {
 
     /// Polls fast while any reason is active (several may overlap: a ring and a `tag test`).
     public func setPolling(_ reason: String, _ active: Bool) {
-        condition.lock()
-        if active { reasons.insert(reason) } else { reasons.remove(reason) }
-        condition.broadcast()
-        condition.unlock()
+        control.withLock { if active { $0.reasons.insert(reason) } else { $0.reasons.remove(reason) } }
+        ring()
     }
 
     private var label: String { connstring ?? "auto" }
@@ -93,25 +100,26 @@ public final class NFCReader: TagReader, @unchecked Sendable {
 
     /// Sleeps up to `seconds`, or until polling is wanted (when `untilActive`) or stopping.
     /// Returns whether polling is wanted.
+    /// poll(2) on the bell, which `setPolling` and `stop` ring.
     private func sleep(_ seconds: Double, untilActive: Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while !stopping, !(untilActive && !reasons.isEmpty), condition.wait(until: deadline) {}
-        return !reasons.isEmpty
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while true {
+            let (wanted, stopping) = control.withLock { (!$0.reasons.isEmpty, $0.stopping) }
+            if stopping || (untilActive && wanted) { return wanted }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return wanted }
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            var descriptor = pollfd(fd: bell, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, Int32(clamping: max(1, milliseconds))) > 0 {
+                var scratch: UInt64 = 0
+                _ = read(bell, &scratch, 8)
+            }
+        }
     }
 
-    private var isStopping: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopping
-    }
+    private var isStopping: Bool { control.withLock { $0.stopping } }
 
-    private var wanted: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return !reasons.isEmpty
-    }
+    private var wanted: Bool { control.withLock { !$0.reasons.isEmpty } }
 
     private func run() {
         var device: NFCDevice?
