@@ -43,9 +43,6 @@ final class ControlServer {
         controller.onPublish = { [unowned self] event in publish(event) }
     }
 
-    /// How many clients follow the `watch` stream.
-    var watcherCount: Int { connections.values.filter { if case .watching = $0.phase { true } else { false } }.count }
-
     // MARK: Accepting
 
     private func acceptWaiting() {

@@ -132,7 +132,6 @@ public final class Controller {
     /// The reader's health changed.
     func readerHealthChanged(_ health: ReaderHealth) {
         carryOut(machine.readerHealthChanged(health, now: nowSeconds()))
-        onPublish(.readerHealth(ReaderState(health)))
     }
 
     /// Before exit: remember how far occurrences were handled, stop the sound and running hooks.

@@ -42,7 +42,7 @@ extension Controller {
         case .nextRing(let instant):
             onPublish(.nextRing(instant.flatMap(nextRingInfo)))
         case .tagOnReader(let present): onPublish(.tagOnReader(present))
-        case .readerHealth: break  // published with the reader's own words by `readerHealthChanged`
+        case .readerHealth(let health): onPublish(.readerHealth(ReaderState(health)))
         }
     }
 
