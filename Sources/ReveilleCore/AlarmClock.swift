@@ -270,7 +270,7 @@ public struct AlarmClock: Sendable {
         do {
             let steps = try body(&active, &generator)
             random = generator
-            let actions = apply(active, steps, now: now) + wake(now: now)
+            let actions = apply(active, steps) + wake(now: now)
             return ClockReply(result: .success(active), actions: actions)
         } catch {
             return ClockReply(result: .failure(error), actions: [])
@@ -293,12 +293,12 @@ public struct AlarmClock: Sendable {
                     "alarm \(active.settings.name) rang \(limits.ring.maxRingSeconds / 60) min unanswered; stopped (unattended)"
                 ))
         }
-        return apply(active, notes + steps.map { .ring($0) }, now: now)
+        return apply(active, notes + steps.map { .ring($0) })
     }
 
     /// Keeps the session after a transition and turns its steps into actions: the sound first,
     /// then the state written, hooks, and what watchers are told.
-    private mutating func apply(_ active: RingSession, _ steps: [SessionStep], now: Int) -> [ClockAction] {
+    private mutating func apply(_ active: RingSession, _ steps: [SessionStep]) -> [ClockAction] {
         let before = session
         session = active.state.isActive ? active : nil
         var sound: [ClockAction] = []
@@ -396,7 +396,7 @@ public struct AlarmClock: Sendable {
                         "alarm \(alarm.name) is due while \(active.settings.name) is \(was.rawValue); it rings as that session"
                     ))
                 if case .once = alarm.repeats { after += disable(alarm.id) }
-                actions += apply(active, steps.map { .ring($0) }, now: seconds)
+                actions += apply(active, steps.map { .ring($0) })
             } else {
                 var (fired, steps) = RingSession.fire(
                     settings: RingSettings(alarm), scheduledAt: scheduledAt, now: seconds,
@@ -416,7 +416,7 @@ public struct AlarmClock: Sendable {
                             "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"
                         ))
                 }
-                actions += apply(fired, steps.map { .ring($0) } + notes, now: seconds)
+                actions += apply(fired, steps.map { .ring($0) } + notes)
             }
         }
         // The missed records and how far occurrences are handled go to disk together (one transaction).

@@ -99,9 +99,9 @@ public final class Controller {
             lastSessionID: try store.lastSessionID())
         sharedZone = SharedZone(zone)
         machine = AlarmClock(
-            schedule: try store.scheduleState(), zone: zone, readerHealth: ring.reader.health, stored: stored,
+            schedule: try Controller.purgedState(store, today: today, logger: logger), zone: zone,
+            readerHealth: ring.reader.health, stored: stored,
             limits: AlarmClock.Limits(ring: ring.policy, graceSeconds: ring.graceSeconds))
-        _ = try currentState(today: today)  // purges past overrides
     }
 
     /// The zone alarm times are in.
@@ -170,7 +170,7 @@ public final class Controller {
         case .problem:
             return sessionReply(machine.requestProblem(now: nowSeconds()), for: operation)
         case .answer(let value):
-            return sessionReply(machine.answer(value, now: nowSeconds()), for: operation, answer: value)
+            return sessionReply(machine.answer(value, now: nowSeconds()), for: operation)
         default: break
         }
         if operation.changesSchedule {
@@ -324,6 +324,10 @@ public final class Controller {
 
     /// The schedule state, after purging overrides for days gone by (README, "How the schedule decides").
     func currentState(today: CivilDate) throws -> ScheduleState {
+        try Controller.purgedState(store, today: today, logger: logger)
+    }
+
+    private static func purgedState(_ store: Store, today: CivilDate, logger: Logger) throws -> ScheduleState {
         var state = try store.scheduleState()
         if !LayerConflicts.expired(state.overrides, today: today).isEmpty {
             let purged = try store.purgeOverrides(before: today)

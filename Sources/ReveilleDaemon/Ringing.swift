@@ -55,7 +55,7 @@ extension Controller {
     }
 
     /// The answer to `snooze`, `dismiss` (the problem) or `dismiss --answer`.
-    func sessionReply(_ reply: ClockReply, for operation: Command, answer: Int? = nil) -> Response {
+    func sessionReply(_ reply: ClockReply, for operation: Command) -> Response {
         carryOut(reply.actions)
         let session: RingSession
         switch reply.result {

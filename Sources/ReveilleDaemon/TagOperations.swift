@@ -26,6 +26,17 @@ extension Controller {
         }
     }
 
+    /// A label a new tag may take: well formed, and not taken.
+    private func checkNewLabel(_ label: String) throws {
+        try Tag.checkLabel(label)
+        if let existing = try store.tags().first(where: { $0.label == label }) {
+            throw Refusal(
+                .conflict,
+                "a tag is already registered as \"\(label)\" (UID \(existing.uid)); pick another label or 'reveille tag rm \(label)' first"
+            )
+        }
+    }
+
     private func tagList(_ tags: [Tag]) -> Response {
         var response = Response()
         response.tags = tags
@@ -34,13 +45,7 @@ extension Controller {
 
     /// Registers a tag by `--uid`, or by the UID `seen` on the reader.
     private func addTag(label: String, uidText: String?, seen: [UInt8]?) throws -> Response {
-        try Tag.checkLabel(label)
-        if let existing = try store.tags().first(where: { $0.label == label }) {
-            throw Refusal(
-                .conflict,
-                "a tag is already registered as \"\(label)\" (UID \(existing.uid)); pick another label or 'reveille tag rm \(label)' first"
-            )
-        }
+        try checkNewLabel(label)
         let uid: [UInt8]
         if let uidText {
             guard let parsed = UID.parse(uidText) else {
@@ -108,13 +113,9 @@ extension Controller {
         switch operation {
         case .tagAdd(let label, _, let seconds):
             do {
-                try Tag.checkLabel(label)
-                if let existing = try store.tags().first(where: { $0.label == label }) {
-                    return .failure(
-                        .conflict,
-                        "a tag is already registered as \"\(label)\" (UID \(existing.uid)); pick another label or 'reveille tag rm \(label)' first"
-                    )
-                }
+                try checkNewLabel(label)
+            } catch let error as Refusal {
+                return .failure(error.code, error.message)
             } catch let error as InputError {
                 return .failure(.invalid, error.message)
             } catch {
