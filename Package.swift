@@ -100,7 +100,7 @@ let package = Package(
             linkerSettings: daemonLinking
         ),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"]),
-        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleCore"]),
+        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleCore", "ReveilleProtocol"]),
         // Sound files for the tests: written and read back with libsndfile, analysed.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(

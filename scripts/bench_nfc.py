@@ -2,13 +2,13 @@
 """NFC benchmarks of BENCHMARKS.md (issue 5), on the emulated PN532 (no reader here).
 
 tag: tag placed on the reader -> audio stopped, for a ringing alarm that takes the tag. Placed:
-     the moment the emulator is told to present the tag. Dismissed: the moment `status` (polled
-     every 2 ms) shows no session; the daemon has asked the audio output to stop by then, and
+     the moment the emulator is told to present the tag. Dismissed: the moment the daemon's `watch`
+     stream says the session was dismissed; the daemon has asked the audio output to stop by then, and
      logs how long the drop took after that request: the sum is an upper bound of placed -> stopped.
      In the same run, on the same emulator, libnfc's own `nfc-poll` detecting the same tag.
 idle: a daemon with the reader attached and nothing ringing: CPU and wake-ups over a while.
 """
-import os, re, select, shutil, signal, subprocess, sys, tempfile, time
+import json, os, random, re, select, shutil, signal, socket, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_ring import BIN, daemon_status, idle_window, percentile, request, start_daemon, threads  # noqa: E402
@@ -41,7 +41,7 @@ def nfc_poll(emulator, link, count):
         for line in proc.stdout:
             if "will poll during" in line:
                 break
-        time.sleep(0.2)
+        time.sleep(0.2 + random.uniform(0, 0.01))  # a tap lands anywhere in the chip's poll cycle
         start = time.monotonic()
         emulator.say(f"present {UID}")
         for line in proc.stdout:
@@ -52,6 +52,31 @@ def nfc_poll(emulator, link, count):
         proc.kill()
         proc.wait()
     return times
+
+
+class Watch:
+    """A `watch` stream (what `reveille status --watch` follows): the daemon pushes each change as
+    it happens, so the moment of a dismissal is seen without polling."""
+
+    def __init__(self, sock_path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock_path)
+        self.sock.sendall(json.dumps({"v": 1, "op": {"watch": {}}}).encode() + b"\n")
+        self.file = self.sock.makefile("rb")
+        assert json.loads(self.file.readline())["ok"]
+
+    def until(self, wanted):
+        for line in self.file:
+            if wanted(json.loads(line)["event"]):
+                return
+        raise RuntimeError("the watch stream ended")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.file.close()
+        self.sock.close()
 
 
 def reader_settings(link):
@@ -68,12 +93,12 @@ def daemon_tag(root, link, emulator, count):
             assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
             while not daemon_status(sock).get("session"):
                 time.sleep(0.05)
-            time.sleep(0.3)
-            start = time.monotonic()
-            emulator.say(f"present {UID}")
-            while daemon_status(sock).get("session"):
-                time.sleep(0.002)
-            dismissed.append((time.monotonic() - start) * 1000)
+            time.sleep(0.3 + random.uniform(0, 0.01))  # as for nfc-poll: anywhere in a poll cycle
+            with Watch(sock) as watch:
+                start = time.monotonic()
+                emulator.say(f"present {UID}")
+                watch.until(lambda event: event.get("session", {}).get("state") == "dismissed")
+                dismissed.append((time.monotonic() - start) * 1000)
             emulator.say("remove")
             time.sleep(0.3)
     finally:

@@ -28,20 +28,36 @@ public struct AudioConfiguration: Sendable, Hashable {
 }
 
 /// The real `AudioOutput`: alsa-lib's PCM API on a thread of its own (a plain thread, like the
-/// daemon's others; see `Daemon`). Calls only post a request and return; the thread opens the
-/// device, streams, falls back and retries. A newer request replaces the one playing.
-public final class ALSAOutput: AudioOutput, @unchecked Sendable {
+/// daemon's others; see docs/ARCHITECTURE.md). Calls only post a request and return; the thread
+/// opens the device, streams, falls back and retries. A newer request replaces the one playing.
+///
+/// Sendable by construction: what the callers and the thread share is in a `Mutex` or an atomic,
+/// and the thread sleeps on a semaphore that every request signals (it re-checks the state after
+/// each wake-up, so a signal it did not need costs one loop).
+public final class ALSAOutput: AudioOutput, Sendable {
     let configuration: AudioConfiguration
     let logger: Logger
-    /// Guards `pending`, `reports` and the thread's sleep; `generation` and `attenuated` are
-    /// atomics so that the write loop reads them without locking.
-    private let condition = NSCondition()
-    private var pending: Playback.Job?
-    private var reports: [UInt64: PlaybackReport] = [:]
+    private let shared = Mutex(Shared())
+    /// Signalled by `play`, `stop` and `deliver`'s callers' successors: wakes the thread from
+    /// waiting for work or from a pause.
+    private let wakeUp = DispatchSemaphore(value: 0)
+    /// The current request's number: the write loop reads it without locking.
     private let generation = Atomic<UInt64>(0)
     private let attenuatedFlag = Atomic<Bool>(false)
     private let status: Mutex<String>
     private let stopRequested = Mutex<ContinuousClock.Instant?>(nil)
+
+    private struct Shared {
+        var pending: Playback.Job?
+        var reports: [UInt64: PlaybackReport] = [:]
+        /// `playAndReport` callers waiting for their request's report, by request number.
+        var waiting: [UInt64: DispatchSemaphore] = [:]
+
+        /// Wakes the waiters of requests older than `number`: theirs will never come.
+        mutating func releaseWaiters(before number: UInt64) {
+            for (waiter, semaphore) in waiting where waiter < number { semaphore.signal() }
+        }
+    }
 
     public init(configuration: AudioConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -53,20 +69,20 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     }
 
     public func play(_ request: AudioRequest) {
-        _ = post(request)
+        _ = post(request, waiter: nil)
     }
 
     public func playAndReport(_ request: AudioRequest) -> PlaybackReport {
-        let number = post(request)
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date().addingTimeInterval(20)
-        while reports[number] == nil, generation.load(ordering: .acquiring) == number {
-            if !condition.wait(until: deadline) { break }
+        let done = DispatchSemaphore(value: 0)
+        let number = post(request, waiter: done)
+        _ = done.wait(timeout: .now() + 20)
+        let report = shared.withLock { shared in
+            shared.waiting[number] = nil
+            return shared.reports.removeValue(forKey: number)
         }
-        if let report = reports.removeValue(forKey: number) { return report }
-        return PlaybackReport(
-            device: nil, source: request.sound ?? "the built-in tone", problems: ["stopped before it started"])
+        return report
+            ?? PlaybackReport(
+                device: nil, source: request.sound ?? "the built-in tone", problems: ["stopped before it started"])
     }
 
     public func setAttenuated(_ attenuated: Bool) {
@@ -76,11 +92,12 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     public func stop() {
         stopRequested.withLock { $0 = .now }
-        condition.lock()
-        pending = nil
-        generation.wrappingAdd(1, ordering: .acquiringAndReleasing)
-        condition.broadcast()
-        condition.unlock()
+        shared.withLock { shared in
+            shared.pending = nil
+            let number = generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+            shared.releaseWaiters(before: number)
+        }
+        wakeUp.signal()
     }
 
     public var statusLine: String { status.withLock { $0 } }
@@ -101,23 +118,25 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         }
     }
 
-    private func post(_ request: AudioRequest) -> UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
-        let number = generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
-        attenuatedFlag.store(false, ordering: .releasing)
-        pending = Playback.Job(request: request, generation: number, postedAt: .now)
-        condition.broadcast()
+    private func post(_ request: AudioRequest, waiter: DispatchSemaphore?) -> UInt64 {
+        let number = shared.withLock { shared in
+            let number = generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+            attenuatedFlag.store(false, ordering: .releasing)
+            shared.pending = Playback.Job(request: request, generation: number, postedAt: .now)
+            shared.waiting[number] = waiter
+            shared.releaseWaiters(before: number)
+            return number
+        }
+        wakeUp.signal()
         return number
     }
 
     private func threadMain() {
         while true {
-            condition.lock()
-            while pending == nil { condition.wait() }
-            let job = pending!
-            pending = nil
-            condition.unlock()
+            guard let job = shared.withLock({ $0.pending.take() }) else {
+                wakeUp.wait()
+                continue
+            }
             var playback = Playback(job: job, output: self)
             playback.run()
             status.withLock { $0 = ALSAOutput.idleLine(configuration) }
@@ -136,18 +155,16 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     func takeStopRequest() -> ContinuousClock.Instant? { stopRequested.withLock { $0.take() } }
 
     func deliver(_ report: PlaybackReport, for job: Playback.Job) {
-        condition.lock()
-        reports[job.generation] = report
-        if reports.count > 8 { reports.removeValue(forKey: reports.keys.min()!) }
-        condition.broadcast()
-        condition.unlock()
+        shared.withLock { shared in
+            shared.reports[job.generation] = report
+            if shared.reports.count > 8 { shared.reports.removeValue(forKey: shared.reports.keys.min()!) }
+            shared.waiting[job.generation]?.signal()
+        }
     }
 
     /// Sleeps up to `seconds`, returning early when the job is replaced or stopped.
     func pause(_ job: Playback.Job, seconds: Double) {
-        let deadline = Date().addingTimeInterval(seconds)
-        condition.lock()
-        while isCurrent(job), condition.wait(until: deadline) {}
-        condition.unlock()
+        let deadline = DispatchTime.now() + seconds
+        while isCurrent(job), wakeUp.wait(timeout: deadline) == .success {}
     }
 }
