@@ -41,6 +41,9 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        // libespeak-ng's synchronous synthesis into a buffer (its callback is C's business).
+        .target(name: "CEspeak", linkerSettings: [.linkedLibrary("espeak-ng")]),
         // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
         .target(name: "ReveilleCore"),
         // Wire format shared by the CLI and the daemon.
@@ -53,13 +56,13 @@ let package = Package(
         // /etc/reveille/reveille.toml, read and checked.
         .target(
             name: "ReveilleConfig",
-            dependencies: ["ReveilleCore", .product(name: "TOMLKit", package: "TOMLKit")]
+            dependencies: ["ReveilleCore", "ReveilleInput", .product(name: "TOMLKit", package: "TOMLKit")]
         ),
-        // Sound through alsa-lib on a thread of its own; files decoded by libsndfile.
+        // Sound through alsa-lib on a thread of its own; files decoded by libsndfile; the voice by libespeak-ng.
         .target(
             name: "ReveilleAudio",
             dependencies: [
-                "ReveilleCore", "CALSA", "CSndFile", "CALSAShims",
+                "ReveilleCore", "CALSA", "CSndFile", "CALSAShims", "CEspeak",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -68,6 +71,8 @@ let package = Package(
             name: "ReveilleNFC",
             dependencies: ["ReveilleCore", "CNFC", "CReveilleShims", .product(name: "Logging", package: "swift-log")]
         ),
+        // Bedside buttons and keypads: evdev devices read on the daemon's event loop.
+        .target(name: "ReveilleInput", dependencies: ["ReveilleCore", "CEvdev", "CReveilleShims"]),
         // The app guard: fanotify permission events on a thread of its own.
         .target(
             name: "ReveilleLaunch",
@@ -78,7 +83,7 @@ let package = Package(
             name: "ReveilleDaemon",
             dependencies: [
                 "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig", "ReveilleAudio",
-                "ReveilleNFC", "ReveilleLaunch", "CReveilleShims", "CSystemd",
+                "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -109,6 +114,7 @@ let package = Package(
         .executableTarget(name: "pn532-emulator", dependencies: ["ReveilleTestSupport"], path: "Tests/pn532-emulator"),
         .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
+        .testTarget(name: "ReveilleInputTests", dependencies: ["ReveilleInput"]),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleStore", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -123,6 +129,7 @@ let package = Package(
             name: "ReveilleDaemonTests",
             dependencies: [
                 "ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "ReveilleTestSupport", "CReveilleShims",
+                "ReveilleInput",
             ]
         ),
     ],

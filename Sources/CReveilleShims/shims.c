@@ -83,7 +83,7 @@ int RV_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
 int RV_inotify_watch_directory(const char *path) {
     int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
     if (fd < 0) return -1;
-    if (inotify_add_watch(fd, path, IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_CLOSE_WRITE) < 0) {
+    if (inotify_add_watch(fd, path, IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_CLOSE_WRITE | IN_ATTRIB) < 0) {
         close(fd);
         return -1;
     }
@@ -225,4 +225,27 @@ int RV_epoll_wait(int epfd, int *fds, unsigned int *events, int capacity, int ti
         events[i] = ready[i].events;
     }
     return count;
+}
+
+#include <linux/input.h>
+#include <sys/ioctl.h>
+#include <string.h>
+
+int RV_evdev_grab(int fd, int on) {
+    return ioctl(fd, EVIOCGRAB, on ? 1 : 0) == 0 ? 0 : -errno;
+}
+
+int RV_evdev_name(int fd, char *name, int capacity) {
+    if (capacity <= 0) return -EINVAL;
+    memset(name, 0, (size_t)capacity);
+    int length = ioctl(fd, EVIOCGNAME(capacity - 1), name);
+    return length >= 0 ? length : -errno;
+}
+
+int RV_evdev_has_key(int fd, unsigned int code) {
+    unsigned char bits[KEY_MAX / 8 + 1];
+    memset(bits, 0, sizeof bits);
+    if (code > KEY_MAX) return 0;
+    if (ioctl(fd, EVIOCGBIT(EV_KEY, sizeof bits), bits) < 0) return -errno;
+    return (bits[code / 8] >> (code % 8)) & 1;
 }

@@ -52,6 +52,10 @@ public final class ALSAOutput: AudioOutput, Sendable {
         var reports: [UInt64: PlaybackReport] = [:]
         /// `playAndReport` callers waiting for their request's report, by request number.
         var waiting: [UInt64: DispatchSemaphore] = [:]
+        /// Speech waiting to be mixed over what plays, first in first out.
+        var speech: [Utterance] = []
+        /// Whether the thread is playing a job (else speech needs a bed of silence to ride on).
+        var playing = false
 
         /// Wakes the waiters of requests older than `number`: theirs will never come.
         mutating func releaseWaiters(before number: UInt64) {
@@ -94,6 +98,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
         stopRequested.withLock { $0 = .now }
         shared.withLock { shared in
             shared.pending = nil
+            shared.speech.removeAll()  // a stop means quiet: the voice too
             let number = generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
             shared.releaseWaiters(before: number)
         }
@@ -122,7 +127,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
         let number = shared.withLock { shared in
             let number = generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
             attenuatedFlag.store(false, ordering: .releasing)
-            shared.pending = Playback.Job(request: request, generation: number, postedAt: .now)
+            shared.pending = Playback.Job(request: request, generation: number, postedAt: .now, silentBed: nil)
             shared.waiting[number] = waiter
             shared.releaseWaiters(before: number)
             return number
@@ -133,13 +138,87 @@ public final class ALSAOutput: AudioOutput, Sendable {
 
     private func threadMain() {
         while true {
-            guard let job = shared.withLock({ $0.pending.take() }) else {
+            let job = shared.withLock { shared -> Playback.Job? in
+                let job = shared.pending.take()
+                shared.playing = job != nil
+                return job
+            }
+            guard let job else {
                 wakeUp.wait()
                 continue
             }
             var playback = Playback(job: job, output: self)
             playback.run()
             status.withLock { $0 = ALSAOutput.idleLine(configuration) }
+            // A chime or a sound test that ended before the voice finished: the rest on silence.
+            shared.withLock { postBed(&$0) }
+        }
+    }
+
+    // MARK: Speech
+
+    /// One synthesized sentence, mixed over the sound as it is written.
+    struct Utterance {
+        var samples: [Int16]
+        var sampleRate: Int
+        var text: String
+        var askedAt: ContinuousClock.Instant
+        /// The next sample, in the utterance's own rate.
+        var position = 0.0
+    }
+
+    /// Mixes `samples` (mono, at `sampleRate`) over whatever plays, the sound lowered under it;
+    /// when nothing plays, over silence. `askedAt`: when the words were asked for, for the log.
+    func speak(_ samples: [Int16], sampleRate: Int, text: String, askedAt: ContinuousClock.Instant) {
+        guard !samples.isEmpty else { return }
+        // In one lock: a bed must never replace an alarm posted meanwhile.
+        shared.withLock { shared in
+            shared.speech.append(Utterance(samples: samples, sampleRate: sampleRate, text: text, askedAt: askedAt))
+            if !shared.playing { postBed(&shared) }
+        }
+        wakeUp.signal()
+    }
+
+    /// Posts silence as long as the speech waiting, when nothing else is posted.
+    private func postBed(_ shared: inout Shared) {
+        guard shared.pending == nil, let rate = shared.speech.first?.sampleRate else { return }
+        let seconds = shared.speech.reduce(0.3) { $0 + Double($1.samples.count) / Double($1.sampleRate) }
+        let bed = AudioRequest(sound: nil, volume: 100, fadeInSeconds: 0, length: .seconds(seconds))
+        let number = generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+        shared.pending = Playback.Job(request: bed, generation: number, postedAt: .now, silentBed: rate)
+        shared.releaseWaiters(before: number)
+    }
+
+    /// Whether speech is waiting or being mixed: the sound is lowered meanwhile.
+    var isSpeaking: Bool { shared.withLock { !$0.speech.isEmpty } }
+
+    /// Adds the speech due over the next `frames` frames (interleaved, `channels` each, at `rate`)
+    /// to `buffer`. Returns the utterances whose first frame went into this buffer.
+    func mixSpeech(into buffer: UnsafeMutableBufferPointer<Int16>, frames: Int, channels: Int, rate: Int)
+        -> [Utterance]
+    {
+        shared.withLock { shared in
+            var started: [Utterance] = []
+            var frame = 0
+            while frame < frames, var utterance = shared.speech.first {
+                if utterance.position == 0 { started.append(utterance) }
+                let step = Double(utterance.sampleRate) / Double(rate)
+                while frame < frames, Int(utterance.position) < utterance.samples.count {
+                    let sample = Int(utterance.samples[Int(utterance.position)])
+                    for channel in 0..<channels {
+                        let index = frame * channels + channel
+                        buffer[index] = Int16(clamping: Int(buffer[index]) + sample)
+                    }
+                    utterance.position += step
+                    frame += 1
+                }
+                if Int(utterance.position) >= utterance.samples.count {
+                    shared.speech.removeFirst()
+                } else {
+                    shared.speech[0] = utterance
+                }
+            }
+            return started
         }
     }
 

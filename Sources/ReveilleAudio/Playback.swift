@@ -9,6 +9,9 @@ struct Playback {
         var request: AudioRequest
         var generation: UInt64
         var postedAt: ContinuousClock.Instant
+        /// Silence at this rate instead of the request's sound: the bed speech rides on when
+        /// nothing else plays.
+        var silentBed: Int?
     }
 
     /// How streaming to one device ended.
@@ -128,6 +131,10 @@ struct Playback {
     /// The alarm's file, else the configured default, else the tone; an unreadable file is
     /// logged and replaced by the tone, never silence.
     private mutating func openSource() -> any SoundSource {
+        if let rate = job.silentBed {
+            sourceName = "speech"
+            return SilenceSource(sampleRate: rate)
+        }
         guard let path = request.sound ?? output.configuration.defaultSound, !path.isEmpty else { return ToneSource() }
         do {
             let file = try SoundFile(path: path)
@@ -161,9 +168,11 @@ struct Playback {
         var attenuated = false
         while true {
             guard output.isCurrent(job) else { return .stopped }
-            if output.attenuated != attenuated {
-                attenuated.toggle()
-                loudness.setAttenuated(attenuated)
+            // Lowered while the sleeper answers, and while the voice speaks.
+            let lowered = output.attenuated || output.isSpeaking
+            if lowered != attenuated {
+                attenuated = lowered
+                loudness.setAttenuated(lowered)
             }
             var wanted = chunkFrames
             if let limit {
@@ -177,7 +186,17 @@ struct Playback {
                 return .sourceFailed(error)
             }
             if filled == 0 { return .finished }
-            buffer.withUnsafeMutableBufferPointer { loudness.apply(to: $0, frames: filled, channels: channels) }
+            let spoken = buffer.withUnsafeMutableBufferPointer { samples in
+                loudness.apply(to: samples, frames: filled, channels: channels)
+                return output.mixSpeech(into: samples, frames: filled, channels: channels, rate: source.sampleRate)
+            }
+            for utterance in spoken {
+                let asked = (ContinuousClock.now - utterance.askedAt).inSeconds * 1000
+                let ahead = Double(framesHere) / Double(source.sampleRate) - (ContinuousClock.now - started).inSeconds
+                logger.info(
+                    "voice: first frame of \"\(utterance.text)\" written \(String(format: "%.1f", asked)) ms after it was asked, \(String(format: "%.0f", max(0, ahead) * 1000)) ms of sound ahead of it"
+                )
+            }
             do {
                 guard try write(buffer, frames: filled, channels: channels, to: pcm) else { return .stopped }
             } catch let error as AudioError {

@@ -49,6 +49,22 @@ final class ToneSource: SoundSource {
     }
 }
 
+/// Silence, for as long as it is read: what speech is mixed over when no alarm plays.
+final class SilenceSource: SoundSource {
+    let sampleRate: Int
+    let channels = 1
+    let name = "speech"
+
+    init(sampleRate: Int) { self.sampleRate = sampleRate }
+
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>, frames: Int) throws -> Int {
+        for index in 0..<frames { buffer[index] = 0 }
+        return frames
+    }
+
+    func rewind() throws {}
+}
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -9,7 +9,7 @@ struct StatusCommand: ParsableCommand {
 
     @Flag(
         name: .long,
-        help: "Then print each change as it happens (rang, snoozed, dismissed, next ring, reader), until Ctrl-C.")
+        help: "Then print each change as it happens (rang, snoozed, dismissed, next ring, reader, buttons), until Ctrl-C.")
     var watch = false
 
     @OptionGroup var connection: ConnectionOptions
@@ -83,6 +83,7 @@ struct StatusCommand: ParsableCommand {
         case .tagOnReader(false): "the tag was lifted: tap it to stop the alarm"
         case .readerHealth(let reader): "NFC reader: \(reader)"
         case .policyRejected(let why): "app policy rejected: \(why)"
+        case .input(let input): "input: \(input)"
         }
     }
 
@@ -133,6 +134,12 @@ struct StatusCommand: ParsableCommand {
         }
         lines.append("NFC reader: \(status.reader)")
         if !status.sound.isEmpty { lines.append("sound: \(status.sound)") }
+        if status.inputs.isEmpty {
+            lines.append("buttons: none found")
+        } else {
+            lines += status.inputs.map { "buttons: \($0)" }
+        }
+        if !status.voice.isEmpty { lines.append("voice: \(status.voice)") }
         if status.appGuard.mode != .starting { lines.append("apps: \(status.appGuard)") }
         if let use = status.resources {
             lines.append(

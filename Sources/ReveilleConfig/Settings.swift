@@ -1,5 +1,7 @@
-import TOMLKit
 import Foundation
+import ReveilleCore
+import ReveilleInput
+import TOMLKit
 
 /// The daemon's settings: `/etc/reveille/reveille.toml` (under `--root` in development). Every
 /// setting is optional; a missing file means the embedded defaults.
@@ -13,6 +15,55 @@ public struct Settings: Sendable, Equatable {
     public var audio = Audio()
     public var nfc = NFC()
     public var apps = Apps()
+    public var input = Input()
+    public var voice = VoiceSettings()
+
+    /// The `[input]` section: bedside buttons and keypads (evdev).
+    public struct Input: Sendable, Equatable {
+        /// Device files (`/dev/input/by-path/...`, `/dev/input/by-id/...`); nil: every device in
+        /// /dev/input that reports one of the mapped keys; empty: none.
+        public var devices: [String]?
+        public var keyMap = Input.keyMap(
+            snooze: Input.defaultSnoozeKeys, answer: Input.defaultAnswerKeys, enter: Input.defaultEnterKeys,
+            backspace: Input.defaultBackspaceKeys)
+        /// Holding the snooze key this long says the problem again.
+        public var longPressMilliseconds = 1500
+        /// Digits typed and then left alone this long are cleared.
+        public var answerTimeoutSeconds = 20
+
+        public static let defaultSnoozeKeys = ["KEY_SPACE", "BTN_0"]
+        public static let defaultAnswerKeys = ["KEY_KPASTERISK"]
+        public static let defaultEnterKeys = ["KEY_KPENTER", "KEY_ENTER"]
+        public static let defaultBackspaceKeys = ["KEY_BACKSPACE"]
+        /// The digits are always KEY_0-KEY_9 and KEY_KP0-KEY_KP9.
+        public static let digitKeys: [(String, Int)] = (0...9).flatMap { [("KEY_\($0)", $0), ("KEY_KP\($0)", $0)] }
+
+        /// The map from names known to be valid (the defaults).
+        static func keyMap(snooze: [String], answer: [String], enter: [String], backspace: [String]) -> KeyMap {
+            var keys: [UInt16: BedsideKey] = [:]
+            for (name, digit) in digitKeys { keys[KeyNames.code(name)!] = .digit(digit) }
+            for (names, key) in [
+                (snooze, BedsideKey.snooze), (answer, .answer), (enter, .enter), (backspace, .backspace),
+            ] {
+                for name in names { keys[KeyNames.code(name)!] = key }
+            }
+            return KeyMap(keys)
+        }
+
+        public init() {}
+    }
+
+    /// The `[voice]` section: espeak-ng saying the problem.
+    public struct VoiceSettings: Sendable, Equatable {
+        public var enabled = true
+        /// An espeak-ng voice: `en`, `en-us`, `de`, `fr`...
+        public var voice = "en"
+        public var wordsPerMinute = 150
+        /// A button pressed while nothing rings says the time and the next ring.
+        public var sayTimeWhenIdle = true
+
+        public init() {}
+    }
 
     /// The `[apps]` section: how running apps are told their time is up.
     public struct Apps: Sendable, Equatable {
@@ -68,7 +119,13 @@ public struct Settings: Sendable, Equatable {
 
     static let topKeys = [
         "time_zone", "missed_grace_minutes", "max_ring_minutes", "admin_group", "socket_group", "audio", "nfc", "apps",
+        "input", "voice",
     ]
+    static let inputKeys = [
+        "devices", "snooze_keys", "answer_keys", "enter_keys", "backspace_keys", "long_press_ms",
+        "answer_timeout_seconds",
+    ]
+    static let voiceKeys = ["enabled", "voice", "words_per_minute", "say_time_when_idle"]
     static let appsKeys = ["warn_minutes", "kill_grace_seconds"]
     static let nfcKeys = ["device", "idle_check_minutes"]
     static let audioKeys = [
@@ -102,6 +159,25 @@ public struct Settings: Sendable, Equatable {
                 try document.int(apps, "kill_grace_seconds", in: "apps", range: 1...600)
                 ?? settings.apps.killGraceSeconds
         }
+        if let input = try document.table("input") {
+            settings.input = try parseInput(input, document)
+        }
+        if let voice = try document.table("voice") {
+            try document.checkKeys(voice, in: "voice", known: voiceKeys)
+            settings.voice.enabled = try document.bool(voice, "enabled", in: "voice") ?? settings.voice.enabled
+            if let name = try document.string(voice, "voice", in: "voice") {
+                guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "+" }) else {
+                    throw document.error(
+                        "voice", in: "voice", "\"\(name)\" is not a voice name; see espeak-ng --voices")
+                }
+                settings.voice.voice = name
+            }
+            settings.voice.wordsPerMinute =
+                try document.int(voice, "words_per_minute", in: "voice", range: 80...400)
+                ?? settings.voice.wordsPerMinute
+            settings.voice.sayTimeWhenIdle =
+                try document.bool(voice, "say_time_when_idle", in: "voice") ?? settings.voice.sayTimeWhenIdle
+        }
         if let nfc = try document.table("nfc") {
             try document.checkKeys(nfc, in: "nfc", known: nfcKeys)
             if let device = try document.string(nfc, "device", in: "nfc") {
@@ -117,6 +193,57 @@ public struct Settings: Sendable, Equatable {
                 try document.int(nfc, "idle_check_minutes", in: "nfc", range: 1...1440) ?? settings.nfc.idleCheckMinutes
         }
         return settings
+    }
+
+    private static func parseInput(_ table: TOMLTable, _ document: TOMLDocument) throws(ConfigError) -> Input {
+        let section = "input"
+        try document.checkKeys(table, in: section, known: inputKeys)
+        var input = Input()
+        if let devices = try document.strings(table, "devices", in: section) {
+            if let relative = devices.first(where: { !$0.hasPrefix("/") }) {
+                throw document.error(
+                    "devices", in: section,
+                    "\"\(relative)\": give the device file's absolute path, like \"/dev/input/by-id/usb-...-event-kbd\""
+                )
+            }
+            input.devices = devices
+        }
+        var keys: [UInt16: BedsideKey] = [:]
+        for (name, digit) in Input.digitKeys { keys[KeyNames.code(name)!] = .digit(digit) }
+        let lists: [(String, [String], BedsideKey)] = [
+            ("snooze_keys", Input.defaultSnoozeKeys, .snooze), ("answer_keys", Input.defaultAnswerKeys, .answer),
+            ("enter_keys", Input.defaultEnterKeys, .enter), ("backspace_keys", Input.defaultBackspaceKeys, .backspace),
+        ]
+        // The lists given first, then the defaults of those not given, where their keys are free.
+        var unset: [([String], BedsideKey)] = []
+        for (setting, defaults, meaning) in lists {
+            guard let names = try document.strings(table, setting, in: section) else {
+                unset.append((defaults, meaning))
+                continue
+            }
+            for name in names {
+                guard let code = KeyNames.code(name) else {
+                    throw document.error(
+                        setting, in: section,
+                        "\"\(name)\" is not a kernel key name; use names from linux/input-event-codes.h, like \"KEY_SPACE\", \"KEY_KPENTER\" or \"BTN_0\" (evtest shows a device's keys)"
+                    )
+                }
+                if let taken = keys[code], taken != meaning {
+                    throw document.error(
+                        setting, in: section, "\(name) is already the \(taken) key; give each key one job")
+                }
+                keys[code] = meaning
+            }
+        }
+        for (defaults, meaning) in unset {
+            for name in defaults where keys[KeyNames.code(name)!] == nil { keys[KeyNames.code(name)!] = meaning }
+        }
+        input.keyMap = KeyMap(keys)
+        input.longPressMilliseconds =
+            try document.int(table, "long_press_ms", in: section, range: 300...10_000) ?? input.longPressMilliseconds
+        input.answerTimeoutSeconds =
+            try document.int(table, "answer_timeout_seconds", in: section, range: 5...300) ?? input.answerTimeoutSeconds
+        return input
     }
 
     private static func parseAudio(_ table: TOMLTable, _ document: TOMLDocument) throws(ConfigError) -> Audio {

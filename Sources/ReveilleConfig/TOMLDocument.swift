@@ -96,6 +96,12 @@ public struct TOMLDocument {
         return number
     }
 
+    public func bool(_ table: TOMLTable, _ key: String, in section: String?) throws(ConfigError) -> Bool? {
+        guard let value = table[key] else { return nil }
+        guard let flag = value.bool else { throw error(key, in: section, "must be true or false") }
+        return flag
+    }
+
     public func strings(_ table: TOMLTable, _ key: String, in section: String?) throws(ConfigError) -> [String]? {
         guard let value = table[key] else { return nil }
         guard let array = value.array else {

@@ -10,15 +10,21 @@ public enum Weekday: Int, CaseIterable, Codable, Sendable, Comparable {
         shortName.prefix(1).uppercased() + shortName.dropFirst()
     }
 
+    /// `Monday`, `Tuesday`, ...: as the voice says it.
+    public var fullName: String {
+        let name = Weekday.fullNames[rawValue]
+        return name.prefix(1).uppercased() + name.dropFirst()
+    }
+
     public static func < (lhs: Weekday, rhs: Weekday) -> Bool { lhs.rawValue < rhs.rawValue }
 
     static let shortNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    static let fullNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
     /// Accepts `mon`, `monday`, `Mon`.
     static func named(_ text: Substring) -> Weekday? {
         let lower = text.lowercased()
         guard lower.count >= 3 else { return nil }
-        let fullNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
         if let index = shortNames.firstIndex(of: lower) ?? fullNames.firstIndex(of: lower) {
             return Weekday(rawValue: index)
         }

@@ -121,3 +121,18 @@ public struct NoTagReader: TagReader {
     public var health: ReaderHealth { .notConfigured }
     public func setPolling(_ reason: String, _ active: Bool) {}
 }
+
+/// The voice at the bedside (README, "Buttons, keypad and voice"): says what `Spoken` words,
+/// over the alarm, which is lowered while it speaks. Calls return at once.
+public protocol Voice: Sendable {
+    func say(_ text: String)
+    /// One line for `status` and `doctor`: `espeak-ng, voice en`, `off`, or why it is silent.
+    var statusLine: String { get }
+}
+
+/// No voice: `[voice] enabled = false`, or speech not built in.
+public struct SilentVoice: Voice {
+    public let statusLine: String
+    public init(_ statusLine: String = "off") { self.statusLine = statusLine }
+    public func say(_ text: String) {}
+}

@@ -28,12 +28,15 @@ public struct RingEnvironment: Sendable {
     /// Volume and fade-in of alarms added without them (reveille.toml's [audio]).
     public var defaultVolume: Int
     public var defaultFadeInSeconds: Int
+    /// Says the problem and what the buttons did.
+    public var voice: any Voice
 
     public init(
         audio: any AudioOutput, reader: any TagReader = NoTagReader(), policy: RingPolicy = RingPolicy(),
         graceSeconds: Int = 15 * 60, hooksDirectory: String, defaultVolume: Int = Alarm.defaultVolume,
-        defaultFadeInSeconds: Int = Alarm.defaultFadeInSeconds
+        defaultFadeInSeconds: Int = Alarm.defaultFadeInSeconds, voice: any Voice = SilentVoice()
     ) {
+        self.voice = voice
         self.audio = audio
         self.reader = reader
         self.policy = policy
@@ -69,6 +72,8 @@ public final class Controller {
     var tagWait: TagWait?
     /// The app policy and its enforcement; set once at start.
     var appSupervisor: AppSupervisor?
+    /// The buttons and keypads; set once at start.
+    var bedside: BedsideControls?
     /// Arms the wake timer at a wall-clock instant (set by the daemon).
     var onWake: (Int) -> Void = { _ in }
     /// Tells watchers what changed (set by the control server).

@@ -28,6 +28,9 @@ public struct DaemonOptions: Sendable {
     public var nfcIdleCheckSeconds: Double
     public var appWarnMinutes: Int
     public var appKillGraceSeconds: Double
+    /// Buttons and keypads (`[input]`), and the voice (`[voice]`).
+    public var input: Settings.Input
+    public var voice: Settings.VoiceSettings
 
     /// The settings of reveille.toml (already read, with any command-line flags applied).
     public init(paths: Paths, settings: Settings, clock: any WallClock = SystemClock()) {
@@ -49,6 +52,8 @@ public struct DaemonOptions: Sendable {
         self.nfcIdleCheckSeconds = Double(settings.nfc.idleCheckMinutes * 60)
         self.appWarnMinutes = settings.apps.warnMinutes
         self.appKillGraceSeconds = Double(settings.apps.killGraceSeconds)
+        self.input = settings.input
+        self.voice = settings.voice
     }
 }
 
@@ -90,6 +95,12 @@ public enum Daemon {
         logger.info(
             "sound: devices \(options.audio.candidates.joined(separator: ", ")); sound \(options.audio.defaultSound ?? "the built-in tone")"
         )
+        let voice: any Voice =
+            options.voice.enabled
+            ? EspeakVoice(
+                voice: options.voice.voice, wordsPerMinute: options.voice.wordsPerMinute, output: audio, logger: logger)
+            : SilentVoice("off ([voice] enabled = false)")
+        logger.info("voice: \(voice.statusLine)")
         let reader = options.nfcDevice.map {
             NFCReader(
                 connstring: $0 == "auto" ? nil : $0, idleCheckSeconds: options.nfcIdleCheckSeconds, logger: logger)
@@ -111,7 +122,7 @@ public enum Daemon {
             audio: audio, reader: reader ?? NoTagReader(),
             policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
             graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
-            defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds)
+            defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice)
         let controller = try Controller(
             store: store, clock: options.clock, zone: options.zone, zoneLink: zoneLink, ring: environment,
             logger: logger)
@@ -130,6 +141,7 @@ public enum Daemon {
         logger.info("listening on \(paths.socket)")
         let server = try ControlServer(
             listener: listener, access: access, controller: controller, loop: loop, doorbell: doorbell, logger: logger)
+        let bedside = try startBedsideControls(options, loop: loop, controller: controller, logger: logger)
         let timers = try wireTimers(loop: loop, controller: controller, clock: options.clock, logger: logger)
         let watches = try wireWatches(
             loop: loop, controller: controller, options: options, zoneLink: zoneLink, logger: logger)
@@ -176,7 +188,7 @@ public enum Daemon {
         reader?.stop()
         supervisor.guardian?.stop()
         supervisor.flush()
-        withExtendedLifetime((timers, watches, follower)) {}
+        withExtendedLifetime((timers, watches, follower, bedside)) {}
         logger.info("reveilled stopped")
     }
 
@@ -242,6 +254,30 @@ public enum Daemon {
             logger.warning("app policy: cannot watch \(folder): \(error); restart reveilled after editing apps.toml")
         }
         return watches
+    }
+
+    /// The buttons and keypads, told of every session change (after the watchers).
+    private static func startBedsideControls(
+        _ options: DaemonOptions, loop: EventLoop, controller: Controller, logger: Logger
+    ) throws -> BedsideControls {
+        let input = options.input
+        let bedside = try BedsideControls(
+            configuration: BedsideControls.Configuration(
+                devices: input.devices,
+                discoveryFolder: options.paths.isSystem ? "/dev/input" : options.paths.root + "/dev/input",
+                root: options.paths.root,
+                keyMap: input.keyMap, longPressSeconds: Double(input.longPressMilliseconds) / 1000,
+                answerTimeoutSeconds: Double(input.answerTimeoutSeconds), sayTimeWhenIdle: options.voice.sayTimeWhenIdle
+            ),
+            loop: loop, controller: controller, logger: logger)
+        let publish = controller.onPublish
+        controller.onPublish = { event in
+            publish(event)
+            if case .session = event { bedside.sessionChanged() }
+        }
+        controller.bedside = bedside
+        bedside.start()
+        return bedside
     }
 
     /// Loads apps.toml and guards launches with fanotify when it can.

@@ -61,3 +61,16 @@ public final class MemoryTagReader: TagReader {
         state.withLock { if active { $0.reasons.insert(reason) } else { $0.reasons.remove(reason) } }
     }
 }
+
+/// A voice that remembers what it was asked to say, for in-process tests.
+public final class MemoryVoice: Voice {
+    private let spoken = Mutex<[String]>([])
+
+    public init() {}
+
+    public func say(_ text: String) { spoken.withLock { $0.append(text) } }
+
+    public var said: [String] { spoken.withLock { $0 } }
+
+    public var statusLine: String { "memory" }
+}

@@ -26,6 +26,8 @@ extension Controller {
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine
         info.appGuard = appSupervisor?.mode ?? AppGuardState(mode: .starting, detail: "")
+        info.inputs = bedside?.states ?? []
+        info.voice = ring.voice.statusLine
         info.resources = ResourceUse.current()
         return info
     }

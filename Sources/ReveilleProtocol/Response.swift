@@ -268,6 +268,10 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var sound: String = ""
     /// How app launches are limited: by fanotify, or only through `reveille run`.
     public var appGuard = AppGuardState(mode: .starting, detail: "")
+    /// The bedside buttons and keypads, configured or found.
+    public var inputs: [InputState] = []
+    /// The voice: `espeak-ng, voice en`, `off`, or why it is silent.
+    public var voice = ""
     /// What the daemon has used since it started.
     public var resources: ResourceUse?
 
@@ -503,6 +507,39 @@ public struct AppGuardState: Codable, Sendable, Equatable, CustomStringConvertib
     }
 }
 
+/// A bedside button or keypad (an evdev device), for `status`, `doctor` and `watch`.
+public struct InputState: Codable, Sendable, Equatable, CustomStringConvertible {
+    public enum Condition: String, Codable, Sendable {
+        /// Open and read.
+        case ok
+        /// Configured, but not there (yet): it is picked up when it appears.
+        case absent
+        /// It was there and went away.
+        case unplugged
+        /// There, but it cannot be opened (permissions).
+        case failing
+    }
+
+    public var path: String
+    /// The device's name when known (`Dell USB Keypad`).
+    public var name: String
+    public var condition: Condition
+    public var detail: String
+
+    public init(path: String, name: String, condition: Condition, detail: String) {
+        self.path = path
+        self.name = name
+        self.condition = condition
+        self.detail = detail
+    }
+
+    /// `ok: gpio-keys (/dev/input/event0)`, `unplugged: /dev/input/by-id/usb-keypad`.
+    public var description: String {
+        let what = name.isEmpty || name == path ? path : "\(name) (\(path))"
+        return "\(condition.rawValue): \(what)\(detail.isEmpty ? "" : "; \(detail)")"
+    }
+}
+
 /// One line of `reveille status --watch` (and, later, what the buttons and the screen follow):
 /// a change as it happens, streamed after a `watch` request.
 public enum WatchEvent: Codable, Sendable, Equatable {
@@ -517,6 +554,8 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     case readerHealth(ReaderState)
     /// apps.toml was refused; the policy in force is kept.
     case policyRejected(String)
+    /// A button or keypad appeared, went away, or cannot be opened.
+    case input(InputState)
 }
 
 /// One line of `reveille history`.
@@ -685,7 +724,7 @@ public struct MissedInfo: Codable, Sendable, Equatable {
 
 extension WatchEvent {
     private enum Kind: String, CodingKey {
-        case session, missed, nextRing, tagOnReader, readerHealth, policyRejected
+        case session, missed, nextRing, tagOnReader, readerHealth, policyRejected, input
     }
 
     /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
@@ -698,6 +737,7 @@ extension WatchEvent {
         case .tagOnReader(let value): try container.encode(value, forKey: .tagOnReader)
         case .readerHealth(let value): try container.encode(value, forKey: .readerHealth)
         case .policyRejected(let value): try container.encode(value, forKey: .policyRejected)
+        case .input(let value): try container.encode(value, forKey: .input)
         }
     }
 
@@ -713,6 +753,7 @@ extension WatchEvent {
         case .tagOnReader: self = .tagOnReader(try container.decode(Bool.self, forKey: kind))
         case .readerHealth: self = .readerHealth(try container.decode(ReaderState.self, forKey: kind))
         case .policyRejected: self = .policyRejected(try container.decode(String.self, forKey: kind))
+        case .input: self = .input(try container.decode(InputState.self, forKey: kind))
         }
     }
 }

@@ -34,7 +34,8 @@ int RV_pipe_cloexec(int fds[2]);
 int RV_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
 /// An inotify descriptor (IN_CLOEXEC | IN_NONBLOCK) watching `path` for entries created, moved in,
-/// deleted or rewritten: how the daemon sees /etc/localtime replaced. Returns -1 with errno set.
+/// deleted, rewritten or given new attributes: how the daemon sees /etc/localtime replaced, and an
+/// input device created by udev and then given its permissions. Returns -1 with errno set.
 int RV_inotify_watch_directory(const char *path);
 
 /// Whether the kernel offers fanotify permission events: fanotify_init(FAN_CLASS_CONTENT |
@@ -100,3 +101,14 @@ int RV_epoll_control(int epfd, int op, int fd, unsigned int events);
 
 /// epoll_wait filling parallel arrays of fds and their events.
 int RV_epoll_wait(int epfd, int *fds, unsigned int *events, int capacity, int timeout_ms);
+
+/// EVIOCGRAB: `on` 1 takes the input device for this descriptor alone, 0 gives it back.
+/// 0, or -errno (ENOTTY: not an evdev device, such as a test's FIFO; EBUSY: grabbed elsewhere).
+int RV_evdev_grab(int fd, int on);
+
+/// EVIOCGNAME into `name` (NUL-terminated); the length, or -errno.
+int RV_evdev_name(int fd, char *name, int capacity);
+
+/// Whether the device reports key `code` (EVIOCGBIT of EV_KEY): 1 yes, 0 no, -errno when the
+/// descriptor is not an evdev device.
+int RV_evdev_has_key(int fd, unsigned int code);

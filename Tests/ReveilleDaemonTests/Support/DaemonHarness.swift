@@ -104,6 +104,10 @@ final class DaemonHarness {
 
     /// Runs the real `reveille` against this daemon.
     func cli(_ arguments: String...) throws -> Outcome {
+        try cli(arguments)
+    }
+
+    func cli(_ arguments: [String]) throws -> Outcome {
         try runProcess(Binaries.cli, arguments, environment: ["REVEILLE_ROOT": root.path])
     }
 

@@ -1,0 +1,279 @@
+import Foundation
+import Glibc
+import ReveilleInput
+import ReveilleProtocol
+import ReveilleTestSupport
+import Testing
+
+/// A keypad at the bed (issue 15), through the real daemon: a FIFO given as the device path is fed
+/// the kernel's `input_event` records (this machine has neither /dev/uinput nor CUSE), and the voice
+/// is real espeak-ng, its words in the log and its sound in ALSA's file plugin.
+@Suite(.serialized) struct BedsideTests {
+    /// A daemon reading a keypad at `ROOT/keypad` (a FIFO), with the voice on.
+    final class Bedside {
+        let daemon: DaemonHarness
+        let keypad: String
+        private(set) var writer: Int32 = -1
+
+        init(input: String = "", voice: Bool = true, nfcReader: Bool = false) throws {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("keypad-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            keypad = root.appendingPathComponent("keypad").path
+            #expect(mkfifo(keypad, 0o600) == 0)
+            let capture = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "speech-\(UUID().uuidString).wav")
+            daemon = try DaemonHarness(
+                settings: """
+                    [audio]
+                    devices = ["file:'\(capture.path)',wav"]
+                    [input]
+                    devices = ["\(keypad)"]
+                    \(input)
+                    [voice]
+                    enabled = \(voice)
+
+                    """, nfcReader: nfcReader)
+            try plugIn()
+        }
+
+        deinit { if writer >= 0 { close(writer) } }
+
+        /// Opens the writing end, once the daemon reads the FIFO (without a reader, the open
+        /// fails with ENXIO rather than block).
+        func plugIn() throws {
+            #expect(try daemon.waitFor { try inputCondition() == .ok })
+            #expect(
+                daemon.waitFor(3) { () -> Bool in
+                    writer = open(keypad, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                    return writer >= 0
+                })
+        }
+
+        /// The keypad is pulled out: its writer goes away, and so does its node, as udev removes it.
+        func unplug() {
+            close(writer)
+            writer = -1
+            unlink(keypad)
+        }
+
+        func inputCondition() throws -> InputState.Condition? {
+            try daemon.request(.status).status?.inputs.first { $0.path == keypad }?.condition
+        }
+
+        func send(_ bytes: [UInt8]) {
+            #expect(write(writer, bytes, bytes.count) == bytes.count)
+        }
+
+        /// Presses and releases a key by its kernel name, each followed by a SYN_REPORT as the kernel does.
+        func tap(_ name: String, hold: Double = 0) {
+            let code = KeyNames.code(name)!
+            let sync = InputEvent(type: InputEvent.synchronization, code: 0, value: 0).bytes
+            send(InputEvent(type: InputEvent.key, code: code, value: 1).bytes + sync)
+            if hold > 0 { Thread.sleep(forTimeInterval: hold) }
+            send(InputEvent(type: InputEvent.key, code: code, value: 0).bytes + sync)
+        }
+
+        /// Types a number on the keypad's digit keys.
+        func type(_ number: Int) {
+            for digit in String(number) { tap("KEY_KP\(digit)") }
+        }
+
+        /// How many times the log says the voice was asked to say `text`.
+        func said(_ text: String) -> Int {
+            daemon.logText().components(separatedBy: "voice: saying \"\(text)\"").count - 1
+        }
+
+        func ringing(_ arguments: String...) throws {
+            let add = try daemon.cli(["alarm", "add", "--in", "1s", "--fade-in", "0"] + arguments)
+            #expect(add.status == 0, "\(add.stderr)")
+            #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        }
+    }
+
+    @Test func aPressWhileRingingSnoozesAndOnePastTheLimitIsRefusedAloud() throws {
+        let bedside = try Bedside()
+        let daemon = bedside.daemon
+        try bedside.ringing("--max-snoozes", "1")
+        bedside.tap("KEY_SPACE")
+        #expect(try daemon.waitFor(3) { try daemon.session()?.state == .snoozed })
+        #expect(daemon.logText().contains("input: snoozed alarm #1 (KEY_SPACE)"))
+
+        try daemon.setNow(Int(Date().timeIntervalSince1970) + 9 * 60 + 1)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        bedside.tap("KEY_SPACE")
+        #expect(daemon.waitFor(3) { bedside.said("No snoozes left. Press a number key for the problem.") == 1 })
+        #expect(try daemon.session()?.state == .ringing)
+        #expect(try daemon.session()?.snoozeCount == 1)
+    }
+
+    @Test func typingTheRightAnswerAndEnterDismisses() throws {
+        let bedside = try Bedside()
+        let daemon = bedside.daemon
+        try bedside.ringing()
+        bedside.tap("KEY_KP5")  // begins answering: not part of the answer
+        #expect(daemon.waitFor(3) { daemon.logText().contains("input: answering begins (KEY_KP5)") })
+        let problem = try #require(try daemon.request(.problem).problem)
+        #expect(
+            daemon.waitFor(3) {
+                daemon.logText().contains(
+                    "voice: saying \"\(problem.replacingOccurrences(of: " × ", with: " times ").replacingOccurrences(of: " + ", with: problem.contains("×") ? ", plus " : " plus "))\""
+                )
+            })
+        bedside.type(solve(problem))
+        bedside.tap("KEY_KPENTER")
+        #expect(try daemon.waitFor(3) { try daemon.session() == nil })
+        let history = try #require(try daemon.request(.history(days: 1)).history)
+        #expect(history.first?.state == .dismissed)
+        #expect(history.first?.dismissedBy == .math)
+    }
+
+    @Test func aWrongAnswerGetsANewProblemSaidAloud() throws {
+        let bedside = try Bedside()
+        let daemon = bedside.daemon
+        try bedside.ringing()
+        bedside.tap("KEY_KPASTERISK")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("input: answering begins (KEY_KPASTERISK)") })
+        let first = try #require(try daemon.request(.problem).problem)
+        bedside.type(solve(first) + 1)
+        bedside.tap("KEY_KPENTER")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("voice: saying \"Wrong. Here is a new one. ") })
+        #expect(try daemon.session()?.state == .ringing)
+        #expect(try daemon.session()?.wrongAnswers == 1)
+        // The new problem, typed right, dismisses.
+        let second = try #require(try daemon.request(.problem).problem)
+        bedside.type(solve(second))
+        bedside.tap("KEY_ENTER")
+        #expect(try daemon.waitFor(3) { try daemon.session() == nil })
+    }
+
+    @Test func aLongPressOfSnoozeSaysTheProblemAgainAndDoesNotSnooze() throws {
+        let bedside = try Bedside(input: "long_press_ms = 300")
+        let daemon = bedside.daemon
+        try bedside.ringing()
+        bedside.tap("KEY_KPASTERISK")
+        let problem = try #require(try daemon.request(.problem).problem)
+        #expect(daemon.waitFor(3) { daemon.logText().components(separatedBy: "voice: saying").count - 1 == 1 })
+        bedside.tap("KEY_SPACE", hold: 0.6)
+        #expect(daemon.waitFor(3) { daemon.logText().components(separatedBy: "voice: saying").count - 1 == 2 })
+        #expect(try daemon.session()?.state == .ringing, "a long press is not a snooze")
+        #expect(try daemon.request(.problem).problem == problem, "the same problem, said again")
+    }
+
+    @Test func aTagAlarmAsksForTheTagAloud() throws {
+        let bedside = try Bedside(nfcReader: true)
+        let daemon = bedside.daemon
+        #expect(try daemon.cli("tag", "add", "--label", "bathroom", "--uid", UIDText.bathroom).status == 0)
+        try bedside.ringing("--challenge", "nfc")
+        bedside.tap("KEY_KPASTERISK")
+        #expect(daemon.waitFor(3) { bedside.said("Tap your tag on the reader.") == 1 })
+        #expect(try daemon.session()?.state == .ringing)
+    }
+
+    @Test func unpluggingAndReplugging() throws {
+        let bedside = try Bedside()
+        let daemon = bedside.daemon
+        bedside.unplug()
+        #expect(try daemon.waitFor(3) { try bedside.inputCondition() == .unplugged })
+        #expect(try daemon.cli("status").stdout.contains("buttons: unplugged: keypad (\(bedside.keypad))"))
+        // udev creates the node again on re-plug.
+        #expect(mkfifo(bedside.keypad, 0o600) == 0)
+        try bedside.plugIn()
+        try bedside.ringing()
+        bedside.tap("KEY_SPACE")
+        #expect(try daemon.waitFor(3) { try daemon.session()?.state == .snoozed })
+    }
+
+    @Test func unmappedKeysGarbageAndATruncatedEventAreIgnored() throws {
+        let bedside = try Bedside()
+        let daemon = bedside.daemon
+        try bedside.ringing()
+        bedside.tap("KEY_Q")
+        bedside.tap("KEY_VOLUMEUP")
+        var noise = (0..<(InputEvent.size * 40)).map { _ in UInt8.random(in: 0...255) }
+        // Codes no map contains: garbage that happens to look like the snooze key would snooze.
+        for index in stride(from: 0, to: noise.count, by: InputEvent.size) {
+            noise[index + 2 * MemoryLayout<Int>.size] = 0x7F
+        }
+        bedside.send(noise)
+        bedside.send(Array(InputEvent(type: InputEvent.key, code: 57, value: 1).bytes.prefix(5)))
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(daemon.answersStatus())
+        #expect(try daemon.session()?.state == .ringing)
+        #expect(try bedside.inputCondition() == .ok)
+    }
+
+    @Test func aPressWithNothingRingingSaysTheTimeAndTheNextRing() throws {
+        let bedside = try Bedside()
+        let daemon = bedside.daemon
+        #expect(try daemon.cli("alarm", "add", "07:30", "--days", "daily").status == 0)
+        bedside.tap("BTN_0")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("voice: saying \"It is ") })
+        #expect(daemon.logText().contains("The next alarm rings "))
+        #expect(daemon.logText().contains(" at 7 30.\""))
+        #expect(try daemon.session() == nil)
+    }
+
+    @Test func theVoiceIsInTheSoundAndTheAlarmIsDuckedUnderIt() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("duck-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let keypad = root.appendingPathComponent("keypad").path
+        #expect(mkfifo(keypad, 0o600) == 0)
+        let daemon = try DaemonHarness(
+            settings: """
+                [audio]
+                devices = ["file:'\(root.path)/sound.wav',wav"]
+                [input]
+                devices = ["\(keypad)"]
+                """)
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(try daemon.waitFor { try daemon.request(.status).status?.inputs.first?.condition == .ok })
+        let writer = open(keypad, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        #expect(writer >= 0)
+        defer { close(writer) }
+        #expect(
+            try daemon.cli("alarm", "add", "--in", "1s", "--fade-in", "0", "--max-snoozes", "1", "--volume", "100")
+                .status == 0)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(try daemon.cli("snooze").status == 0)
+        try daemon.setNow(Int(Date().timeIntervalSince1970) + 9 * 60 + 1)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        // Two seconds of the tone alone, then a refused snooze: the voice, with the tone lowered under it.
+        Thread.sleep(forTimeInterval: 2)
+        let space = KeyNames.code("KEY_SPACE")!
+        let press =
+            InputEvent(type: InputEvent.key, code: space, value: 1).bytes
+            + InputEvent(type: InputEvent.key, code: space, value: 0).bytes
+        #expect(write(writer, press, press.count) == press.count)
+        #expect(daemon.waitFor(5) { daemon.logText().contains("voice: first frame of \"No snoozes left.") })
+        Thread.sleep(forTimeInterval: 4)
+        _ = try daemon.dismissByMath()
+        #expect(try daemon.waitFor(3) { try daemon.session() == nil })
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let recording = try Recording(contentsOf: root.path + "/sound.wav")
+        // The tone (880 Hz) alone at first; speech adds energy low in the speech band, where the
+        // tone has none. Find where it starts, 50 ms at a time.
+        let window = 0.05
+        let speechBand = [150.0, 250.0, 350.0, 450.0]
+        func speech(at start: Double) -> Double {
+            speechBand.map { recording.power(at: $0, from: start, to: start + window) }.reduce(0, +)
+        }
+        let quiet = stride(from: 0.1, to: 1.5, by: window).map(speech).max() ?? 0
+        let spokenAt = stride(from: 1.5, to: recording.seconds - window, by: window).first {
+            speech(at: $0) > max(quiet * 20, 1e-6)
+        }
+        let start = try #require(spokenAt, "no speech found in \(recording.seconds) s of sound")
+        // The tone's loudest beep in a full cycle (1.2 s) before the voice, and while it speaks.
+        let before = recording.peakPower(at: 880, from: start - 1.4, to: start - 0.2, window: window)
+        let during = recording.peakPower(at: 880, from: start + 0.2, to: start + 1.4, window: window)
+        #expect(during < before / 4, "the alarm is lowered under the voice: \(during) against \(before)")
+    }
+}
+
+extension Recording {
+    /// The largest power at `frequency` over windows of `window` seconds between `start` and `end`.
+    func peakPower(at frequency: Double, from start: Double, to end: Double, window: Double) -> Double {
+        stride(from: max(0, start), to: end, by: window).map { power(at: frequency, from: $0, to: $0 + window) }
+            .max() ?? 0
+    }
+}
