@@ -8,10 +8,10 @@ tag: tag placed on the reader -> audio stopped, for a ringing alarm that takes t
      In the same run, on the same emulator, libnfc's own `nfc-poll` detecting the same tag.
 idle: a daemon with the reader attached and nothing ringing: CPU and wake-ups over a while.
 """
-import json, os, random, re, select, shutil, signal, socket, subprocess, sys, tempfile, time
+import os, random, re, select, shutil, signal, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_ring import BIN, daemon_status, idle_window, percentile, request, start_daemon, threads  # noqa: E402
+from bench_ring import BIN, Watch, daemon_status, idle_window, percentile, request, start_daemon, threads  # noqa: E402
 
 UID = "04A1B2C3D4E5F6"
 
@@ -52,31 +52,6 @@ def nfc_poll(emulator, link, count):
         proc.kill()
         proc.wait()
     return times
-
-
-class Watch:
-    """A `watch` stream (what `reveille status --watch` follows): the daemon pushes each change as
-    it happens, so the moment of a dismissal is seen without polling."""
-
-    def __init__(self, sock_path):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(sock_path)
-        self.sock.sendall(json.dumps({"v": 1, "op": {"watch": {}}}).encode() + b"\n")
-        self.file = self.sock.makefile("rb")
-        assert json.loads(self.file.readline())["ok"]
-
-    def until(self, wanted):
-        for line in self.file:
-            if wanted(json.loads(line)["event"]):
-                return
-        raise RuntimeError("the watch stream ended")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_):
-        self.file.close()
-        self.sock.close()
 
 
 def reader_settings(link):

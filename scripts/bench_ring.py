@@ -58,6 +58,31 @@ def eval_product(term):
     return result
 
 
+class Watch:
+    """A `watch` stream (what `reveille status --watch` follows): the daemon pushes each change as
+    it happens, so the moment of a dismissal is seen without polling."""
+
+    def __init__(self, sock_path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock_path)
+        self.sock.sendall(json.dumps({"v": 1, "op": {"watch": {}}}).encode() + b"\n")
+        self.file = self.sock.makefile("rb")
+        assert json.loads(self.file.readline())["ok"]
+
+    def until(self, wanted):
+        for line in self.file:
+            if wanted(json.loads(line)["event"]):
+                return
+        raise RuntimeError("the watch stream ended")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.file.close()
+        self.sock.close()
+
+
 def start_daemon(root, *extra, settings="", command=None, wait_seconds=10):
     """A release reveilled under `root`, its sound captured by ALSA's file plugin; `settings` is
     added to its reveille.toml. `command` runs another executable, or the daemon under a tool."""

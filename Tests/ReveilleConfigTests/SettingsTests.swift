@@ -1,4 +1,5 @@
 import Foundation
+import ReveilleCore
 import Testing
 
 @testable import ReveilleConfig
@@ -106,6 +107,58 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: ConfigError.self) { try Settings.load(path: path) }
     }
+
+    @Test func theKeysAreReadByTheirKernelNames() throws {
+        let settings = try parse(
+            """
+            [input]
+            devices = ["/dev/input/by-path/platform-gpio-keys-event"]
+            snooze_keys = ["BTN_0", "KEY_SPACE"]
+            enter_keys = ["KEY_KPENTER"]
+            long_press_ms = 2000
+            answer_timeout_seconds = 30
+            [voice]
+            voice = "de"
+            words_per_minute = 130
+            say_time_when_idle = false
+            """)
+        #expect(settings.input.devices == ["/dev/input/by-path/platform-gpio-keys-event"])
+        #expect(settings.input.keyMap[0x100] == .snooze)
+        #expect(settings.input.keyMap[57] == .snooze)
+        #expect(settings.input.keyMap[96] == .enter)
+        #expect(settings.input.keyMap[28] == nil, "KEY_ENTER is not an enter key once enter_keys is given")
+        #expect(settings.input.keyMap[82] == .digit(0), "KEY_KP0")
+        #expect(settings.input.keyMap[11] == .digit(0), "KEY_0")
+        #expect(settings.input.keyMap[55] == .answer, "the default answer key stays")
+        #expect(settings.input.longPressMilliseconds == 2000)
+        #expect(settings.voice.voice == "de")
+        #expect(!settings.voice.sayTimeWhenIdle)
+        #expect(Settings().input.devices == nil, "by default every input device with a mapped key is used")
+    }
+
+    @Test func aTypoInAKeyNameNamesTheLineAndTheFix() {
+        #expect(
+            error("[input]\nsnooze_keys = [\"KEY_SPCE\"]\n").hasPrefix(
+                "reveille.toml:2: [input] snooze_keys: \"KEY_SPCE\" is not a kernel key name; use names from linux/input-event-codes.h"
+            ))
+        #expect(
+            error("[input]\nsnooze_keys = [\"KEY_KP5\"]\n")
+                == "reveille.toml:2: [input] snooze_keys: KEY_KP5 is already the digit 5 key; give each key one job")
+        #expect(
+            error("[input]\nsnooze_keys = [\"KEY_A\"]\nenter_keys = [\"KEY_A\"]\n")
+                == "reveille.toml:3: [input] enter_keys: KEY_A is already the snooze key; give each key one job")
+        #expect(error("[input]\ndevices = [\"event0\"]\n").contains("give the device file's absolute path"))
+        #expect(error("[input]\nlong_press_ms = 50\n").contains("50 is out of range; use 300-10000"))
+        #expect(error("[voice]\nenabled = \"yes\"\n").contains("[voice] enabled: must be true or false"))
+        #expect(error("[voice]\nvoice = \"en us\"\n").contains("is not a voice name; see espeak-ng --voices"))
+    }
+
+    @Test func aKeyGivenAwayFromItsDefaultJobIsNotAConflict() throws {
+        // KEY_SPACE snoozes by default; named as the answer key, it answers instead.
+        let settings = try parse("[input]\nanswer_keys = [\"KEY_SPACE\"]\n")
+        #expect(settings.input.keyMap[57] == .answer)
+        #expect(settings.input.keyMap[0x100] == .snooze, "BTN_0 still snoozes")
+    }
 }
 
 /// The commented example that `make install` puts in /etc/reveille.
@@ -133,4 +186,5 @@ import Testing
         expected.audio.mixerControl = nil
         #expect(expected == Settings(), "the example's values are the defaults")
     }
+
 }

@@ -48,7 +48,7 @@ import Testing
 
         let status = try daemon.cli("status")
         let lines = status.stdout.split(separator: "\n")
-        #expect(lines.count == 7)
+        #expect(lines.count == 9)
         #expect(lines.first?.hasPrefix("reveilled 0.1.0, up ") == true)
         #expect(lines.first?.hasSuffix("time zone Europe/Berlin, now Sat 2026-11-21 10:00") == true)
         #expect(
@@ -57,6 +57,8 @@ import Testing
                 next ring: Sun 2026-11-22 09:00, alarm #1 work (in 23h 0m)
                 NFC reader: none configured (alarms are dismissed by math)
                 sound: idle; devices: \(daemon.captureDevice), default
+                buttons: none found
+                voice: espeak-ng, voice en (loaded at the first sentence)
                 apps: \(isRoot ? "fanotify: 0 executables of 0 apps guarded" : "gate only: 'reveille run NAME' asks first (fanotify unavailable: fanotify_init: needs root (CAP_SYS_ADMIN))")
                 """)
         #expect(lines.last?.hasPrefix("daemon: ") == true)

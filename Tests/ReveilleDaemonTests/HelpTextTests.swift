@@ -105,7 +105,7 @@ import Testing
 
                 OPTIONS:
                   --watch                 Then print each change as it happens (rang, snoozed,
-                                          dismissed, next ring, reader), until Ctrl-C.
+                                          dismissed, next ring, reader, buttons), until Ctrl-C.
                   --root <dir>            The daemon's root folder (default: $REVEILLE_ROOT,
                                           else /).
                   --json                  Print the daemon's answer as JSON, for scripts.
