@@ -42,8 +42,8 @@ let package = Package(
         .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
-        // libespeak-ng's synchronous synthesis into a buffer (its callback is C's business).
-        .target(name: "CEspeak", linkerSettings: [.linkedLibrary("espeak-ng")]),
+        // libespeak-ng's synchronous synthesis into a buffer, the library opened at the first sentence.
+        .target(name: "CEspeak", linkerSettings: [.linkedLibrary("dl")]),
         // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
         .target(name: "ReveilleCore"),
         // Wire format shared by the CLI and the daemon.

@@ -1,8 +1,22 @@
 #include "reveille_speech.h"
 
+#include <dlfcn.h>
 #include <espeak-ng/speak_lib.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* libespeak-ng is opened at the first sentence (dlopen), not linked: it brings PulseAudio's client
+   and X11's libraries with it, which would cost the idle daemon some 10 MB of resident memory and
+   its start-up time, for a voice that may never speak. */
+static struct {
+    int (*initialize)(espeak_AUDIO_OUTPUT, int, const char *, int);
+    void (*set_callback)(t_espeak_callback *);
+    espeak_ERROR (*set_voice)(const char *);
+    espeak_ERROR (*set_parameter)(espeak_PARAMETER, int, int);
+    espeak_ERROR (*synth)(const void *, size_t, unsigned int, espeak_POSITION_TYPE, unsigned int, unsigned int,
+                          unsigned int *, void *);
+    espeak_ERROR (*synchronize)(void);
+} espeak;
 
 /* Where the synthesis callback puts samples; only touched by the thread that calls
    RV_speech_synthesize (libespeak-ng runs the callback on it, in synchronous mode). */
@@ -30,12 +44,27 @@ static int collect(short *samples, int count, espeak_EVENT *events) {
     return 0;
 }
 
+static int load(void) {
+    void *library = dlopen("libespeak-ng.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) return 0;
+    espeak.initialize = (int (*)(espeak_AUDIO_OUTPUT, int, const char *, int))dlsym(library, "espeak_Initialize");
+    espeak.set_callback = (void (*)(t_espeak_callback *))dlsym(library, "espeak_SetSynthCallback");
+    espeak.set_voice = (espeak_ERROR(*)(const char *))dlsym(library, "espeak_SetVoiceByName");
+    espeak.set_parameter = (espeak_ERROR(*)(espeak_PARAMETER, int, int))dlsym(library, "espeak_SetParameter");
+    espeak.synth = (espeak_ERROR(*)(const void *, size_t, unsigned int, espeak_POSITION_TYPE, unsigned int,
+                                    unsigned int, unsigned int *, void *))dlsym(library, "espeak_Synth");
+    espeak.synchronize = (espeak_ERROR(*)(void))dlsym(library, "espeak_Synchronize");
+    return espeak.initialize && espeak.set_callback && espeak.set_voice && espeak.set_parameter && espeak.synth &&
+           espeak.synchronize;
+}
+
 int RV_speech_start(const char *voice, int words_per_minute) {
-    int rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, NULL, espeakINITIALIZE_DONT_EXIT);
+    if (!load()) return -3;
+    int rate = espeak.initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, NULL, espeakINITIALIZE_DONT_EXIT);
     if (rate <= 0) return -1;
-    espeak_SetSynthCallback(collect);
-    if (espeak_SetVoiceByName(voice) != EE_OK) return -2;
-    if (words_per_minute > 0) espeak_SetParameter(espeakRATE, words_per_minute, 0);
+    espeak.set_callback(collect);
+    if (espeak.set_voice(voice) != EE_OK) return -2;
+    if (words_per_minute > 0) espeak.set_parameter(espeakRATE, words_per_minute, 0);
     return rate;
 }
 
@@ -44,9 +73,8 @@ int RV_speech_synthesize(const char *text, short **samples, size_t *count) {
     collected_count = 0;
     collected_capacity = 0;
     collect_failed = 0;
-    espeak_ERROR result =
-        espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0, espeakCHARS_UTF8, NULL, NULL);
-    if (result == EE_OK) result = espeak_Synchronize();
+    espeak_ERROR result = espeak.synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0, espeakCHARS_UTF8, NULL, NULL);
+    if (result == EE_OK) result = espeak.synchronize();
     if (result != EE_OK || collect_failed) {
         free(collected);
         collected = NULL;

@@ -4,7 +4,7 @@ import Logging
 import ReveilleCore
 import Synchronization
 
-/// The voice: libespeak-ng synthesizing into a buffer on a thread of its own (synthesis takes tens
+/// The voice: libespeak-ng (opened at the first sentence) synthesizing into a buffer on a thread of its own (synthesis takes tens
 /// of milliseconds, which the event loop must not wait for), mixed by `ALSAOutput` over whatever
 /// plays. The data is loaded at the first sentence, so a clock that never speaks does not pay
 /// for it in memory. Without espeak-ng's data, or with an unknown voice, it stays silent and
@@ -53,9 +53,11 @@ public final class EspeakVoice: Voice, Sendable {
                 } else {
                     failed = true
                     let why =
-                        rate == -2
-                        ? "espeak-ng has no voice \"\(voice)\"; see espeak-ng --voices"
-                        : "espeak-ng's data is missing (Debian package espeak-ng-data)"
+                        switch rate {
+                        case -2: "espeak-ng has no voice \"\(voice)\"; see espeak-ng --voices"
+                        case -3: "libespeak-ng is not installed (Debian package libespeak-ng1)"
+                        default: "espeak-ng's data is missing (Debian package espeak-ng-data)"
+                        }
                     state.withLock { $0 = "silent: \(why)" }
                     logger.warning("voice: \(why); everything else works, silently")
                 }

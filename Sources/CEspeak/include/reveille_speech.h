@@ -3,9 +3,10 @@
 
 #include <stddef.h>
 
-/// Loads libespeak-ng's data (synchronous mode: samples come back, nothing is played) and picks
-/// `voice` (`en`, `de`, `en-us`...) at `words_per_minute`. The sample rate (22050), or -1 when the
-/// data is missing, -2 when there is no such voice. Never exits the process (DONT_EXIT).
+/// Opens libespeak-ng (dlopen), loads its data (synchronous mode: samples come back, nothing is
+/// played) and picks `voice` (`en`, `de`, `en-us`...) at `words_per_minute`. The sample rate
+/// (22050), or -1 when the data is missing, -2 when there is no such voice, -3 when the library
+/// is not installed. Never exits the process (DONT_EXIT).
 int RV_speech_start(const char *voice, int words_per_minute);
 
 /// Synthesizes UTF-8 `text` into a malloc'd buffer of mono 16-bit samples the caller frees.
