@@ -32,6 +32,7 @@ struct Doctor {
         let status = checkDaemon(&findings)
         checkReader(settings, status: status, &findings)
         checkSound(settings, status: status, &findings)
+        checkInputs(settings, status: status, &findings)
         checkTime(&findings)
         checkAppGuard(&findings)
         if let status, status.appGuard.mode != .starting {
@@ -197,6 +198,48 @@ struct Doctor {
             }
         } catch {
             findings.append(Finding(level: .failure, subject: "test tone", detail: error.description))
+        }
+    }
+
+    /// The buttons and keypads the daemon reads, and whether the ones named in [input] are there;
+    /// then the voice.
+    private func checkInputs(_ settings: Settings, status: StatusInfo?, _ findings: inout [Finding]) {
+        let subject = "buttons"
+        if let status {
+            if status.inputs.isEmpty {
+                let configured = settings.input.devices.map { !$0.isEmpty } ?? false
+                findings.append(
+                    Finding(
+                        level: .note, subject: subject, detail: "none found",
+                        fix: configured
+                            ? nil
+                            : "plug in a keypad or wire a button (hardware.md); the daemon picks it up when it appears"))
+            }
+            for input in status.inputs {
+                let fix: String? =
+                    switch input.condition {
+                    case .ok: nil
+                    case .absent, .unplugged: "plug it in, or correct [input] devices in reveille.toml"
+                    case .failing: "the unit's user needs the input group (SupplementaryGroups=... input)"
+                    }
+                findings.append(
+                    Finding(
+                        level: input.condition == .ok ? .ok : .warning, subject: subject, detail: input.description,
+                        fix: fix))
+            }
+            let silent = status.voice.hasPrefix("silent")
+            findings.append(
+                Finding(
+                    level: silent ? .warning : .ok, subject: "voice", detail: status.voice,
+                    fix: silent ? "apt-get install libespeak-ng1 espeak-ng-data, or set [voice] enabled = false" : nil))
+            return
+        }
+        // The daemon is not answering: check the named devices from here.
+        for path in settings.input.devices ?? [] where access(path, F_OK) != 0 {
+            findings.append(
+                Finding(
+                    level: .warning, subject: subject, detail: "\(path): no such device",
+                    fix: "plug it in, or correct [input] devices in reveille.toml"))
         }
     }
 

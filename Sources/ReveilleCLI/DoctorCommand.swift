@@ -4,7 +4,7 @@ import Foundation
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check the setup: settings, daemon, reader, sound, time, files.",
+        abstract: "Check the setup: settings, daemon, reader, sound, buttons, voice, time, files.",
         discussion: """
             Each finding is 'ok', 'note', 'warn' or 'FAIL', with the fix below it. Plays a \
             1-second test tone through the daemon unless --no-tone. Exits 1 when something fails.

@@ -25,6 +25,14 @@ import Testing
             : "note  app guard: gate only: 'reveille run NAME' asks first (fanotify unavailable: fanotify_init: needs root (CAP_SYS_ADMIN))\n      fix: run reveilled with CAP_SYS_ADMIN (the unit grants it) to block launches in the kernel\n"
     }
 
+    /// No button under the test's root; the voice loads at its first sentence.
+    static let inputLines = """
+        note  buttons: none found
+              fix: plug in a keypad or wire a button (hardware.md); the daemon picks it up when it appears
+        ok    voice: espeak-ng, voice en (loaded at the first sentence)
+
+        """
+
     static var modulesLine: String {
         FileManager.default.fileExists(atPath: "/proc/modules")
             ? "ok    kernel NFC modules: none loaded\n" : "ok    kernel NFC modules: none (no loadable modules here)\n"
@@ -48,7 +56,7 @@ import Testing
                     FAIL  test tone: no device could play it: cannot open default: No such file or directory (snd_pcm_open); list devices with: reveille sound devices
                           fix: set [audio] devices to a device from 'reveille sound devices' (hardware.md, Sound)
 
-                    """ + Self.machineLines + Self.guardLine + """
+                    """ + Self.inputLines + Self.machineLines + Self.guardLine + """
                     ok    files: settings, state, socket and hooks have safe modes
 
                     """)
@@ -75,7 +83,7 @@ import Testing
                           fix: plug in a USB speaker, or enable the headphone jack or an I2S amplifier (hardware.md, Sound)
                     ok    test tone: 1 s of the built-in tone on \(daemon.captureDevice)
 
-                    """ + Self.machineLines + Self.guardLine + """
+                    """ + Self.inputLines + Self.machineLines + Self.guardLine + """
                     FAIL  files: \(daemon.paths.settingsFile) can be changed by others (mode 666)
                           fix: sudo chmod 644 \(daemon.paths.settingsFile)
                     FAIL  files: hook \(hooks)/10-lights can be changed by others

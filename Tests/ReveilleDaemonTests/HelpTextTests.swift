@@ -43,7 +43,8 @@ import Testing
                   tag                     Register the NFC tags that stop alarms.
                   apps                    App time windows and daily limits (the policy in apps.toml).
                   run                     Start an app of the policy if it may run now (asks the daemon first).
-                  doctor                  Check the setup: settings, daemon, reader, sound, time, files.
+                  doctor                  Check the setup: settings, daemon, reader, sound, buttons, voice, time,
+                                          files.
                 """))
     }
 
