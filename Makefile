@@ -65,6 +65,7 @@ bench:
 	scripts/bench.sh
 	scripts/bench_ring.py   # FIRES=50 RINGING_SECONDS=30 IDLE_SECONDS=300 by default: about 15 minutes
 	scripts/bench_nfc.py    # TAGS=30 IDLE_SECONDS=120 by default: about 3 minutes
+	scripts/bench_input.py  # PRESSES=30 IDLE_SECONDS=120 by default: about 4 minutes
 	scripts/bench_apps.py   # as root; EXECS=2000; compares with fapolicyd if installed
 
 ## Rewrites link/reveilled.order from a day of the release daemon's life under valgrind

@@ -120,7 +120,10 @@ final class BedsideControls {
         while !FileManager.default.fileExists(atPath: target), target != "/" {
             target = (target as NSString).deletingLastPathComponent
         }
-        guard target != "/", target != configuration.root, !watchedFolders.contains(target) else { return }
+        let root = (configuration.root as NSString).standardizingPath
+        guard target != "/", (target as NSString).standardizingPath != root, !watchedFolders.contains(target) else {
+            return
+        }
         do {
             try watches.watch(folder: target, names: nil) { [unowned self] in rescan() }
             watchedFolders.insert(target)

@@ -15,11 +15,17 @@ import Testing
         let keypad: String
         private(set) var writer: Int32 = -1
 
-        init(input: String = "", voice: Bool = true, nfcReader: Bool = false) throws {
+        init(
+            input: String = "", voice: Bool = true, voiceName: String = "en", nfcReader: Bool = false,
+            extraDevice: String? = nil
+        ) throws {
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("keypad-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             keypad = root.appendingPathComponent("keypad").path
             #expect(mkfifo(keypad, 0o600) == 0)
+            let extra = extraDevice.map { root.appendingPathComponent($0).path }
+            if let extra { #expect(mkfifo(extra, 0o600) == 0) }
+            let devices = ([keypad] + (extra.map { [$0] } ?? [])).map { "\"\($0)\"" }.joined(separator: ", ")
             let capture = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "speech-\(UUID().uuidString).wav")
             daemon = try DaemonHarness(
@@ -27,10 +33,11 @@ import Testing
                     [audio]
                     devices = ["file:'\(capture.path)',wav"]
                     [input]
-                    devices = ["\(keypad)"]
+                    devices = [\(devices)]
                     \(input)
                     [voice]
                     enabled = \(voice)
+                    voice = "\(voiceName)"
 
                     """, nfcReader: nfcReader)
             try plugIn()
@@ -181,6 +188,39 @@ import Testing
         try bedside.ringing()
         bedside.tap("KEY_SPACE")
         #expect(try daemon.waitFor(3) { try daemon.session()?.state == .snoozed })
+    }
+
+    @Test func oneKeypadUnpluggedMidRingLeavesTheOtherButtonWorking() throws {
+        let bedside = try Bedside(extraDevice: "button")
+        let daemon = bedside.daemon
+        let button = (bedside.keypad as NSString).deletingLastPathComponent + "/button"
+        #expect(try daemon.waitFor { try daemon.request(.status).status?.inputs.count == 2 })
+        let other = open(button, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        #expect(other >= 0)
+        defer { close(other) }
+        try bedside.ringing()
+        bedside.unplug()
+        #expect(try daemon.waitFor(3) { try bedside.inputCondition() == .unplugged })
+        let space = KeyNames.code("KEY_SPACE")!
+        let press =
+            InputEvent(type: InputEvent.key, code: space, value: 1).bytes
+            + InputEvent(type: InputEvent.key, code: space, value: 0).bytes
+        #expect(write(other, press, press.count) == press.count)
+        #expect(try daemon.waitFor(3) { try daemon.session()?.state == .snoozed })
+        #expect(try daemon.cli("status").status == 0)
+    }
+
+    @Test func withoutTheVoiceItNeedsEverythingWorksSilentlyAndSaysWhy() throws {
+        let bedside = try Bedside(voiceName: "xx-nosuchvoice")
+        let daemon = bedside.daemon
+        try bedside.ringing()
+        bedside.tap("KEY_KPASTERISK")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("voice: espeak-ng has no voice \"xx-nosuchvoice\"") })
+        #expect(try daemon.cli("status").stdout.contains("voice: silent: espeak-ng has no voice \"xx-nosuchvoice\""))
+        let problem = try #require(try daemon.request(.problem).problem)
+        bedside.type(solve(problem))
+        bedside.tap("KEY_KPENTER")
+        #expect(try daemon.waitFor(3) { try daemon.session() == nil })
     }
 
     @Test func unmappedKeysGarbageAndATruncatedEventAreIgnored() throws {
