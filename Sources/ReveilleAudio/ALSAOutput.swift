@@ -150,8 +150,14 @@ public final class ALSAOutput: AudioOutput, Sendable {
             var playback = Playback(job: job, output: self)
             playback.run()
             status.withLock { $0 = ALSAOutput.idleLine(configuration) }
-            // A chime or a sound test that ended before the voice finished: the rest on silence.
-            shared.withLock { postBed(&$0) }
+            let played = playback.firstFrameWritten
+            shared.withLock { shared in
+                // No device took the voice's own bed: drop the words rather than retry in a loop
+                // (an alarm keeps retrying on its own, and speech mixes over it when it plays).
+                if job.silentBed != nil, !played { shared.speech.removeAll() }
+                // A chime or a sound test that ended before the voice finished: the rest on silence.
+                postBed(&shared)
+            }
         }
     }
 
@@ -201,6 +207,11 @@ public final class ALSAOutput: AudioOutput, Sendable {
             var started: [Utterance] = []
             var frame = 0
             while frame < frames, var utterance = shared.speech.first {
+                // Words held back longer than this (no device worked meanwhile) are stale: dropped.
+                if utterance.position == 0, ContinuousClock.now - utterance.askedAt > .seconds(10) {
+                    shared.speech.removeFirst()
+                    continue
+                }
                 if utterance.position == 0 { started.append(utterance) }
                 let step = Double(utterance.sampleRate) / Double(rate)
                 while frame < frames, Int(utterance.position) < utterance.samples.count {

@@ -28,7 +28,8 @@ struct Playback {
     private var request: AudioRequest { job.request }
     /// Problems met before the first frame, for `sound test`.
     private var problems: [String] = []
-    private var firstFrameWritten = false
+    /// Whether any frame reached a device.
+    private(set) var firstFrameWritten = false
     /// The name of what plays: the file, or the tone when it could not be read.
     private var sourceName = "the built-in tone"
 
@@ -121,7 +122,8 @@ struct Playback {
     }
 
     private var activity: String {
-        switch request.length {
+        if job.silentBed != nil { return "speaking:" }
+        return switch request.length {
         case .untilStopped: "ringing:"
         case .once: "chime:"
         case .seconds(let seconds): "testing for \(Int(seconds)) s:"

@@ -132,6 +132,33 @@ import Testing
         #expect(report.device != nil)
     }
 
+    /// A 300 Hz "voice" at espeak-ng's rate, as the voice thread hands it over.
+    private func words(seconds: Double) -> [Int16] {
+        Recording.sine(300, seconds: seconds, sampleRate: 22_050, channels: 1).samples
+    }
+
+    @Test func speechWithNothingPlayingRidesOnSilenceAndThenStops() throws {
+        let output = output(devices: [scratch.captureDevice("speech.wav")])
+        output.speak(words(seconds: 0.5), sampleRate: 22_050, text: "hello", askedAt: .now)
+        #expect(waitFor(5) { log.contains("voice: first frame of \"hello\" written") })
+        #expect(waitIdle(output))
+        let capture = try Recording(contentsOf: scratch.file("speech.wav"))
+        #expect(capture.sampleRate == 22_050)
+        #expect(abs(capture.seconds - 0.8) < 0.05, "the words and 0.3 s of silence after: \(capture.seconds) s")
+        #expect(capture.dominant(among: [200, 300, 440, 880], from: 0.1, to: 0.4) == 300)
+        #expect(capture.peak(from: 0.6, to: 0.8) == 0)
+    }
+
+    @Test func speechNoDeviceTakesIsDroppedNotRetriedInALoop() throws {
+        let output = output(devices: ["reveille_no_such_device"])
+        output.speak(words(seconds: 0.5), sampleRate: 22_050, text: "hello", askedAt: .now)
+        Thread.sleep(forTimeInterval: 1)
+        let rounds = log.messages.filter { $0.contains("no device could play") }.count
+        #expect(rounds == 1, "one round of the devices, then the words are dropped: \(rounds)")
+        #expect(output.statusLine.hasPrefix("idle"))
+        #expect(!output.isSpeaking)
+    }
+
     @Test func aMissingFirstDeviceFallsBackToTheNext() throws {
         let output = output(devices: ["reveille_no_such_device", scratch.captureDevice("second.wav")])
         let report = output.playAndReport(
