@@ -182,6 +182,8 @@ import Testing
         #expect(settings.input.devices?.count == 2)
         var expected = settings
         expected.input.devices = nil
+        #expect(settings.nfc.device == "pn532_uart:/dev/nfc-reader")
+        expected.nfc.device = nil
         expected.timeZone = nil
         expected.audio.devices = []
         expected.audio.sound = nil
