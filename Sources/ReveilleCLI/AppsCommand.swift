@@ -19,8 +19,13 @@ struct AppsCommand: ParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let apps = try send(.appsStatus(user: user), to: connection).apps ?? []
+            let reply = try send(.appsStatus(user: user), to: connection).appsReply
+            let apps = reply?.apps ?? []
             if output.json { return printJSON(apps) }
+            if let rejected = reply?.rejected {
+                print("APPS.TOML REJECTED: \(rejected)")
+                fflush(nil)  // before the table, which writes to the descriptor itself
+            }
             guard !apps.isEmpty else { return print("no apps in the policy (apps.toml)") }
             var table = Table("APP", "NOW", "USED", "LIMIT", "WHY")
             for app in apps {

@@ -44,6 +44,12 @@ struct Doctor {
                         ? nil : "run reveilled with CAP_SYS_ADMIN (the unit grants it) to block launches in the kernel")
             )
         }
+        if let rejected = status?.appGuard.rejected {
+            findings.append(
+                Finding(
+                    level: .failure, subject: "app policy", detail: "apps.toml refused: \(rejected)",
+                    fix: "correct it ('reveille apps validate FILE' checks a file); the daemon loads it when saved"))
+        }
         checkFiles(settings, &findings)
         return findings
     }
@@ -213,7 +219,8 @@ struct Doctor {
                         level: .note, subject: subject, detail: "none found",
                         fix: configured
                             ? nil
-                            : "plug in a keypad or wire a button (hardware.md); the daemon picks it up when it appears"))
+                            : "plug in a keypad or wire a button (hardware.md); the daemon picks it up when it appears")
+                )
             }
             for input in status.inputs {
                 let fix: String? =

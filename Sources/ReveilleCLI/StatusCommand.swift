@@ -9,7 +9,9 @@ struct StatusCommand: ParsableCommand {
 
     @Flag(
         name: .long,
-        help: "Then print each change as it happens (rang, snoozed, dismissed, next ring, reader, buttons), until Ctrl-C.")
+        help:
+            "Then print each change as it happens (rang, snoozed, dismissed, next ring, reader, buttons), until Ctrl-C."
+    )
     var watch = false
 
     @OptionGroup var connection: ConnectionOptions
@@ -141,6 +143,7 @@ struct StatusCommand: ParsableCommand {
         }
         if !status.voice.isEmpty { lines.append("voice: \(status.voice)") }
         if status.appGuard.mode != .starting { lines.append("apps: \(status.appGuard)") }
+        if let rejected = status.appGuard.rejected { lines.append("APPS.TOML REJECTED: \(rejected)") }
         if let use = status.resources {
             lines.append(
                 "daemon: \(use.cpuMicroseconds / 1000) ms CPU since start, \(use.rssKilobytes / 1024) MB resident "

@@ -21,12 +21,17 @@ public enum AppPolicyFile {
     /// Reads and checks `path`; every error names the file and line. A missing file is an empty
     /// policy.
     public static func load(path: String) throws(ConfigError) -> AppPolicy {
-        guard FileManager.default.fileExists(atPath: path) else { return AppPolicy() }
+        try read(path: path).policy
+    }
+
+    /// `load`, with the text it read ("" for a missing file), to be kept as the last good policy.
+    public static func read(path: String) throws(ConfigError) -> (policy: AppPolicy, text: String) {
+        guard FileManager.default.fileExists(atPath: path) else { return (AppPolicy(), "") }
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
         else {
             throw ConfigError(path: path, line: nil, message: "cannot be read as UTF-8 text; check its permissions")
         }
-        return try parse(TOMLDocument(path: path, text: text))
+        return (try parse(TOMLDocument(path: path, text: text)), text)
     }
 
     public static func parse(_ document: TOMLDocument) throws(ConfigError) -> AppPolicy {

@@ -13,8 +13,9 @@ extension Controller {
         var response = Response()
         switch operation {
         case .appsStatus(let user):
-            response.payload = .apps(
-                AppsReply(apps: apps.appNames.compactMap { apps.statusInfo($0, user: user ?? caller) }))
+            var reply = AppsReply(apps: apps.appNames.compactMap { apps.statusInfo($0, user: user ?? caller) })
+            reply.rejected = apps.rejection
+            response.payload = .apps(reply)
         case .appCheck(let name, let user):
             guard let info = apps.statusInfo(name, user: user ?? caller) else { throw noApp(name, apps) }
             response.payload = .apps(AppsReply(apps: [info]))

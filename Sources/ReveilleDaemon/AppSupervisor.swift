@@ -23,6 +23,18 @@ final class AppSupervisor: Sendable {
         var executables: [String: String] = [:]
         /// Followed processes' pidfds, by pid.
         var pidfds: [Int32: Int32] = [:]
+        /// Where the policy in force came from.
+        var source = PolicySource.none
+        /// Why apps.toml was refused, and since when (seconds since the epoch); nil once it loads.
+        var rejection: (reason: String, since: Int)?
+    }
+
+    enum PolicySource: Equatable {
+        /// Nothing loaded yet: no app is limited.
+        case none
+        case file
+        /// apps.toml did not load at start: the copy kept in the state when it last loaded.
+        case lastGood(savedAt: Int)
     }
 
     let policyPath: String
@@ -74,9 +86,10 @@ final class AppSupervisor: Sendable {
         let count = state.withLock { $0.limits.policy.apps.count }
         if let guardian {
             return AppGuardState(
-                mode: .fanotify, detail: "\(guardian.markedPaths.count) executables of \(count) apps guarded")
+                mode: .fanotify, detail: "\(guardian.markedPaths.count) executables of \(count) apps guarded",
+                rejected: rejection)
         }
-        return AppGuardState(mode: .gateOnly, detail: guardProblem ?? "?")
+        return AppGuardState(mode: .gateOnly, detail: guardProblem ?? "?", rejected: rejection)
     }
 
     /// Today's usage and grants as stored, read once at start on the loop. Later days begin empty
@@ -99,27 +112,88 @@ final class AppSupervisor: Sendable {
     /// Returns why the file was refused, or nil when it was loaded.
     @discardableResult
     func reload() -> String? {
+        let now = Int(clock.now().timeIntervalSince1970)
         do {
             try checkOwnership()
-            let policy = try AppPolicyFile.load(path: policyPath)
-            let executables = Dictionary(
-                policy.apps.flatMap { app in app.paths.map { (AppSupervisor.resolved($0), app.name) } },
-                uniquingKeysWith: { first, _ in first })
-            state.withLock {
-                $0.limits.policyLoaded(policy)
-                $0.executables = executables
-            }
-            if let guardian {
-                for (path, why) in guardian.mark(Array(executables.keys)) {
-                    logger.warning("app guard: cannot watch \(path): \(why); launching it is not limited")
-                }
-            }
+            let (policy, text) = try AppPolicyFile.read(path: policyPath)
+            enforce(policy, from: .file)
+            state.withLock { $0.rejection = nil }
             logger.notice("app policy: \(policy.apps.count) apps from \(policyPath)")
+            do {
+                try store.saveGoodAppPolicy(text, at: now)
+            } catch {
+                logger.error("app policy: cannot keep a copy in the state: \(error)")
+            }
             return nil
         } catch {
-            logger.error("app policy: \(error); the policy in force is kept")
+            let (source, count) = state.withLock { state in
+                state.rejection = (reason: "\(error)", since: state.rejection?.since ?? now)
+                return (state.source, state.limits.policy.apps.count)
+            }
+            switch source {
+            case .none:
+                enforceLastGood(after: error)
+            case .file, .lastGood:
+                logger.error("app policy: \(error); the policy in force is kept (\(count) apps)")
+            }
             return "\(error)"
         }
+    }
+
+    /// apps.toml did not load at start: enforce the copy kept when it last loaded, never nothing.
+    private func enforceLastGood(after error: some Error) {
+        do {
+            guard let good = try store.goodAppPolicy() else {
+                logger.error(
+                    "app policy: \(error); no policy ever loaded here, so no app is limited until apps.toml loads")
+                return
+            }
+            let document = try TOMLDocument(path: policyPath + " (the last good copy)", text: good.text)
+            let policy = try AppPolicyFile.parse(document)
+            enforce(policy, from: .lastGood(savedAt: good.savedAt))
+            logger.error(
+                "app policy: \(error); enforcing the last good policy instead (\(policy.apps.count) apps, as loaded \(Self.stamp(good.savedAt, zone: zone())))"
+            )
+        } catch let stored {
+            logger.error("app policy: \(error); and the last good copy in the state cannot be read: \(stored)")
+        }
+    }
+
+    private func enforce(_ policy: AppPolicy, from source: PolicySource) {
+        let executables = Dictionary(
+            policy.apps.flatMap { app in app.paths.map { (AppSupervisor.resolved($0), app.name) } },
+            uniquingKeysWith: { first, _ in first })
+        state.withLock {
+            $0.limits.policyLoaded(policy)
+            $0.executables = executables
+            $0.source = source
+        }
+        if let guardian {
+            for (path, why) in guardian.mark(Array(executables.keys)) {
+                logger.warning("app guard: cannot watch \(path): \(why); launching it is not limited")
+            }
+        }
+    }
+
+    /// A refused apps.toml, for `status`, `apps status` and `doctor`: the reason with file:line,
+    /// since when, and what is enforced meanwhile. nil when the file loaded.
+    var rejection: String? {
+        let (rejection, source, count) = state.withLock { ($0.rejection, $0.source, $0.limits.policy.apps.count) }
+        guard let rejection else { return nil }
+        let meanwhile =
+            switch source {
+            case .none: "no app is limited until it loads"
+            case .file: "the policy loaded before is enforced (\(count) apps)"
+            case .lastGood(let savedAt):
+                "the last good policy is enforced (\(count) apps, as loaded \(Self.stamp(savedAt, zone: zone())))"
+            }
+        return "\(rejection.reason) (since \(Self.stamp(rejection.since, zone: zone()))); \(meanwhile)"
+    }
+
+    /// `2026-11-23 21:04` in `zone`.
+    static func stamp(_ instant: Int, zone: TimeZone) -> String {
+        let local = ZoneResolver(zone: zone).local(at: instant)
+        return "\(local.date) \(local.time)"
     }
 
     /// On the device (or run as root), a policy file anyone but root may change would let them

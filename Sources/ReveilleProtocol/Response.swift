@@ -119,6 +119,8 @@ public struct RingReply: Codable, Sendable, Equatable {
 public struct AppsReply: Codable, Sendable, Equatable {
     public var apps: [AppStatusInfo]
     public var executable: String?
+    /// apps.toml was refused: why (file:line), since when, and what is enforced meanwhile.
+    public var rejected: String?
 
     public init(apps: [AppStatusInfo], executable: String? = nil) {
         self.apps = apps
@@ -181,6 +183,9 @@ extension Response {
     }
     public var apps: [AppStatusInfo]? {
         if case .apps(let value) = payload { value.apps } else { nil }
+    }
+    public var appsReply: AppsReply? {
+        if case .apps(let value) = payload { value } else { nil }
     }
     public var executable: String? {
         if case .apps(let value) = payload { value.executable } else { nil }
@@ -492,10 +497,13 @@ public struct AppGuardState: Codable, Sendable, Equatable, CustomStringConvertib
     public var mode: Mode
     /// What is guarded, or why fanotify is unavailable.
     public var detail: String
+    /// apps.toml was refused: why (file:line), since when, and what is enforced meanwhile.
+    public var rejected: String?
 
-    public init(mode: Mode, detail: String) {
+    public init(mode: Mode, detail: String, rejected: String? = nil) {
         self.mode = mode
         self.detail = detail
+        self.rejected = rejected
     }
 
     public var description: String {

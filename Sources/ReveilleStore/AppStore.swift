@@ -20,6 +20,34 @@ extension Store {
                 t.primaryKey(["date", "app"])
             }
         }
+        migrator.registerMigration("v6: the last good app policy") { db in
+            try db.create(table: "app_policy") { t in
+                t.primaryKey("id", .integer).check { $0 == 1 }
+                t.column("text", .text).notNull()
+                t.column("saved_at", .integer).notNull()
+            }
+        }
+    }
+
+    /// Keeps `text`, an apps.toml that loaded, as the policy to enforce when the file does not
+    /// load at a later start: a broken file never opens the gates.
+    public func saveGoodAppPolicy(_ text: String, at instant: Int) throws {
+        try db.write { db in
+            try db.execute(
+                sql: "INSERT INTO app_policy (id, text, saved_at) VALUES (1, ?, ?) "
+                    + "ON CONFLICT(id) DO UPDATE SET text = excluded.text, saved_at = excluded.saved_at "
+                    + "WHERE text != excluded.text",
+                arguments: [text, instant])
+        }
+    }
+
+    /// The last apps.toml that loaded, and when it was saved (seconds since the epoch).
+    public func goodAppPolicy() throws -> (text: String, savedAt: Int)? {
+        try db.read { db in
+            try Row.fetchOne(db, sql: "SELECT text, saved_at FROM app_policy WHERE id = 1").map {
+                ($0["text"], $0["saved_at"])
+            }
+        }
     }
 
     /// Seconds used on `date`, by app and user.

@@ -188,4 +188,41 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.stderr == "reveille: \(bad):5: app \"game\" limit_minutes: -5 is out of range; use 0-1440\n")
     }
+
+    /// Issue 13, "never fail open": a typo in apps.toml found at start (after a reboot, say) must not
+    /// lift every limit. The copy kept when the file last loaded is enforced, and the refusal shows.
+    @Test func aBrokenPolicyAtStartEnforcesTheLastGoodOneNeverNothing() throws {
+        let (daemon, _) = try Self.daemon(now: "2026-11-23 21:00:00")
+        #expect(try daemon.cli("apps", "check", "game").status == 1)
+        daemon.stop()
+        let broken = "[[app]]\nname = \"game\"\npaths = [\"/games/game\"]\nwindows = [\"07:00-20:00\"\n"
+        try Self.writePolicy(broken, to: daemon)
+        try daemon.start()
+
+        #expect(
+            daemon.logText().contains("; enforcing the last good policy instead (1 apps, as loaded 2026-11-23 21:0"))
+        let check = try daemon.cli("apps", "check", "game")
+        #expect(check.status == 1, "still limited: \(check.stdout)\(check.stderr)")
+        #expect(check.stderr == "reveille: game: outside its hours; allowed from Tue 07:00\n")
+        let status = try daemon.cli("status").stdout
+        #expect(status.contains("\nAPPS.TOML REJECTED: \(daemon.paths.configDirectory)/apps.toml:"))
+        #expect(status.contains("; the last good policy is enforced (1 apps, as loaded 2026-11-23 21:0"))
+        let apps = try daemon.cli("apps", "status")
+        #expect(apps.stdout.hasPrefix("APPS.TOML REJECTED: "), "\(apps.stdout)\(apps.stderr)")
+        #expect(try daemon.cli("doctor").stdout.contains("FAIL  app policy: apps.toml refused: "))
+
+        // Corrected, it loads by itself and the refusal goes away.
+        let game = try Self.installGame(in: daemon.root)
+        try Self.writePolicy(Self.policy(game, windows: "[\"20:00-23:00\"]"), to: daemon)
+        #expect(try daemon.waitFor(5) { try daemon.cli("apps", "check", "game").status == 0 })
+        #expect(try !daemon.cli("status").stdout.contains("REJECTED"))
+    }
+
+    @Test func aBrokenPolicyWithNoGoodOneEverSaysNothingIsLimited() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 21:00:00"), apps: "[[app]\nname = \"game\"\n")
+        #expect(daemon.logText().contains("no policy ever loaded here, so no app is limited until apps.toml loads"))
+        let status = try daemon.cli("status").stdout
+        #expect(status.contains("APPS.TOML REJECTED: "))
+        #expect(status.contains("; no app is limited until it loads"))
+    }
 }

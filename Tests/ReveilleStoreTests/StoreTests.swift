@@ -77,4 +77,16 @@ import Testing
         try store.setMaster(.on)
         #expect(try store.master() == .on)
     }
+
+    @Test func theLastGoodAppPolicyIsKeptAndItsTimeMovesOnlyWhenItChanges() throws {
+        let store = try Store()
+        #expect(try store.goodAppPolicy() == nil)
+        try store.saveGoodAppPolicy("[[app]]\nname = \"game\"\n", at: 100)
+        try store.saveGoodAppPolicy("[[app]]\nname = \"game\"\n", at: 200)
+        #expect(try store.goodAppPolicy()?.text == "[[app]]\nname = \"game\"\n")
+        #expect(try store.goodAppPolicy()?.savedAt == 100, "the same text again is not a new policy")
+        try store.saveGoodAppPolicy("", at: 300)
+        #expect(try store.goodAppPolicy()?.text == "")
+        #expect(try store.goodAppPolicy()?.savedAt == 300)
+    }
 }
