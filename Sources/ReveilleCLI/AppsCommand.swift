@@ -78,7 +78,12 @@ struct AppsCommand: ParsableCommand {
 
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "validate", abstract: "Check a policy file without the daemon; errors name their line.")
+            commandName: "validate", abstract: "Check a policy file without the daemon; errors name their line.",
+            discussion: """
+                The daemon's checks: the file's syntax and values, and, for the device's own file \
+                (/etc/reveille/apps.toml) or when run as root, that it belongs to root and only root \
+                may write it (the daemon refuses it otherwise).
+                """)
 
         @Argument(help: ArgumentHelp("The file, like /etc/reveille/apps.toml.", valueName: "file"))
         var file: String
@@ -89,6 +94,8 @@ struct AppsCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             do {
+                let installed = AppSupervisorPaths.isInstalledPolicy(file)
+                if installed || geteuid() == 0 { try AppPolicyFile.checkOwnership(path: file) }
                 let policy = try AppPolicyFile.load(path: file)
                 print("\(file): ok, \(policy.apps.count) apps (\(policy.apps.map(\.name).joined(separator: ", ")))")
             } catch {
@@ -133,5 +140,17 @@ struct RunCommand: ParsableCommand {
         execv(executable, argv)
         printError("cannot start \(executable): \(String(cString: strerror(errno)))")
         throw ExitCode(126)
+    }
+}
+
+/// Where the device's daemon reads its app policy.
+enum AppSupervisorPaths {
+    static let installedPolicy = "/etc/reveille/apps.toml"
+
+    /// Whether `file` is the device's own policy file (through any link).
+    static func isInstalledPolicy(_ file: String) -> Bool {
+        guard let real = realpath(file, nil) else { return false }
+        defer { free(real) }
+        return String(cString: real) == installedPolicy
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ReveilleCore
 import TOMLKit
 
@@ -22,6 +23,21 @@ public enum AppPolicyFile {
     /// policy.
     public static func load(path: String) throws(ConfigError) -> AppPolicy {
         try read(path: path).policy
+    }
+
+    /// A policy file anyone but root may change would let them lift their limits: the daemon
+    /// refuses it on the device (and whenever it runs as root), and `apps validate` says so too.
+    /// A missing file passes (it is an empty policy).
+    public static func checkOwnership(path: String) throws(ConfigError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        if info.st_uid != 0 || info.st_mode & 0o022 != 0 {
+            throw ConfigError(
+                path: path, line: nil,
+                message:
+                    "refused: it must belong to root and be writable by root alone (sudo chown root: \(path); sudo chmod 644 \(path))"
+            )
+        }
     }
 
     /// `load`, with the text it read ("" for a missing file), to be kept as the last good policy.

@@ -200,15 +200,7 @@ final class AppSupervisor: Sendable {
     /// lift their limits: refused. Under --root for development, the developer owns it.
     private func checkOwnership() throws {
         guard requireRootOwned || geteuid() == 0 else { return }
-        var info = stat()
-        guard stat(policyPath, &info) == 0 else { return }
-        if info.st_uid != 0 || info.st_mode & 0o022 != 0 {
-            throw ConfigError(
-                path: policyPath, line: nil,
-                message:
-                    "refused: it must belong to root and be writable by root alone (sudo chown root: \(policyPath); sudo chmod 644 \(policyPath))"
-            )
-        }
+        try AppPolicyFile.checkOwnership(path: policyPath)
     }
 
     static func resolved(_ path: String) -> String {

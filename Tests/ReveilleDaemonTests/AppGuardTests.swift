@@ -187,6 +187,17 @@ import Testing
         let refused = try runProcess(Binaries.cli, ["apps", "validate", bad])
         #expect(refused.status == 1)
         #expect(refused.stderr == "reveille: \(bad):5: app \"game\" limit_minutes: -5 is out of range; use 0-1440\n")
+
+        // The daemon's ownership check too: as root it refuses a file others may write, so validate does.
+        if isRoot {
+            chmod(good, 0o666)
+            let writable = try runProcess(Binaries.cli, ["apps", "validate", good])
+            #expect(writable.status == 1)
+            #expect(
+                writable.stderr
+                    == "reveille: \(good): refused: it must belong to root and be writable by root alone (sudo chown root: \(good); sudo chmod 644 \(good))\n"
+            )
+        }
     }
 
     /// Issue 13, "never fail open": a typo in apps.toml found at start (after a reboot, say) must not
