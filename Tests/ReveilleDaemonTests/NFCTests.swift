@@ -144,6 +144,9 @@ import Testing
         #expect(try daemon.cli("tag", "add", "--label", "bathroom", "--uid", UIDText.bathroom).status == 0)
         #expect(try daemon.cli("alarm", "add", "--in", "1s", "--challenge", "nfc").status == 0)
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        // Let the reader see the field empty first: a tag found by the first poll after a reopen
+        // that had never seen it empty may have been lying there all along, and must be tapped again.
+        Thread.sleep(forTimeInterval: 0.3)
         emulator.corruptNextResponses(6)
         Thread.sleep(forTimeInterval: 1)
         #expect(daemon.answersStatus())
