@@ -14,8 +14,8 @@ idle:   a daemon with the keypad attached and nothing ringing: CPU, wake-ups, RS
 import os, re, shutil, signal, struct, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_ring import (Watch, current_problem, daemon_status, idle_window, percentile, request,  # noqa: E402
-                        send_answer, solve, start_daemon)
+from bench_ring import (Watch, current_problem, daemon_status, idle_lines, idle_window, percentile,  # noqa: E402
+                        request, send_answer, solve, start_daemon)
 
 KEY = {"space": 57, "enter": 96, "asterisk": 55,
        **{str(d): c for d, c in zip("0123456789", (82, 79, 80, 81, 75, 76, 77, 71, 72, 73))}}
@@ -104,12 +104,9 @@ def idle(root, seconds):
         proc.wait()
     if not window:
         return
-    cpu_ms, wakeups, resources = window["cpu_ms"], window["wakeups"], window["resources"]
     print(f"   buttons: {', '.join(i['condition'] + ' ' + i['path'] for i in inputs)}")
-    print(f"   over {seconds} s idle with the keypad attached, {window['threads']} threads: CPU {cpu_ms:.3f} ms "
-          f"({cpu_ms * 3600 / seconds:.2f} ms per hour), wake-ups {wakeups} ({wakeups * 60 / seconds:.2f} per minute)")
-    print(f"   RSS {resources['rssKilobytes'] / 1024:.1f} MB ({resources['anonymousKilobytes'] / 1024:.1f} MB anonymous); "
-          f"after the voice has spoken once: {spoken['rssKilobytes'] / 1024:.1f} MB "
+    print("\n".join(idle_lines(window, seconds, "the keypad attached")))
+    print(f"   after the voice has spoken once: RSS {spoken['rssKilobytes'] / 1024:.1f} MB "
           f"({spoken['anonymousKilobytes'] / 1024:.1f} MB anonymous)")
 
 

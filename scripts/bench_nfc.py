@@ -11,7 +11,8 @@ idle: a daemon with the reader attached and nothing ringing: CPU and wake-ups ov
 import os, random, re, select, shutil, signal, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_ring import BIN, Watch, daemon_status, idle_window, percentile, request, start_daemon, threads  # noqa: E402
+from bench_ring import (BIN, Watch, daemon_status, idle_lines, idle_window, percentile, request,  # noqa: E402
+                        start_daemon, threads)
 
 UID = "04A1B2C3D4E5F6"
 
@@ -120,11 +121,8 @@ def idle(root, link, seconds):
         proc.wait()
     if not window:
         return
-    cpu_ms, wakeups, resources = window["cpu_ms"], window["wakeups"], window["resources"]
     print(f"   reader: {health['condition']} ({health['detail']})")
-    print(f"   over {seconds} s idle with the reader attached, {window['threads']} threads: CPU {cpu_ms:.3f} ms "
-          f"({cpu_ms * 3600 / seconds:.2f} ms per hour), wake-ups {wakeups} ({wakeups * 60 / seconds:.2f} per minute)")
-    print(f"   RSS {resources['rssKilobytes'] / 1024:.1f} MB ({resources['anonymousKilobytes'] / 1024:.1f} MB anonymous)")
+    print("\n".join(idle_lines(window, seconds, "the reader attached")))
 
 
 def main():

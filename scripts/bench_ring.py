@@ -236,6 +236,14 @@ def idle_window(proc, sock, seconds):
             "preempted": sum(after[t][2] - before[t][2] for t in after), "resources": resources}
 
 
+def idle_lines(window, seconds, what):
+    """The two lines every idle figure prints: CPU and wake-ups over the window, then RSS."""
+    cpu_ms, wakeups, resources = window["cpu_ms"], window["wakeups"], window["resources"]
+    return [f"   over {seconds} s idle with {what}, {window['threads']} threads: CPU {cpu_ms:.3f} ms "
+            f"({cpu_ms * 3600 / seconds:.2f} ms per hour), wake-ups {wakeups} ({wakeups * 60 / seconds:.2f} per minute)",
+            f"   RSS {resources['rssKilobytes'] / 1024:.1f} MB ({resources['anonymousKilobytes'] / 1024:.1f} MB anonymous)"]
+
+
 def idle(seconds):
     root = tempfile.mkdtemp(prefix="reveille-idle.")
     proc, sock = start_daemon(root)  # the system's zone, followed: the default on a device
