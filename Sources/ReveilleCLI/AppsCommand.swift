@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReveilleConfig
+import ReveilleCore
 import ReveilleProtocol
 
 struct AppsCommand: ParsableCommand {
@@ -93,15 +94,30 @@ struct AppsCommand: ParsableCommand {
                 printError("\(file): no such file")
                 throw ExitCode(1)
             }
+            var problems: [ConfigError] = []
+            var policy = AppPolicy()
             do {
                 let installed = AppSupervisorPaths.isInstalledPolicy(file)
                 if installed || geteuid() == 0 { try AppPolicyFile.checkOwnership(path: file) }
-                let policy = try AppPolicyFile.load(path: file)
-                print("\(file): ok, \(policy.apps.count) apps (\(policy.apps.map(\.name).joined(separator: ", ")))")
             } catch {
-                printError(error.description)
+                problems.append(error)
+            }
+            do {
+                let document = try TOMLDocument(path: file, text: try AppPolicyFile.text(path: file))
+                let checked = AppPolicyFile.check(document)
+                policy = checked.policy
+                problems += checked.problems
+            } catch {
+                problems.append(error)  // unreadable, or a syntax error: nothing more can be checked
+            }
+            guard problems.isEmpty else {
+                for problem in problems { printError(problem.description) }
+                if problems.count > 1 {
+                    printError("\(problems.count) problems; the daemon refuses the file until all are fixed")
+                }
                 throw ExitCode(1)
             }
+            print("\(file): ok, \(policy.apps.count) apps (\(policy.apps.map(\.name).joined(separator: ", ")))")
         }
     }
 }

@@ -42,43 +42,81 @@ public enum AppPolicyFile {
 
     /// `load`, with the text it read ("" for a missing file), to be kept as the last good policy.
     public static func read(path: String) throws(ConfigError) -> (policy: AppPolicy, text: String) {
-        guard FileManager.default.fileExists(atPath: path) else { return (AppPolicy(), "") }
+        let text = try text(path: path)
+        return (try parse(TOMLDocument(path: path, text: text)), text)
+    }
+
+    /// The file's text; "" when it is missing (an empty policy).
+    public static func text(path: String) throws(ConfigError) -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return "" }
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
         else {
             throw ConfigError(path: path, line: nil, message: "cannot be read as UTF-8 text; check its permissions")
         }
-        return (try parse(TOMLDocument(path: path, text: text)), text)
+        return text
     }
 
+    /// The policy, or the first of its problems (by line): what the daemon loads or refuses.
     public static func parse(_ document: TOMLDocument) throws(ConfigError) -> AppPolicy {
+        let (policy, problems) = check(document)
+        if let first = problems.first { throw first }
+        return policy
+    }
+
+    /// Every problem found, by line (`apps validate` lists them all): each unknown top-level key,
+    /// the first problem of each app table, and names or paths given twice. The policy holds the
+    /// apps without problems.
+    public static func check(_ document: TOMLDocument) -> (policy: AppPolicy, problems: [ConfigError]) {
         let root = document.root
+        var problems: [ConfigError] = []
         for key in root.keys.sorted() where key != "app" {
-            throw document.error(key, in: nil, "unknown setting; the file holds [[app]] tables")
+            problems.append(document.error(key, in: nil, "unknown setting; the file holds [[app]] tables"))
         }
-        guard let value = root["app"] else { return AppPolicy() }
-        guard let array = value.array else {
-            throw document.error("app", in: nil, "write each app as an [[app]] table")
+        var apps: [AppRule] = []
+        if let value = root["app"] {
+            if let array = value.array {
+                apps = checkApps(array, document, &problems)
+            } else {
+                problems.append(document.error("app", in: nil, "write each app as an [[app]] table"))
+            }
         }
+        let ordered = problems.enumerated().sorted { first, second in
+            (first.element.line ?? Int.max, first.offset) < (second.element.line ?? Int.max, second.offset)
+        }
+        return (AppPolicy(apps: apps), ordered.map(\.element))
+    }
+
+    private static func checkApps(_ array: TOMLArray, _ document: TOMLDocument, _ problems: inout [ConfigError])
+        -> [AppRule]
+    {
         var apps: [AppRule] = []
         var owners: [String: String] = [:]
         for index in 0..<array.count {
             guard let table = array[index].table else {
-                throw ConfigError(
-                    path: document.path, line: nil, message: "app #\(index + 1): must be an [[app]] table")
+                problems.append(
+                    ConfigError(path: document.path, line: nil, message: "app #\(index + 1): must be an [[app]] table"))
+                continue
             }
-            let app = try parseApp(table, index: index, document)
+            let app: AppRule
+            do {
+                app = try parseApp(table, index: index, document)
+            } catch {
+                problems.append(error)
+                continue
+            }
             if apps.contains(where: { $0.name == app.name }) {
-                throw error(document, index, "name", "another app is already called \"\(app.name)\"")
+                problems.append(error(document, index, "name", "another app is already called \"\(app.name)\""))
+                continue
             }
-            for path in app.paths {
-                if let owner = owners[path] {
-                    throw error(document, index, "paths", "\(path) is already listed for \"\(owner)\"")
-                }
-                owners[path] = app.name
+            let clashes = app.paths.compactMap { path in owners[path].map { (path, $0) } }
+            if let (path, owner) = clashes.first {
+                problems.append(error(document, index, "paths", "\(path) is already listed for \"\(owner)\""))
+                continue
             }
+            for path in app.paths { owners[path] = app.name }
             apps.append(app)
         }
-        return AppPolicy(apps: apps)
+        return apps
     }
 
     static func error(_ document: TOMLDocument, _ index: Int, _ key: String?, _ message: String) -> ConfigError {

@@ -31,6 +31,8 @@ public struct TOMLDocument {
                 current = String(line.drop(while: { $0 == "[" }).prefix(while: { $0 != "]" }))
                     .trimmingCharacters(in: .whitespaces)
                 if key == nil, current == section { return index + 1 }
+                // A top-level key written as a table (`[audio]`, `[[apps]]`) is on its header.
+                if section == nil, let key, current == key { return index + 1 }
                 continue
             }
             guard let key, current == section, line.hasPrefix(key) else { continue }

@@ -188,6 +188,31 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.stderr == "reveille: \(bad):5: app \"game\" limit_minutes: -5 is out of range; use 0-1440\n")
 
+        // Every problem it can find, each with its line: not only the first.
+        let several = folder.appendingPathComponent("several.toml").path
+        try """
+        [[apps]]
+        name = "x"
+        [[app]]
+        name = "a"
+        paths = ["rel"]
+        [[app]]
+        name = "b"
+        paths = ["/g"]
+        windows = ["20:00-25:00"]
+
+        """.write(toFile: several, atomically: true, encoding: .utf8)
+        let listed = try runProcess(Binaries.cli, ["apps", "validate", several])
+        #expect(listed.status == 1)
+        #expect(
+            listed.stderr == """
+                reveille: \(several):1: apps: unknown setting; the file holds [[app]] tables
+                reveille: \(several):5: app "a" paths: "rel" is not an absolute path
+                reveille: \(several):9: app "b" windows: window "20:00-25:00": hour 25 must be 0-23
+                reveille: 3 problems; the daemon refuses the file until all are fixed
+
+                """)
+
         // The daemon's ownership check too: as root it refuses a file others may write, so validate does.
         if isRoot {
             chmod(good, 0o666)
