@@ -227,15 +227,16 @@ final class AppSupervisor: Sendable {
     }
 
     func decide(_ name: String, user: String) -> AppDecision {
-        let now = clock.now().timeIntervalSince1970
+        let wall = clock.now().timeIntervalSince1970
+        let now = clock.elapsed()
         var resolver = ZoneResolver(zone: zone())
-        let today = resolver.local(at: Int(now)).date
+        let today = resolver.local(at: Int(wall)).date
         let (decision, actions) = state.withLock { state -> (AppDecision, [AppLimits.Action]) in
             var actions: [AppLimits.Action] = []
             if state.limits.day != today {
                 actions = state.limits.beginDay(today, usage: [:], grants: [:])
             }
-            let decision = state.limits.decide(name, user: user, at: Int(now), now: now, resolver: &resolver)
+            let decision = state.limits.decide(name, user: user, at: Int(wall), now: now, resolver: &resolver)
             return (decision, actions)
         }
         carryOut(actions)
@@ -284,7 +285,7 @@ final class AppSupervisor: Sendable {
             logger.warning("app \(app): cannot follow pid \(pid): \(String(cString: strerror(errno)))")
             return
         }
-        let now = clock.now().timeIntervalSince1970
+        let now = clock.elapsed()
         state.withLock { state in
             state.limits.started(pid: pid, app: app, user: user, now: now)
             state.pidfds[pid] = pidfd
@@ -294,7 +295,7 @@ final class AppSupervisor: Sendable {
 
     /// On the loop: a followed process ended. Returns when to review next.
     func exited(pid: Int32) -> Double? {
-        let now = clock.now().timeIntervalSince1970
+        let now = clock.elapsed()
         let actions = state.withLock { state -> [AppLimits.Action] in
             if let pidfd = state.pidfds.removeValue(forKey: pid) { close(pidfd) }
             return state.limits.exited(pid: pid, now: now)
@@ -307,13 +308,14 @@ final class AppSupervisor: Sendable {
     /// again (seconds from now; nil: nothing runs).
     @discardableResult
     func review() -> Double? {
-        let now = clock.now().timeIntervalSince1970
+        let wall = clock.now().timeIntervalSince1970
+        let now = clock.elapsed()
         var resolver = ZoneResolver(zone: zone())
-        let today = resolver.local(at: Int(now)).date
+        let today = resolver.local(at: Int(wall)).date
         let actions = state.withLock { state -> [AppLimits.Action] in
             var actions: [AppLimits.Action] = []
             if state.limits.day != today { actions = state.limits.beginDay(today, usage: [:], grants: [:]) }
-            return actions + state.limits.review(at: Int(now), now: now, resolver: &resolver)
+            return actions + state.limits.review(at: Int(wall), now: now, resolver: &resolver)
         }
         return carryOut(actions)
     }

@@ -3,6 +3,9 @@ import Foundation
 /// Where the daemon reads the time. The real one reads the system clock; tests move their own.
 public protocol WallClock: Sendable {
     func now() -> Date
+    /// Seconds on CLOCK_BOOTTIME: time that passed, which a step of the wall clock (network time
+    /// arriving, `date -s`) does not move, and which counts a suspend. App usage is counted on it.
+    func elapsed() -> Double
     /// How often the scheduler must look to notice this clock moving other than by the system
     /// clock (nil: the system clock's own jump notices suffice).
     var checkInterval: Duration? { get }
@@ -10,6 +13,8 @@ public protocol WallClock: Sendable {
 
 extension WallClock {
     public var checkInterval: Duration? { nil }
+
+    public func elapsed() -> Double { bootTime() }
 
     /// The system-clock instant at which this clock reads `wall` (seconds since the epoch).
     func systemInstant(forWall wall: Double) -> Double {
@@ -24,9 +29,19 @@ public struct SystemClock: WallClock {
     public func now() -> Date { Date() }
 }
 
+/// CLOCK_BOOTTIME in seconds.
+func bootTime() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
 /// The system clock shifted by an offset that a test writes to a file (seconds, may be fractional).
 /// Lets end-to-end tests put the daemon on a chosen date, or make its clock jump, without touching
 /// the machine's clock. A missing or unreadable file means no offset.
+///
+/// The file may hold a second number, an offset of `elapsed()`: a test moves both to make time
+/// pass (an app's minutes are counted), and only the first to step the wall clock (they are not).
 public struct OffsetFileClock: WallClock {
     public let path: String
 
@@ -35,16 +50,19 @@ public struct OffsetFileClock: WallClock {
     }
 
     public func now() -> Date {
-        Date().addingTimeInterval(offset())
+        Date().addingTimeInterval(offsets().wall)
     }
+
+    public func elapsed() -> Double { bootTime() + offsets().elapsed }
 
     /// Tests move the offset by rewriting the file: look often enough to see it.
     public var checkInterval: Duration? { .milliseconds(100) }
 
-    func offset() -> TimeInterval {
+    func offsets() -> (wall: TimeInterval, elapsed: TimeInterval) {
         guard let data = FileManager.default.contents(atPath: path),
             let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines)
-        else { return 0 }
-        return TimeInterval(text) ?? 0
+        else { return (0, 0) }
+        let numbers = text.split(separator: " ").compactMap { TimeInterval(String($0)) }
+        return (numbers.first ?? 0, numbers.dropFirst().first ?? 0)
     }
 }

@@ -126,7 +126,7 @@ import Testing
                 (try? String(contentsOfFile: record, encoding: .utf8))?.hasPrefix("app-warning game root ") == true
             })
         #expect(daemon.waitFor(3) { daemon.capturedBytes() > 44 })  // the chime
-        try daemon.setNow(instant("2026-11-23 10:01:05"))
+        try daemon.advance(by: 65)  // a minute of play passes
         var waitStatus: Int32 = 0
         #expect(daemon.waitFor(5) { waitpid(pid, &waitStatus, WNOHANG) == pid })
         #expect(waitStatus & 0x7F == SIGTERM, "ended by signal \(waitStatus & 0x7F)")
@@ -260,5 +260,33 @@ import Testing
         let status = try daemon.cli("status").stdout
         #expect(status.contains("APPS.TOML REJECTED: "))
         #expect(status.contains("; no app is limited until it loads"))
+    }
+
+    /// Issue 13, "counting is exact": usage is counted on CLOCK_BOOTTIME, so network time stepping
+    /// the wall clock while an app runs neither adds nor removes minutes.
+    @Test func aWallClockStepWhileAnAppRunsNeitherAddsNorRemovesMinutes() throws {
+        let (daemon, _) = try Self.daemon(now: "2026-11-23 10:00:00", limit: "30")
+        let run = Process()
+        run.executableURL = Binaries.cli
+        run.arguments = ["run", "game", "--", "600"]
+        run.environment = ["REVEILLE_ROOT": daemon.root.path]
+        try run.run()
+        defer {
+            kill(run.processIdentifier, SIGKILL)
+            run.waitUntilExit()
+        }
+        #expect(daemon.waitFor(3) { daemon.logText().contains("(pid \(run.processIdentifier))") })
+        func used() throws -> Int? { try daemon.request(.appsStatus(user: "root")).apps?.first?.usedMinutes }
+
+        try daemon.setNow(instant("2026-11-23 13:00:00"))  // three hours forward, in a step
+        Thread.sleep(forTimeInterval: 1)  // reviews every 0.2 s under the test clock
+        #expect(try used() == 0, "a step is not three hours of play")
+        #expect(run.isRunning, "and the app was not ended for it")
+        try daemon.setNow(instant("2026-11-23 10:00:30"))  // and back
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try used() == 0)
+
+        try daemon.advance(by: 125)  // two minutes of play do count
+        #expect(try daemon.waitFor(3) { try used() == 2 })
     }
 }

@@ -42,7 +42,10 @@ final class DaemonHarness {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         chmod(root.path, 0o755)  // so that a test can connect as another user
         clockFile = root.appendingPathComponent("clock-offset")
-        if let now { try DaemonHarness.write(offset: Double(now) - Date().timeIntervalSince1970, to: clockFile) }
+        if let now {
+            wallOffset = Double(now) - Date().timeIntervalSince1970
+            try DaemonHarness.write(offset: wallOffset, to: clockFile)
+        }
         if let zoneLink {
             try FileManager.default.createDirectory(
                 at: root.appendingPathComponent("etc"), withIntermediateDirectories: true)
@@ -139,10 +142,23 @@ final class DaemonHarness {
         guard rename(fresh, link) == 0 else { throw HarnessError("rename \(fresh): errno \(errno)") }
     }
 
-    /// Moves the daemon's clock so that it reads `instant` now (seconds since the epoch).
+    /// Steps the daemon's wall clock so that it reads `instant` now (seconds since the epoch), as
+    /// network time or `date -s` would: the time that passed (`elapsed`, what app usage counts)
+    /// does not move.
     func setNow(_ instant: Int) throws {
-        try DaemonHarness.write(offset: Double(instant) - Date().timeIntervalSince1970, to: clockFile)
+        wallOffset = Double(instant) - Date().timeIntervalSince1970
+        try "\(wallOffset) \(elapsedOffset)".write(to: clockFile, atomically: true, encoding: .utf8)
     }
+
+    /// Makes `seconds` pass at once: the wall clock and the elapsed time both move.
+    func advance(by seconds: Double) throws {
+        wallOffset += seconds
+        elapsedOffset += seconds
+        try "\(wallOffset) \(elapsedOffset)".write(to: clockFile, atomically: true, encoding: .utf8)
+    }
+
+    private var wallOffset = 0.0
+    private var elapsedOffset = 0.0
 
     /// Kills the daemon with SIGKILL, as a crash would.
     func crash() {
