@@ -63,7 +63,8 @@ public enum AppEvaluator {
             reason += " until \(when(current.upperBound, from: instant, resolver: &resolver))"
         }
         if let limit, let limitLeft {
-            reason += " (\(limitLeft / 60) of \(limit / 60) min left today)"
+            // Started minutes count as left, used ones are shown whole: the two add up to the limit.
+            reason += " (\((limitLeft + 59) / 60) of \(limit / 60) min left today)"
         }
         return AppDecision(allowed: true, reason: reason, nextChange: left.map { instant + $0 }, secondsLeft: left)
     }

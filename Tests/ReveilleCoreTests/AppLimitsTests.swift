@@ -114,4 +114,26 @@ import Testing
         _ = machine.review(at: Self.ten, now: Double(Self.ten - 3600 + 30), resolver: &resolver)
         #expect(machine.usage[Self.key] == 20 * 60 + 30)
     }
+
+    @Test func pollingTheStatusDoesNotSkewTheCount() {
+        var machine = limits()
+        let start = Double(Self.ten) + 0.37
+        machine.started(pid: 100, app: "game", user: "kid", now: start)
+        var resolver = ZoneResolver(zone: Self.berlin)
+        // `apps status` every 0.3 s for a minute, at fractional instants.
+        for step in 1...200 {
+            let now = start + Double(step) * 0.3
+            _ = machine.decide("game", user: "kid", at: Int(now), now: now, resolver: &resolver)
+        }
+        #expect(machine.usage[Self.key] == 20 * 60 + 60, "one second per second: \((machine.usage[Self.key] ?? 0) - 20 * 60) s")
+    }
+
+    @Test func usedAndLeftMinutesAddUpToTheLimit() {
+        var machine = limits(limitMinutes: 3, window: "00:00-23:59")
+        _ = machine.beginDay(date("2026-11-23"), usage: [Self.key: 179], grants: [:])
+        var resolver = ZoneResolver(zone: Self.berlin)
+        let decision = machine.decide("game", user: "kid", at: Self.ten, now: Double(Self.ten), resolver: &resolver)
+        // 179 s used shows as 2 min used; the 1 s left is a started minute: 1 of 3 left, not 0.
+        #expect(decision.reason == "allowed (1 of 3 min left today)")
+    }
 }
