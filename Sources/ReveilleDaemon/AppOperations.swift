@@ -24,6 +24,11 @@ extension Controller {
             guard apps.appNames.contains(name) else { throw noApp(name, apps) }
             let total = try apps.grant(minutes, to: name)
             response.message = "granted \(name) \(minutes) more minutes today (\(total) granted today in all)"
+            // Minutes are not hours: say so when the app is outside its window now.
+            if let info = apps.statusInfo(name, user: caller), !info.allowed, info.reason.hasPrefix("outside its hours")
+            {
+                response.message! += "; a grant does not open a closed window: \(name) is \(info.reason)"
+            }
         case .appStart(let name):
             guard let peer else { throw Refusal(.forbidden, "'run' needs to know who asks") }
             guard let info = apps.statusInfo(name, user: caller), let executable = apps.executable(of: name) else {

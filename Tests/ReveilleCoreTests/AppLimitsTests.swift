@@ -125,7 +125,9 @@ import Testing
             let now = start + Double(step) * 0.3
             _ = machine.decide("game", user: "kid", at: Int(now), now: now, resolver: &resolver)
         }
-        #expect(machine.usage[Self.key] == 20 * 60 + 60, "one second per second: \((machine.usage[Self.key] ?? 0) - 20 * 60) s")
+        #expect(
+            machine.usage[Self.key] == 20 * 60 + 60,
+            "one second per second: \((machine.usage[Self.key] ?? 0) - 20 * 60) s")
     }
 
     @Test func usedAndLeftMinutesAddUpToTheLimit() {

@@ -159,6 +159,10 @@ import Testing
         #expect(refused.stderr == "reveille: echo: outside its hours; allowed from Tue 07:00\n")
         let check = try daemon.cli("apps", "check", "echo")
         #expect(check.status == 1 && check.stderr == "reveille: echo: outside its hours; allowed from Tue 07:00\n")
+        #expect(
+            try daemon.cli("apps", "grant", "echo", "--minutes", "10").stdout
+                == "granted echo 10 more minutes today (10 granted today in all); a grant does not open a closed window: echo is outside its hours; allowed from Tue 07:00\n"
+        )
         try daemon.setNow(instant("2026-11-24 08:00:00"))
         if isRoot {
             // As root the guard also sees the exec that `run` makes; both must agree.
