@@ -70,10 +70,14 @@ struct AppsCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("Extra minutes, 1-720.", valueName: "minutes"))
         var minutes: Int
 
+        @Option(
+            name: .long, help: ArgumentHelp("Only for this user (default: every user of the app).", valueName: "user"))
+        var user: String?
+
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
-            print(try send(.appGrant(name: name, minutes: minutes), to: connection).message ?? "")
+            print(try send(.appGrant(name: name, minutes: minutes, user: user), to: connection).message ?? "")
         }
     }
 

@@ -39,8 +39,10 @@ public struct AppLimits: Sendable {
     /// The local day usage is counted for; nil before the first `beginDay`.
     public private(set) var day: CivilDate?
     public private(set) var usage: [AppUsageKey: Int] = [:]
-    /// Extra minutes granted today, per app.
-    public private(set) var grants: [String: Int] = [:]
+    /// Extra minutes granted today, per app and user (`AppLimits.everyone`: every user).
+    public private(set) var grants: [AppUsageKey: Int] = [:]
+    /// The user of a grant for every user of the app.
+    public static let everyone = "*"
     public private(set) var running: [Process] = []
     private var lastCount: Double?
     private var unsaved: Set<AppUsageKey> = []
@@ -56,7 +58,9 @@ public struct AppLimits: Sendable {
 
     /// A new local day: its usage and grants as stored (so that a restart keeps them). What the
     /// day before counted and did not save yet is saved first.
-    public mutating func beginDay(_ today: CivilDate, usage: [AppUsageKey: Int], grants: [String: Int]) -> [Action] {
+    public mutating func beginDay(_ today: CivilDate, usage: [AppUsageKey: Int], grants: [AppUsageKey: Int])
+        -> [Action]
+    {
         let actions = flush()
         day = today
         self.usage = usage
@@ -69,10 +73,16 @@ public struct AppLimits: Sendable {
         self.policy = policy
     }
 
-    /// `apps grant`: the total granted to `app` today; warnings may come again.
-    public mutating func granted(_ app: String, totalMinutes: Int) {
-        grants[app] = totalMinutes
+    /// `apps grant`: the total granted to `app` today, for `user` (nil: every user); warnings
+    /// may come again.
+    public mutating func granted(_ app: String, user: String? = nil, totalMinutes: Int) {
+        grants[AppUsageKey(app: app, user: user ?? Self.everyone)] = totalMinutes
         warned.removeAll()
+    }
+
+    /// The minutes granted today to `app` for `user`: theirs and everyone's.
+    public func grantMinutes(_ app: String, user: String) -> Int {
+        (grants[AppUsageKey(app: app, user: user)] ?? 0) + (grants[AppUsageKey(app: app, user: Self.everyone)] ?? 0)
     }
 
     /// May `app` start now for `user`? Time is counted up to `now` first, in memory: an exec
@@ -86,7 +96,7 @@ public struct AppLimits: Sendable {
         count(until: now)
         return AppEvaluator.decide(
             rule, user: user, at: instant, resolver: &resolver,
-            usedSeconds: usage[AppUsageKey(app: app, user: user)] ?? 0, grantMinutes: grants[app] ?? 0)
+            usedSeconds: usage[AppUsageKey(app: app, user: user)] ?? 0, grantMinutes: grantMinutes(app, user: user))
     }
 
     /// A process of `app` started (allowed by the guard, or through `reveille run`).
@@ -117,7 +127,7 @@ public struct AppLimits: Sendable {
             guard let rule = policy.app(named: key.app) else { continue }
             let decision = AppEvaluator.decide(
                 rule, user: key.user, at: instant, resolver: &resolver, usedSeconds: usage[key] ?? 0,
-                grantMinutes: grants[key.app] ?? 0)
+                grantMinutes: grantMinutes(key.app, user: key.user))
             if decision.allowed {
                 guard let left = decision.secondsLeft else { continue }
                 if left <= warnSeconds, !warned.contains(key) {

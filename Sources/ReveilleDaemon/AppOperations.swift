@@ -19,13 +19,19 @@ extension Controller {
         case .appCheck(let name, let user):
             guard let info = apps.statusInfo(name, user: user ?? caller) else { throw noApp(name, apps) }
             response.payload = .apps(AppsReply(apps: [info]))
-        case .appGrant(let name, let minutes):
+        case .appGrant(let name, let minutes, let user):
             guard (1...720).contains(minutes) else { throw InputError("--minutes \(minutes): must be 1-720") }
             guard apps.appNames.contains(name) else { throw noApp(name, apps) }
-            let total = try apps.grant(minutes, to: name)
-            response.message = "granted \(name) \(minutes) more minutes today (\(total) granted today in all)"
+            if let user, user.isEmpty || user == AppLimits.everyone || getpwnam(user) == nil {
+                throw InputError("--user \(user): no such user on this machine")
+            }
+            let total = try apps.grant(minutes, to: name, user: user)
+            let who = user.map { " to \($0)" } ?? ""
+            response.message =
+                "granted \(name) \(minutes) more minutes today\(who) (\(total) granted\(who) today in all)"
             // Minutes are not hours: say so when the app is outside its window now.
-            if let info = apps.statusInfo(name, user: caller), !info.allowed, info.reason.hasPrefix("outside its hours")
+            if let info = apps.statusInfo(name, user: user ?? caller), !info.allowed,
+                info.reason.hasPrefix("outside its hours")
             {
                 response.message! += "; a grant does not open a closed window: \(name) is \(info.reason)"
             }

@@ -248,7 +248,7 @@ final class AppSupervisor: Sendable {
         return state.withLock { state in
             guard let rule = state.limits.policy.app(named: name) else { return nil }
             let today = state.limits.day ?? CivilDate(dayNumber: 0)
-            let grant = state.limits.grants[name] ?? 0
+            let grant = state.limits.grantMinutes(name, user: user)
             let limit = rule.limits[today.weekday].map { $0 + grant }
             return AppStatusInfo(
                 name: name, user: user, allowed: decision.allowed, reason: decision.reason,
@@ -263,11 +263,13 @@ final class AppSupervisor: Sendable {
         state.withLock { $0.limits.policy.app(named: name)?.paths.first }
     }
 
-    func grant(_ minutes: Int, to name: String) throws -> Int {
+    /// More minutes today for `name`, for `user` alone or (nil) every user; the grant's new total.
+    func grant(_ minutes: Int, to name: String, user: String? = nil) throws -> Int {
         let today = self.today()
-        let total = try store.addAppGrant(minutes, app: name, on: today)
-        state.withLock { $0.limits.granted(name, totalMinutes: total) }
-        logger.notice("app \(name): \(minutes) more minutes granted for today (\(total) in all)")
+        let total = try store.addAppGrant(minutes, app: name, user: user, on: today)
+        state.withLock { $0.limits.granted(name, user: user, totalMinutes: total) }
+        logger.notice(
+            "app \(name): \(minutes) more minutes granted for today\(user.map { " to \($0)" } ?? "") (\(total) in all)")
         return total
     }
 

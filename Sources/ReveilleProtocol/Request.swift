@@ -55,7 +55,8 @@ public enum Command: Codable, Sendable, Equatable {
     /// May `name` start now for `user` (nil: the caller)?
     case appCheck(name: String, user: String?)
     /// Extra minutes for `name` today.
-    case appGrant(name: String, minutes: Int)
+    /// More minutes today; `user` nil: for every user of the app.
+    case appGrant(name: String, minutes: Int, user: String?)
     /// `reveille run`: may the caller start `name`? If so the caller's process is followed as it.
     case appStart(name: String)
     /// Streams changes as they happen: an `ok` response, then one `WatchEvent` line per change,

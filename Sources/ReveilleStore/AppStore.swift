@@ -27,6 +27,21 @@ extension Store {
                 t.column("saved_at", .integer).notNull()
             }
         }
+        migrator.registerMigration("v7: app grants per user") { db in
+            // '*': every user of the app, which is what each grant before this was.
+            try db.create(table: "app_grant_per_user") { t in
+                t.column("date", .text).notNull()
+                t.column("app", .text).notNull()
+                t.column("user", .text).notNull().defaults(to: "*")
+                t.column("minutes", .integer).notNull()
+                t.primaryKey(["date", "app", "user"])
+            }
+            try db.execute(
+                sql: "INSERT INTO app_grant_per_user (date, app, user, minutes) "
+                    + "SELECT date, app, '*', minutes FROM app_grant")
+            try db.drop(table: "app_grant")
+            try db.rename(table: "app_grant_per_user", to: "app_grant")
+        }
     }
 
     /// Keeps `text`, an apps.toml that loaded, as the policy to enforce when the file does not
@@ -70,29 +85,31 @@ extension Store {
         }
     }
 
-    /// Minutes granted on `date`, by app.
-    public func appGrants(on date: CivilDate) throws -> [String: Int] {
+    /// Minutes granted on `date`, by app and user (`*`: every user).
+    public func appGrants(on date: CivilDate) throws -> [AppUsageKey: Int] {
         try db.read { db in
-            var grants: [String: Int] = [:]
+            var grants: [AppUsageKey: Int] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT app, minutes FROM app_grant WHERE date = ?", arguments: [date.description])
+                db, sql: "SELECT app, user, minutes FROM app_grant WHERE date = ?", arguments: [date.description])
             {
-                grants[row["app"]] = row["minutes"]
+                grants[AppUsageKey(app: row["app"], user: row["user"])] = row["minutes"]
             }
             return grants
         }
     }
 
-    /// Adds `minutes` to the day's grant for `app`; returns the new total.
-    public func addAppGrant(_ minutes: Int, app: String, on date: CivilDate) throws -> Int {
-        try db.write { db in
+    /// Adds `minutes` to the day's grant for `app` and `user` (nil: every user); returns that
+    /// grant's new total.
+    public func addAppGrant(_ minutes: Int, app: String, user: String? = nil, on date: CivilDate) throws -> Int {
+        let user = user ?? "*"
+        return try db.write { db in
             try db.execute(
-                sql: "INSERT INTO app_grant (date, app, minutes) VALUES (?, ?, ?) "
-                    + "ON CONFLICT(date, app) DO UPDATE SET minutes = minutes + excluded.minutes",
-                arguments: [date.description, app, minutes])
+                sql: "INSERT INTO app_grant (date, app, user, minutes) VALUES (?, ?, ?, ?) "
+                    + "ON CONFLICT(date, app, user) DO UPDATE SET minutes = minutes + excluded.minutes",
+                arguments: [date.description, app, user, minutes])
             return try Int.fetchOne(
-                db, sql: "SELECT minutes FROM app_grant WHERE date = ? AND app = ?", arguments: [date.description, app])
-                ?? minutes
+                db, sql: "SELECT minutes FROM app_grant WHERE date = ? AND app = ? AND user = ?",
+                arguments: [date.description, app, user]) ?? minutes
         }
     }
 }

@@ -138,4 +138,20 @@ import Testing
         // 179 s used shows as 2 min used; the 1 s left is a started minute: 1 of 3 left, not 0.
         #expect(decision.reason == "allowed (1 of 3 min left today)")
     }
+
+    @Test func aGrantForOneUserIsTheirsAloneAndOneForEveryoneIsEachUsers() {
+        var machine = limits()  // 30 min a day; kid has used 20
+        let sibling = AppUsageKey(app: "game", user: "sibling")
+        _ = machine.beginDay(date("2026-11-23"), usage: [Self.key: 20 * 60, sibling: 20 * 60], grants: [:])
+        machine.granted("game", user: "kid", totalMinutes: 15)
+        #expect(machine.grantMinutes("game", user: "kid") == 15)
+        #expect(machine.grantMinutes("game", user: "sibling") == 0)
+        machine.granted("game", totalMinutes: 5)
+        #expect(machine.grantMinutes("game", user: "kid") == 20)
+        #expect(machine.grantMinutes("game", user: "sibling") == 5)
+        var resolver = ZoneResolver(zone: Self.berlin)
+        let kid = machine.decide("game", user: "kid", at: Self.ten, now: Double(Self.ten), resolver: &resolver)
+        let other = machine.decide("game", user: "sibling", at: Self.ten, now: Double(Self.ten), resolver: &resolver)
+        #expect(kid.secondsLeft == 30 * 60 && other.secondsLeft == 15 * 60)
+    }
 }

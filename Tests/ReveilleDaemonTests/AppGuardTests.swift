@@ -139,6 +139,13 @@ import Testing
         let status = try #require(try daemon.request(.appsStatus(user: "root")).apps?.first)
         #expect(status.usedMinutes == 1 && !status.allowed)
         #expect(
+            try daemon.cli("apps", "grant", "game", "--minutes", "10", "--user", "nobody").stdout
+                == "granted game 10 more minutes today to nobody (10 granted to nobody today in all)\n")
+        #expect(try Self.launch(game).status == 126, "nobody's grant is not root's")
+        let unknown = try daemon.cli("apps", "grant", "game", "--minutes", "10", "--user", "no-such-user")
+        #expect(
+            unknown.status != 0 && unknown.stderr == "reveille: --user no-such-user: no such user on this machine\n")
+        #expect(
             try daemon.cli("apps", "grant", "game", "--minutes", "10").stdout
                 == "granted game 10 more minutes today (10 granted today in all)\n")
         #expect(try Self.launch(game).status == 0)

@@ -68,4 +68,21 @@ import Testing
             "\(error)".contains("stored by a newer reveilled (record version 3)")
         }
     }
+
+    /// Issue 13: grants became per user (migration v7); a grant made before is everyone's.
+    @Test func aGrantStoredBeforeGrantsWerePerUserIsEveryones() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-upgrade-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("state.sqlite").path
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try Store.migrator.migrate(queue, upTo: "v6: the last good app policy")
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO app_grant (date, app, minutes) VALUES ('2026-11-23', 'game', 25)")
+            }
+        }
+        let store = try Store(path: path)
+        #expect(try store.appGrants(on: try CivilDate.parse("2026-11-23")) == [AppUsageKey(app: "game", user: "*"): 25])
+    }
 }

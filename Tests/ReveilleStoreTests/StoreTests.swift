@@ -89,4 +89,17 @@ import Testing
         #expect(try store.goodAppPolicy()?.text == "")
         #expect(try store.goodAppPolicy()?.savedAt == 300)
     }
+
+    @Test func grantsAreKeptPerUserAndForEveryone() throws {
+        let store = try Store()
+        let day = try CivilDate.parse("2026-11-23")
+        #expect(try store.addAppGrant(10, app: "game", user: "kid", on: day) == 10)
+        #expect(try store.addAppGrant(5, app: "game", user: "kid", on: day) == 15)
+        #expect(try store.addAppGrant(20, app: "game", on: day) == 20)
+        #expect(
+            try store.appGrants(on: day) == [
+                AppUsageKey(app: "game", user: "kid"): 15, AppUsageKey(app: "game", user: "*"): 20,
+            ])
+        #expect(try store.appGrants(on: day.adding(days: 1)).isEmpty)
+    }
 }
