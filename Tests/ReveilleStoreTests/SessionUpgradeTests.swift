@@ -19,41 +19,49 @@ import Testing
         "wrongAnswers":2,"maxRingSeconds":1800,"attenuationSeconds":60}
         """
 
-    @Test func aSnoozedSessionStoredByTheOldShapeResumesAfterTheUpgrade() throws {
+    /// A database file migrated up to `version` and given `rows`, as an older build left it;
+    /// removed after `body`.
+    func olderDatabase(upTo version: String, _ rows: (Database) throws -> Void, _ body: (String) throws -> Void)
+        throws
+    {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-upgrade-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("state.sqlite").path
-
-        // Today's database: schema v1-v4 and a session row whose detail is the old JSON.
         do {
             let queue = try DatabaseQueue(path: path)
-            try Store.migrator.migrate(queue, upTo: "v4: app usage and grants")
-            try queue.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO ring_session (alarmId, label, scheduledAt, startedAt, state, snoozeCount,
-                            wrongAnswers, endedAt, dismissedBy, fellBackToMath, detail)
-                        VALUES (3, 'work', 1795411800, 1795411801, 'snoozed', 1, 2, NULL, NULL, 0, ?)
-                        """, arguments: [SessionUpgradeTests.legacyDetail])
+            try Store.migrator.migrate(queue, upTo: version)
+            try queue.write(rows)
+        }
+        try body(path)
+    }
+
+    @Test func aSnoozedSessionStoredByTheOldShapeResumesAfterTheUpgrade() throws {
+        // Today's database: schema v1-v4 and a session row whose detail is the old JSON.
+        try olderDatabase(upTo: "v4: app usage and grants") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ring_session (alarmId, label, scheduledAt, startedAt, state, snoozeCount,
+                        wrongAnswers, endedAt, dismissedBy, fellBackToMath, detail)
+                    VALUES (3, 'work', 1795411800, 1795411801, 'snoozed', 1, 2, NULL, NULL, 0, ?)
+                    """, arguments: [SessionUpgradeTests.legacyDetail])
+        } _: { path in
+            let store = try Store(path: path)
+            let session = try #require(try store.activeSession())
+            #expect(session.id == 1)
+            #expect(session.state == .snoozed)
+            #expect(session.snoozeCount == 1 && session.snoozedUntil == 1_795_412_350)
+            #expect(session.settings.alarmID == 3 && session.settings.allowedTags == ["bathroom"])
+            #expect(session.challenge == .nfc && session.wrongAnswers == 2)
+            #expect(session.problem == MathProblem(text: "12 × 3 + 40", answer: 76))
+            #expect(try store.lastSessionID() == 1)
+
+            // The row now holds the versioned record.
+            let detail = try DatabaseQueue(path: path).read { db in
+                try String.fetchOne(db, sql: "SELECT detail FROM ring_session WHERE id = 1")
             }
+            #expect(detail?.contains("\"version\":2") == true)
         }
-
-        let store = try Store(path: path)
-        let session = try #require(try store.activeSession())
-        #expect(session.id == 1)
-        #expect(session.state == .snoozed)
-        #expect(session.snoozeCount == 1 && session.snoozedUntil == 1_795_412_350)
-        #expect(session.settings.alarmID == 3 && session.settings.allowedTags == ["bathroom"])
-        #expect(session.challenge == .nfc && session.wrongAnswers == 2)
-        #expect(session.problem == MathProblem(text: "12 × 3 + 40", answer: 76))
-        #expect(try store.lastSessionID() == 1)
-
-        // The row now holds the versioned record.
-        let detail = try DatabaseQueue(path: path).read { db in
-            try String.fetchOne(db, sql: "SELECT detail FROM ring_session WHERE id = 1")
-        }
-        #expect(detail?.contains("\"version\":2") == true)
     }
 
     @Test func aRecordFromANewerVersionIsRefusedWithAClearMessage() throws {
@@ -71,18 +79,12 @@ import Testing
 
     /// Issue 13: grants became per user (migration v7); a grant made before is everyone's.
     @Test func aGrantStoredBeforeGrantsWerePerUserIsEveryones() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-upgrade-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("state.sqlite").path
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try Store.migrator.migrate(queue, upTo: "v6: the last good app policy")
-            try queue.write { db in
-                try db.execute(sql: "INSERT INTO app_grant (date, app, minutes) VALUES ('2026-11-23', 'game', 25)")
-            }
+        try olderDatabase(upTo: "v6: the last good app policy") { db in
+            try db.execute(sql: "INSERT INTO app_grant (date, app, minutes) VALUES ('2026-11-23', 'game', 25)")
+        } _: { path in
+            let store = try Store(path: path)
+            #expect(
+                try store.appGrants(on: try CivilDate.parse("2026-11-23")) == [AppUsageKey(app: "game", user: "*"): 25])
         }
-        let store = try Store(path: path)
-        #expect(try store.appGrants(on: try CivilDate.parse("2026-11-23")) == [AppUsageKey(app: "game", user: "*"): 25])
     }
 }
