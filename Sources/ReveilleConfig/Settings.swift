@@ -23,31 +23,34 @@ public struct Settings: Sendable, Equatable {
         /// Device files (`/dev/input/by-path/...`, `/dev/input/by-id/...`); nil: every device in
         /// /dev/input that reports one of the mapped keys; empty: none.
         public var devices: [String]?
-        public var keyMap = Input.keyMap(
-            snooze: Input.defaultSnoozeKeys, answer: Input.defaultAnswerKeys, enter: Input.defaultEnterKeys,
-            backspace: Input.defaultBackspaceKeys)
+        public var keyMap = Input.keyMap(digitsAnd: [:], given: [])
         /// Holding the snooze key this long says the problem again.
         public var longPressMilliseconds = 1500
         /// Digits typed and then left alone this long are cleared.
         public var answerTimeoutSeconds = 20
 
-        public static let defaultSnoozeKeys = ["KEY_SPACE", "BTN_0"]
-        public static let defaultAnswerKeys = ["KEY_KPASTERISK"]
-        public static let defaultEnterKeys = ["KEY_KPENTER", "KEY_ENTER"]
-        public static let defaultBackspaceKeys = ["KEY_BACKSPACE"]
-        /// The digits are always KEY_0-KEY_9 and KEY_KP0-KEY_KP9.
-        public static let digitKeys: [(String, Int)] = (0...9).flatMap { [("KEY_\($0)", $0), ("KEY_KP\($0)", $0)] }
+        /// The key lists of `[input]`, their defaults, and what their keys mean. The digits are
+        /// always KEY_0-KEY_9 and KEY_KP0-KEY_KP9.
+        static let keyLists: [(setting: String, defaults: [String], meaning: BedsideKey)] = [
+            ("snooze_keys", ["KEY_SPACE", "BTN_0"], .snooze), ("answer_keys", ["KEY_KPASTERISK"], .answer),
+            ("enter_keys", ["KEY_KPENTER", "KEY_ENTER"], .enter), ("backspace_keys", ["KEY_BACKSPACE"], .backspace),
+        ]
 
-        /// The map from names known to be valid (the defaults).
-        static func keyMap(snooze: [String], answer: [String], enter: [String], backspace: [String]) -> KeyMap {
-            var keys: [UInt16: BedsideKey] = [:]
-            for (name, digit) in digitKeys { keys[KeyNames.code(name)!] = .digit(digit) }
-            for (names, key) in [
-                (snooze, BedsideKey.snooze), (answer, .answer), (enter, .enter), (backspace, .backspace),
-            ] {
-                for name in names { keys[KeyNames.code(name)!] = key }
+        /// The digits, then `keys` (the lists given, checked), then the defaults of the lists not
+        /// `given`, where their keys are still free.
+        static func keyMap(digitsAnd keys: [UInt16: BedsideKey], given: Set<String>) -> KeyMap {
+            var map = keys
+            for digit in 0...9 {
+                for name in ["KEY_\(digit)", "KEY_KP\(digit)"] where map[KeyNames.code(name)!] == nil {
+                    map[KeyNames.code(name)!] = .digit(digit)
+                }
             }
-            return KeyMap(keys)
+            for list in keyLists where !given.contains(list.setting) {
+                for name in list.defaults where map[KeyNames.code(name)!] == nil {
+                    map[KeyNames.code(name)!] = list.meaning
+                }
+            }
+            return KeyMap(map)
         }
 
         public init() {}
@@ -208,19 +211,12 @@ public struct Settings: Sendable, Equatable {
             }
             input.devices = devices
         }
-        var keys: [UInt16: BedsideKey] = [:]
-        for (name, digit) in Input.digitKeys { keys[KeyNames.code(name)!] = .digit(digit) }
-        let lists: [(String, [String], BedsideKey)] = [
-            ("snooze_keys", Input.defaultSnoozeKeys, .snooze), ("answer_keys", Input.defaultAnswerKeys, .answer),
-            ("enter_keys", Input.defaultEnterKeys, .enter), ("backspace_keys", Input.defaultBackspaceKeys, .backspace),
-        ]
-        // The lists given first, then the defaults of those not given, where their keys are free.
-        var unset: [([String], BedsideKey)] = []
-        for (setting, defaults, meaning) in lists {
-            guard let names = try document.strings(table, setting, in: section) else {
-                unset.append((defaults, meaning))
-                continue
-            }
+        // The digits are taken first: a list may not give one of them another job.
+        var keys = Input.keyMap(digitsAnd: [:], given: Set(Input.keyLists.map(\.setting))).keys
+        var given: Set<String> = []
+        for (setting, _, meaning) in Input.keyLists {
+            guard let names = try document.strings(table, setting, in: section) else { continue }
+            given.insert(setting)
             for name in names {
                 guard let code = KeyNames.code(name) else {
                     throw document.error(
@@ -235,10 +231,7 @@ public struct Settings: Sendable, Equatable {
                 keys[code] = meaning
             }
         }
-        for (defaults, meaning) in unset {
-            for name in defaults where keys[KeyNames.code(name)!] == nil { keys[KeyNames.code(name)!] = meaning }
-        }
-        input.keyMap = KeyMap(keys)
+        input.keyMap = Input.keyMap(digitsAnd: keys, given: given)
         input.longPressMilliseconds =
             try document.int(table, "long_press_ms", in: section, range: 300...10_000) ?? input.longPressMilliseconds
         input.answerTimeoutSeconds =
