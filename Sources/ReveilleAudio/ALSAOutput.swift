@@ -38,8 +38,8 @@ public final class ALSAOutput: AudioOutput, Sendable {
     let configuration: AudioConfiguration
     let logger: Logger
     private let shared = Mutex(Shared())
-    /// Signalled by `play`, `stop` and `deliver`'s callers' successors: wakes the thread from
-    /// waiting for work or from a pause.
+    /// Signalled by every request (`play`, `stop`, speech): wakes the thread from waiting for
+    /// work or from a pause.
     private let wakeUp = DispatchSemaphore(value: 0)
     /// The current request's number: the write loop reads it without locking.
     private let generation = Atomic<UInt64>(0)

@@ -93,6 +93,14 @@ struct AppsCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The file, like /etc/reveille/apps.toml.", valueName: "file"))
         var file: String
 
+        /// Whether `file` is the device's own policy (through any link), which the daemon
+        /// requires to be root's.
+        static func isInstalledPolicy(_ file: String) -> Bool {
+            guard let real = realpath(file, nil) else { return false }
+            defer { free(real) }
+            return String(cString: real) == Paths(root: "/").appPolicy
+        }
+
         func run() throws {
             guard FileManager.default.fileExists(atPath: file) else {
                 printError("\(file): no such file")
@@ -101,8 +109,7 @@ struct AppsCommand: ParsableCommand {
             var problems: [ConfigError] = []
             var policy = AppPolicy()
             do {
-                let installed = AppSupervisorPaths.isInstalledPolicy(file)
-                if installed || geteuid() == 0 { try AppPolicyFile.checkOwnership(path: file) }
+                if Validate.isInstalledPolicy(file) || geteuid() == 0 { try AppPolicyFile.checkOwnership(path: file) }
             } catch {
                 problems.append(error)
             }
@@ -160,17 +167,5 @@ struct RunCommand: ParsableCommand {
         execv(executable, argv)
         printError("cannot start \(executable): \(String(cString: strerror(errno)))")
         throw ExitCode(126)
-    }
-}
-
-/// Where the device's daemon reads its app policy.
-enum AppSupervisorPaths {
-    static let installedPolicy = "/etc/reveille/apps.toml"
-
-    /// Whether `file` is the device's own policy file (through any link).
-    static func isInstalledPolicy(_ file: String) -> Bool {
-        guard let real = realpath(file, nil) else { return false }
-        defer { free(real) }
-        return String(cString: real) == installedPolicy
     }
 }

@@ -19,12 +19,6 @@ public enum AppPolicyFile {
     static let appKeys = ["name", "paths", "windows", "limit_minutes", "enabled", "users"]
     static let dayKeys = ["daily", "weekdays", "weekends", "mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
-    /// Reads and checks `path`; every error names the file and line. A missing file is an empty
-    /// policy.
-    public static func load(path: String) throws(ConfigError) -> AppPolicy {
-        try read(path: path).policy
-    }
-
     /// A policy file anyone but root may change would let them lift their limits: the daemon
     /// refuses it on the device (and whenever it runs as root), and `apps validate` says so too.
     /// A missing file passes (it is an empty policy).
@@ -40,7 +34,9 @@ public enum AppPolicyFile {
         }
     }
 
-    /// `load`, with the text it read ("" for a missing file), to be kept as the last good policy.
+    /// Reads and checks `path`; every error names the file and line. A missing file is an empty
+    /// policy. The text read comes back too ("" for a missing file), to be kept as the last good
+    /// policy.
     public static func read(path: String) throws(ConfigError) -> (policy: AppPolicy, text: String) {
         let text = try text(path: path)
         return (try parse(TOMLDocument(path: path, text: text)), text)

@@ -288,7 +288,7 @@ public enum Daemon {
         let clock = options.clock
         let zone = controller.sharedZone
         let supervisor = AppSupervisor(
-            policyPath: paths.configDirectory + "/apps.toml", requireRootOwned: paths.isSystem, store: store,
+            policyPath: paths.appPolicy, requireRootOwned: paths.isSystem, store: store,
             clock: clock, zone: { zone.current },
             logger: logger, warnMinutes: options.appWarnMinutes, graceSeconds: options.appKillGraceSeconds,
             onFollow: { pid, pidfd in doorbell.post(.appFollowed(pid: pid, pidfd: pidfd)) },

@@ -19,6 +19,8 @@ public struct Paths: Sendable, Equatable {
     public var configDirectory: String { under("/etc/reveille") }
     /// The daemon's settings (optional: embedded defaults without it).
     public var settingsFile: String { configDirectory + "/reveille.toml" }
+    /// The app policy (optional: no app is limited without it).
+    public var appPolicy: String { configDirectory + "/apps.toml" }
     public var stateDirectory: String { under("/var/lib/reveille") }
     public var runtimeDirectory: String { under("/run/reveille") }
     public var logDirectory: String { under("/var/log/reveille") }

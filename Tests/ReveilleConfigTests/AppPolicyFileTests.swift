@@ -79,7 +79,7 @@ import Testing
     @Test func theShippedExampleParses() throws {
         let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config/apps.toml").path
-        #expect(try AppPolicyFile.load(path: example) == AppPolicy())
+        #expect(try AppPolicyFile.read(path: example).policy == AppPolicy())
         let text = try String(contentsOfFile: example, encoding: .utf8)
         let setting = try Regex(#"^# ([a-z_]+ = |\[\[)"#)
         let uncommented = text.split(separator: "\n").map { line in

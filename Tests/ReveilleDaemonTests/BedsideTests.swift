@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ReveilleCore
 import ReveilleInput
 import ReveilleProtocol
 import ReveilleTestSupport
@@ -123,8 +124,7 @@ import Testing
         #expect(
             daemon.waitFor(3) {
                 daemon.logText().contains(
-                    "voice: saying \"\(problem.replacingOccurrences(of: " × ", with: " times ").replacingOccurrences(of: " + ", with: problem.contains("×") ? ", plus " : " plus "))\""
-                )
+                    "voice: saying \"\(Spoken.problem(MathProblem(text: problem, answer: solve(problem))))\"")
             })
         bedside.type(solve(problem))
         bedside.tap("KEY_KPENTER")
@@ -273,7 +273,7 @@ import Testing
         #expect(
             try daemon.cli("alarm", "add", "--in", "1s", "--fade-in", "0", "--max-snoozes", "1", "--volume", "100")
                 .status == 0)
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing }, "\(daemon.logText())")
         #expect(try daemon.cli("snooze").status == 0)
         try daemon.setNow(Int(Date().timeIntervalSince1970) + 9 * 60 + 1)
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
