@@ -42,6 +42,8 @@ let package = Package(
         .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        // SHA-256 of executables: libgcrypt, already in the daemon's process through libsystemd.
+        .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
         // libespeak-ng's synchronous synthesis into a buffer, the library opened at the first sentence.
         .target(name: "CEspeak", linkerSettings: [.linkedLibrary("dl")]),
         // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
@@ -73,10 +75,12 @@ let package = Package(
         ),
         // Bedside buttons and keypads: evdev devices read on the daemon's event loop.
         .target(name: "ReveilleInput", dependencies: ["ReveilleCore", "CEvdev", "CReveilleShims"]),
-        // The app guard: fanotify permission events on a thread of its own.
+        // The app guard: fanotify permission events on a thread of its own; executables known by content.
         .target(
             name: "ReveilleLaunch",
-            dependencies: ["CReveilleShims", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "ReveilleCore", "CReveilleShims", "CGcrypt", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Services wiring core + store + control socket.
         .target(

@@ -113,8 +113,25 @@ int RV_fanotify_open(void) {
     return fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY | O_LARGEFILE);
 }
 
-int RV_fanotify_mark_exec(int fd, const char *path) {
-    return fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_EXEC_PERM, AT_FDCWD, path);
+int RV_fanotify_mark_filesystem_exec(int fd, const char *path) {
+    return fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_EXEC_PERM, AT_FDCWD, path);
+}
+
+int RV_fanotify_mark_mount_exec(int fd, const char *path) {
+    return fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_EXEC_PERM, AT_FDCWD, path);
+}
+
+void RV_fanotify_unmark_exec(int fd, const char *path) {
+    fanotify_mark(fd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_OPEN_EXEC_PERM, AT_FDCWD, path);
+    fanotify_mark(fd, FAN_MARK_REMOVE | FAN_MARK_MOUNT, FAN_OPEN_EXEC_PERM, AT_FDCWD, path);
+}
+
+int RV_fanotify_mark_open(int fd, const char *path) {
+    return fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, path);
+}
+
+int RV_fanotify_unmark_open(int fd, const char *path) {
+    return fanotify_mark(fd, FAN_MARK_REMOVE, FAN_OPEN_PERM, AT_FDCWD, path);
 }
 
 int RV_fanotify_flush(int fd) {
@@ -133,12 +150,14 @@ int RV_fanotify_read(int fd, RV_exec_event *events, int capacity) {
     struct fanotify_event_metadata *event = (struct fanotify_event_metadata *)buffer;
     while (FAN_EVENT_OK(event, length)) {
         if (event->vers == FANOTIFY_METADATA_VERSION && event->fd >= 0) {
-            if ((event->mask & FAN_OPEN_EXEC_PERM) && count < capacity) {
+            int permission = (event->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) != 0;
+            if (permission && count < capacity) {
                 events[count].fd = event->fd;
                 events[count].pid = event->pid;
+                events[count].exec = (event->mask & FAN_OPEN_EXEC_PERM) != 0;
                 count++;
-            } else if (event->mask & FAN_OPEN_EXEC_PERM) {
-                RV_fanotify_respond(fd, event->fd, 1);  // never leave an exec waiting
+            } else if (permission) {
+                RV_fanotify_respond(fd, event->fd, 1);  // never leave an exec or an open waiting
             } else {
                 close(event->fd);
             }

@@ -13,20 +13,40 @@ import Synchronization
 /// `AppLimits` (ReveilleCore) decides: answers the guard's exec questions from memory, follows the
 /// apps it let start by pidfd, saves their time, warns, and signals them.
 ///
+/// An app is known by its content (README, "What counts as the app"): when the policy loads, each
+/// listed executable is hashed (SHA-256 and size) into an `ExecCatalog`, with the dynamic loaders;
+/// the guard then answers every exec on the watched file systems by the file's content, whatever
+/// its path or name, hashing only a file whose size is in the catalog, once per version
+/// (`FileStamp`).
+///
 /// Shared by two threads: the app guard's (exec decisions, which never wait for the loop or the
 /// disk) and the event loop's (pidfds, the review timer, requests); the little state they share
-/// sits behind one `Mutex`. The loop side is `AppFollower`.
+/// sits behind one `Mutex`, the guard's own memory behind another. The loop side is `AppFollower`.
 final class AppSupervisor: Sendable {
     struct State {
         var limits: AppLimits
-        /// Marked executables, resolved, to their app.
-        var executables: [String: String] = [:]
+        /// How many listed executables were read and hashed, of how many listed.
+        var known = (executables: 0, listed: 0)
         /// Followed processes' pidfds, by pid.
         var pidfds: [Int32: Int32] = [:]
         /// Where the policy in force came from.
         var source = PolicySource.none
         /// Why apps.toml was refused, and since when (seconds since the epoch); nil once it loads.
         var rejection: (reason: String, since: Int)?
+    }
+
+    /// What the guard's thread works from: the catalog, the verdicts of the file versions seen
+    /// (bounded), and the exec sequence that tells a loader run directly.
+    struct GuardMemory {
+        var catalog = ExecCatalog()
+        /// Which policy load the catalog is of: a verdict reached with an older one is not kept.
+        var generation = 0
+        var verdicts: [FileStamp: ExecVerdict] = [:]
+        var sequence = ExecSequence()
+        /// The last app decision: the kernel asks twice about one exec of a script it guards (as
+        /// an exec, and as an open); the second answer repeats the first without a second log line.
+        var lastDenied: (pid: Int32, stamp: FileStamp, at: Double)?
+        static let verdictLimit = 8192
     }
 
     enum PolicySource: Equatable {
@@ -49,6 +69,8 @@ final class AppSupervisor: Sendable {
     /// An app's time runs out soon: the chime and the hooks (through the loop).
     let onWarning: @Sendable (_ app: String, _ user: String, _ secondsLeft: Int) -> Void
     private let state: Mutex<State>
+    private let memory = Mutex(GuardMemory())
+    private let ownPid = getpid()
     let guardian: FanotifyGuard?
     let guardProblem: String?
 
@@ -83,14 +105,28 @@ final class AppSupervisor: Sendable {
 
     /// Which way launches are limited, for `status` and `doctor`.
     var mode: AppGuardState {
-        let count = state.withLock { $0.limits.policy.apps.count }
+        let (count, known) = state.withLock { ($0.limits.policy.apps.count, $0.known) }
         if let guardian {
+            let watched = guardian.watchedFilesystems.map(\.mountPoint)
+            var detail = "\(count) apps, \(known.executables) of \(known.listed) executables known by content"
+            if count > 0 { detail += "; execs watched on \(watched.count) file systems" }
             return AppGuardState(
-                mode: .fanotify, detail: "\(guardian.markedPaths.count) executables of \(count) apps guarded",
-                rejected: rejection)
+                mode: .fanotify, detail: detail, rejected: rejection, watched: watched,
+                stalledSeconds: guardStalledSeconds())
         }
         return AppGuardState(mode: .gateOnly, detail: guardProblem ?? "?", rejected: rejection)
     }
+
+    /// How long the guard's thread has been answering one batch of execs, when it is past
+    /// `stallSeconds`; nil while it keeps up.
+    func guardStalledSeconds() -> Double? {
+        guard let answering = guardian?.answeringFor(), answering >= Self.stallSeconds else { return nil }
+        return answering
+    }
+
+    /// An exec unanswered this long means the guard is stuck: reported, and systemd's watchdog
+    /// is no longer pinged (the daemon is restarted, and the kernel allows what waited).
+    static let stallSeconds = 5.0
 
     /// Today's usage and grants as stored, read once at start on the loop. Later days begin empty
     /// in memory at midnight (nothing can be stored for a day that has not begun), so that an exec
@@ -160,18 +196,88 @@ final class AppSupervisor: Sendable {
     }
 
     private func enforce(_ policy: AppPolicy, from source: PolicySource) {
-        let executables = Dictionary(
-            policy.apps.flatMap { app in app.paths.map { (AppSupervisor.resolved($0), app.name) } },
-            uniquingKeysWith: { first, _ in first })
+        let (catalog, seeds, scripts, known) = catalogue(policy)
         state.withLock {
             $0.limits.policyLoaded(policy)
-            $0.executables = executables
+            $0.known = known
             $0.source = source
         }
+        memory.withLock { memory in
+            memory.catalog = catalog
+            memory.generation += 1
+            memory.verdicts = seeds
+        }
+        watchFilesystems()
         if let guardian {
-            for (path, why) in guardian.mark(Array(executables.keys)) {
-                logger.warning("app guard: cannot watch \(path): \(why); launching it is not limited")
+            for (path, why) in guardian.watchOpens(of: scripts) {
+                logger.warning("app guard: cannot watch opens of the script \(path): \(why); 'sh \(path)' is not limited")
             }
+        }
+    }
+
+    /// The listed executables and the dynamic loaders, read and hashed: the catalog, the verdicts
+    /// of the files read (so that their first exec is answered from memory), the listed scripts
+    /// (whose opens are watched), and how many listed executables could be read.
+    private func catalogue(_ policy: AppPolicy) -> (
+        ExecCatalog, [FileStamp: ExecVerdict], Set<String>, (executables: Int, listed: Int)
+    ) {
+        guard !policy.apps.isEmpty else { return (ExecCatalog(), [:], [], (0, 0)) }
+        let started = clock.elapsed()
+        var catalog = ExecCatalog()
+        var read: [(FileStamp, ContentID, ExecutableKind)] = []
+        var scripts: Set<String> = []
+        var listed = 0
+        func hash(_ path: String) -> (FileStamp, ContentID, ExecutableKind)? {
+            let fd = ExecutableFile.open(path)
+            guard fd >= 0 else {
+                logger.warning(
+                    "app guard: cannot read \(path): \(String(cString: strerror(errno))); it is recognized once it can be read and apps.toml is saved again"
+                )
+                return nil
+            }
+            defer { close(fd) }
+            guard let stamp = ExecutableFile.stamp(fd), let content = ExecutableFile.content(fd, size: stamp.size) else {
+                logger.warning("app guard: cannot hash \(path) (not a regular file, or it changed while read)")
+                return nil
+            }
+            let file = (stamp, content, ExecutableFile.kind(fd))
+            read.append(file)
+            return file
+        }
+        for app in policy.apps {
+            for path in app.paths {
+                listed += 1
+                let resolved = AppSupervisor.resolved(path)
+                guard let (_, content, kind) = hash(resolved) else { continue }
+                catalog.add(content, app: app.name)
+                if kind == .script { scripts.insert(resolved) }
+            }
+        }
+        let known = read.count
+        for loader in DynamicLoaders.paths() {
+            if let (_, content, _) = hash(loader) { catalog.addLoader(content) }
+        }
+        var seeds: [FileStamp: ExecVerdict] = [:]
+        for (stamp, content, kind) in read { seeds[stamp] = catalog.verdict(for: content, kind: kind) }
+        logger.info(
+            "app guard: \(known) of \(listed) listed executables and \(catalog.loaders.count) dynamic loaders hashed in \(String(format: "%.0f", (clock.elapsed() - started) * 1000)) ms"
+        )
+        return (catalog, seeds, scripts, (known, listed))
+    }
+
+    /// Watches execs on every file system programs can run from, while the policy lists apps
+    /// (none otherwise: then no exec waits for the guard at all). Called again when mounts change.
+    func watchFilesystems() {
+        guard let guardian else { return }
+        let apps = state.withLock { $0.limits.policy.apps.count }
+        let chosen = apps > 0 ? Mounts.executable(Mounts.read()) : []
+        let before = Set(guardian.watchedFilesystems.map(\.device))
+        for (mountPoint, why) in guardian.watchExecs(on: chosen) {
+            logger.warning("app guard: cannot watch execs on \(mountPoint): \(why); a copy of an app there is not limited")
+        }
+        let now = guardian.watchedFilesystems
+        if Set(now.map(\.device)) != before, !now.isEmpty {
+            logger.notice("app guard: execs watched on \(now.map(\.mountPoint).joined(separator: " "))")
         }
     }
 
@@ -211,19 +317,58 @@ final class AppSupervisor: Sendable {
 
     // MARK: Decisions
 
-    /// The guard asks: may `pid` exec `path`? Unknown paths are always allowed. On the guard's
-    /// thread: memory only.
-    func decideExec(path: String, pid: Int32) -> Bool {
-        guard let name = state.withLock({ $0.executables[path] }) else { return true }
-        let user = ProcessOwner.user(of: pid)
+    /// The guard asks: may `event.pid` exec (or open) the file open as `event.fd`? The file is known
+    /// by its content; anything not in the catalog is allowed, except the dynamic loader run
+    /// directly by a user the policy limits. On the guard's thread: memory, and a hash only for a
+    /// file version not seen before whose size is in the catalog.
+    func decideExec(_ event: FanotifyGuard.Event) -> Bool {
+        guard event.pid != ownPid, let stamp = ExecutableFile.stamp(event.fd) else { return true }
+        let verdict = verdict(of: stamp, fd: event.fd)
+        if event.exec, memory.withLock({ $0.sequence.exec(pid: event.pid, verdict) }) {
+            let user = ProcessOwner.user(of: event.pid)
+            if state.withLock({ $0.limits.policy.limits(user: user) }) {
+                logger.notice(
+                    "app guard: the dynamic loader run directly (\(event.path)) denied to \(user) (pid \(event.pid)): what it would load cannot be checked"
+                )
+                return false
+            }
+        }
+        guard let name = verdict.app else { return true }
+        // An interpreter reading a script it was allowed to run, or an app reading itself.
+        if !event.exec, state.withLock({ $0.pidfds[event.pid] != nil }) { return true }
+        let now = clock.elapsed()
+        let repeated = memory.withLock { memory in
+            guard let last = memory.lastDenied else { return false }
+            return last.pid == event.pid && last.stamp == stamp && now - last.at < 1
+        }
+        if repeated { return false }
+        let user = ProcessOwner.user(of: event.pid)
         let decision = decide(name, user: user)
+        if !decision.allowed { memory.withLock { $0.lastDenied = (event.pid, stamp, now) } }
+        let how = event.exec ? "" : ", read by its interpreter"
         if decision.allowed {
-            logger.info("app \(name) started by \(user) (pid \(pid)): \(decision.reason)")
-            follow(pid: pid, app: name, user: user)
+            logger.info("app \(name) started by \(user) (pid \(event.pid)\(how)): \(decision.reason)")
+            follow(pid: event.pid, app: name, user: user)
         } else {
-            logger.notice("app \(name) denied to \(user) (pid \(pid), \(path)): \(decision.reason)")
+            logger.notice("app \(name) denied to \(user) (pid \(event.pid), \(event.path)\(how)): \(decision.reason)")
         }
         return decision.allowed
+    }
+
+    /// The verdict on one version of a file: from memory when seen before, else read (its kind,
+    /// and its hash when its size is in the catalog) and kept.
+    private func verdict(of stamp: FileStamp, fd: Int32) -> ExecVerdict {
+        let (known, catalog, generation) = memory.withLock { ($0.verdicts[stamp], $0.catalog, $0.generation) }
+        if let known { return known }
+        let kind = ExecutableFile.kind(fd)
+        let content = catalog.mayMatch(size: stamp.size) ? ExecutableFile.content(fd, size: stamp.size) : nil
+        let verdict = catalog.verdict(for: content, kind: kind)
+        memory.withLock { memory in
+            guard memory.generation == generation else { return }
+            if memory.verdicts.count >= GuardMemory.verdictLimit { memory.verdicts.removeAll() }
+            memory.verdicts[stamp] = verdict
+        }
+        return verdict
     }
 
     func decide(_ name: String, user: String) -> AppDecision {
@@ -282,6 +427,8 @@ final class AppSupervisor: Sendable {
     /// Follows `pid` as `app` run by `user` (`reveille run` and the guard both come here): a pidfd,
     /// handed to the loop.
     func follow(pid: Int32, app: String, user: String) {
+        // Already followed: an app that execs itself again, or a script its interpreter opens.
+        guard state.withLock({ $0.pidfds[pid] == nil }) else { return }
         let pidfd = RV_pidfd_open(pid)
         guard pidfd >= 0 else {
             logger.warning("app \(app): cannot follow pid \(pid): \(String(cString: strerror(errno)))")
@@ -366,15 +513,33 @@ final class AppFollower {
     let loop: EventLoop
     private let timer: LoopTimer
 
+    /// /proc/self/mountinfo, which polls as changed (EPOLLPRI) when anything is mounted or
+    /// unmounted: a USB stick mounted later has its execs watched too.
+    private let mountinfo: Int32
+
     init(supervisor: AppSupervisor, loop: EventLoop, logger: Logger) throws {
         self.supervisor = supervisor
         self.loop = loop
         timer = try LoopTimer(.monotonic, logger: logger)
+        mountinfo = supervisor.guardian == nil ? -1 : open(Mounts.path, O_RDONLY | O_CLOEXEC)
         try loop.watch(timer.fd) { [unowned self] _ in
             _ = timer.acknowledge()
             arm(supervisor.review())
         }
+        if mountinfo >= 0 {
+            try loop.watch(mountinfo, events: AppFollower.priority) { _ in supervisor.watchFilesystems() }
+        }
     }
+
+    deinit {
+        if mountinfo >= 0 {
+            loop.unwatch(mountinfo)
+            close(mountinfo)
+        }
+    }
+
+    /// EPOLLPRI | EPOLLERR: how procfs reports a changed mount table.
+    static let priority: UInt32 = 0x002 | 0x008
 
     /// A process to follow (posted by the guard's thread or `reveille run`).
     func follow(pid: Int32, pidfd: Int32) {

@@ -229,6 +229,15 @@ public enum Daemon {
             watchdog.arm(after: interval, interval: interval)
             try loop.watch(watchdog.fd) { _ in
                 _ = watchdog.acknowledge()
+                // A guard stuck on one exec holds every exec of a listed program: restart now, and
+                // the kernel allows what waited.
+                if let stalled = controller.appSupervisor?.guardStalledSeconds() {
+                    logger.critical(
+                        "app guard: one exec unanswered for \(String(format: "%.0f", stalled)) s; asking systemd to restart the daemon"
+                    )
+                    ServiceManager.watchdogTrigger()
+                    return
+                }
                 ServiceManager.watchdogPing()
             }
             timers.append(watchdog)
@@ -297,7 +306,7 @@ public enum Daemon {
         supervisor.loadToday()
         controller.appSupervisor = supervisor
         if let guardian = supervisor.guardian {
-            guardian.start { path, pid in supervisor.decideExec(path: path, pid: pid) }
+            guardian.start { supervisor.decideExec($0) }
         } else {
             logger.notice(
                 "app guard: \(supervisor.guardProblem ?? "unavailable"); launches are limited only through 'reveille run'"

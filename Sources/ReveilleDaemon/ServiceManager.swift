@@ -30,4 +30,9 @@ extension ServiceManager {
     static func watchdogPing() {
         sd_notify(0, "WATCHDOG=1")
     }
+
+    /// sd_notify(0, "WATCHDOG=trigger"): systemd acts as if the watchdog had run out, now.
+    static func watchdogTrigger() {
+        sd_notify(0, "WATCHDOG=trigger\nSTATUS=app guard stalled")
+    }
 }

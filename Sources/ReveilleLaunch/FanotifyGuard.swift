@@ -4,17 +4,37 @@ import Glibc
 import Logging
 import Synchronization
 
-/// Blocks launches with the kernel's fanotify permission events: every exec of a marked
-/// executable waits until `decide` answers, on a thread of its own that does nothing else (a
-/// slow answer is a slow launch). Needs CAP_SYS_ADMIN and a kernel with
+/// Blocks launches with the kernel's fanotify permission events, on a thread of its own that does
+/// nothing else (a slow answer is a slow launch). Execs on whole file systems (FAN_MARK_FILESYSTEM,
+/// so that a copy of a program anywhere on them is seen), and opens of chosen files (a script read
+/// by its interpreter), wait until `decide` answers. Needs CAP_SYS_ADMIN and a kernel with
 /// CONFIG_FANOTIFY_ACCESS_PERMISSIONS; `init` fails with the errno otherwise.
 public final class FanotifyGuard: Sendable {
     private let fd: Int32
-    private let marked = Mutex<[String]>([])
+    private let marks = Mutex(Marks())
     private let logger: Logger
     /// Rung by `stop` (eventfd).
     private let stopFD: Int32
     private let stopping = Atomic<Bool>(false)
+    /// CLOCK_MONOTONIC nanoseconds at which the thread began answering what it is answering now;
+    /// 0 while it waits for events. Read by the watchdog.
+    private let answeringSince = Atomic<UInt64>(0)
+
+    struct Marks {
+        var filesystems: [Mount] = []
+        var opens: Set<String> = []
+    }
+
+    /// What the kernel is waiting on: an exec of, or (`exec` false) an open of, the file open as
+    /// `fd`, by `pid`.
+    public struct Event {
+        public let fd: Int32
+        public let pid: Int32
+        public let exec: Bool
+
+        /// The file's path now, for the log only: decisions never depend on it.
+        public var path: String { FanotifyGuard.path(of: fd) }
+    }
 
     /// RV_fanotify_open: fanotify_init for permission events.
     public init(logger: Logger) throws(GuardError) {
@@ -37,50 +57,96 @@ public final class FanotifyGuard: Sendable {
         _ = write(stopFD, &one, 8)
     }
 
-    /// Replaces the marks with one per path (resolved through symlinks: the mark is on the file).
+    /// Watches execs on each of `filesystems` (a file system mark, or a mount mark where the file
+    /// system refuses one) and stops watching the ones no longer given. New marks are added before
+    /// old ones go, so that nothing is unwatched in between. Returns the mount points that could
+    /// not be marked, with why.
+    @discardableResult
+    public func watchExecs(on filesystems: [Mount]) -> [String: String] {
+        var failures: [String: String] = [:]
+        var done: [Mount] = []
+        for mount in filesystems {
+            if RV_fanotify_mark_filesystem_exec(fd, mount.mountPoint) == 0
+                || RV_fanotify_mark_mount_exec(fd, mount.mountPoint) == 0
+            {
+                done.append(mount)
+            } else {
+                failures[mount.mountPoint] = String(cString: strerror(errno))
+            }
+        }
+        let gone = marks.withLock { marks in
+            let gone = marks.filesystems.filter { old in !done.contains { $0.device == old.device } }
+            marks.filesystems = done
+            return gone
+        }
+        for mount in gone { RV_fanotify_unmark_exec(fd, mount.mountPoint) }
+        return failures
+    }
+
+    /// Watches every open of each of `paths`' inodes (any of their names), and no others.
     /// Returns the paths that could not be marked, with why.
     @discardableResult
-    public func mark(_ paths: [String]) -> [String: String] {
-        RV_fanotify_flush(fd)
+    public func watchOpens(of paths: Set<String>) -> [String: String] {
         var failures: [String: String] = [:]
-        var done: [String] = []
+        var done: Set<String> = []
         for path in paths {
-            if RV_fanotify_mark_exec(fd, path) == 0 {
-                done.append(path)
+            if RV_fanotify_mark_open(fd, path) == 0 {
+                done.insert(path)
             } else {
                 failures[path] = String(cString: strerror(errno))
             }
         }
-        marked.withLock { $0 = done }
+        let gone = marks.withLock { marks in
+            let gone = marks.opens.subtracting(done)
+            marks.opens = done
+            return gone
+        }
+        for path in gone { _ = RV_fanotify_unmark_open(fd, path) }
         return failures
     }
 
-    public var markedPaths: [String] { marked.withLock { $0 } }
+    /// The file systems whose execs are watched.
+    public var watchedFilesystems: [Mount] { marks.withLock { $0.filesystems } }
 
-    /// Answers events on a thread of its own: `decide(executable path, pid)` true allows.
-    public func start(decide: @escaping @Sendable (String, Int32) -> Bool) {
+    /// How long the thread has been answering one batch of events, in seconds (0 while it waits):
+    /// an exec waits that long.
+    public func answeringFor(now: UInt64 = FanotifyGuard.monotonicNanoseconds()) -> Double {
+        let since = answeringSince.load(ordering: .acquiring)
+        guard since != 0, now > since else { return 0 }
+        return Double(now - since) / 1e9
+    }
+
+    public static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    /// Answers events on a thread of its own: `decide(event)` true allows.
+    public func start(decide: @escaping @Sendable (Event) -> Bool) {
         let thread = Thread { [self] in loop(decide) }
         thread.name = "app-guard"
         thread.start()
     }
 
-    private func loop(_ decide: @Sendable (String, Int32) -> Bool) {
+    private func loop(_ decide: @Sendable (Event) -> Bool) {
         var events = [RV_exec_event](repeating: RV_exec_event(), count: 256)
         while !stopping.load(ordering: .acquiring) {
             var descriptors = [fd, stopFD].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             guard poll(&descriptors, 2, -1) > 0, descriptors[0].revents != 0 else { continue }
+            answeringSince.store(FanotifyGuard.monotonicNanoseconds(), ordering: .releasing)
+            defer { answeringSince.store(0, ordering: .releasing) }
             let count = RV_fanotify_read(fd, &events, Int32(events.count))
             if count < 0 {
                 logger.error("app guard: reading fanotify events failed: \(String(cString: strerror(errno)))")
                 continue
             }
             for event in events.prefix(Int(count)) {
-                let path = FanotifyGuard.path(of: event.fd)
-                let allow = decide(path, event.pid)
+                let allow = decide(Event(fd: event.fd, pid: event.pid, exec: event.exec != 0))
                 if RV_fanotify_respond(fd, event.fd, allow ? 1 : 0) != 0 {
                     // The exec waits until the kernel hears an answer: say so loudly.
                     logger.critical(
-                        "app guard: answering the kernel for \(path) (pid \(event.pid)) failed: \(String(cString: strerror(errno)))"
+                        "app guard: answering the kernel for pid \(event.pid) failed: \(String(cString: strerror(errno)))"
                     )
                 }
             }
@@ -109,14 +175,19 @@ public struct GuardError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Who runs a process: its real uid (from /proc/PID/status) and user name.
+/// Who runs a process: its real uid (from /proc/PID/status) and user name (looked up once per uid).
 public enum ProcessOwner {
+    private static let names = Mutex<[UInt32: String]>([:])
+
     public static func user(of pid: Int32) -> String {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }),
             let uid = line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap({ UInt32($0) })
         else { return "?" }
-        return name(of: uid)
+        if let known = names.withLock({ $0[uid] }) { return known }
+        let name = name(of: uid)
+        names.withLock { $0[uid] = name }
+        return name
     }
 
     public static func name(of uid: UInt32) -> String {

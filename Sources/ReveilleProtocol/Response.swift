@@ -499,11 +499,19 @@ public struct AppGuardState: Codable, Sendable, Equatable, CustomStringConvertib
     public var detail: String
     /// apps.toml was refused: why (file:line), since when, and what is enforced meanwhile.
     public var rejected: String?
+    /// The mount points of the file systems whose execs the guard answers (one per file system).
+    public var watched: [String]?
+    /// The guard's thread has been answering one exec for this long (seconds): execs are stalled.
+    public var stalledSeconds: Double?
 
-    public init(mode: Mode, detail: String, rejected: String? = nil) {
+    public init(
+        mode: Mode, detail: String, rejected: String? = nil, watched: [String]? = nil, stalledSeconds: Double? = nil
+    ) {
         self.mode = mode
         self.detail = detail
         self.rejected = rejected
+        self.watched = watched
+        self.stalledSeconds = stalledSeconds
     }
 
     public var description: String {

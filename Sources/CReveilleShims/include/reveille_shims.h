@@ -46,20 +46,36 @@ int RV_fanotify_probe(void);
 /// The kernel's clock discipline (adjtimex): 1 when synchronized (NTP), 0 when not, -1 on error.
 int RV_clock_synchronized(void);
 
-/// One exec permission event: the event's descriptor (open on the executable) and the pid
-/// doing the exec.
+/// One permission event: the event's descriptor (open on the file), the pid doing the exec or
+/// the open, and whether it is an exec (FAN_OPEN_EXEC_PERM) rather than a plain open (FAN_OPEN_PERM).
 typedef struct {
     int fd;
     int pid;
+    int exec;
 } RV_exec_event;
 
 /// fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY | O_LARGEFILE):
 /// a descriptor for permission events, or -1 with errno set.
 int RV_fanotify_open(void);
 
-/// fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_EXEC_PERM, AT_FDCWD, path): every exec of that
-/// file waits for an answer. Returns 0, or -1 with errno set.
-int RV_fanotify_mark_exec(int fd, const char *path);
+/// fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_EXEC_PERM, AT_FDCWD, path):
+/// every exec of a file on the file system holding `path`, through any mount of it in any mount
+/// namespace, waits for an answer. Returns 0, or -1 with errno set.
+int RV_fanotify_mark_filesystem_exec(int fd, const char *path);
+
+/// The same with FAN_MARK_MOUNT: execs through the mount at `path` only (where a file system
+/// mark is refused).
+int RV_fanotify_mark_mount_exec(int fd, const char *path);
+
+/// Removes the exec mark of the file system, or the mount, at `path`.
+void RV_fanotify_unmark_exec(int fd, const char *path);
+
+/// fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, path): every open of that inode
+/// (any of its names) waits for an answer: how a script read by its interpreter is seen.
+int RV_fanotify_mark_open(int fd, const char *path);
+
+/// FAN_MARK_REMOVE of the open mark.
+int RV_fanotify_unmark_open(int fd, const char *path);
 
 /// fanotify_mark(fd, FAN_MARK_FLUSH, ...): removes every mark.
 int RV_fanotify_flush(int fd);

@@ -1,0 +1,121 @@
+/// What a file is, by its content: its size and SHA-256 (hex). Two files with the same content are
+/// the same program, whatever their names or folders (README, "What counts as the app").
+public struct ContentID: Hashable, Sendable, CustomStringConvertible {
+    public var size: Int64
+    public var sha256: String
+
+    public init(size: Int64, sha256: String) {
+        self.size = size
+        self.sha256 = sha256
+    }
+
+    public var description: String { "\(size) bytes, sha256 \(sha256.prefix(12))…" }
+}
+
+/// One version of one file as `fstat` sees it. Any write or `chmod` changes the ctime, which no
+/// user can set, so a stamp seen before names the same content as before: the key of the guard's
+/// hash cache.
+public struct FileStamp: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    /// Nanoseconds since the epoch.
+    public var modified: Int64
+    public var changed: Int64
+
+    public init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modified = modified
+        self.changed = changed
+    }
+}
+
+/// How a file starts, which decides what the kernel does next when it is executed.
+public enum ExecutableKind: Hashable, Sendable {
+    /// An ELF program with an interpreter (PT_INTERP): the kernel opens the dynamic loader next,
+    /// in the same exec.
+    case dynamicProgram
+    /// An ELF without an interpreter: a static program, or the dynamic loader itself.
+    case staticProgram
+    /// `#!`: the kernel opens the interpreter next; the interpreter reads the script as a file.
+    case script
+    case other
+}
+
+/// What the guard knows about a file: which app it is, by content (nil: none), whether it is a
+/// dynamic loader (by content too: a copy of ld.so is still ld.so), and its kind.
+public struct ExecVerdict: Hashable, Sendable {
+    public var app: String?
+    public var isLoader: Bool
+    public var kind: ExecutableKind
+
+    public init(app: String?, isLoader: Bool, kind: ExecutableKind) {
+        self.app = app
+        self.isLoader = isLoader
+        self.kind = kind
+    }
+}
+
+/// The programs the guard recognizes, by content: each listed executable's, taken when the policy
+/// loads, and the dynamic loaders'. Only a file whose size is one of theirs is worth hashing.
+public struct ExecCatalog: Sendable, Equatable {
+    public private(set) var apps: [ContentID: String] = [:]
+    public private(set) var loaders: Set<ContentID> = []
+    /// Sizes of everything above.
+    public private(set) var sizes: Set<Int64> = []
+
+    public init() {}
+
+    public mutating func add(_ content: ContentID, app: String) {
+        if apps[content] == nil { apps[content] = app }
+        sizes.insert(content.size)
+    }
+
+    public mutating func addLoader(_ content: ContentID) {
+        loaders.insert(content)
+        sizes.insert(content.size)
+    }
+
+    /// Whether a file of `size` bytes could be one of the catalog's: only then is it hashed.
+    public func mayMatch(size: Int64) -> Bool { sizes.contains(size) }
+
+    public func verdict(for content: ContentID?, kind: ExecutableKind) -> ExecVerdict {
+        guard let content else { return ExecVerdict(app: nil, isLoader: false, kind: kind) }
+        return ExecVerdict(app: apps[content], isLoader: loaders.contains(content), kind: kind)
+    }
+}
+
+/// Tells a program started normally from one started through the dynamic loader, as fapolicyd's
+/// `ld_so` pattern does. A dynamically linked program's exec makes the kernel open two files, in
+/// order, for the same pid: the program, then its loader. Run directly (`ld.so /path/to/game`),
+/// the loader is the first and only file the exec opens; it then reads the game as plain data,
+/// which no exec check sees. So a loader is an interpreter when the same pid's previous exec
+/// event was a dynamic program, and otherwise run directly.
+public struct ExecSequence: Sendable {
+    /// Pids whose last exec event was a dynamic program, whose loader comes next.
+    private var awaitingLoader: Set<Int32> = []
+    /// Bound on `awaitingLoader` (an exec that failed between the two events leaves its pid).
+    public static let limit = 4096
+
+    public init() {}
+
+    /// Records an exec event of `pid`; returns true when it is the loader run directly.
+    public mutating func exec(pid: Int32, _ verdict: ExecVerdict) -> Bool {
+        let expected = awaitingLoader.remove(pid) != nil
+        if verdict.kind == .dynamicProgram {
+            if awaitingLoader.count >= Self.limit { awaitingLoader.removeAll() }
+            awaitingLoader.insert(pid)
+        }
+        return verdict.isLoader && !expected
+    }
+}
+
+extension AppPolicy {
+    /// Whether any enabled app limits `user`: such users may not run the dynamic loader directly,
+    /// since what it would load cannot be known when it starts.
+    public func limits(user: String) -> Bool {
+        apps.contains { $0.enabled && ($0.users.isEmpty || $0.users.contains(user)) }
+    }
+}
