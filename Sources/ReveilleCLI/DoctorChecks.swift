@@ -44,6 +44,7 @@ struct Doctor {
                         ? nil : "run reveilled with CAP_SYS_ADMIN (the unit grants it) to block launches in the kernel")
             )
         }
+        if let status { checkExecWatch(status.appGuard, &findings) }
         if let rejected = status?.appGuard.rejected {
             findings.append(
                 Finding(
@@ -282,6 +283,34 @@ struct Doctor {
                     level: .warning, subject: "fanotify",
                     detail: "the kernel lacks permission events (CONFIG_FANOTIFY_ACCESS_PERMISSIONS)",
                     fix: "use a kernel with them to block app launches (hardware.md)"))
+        }
+    }
+
+    /// Where the guard watches execs, whether it keeps up, and whether the places users can write
+    /// let programs run (README, "What counts as the app"). Only while apps.toml lists apps.
+    private func checkExecWatch(_ guardState: AppGuardState, _ findings: inout [Finding]) {
+        if let stalled = guardState.stalledSeconds {
+            findings.append(
+                Finding(
+                    level: .failure, subject: "app guard",
+                    detail: "one exec unanswered for \(Int(stalled)) s: launches of listed programs wait",
+                    fix: "systemd restarts the daemon (WatchdogSec in the unit); 'journalctl -u reveille' says why"))
+        }
+        guard let watched = guardState.watched, !watched.isEmpty else { return }
+        findings.append(
+            Finding(
+                level: .ok, subject: "exec watch",
+                detail: "file system marks on \(watched.joined(separator: " ")): a copy of an app there is the app"))
+        let text = (try? String(contentsOfFile: Mounts.path, encoding: .utf8)) ?? ""
+        let mounts = Mounts.parse(text)
+        for place in ["/home", "/tmp", "/dev/shm"] {
+            guard let mount = Mounts.mount(of: place, in: mounts), !mount.noexec else { continue }
+            let on = mount.mountPoint == place ? "" : " (it is part of \(mount.mountPoint))"
+            findings.append(
+                Finding(
+                    level: .warning, subject: "noexec",
+                    detail: "programs can run from \(place)\(on): a changed copy of a listed app would run from there",
+                    fix: "mount \(place) noexec (README, \"What counts as the app\")"))
         }
     }
 

@@ -108,8 +108,10 @@ final class AppSupervisor: Sendable {
         let (count, known) = state.withLock { ($0.limits.policy.apps.count, $0.known) }
         if let guardian {
             let watched = guardian.watchedFilesystems.map(\.mountPoint)
-            var detail = "\(count) apps, \(known.executables) of \(known.listed) executables known by content"
-            if count > 0 { detail += "; execs watched on \(watched.count) file systems" }
+            let detail =
+                count == 0
+                ? "no app listed, no exec waits for the guard"
+                : "\(count) apps, \(known.executables) of \(known.listed) executables known by content; execs watched on \(watched.count) file systems"
             return AppGuardState(
                 mode: .fanotify, detail: detail, rejected: rejection, watched: watched,
                 stalledSeconds: guardStalledSeconds())
@@ -210,7 +212,8 @@ final class AppSupervisor: Sendable {
         watchFilesystems()
         if let guardian {
             for (path, why) in guardian.watchOpens(of: scripts) {
-                logger.warning("app guard: cannot watch opens of the script \(path): \(why); 'sh \(path)' is not limited")
+                logger.warning(
+                    "app guard: cannot watch opens of the script \(path): \(why); 'sh \(path)' is not limited")
             }
         }
     }
@@ -236,7 +239,8 @@ final class AppSupervisor: Sendable {
                 return nil
             }
             defer { close(fd) }
-            guard let stamp = ExecutableFile.stamp(fd), let content = ExecutableFile.content(fd, size: stamp.size) else {
+            guard let stamp = ExecutableFile.stamp(fd), let content = ExecutableFile.content(fd, size: stamp.size)
+            else {
                 logger.warning("app guard: cannot hash \(path) (not a regular file, or it changed while read)")
                 return nil
             }
@@ -273,7 +277,8 @@ final class AppSupervisor: Sendable {
         let chosen = apps > 0 ? Mounts.executable(Mounts.read()) : []
         let before = Set(guardian.watchedFilesystems.map(\.device))
         for (mountPoint, why) in guardian.watchExecs(on: chosen) {
-            logger.warning("app guard: cannot watch execs on \(mountPoint): \(why); a copy of an app there is not limited")
+            logger.warning(
+                "app guard: cannot watch execs on \(mountPoint): \(why); a copy of an app there is not limited")
         }
         let now = guardian.watchedFilesystems
         if Set(now.map(\.device)) != before, !now.isEmpty {

@@ -2,6 +2,7 @@ import CReveilleShims
 import Foundation
 import Glibc
 import Logging
+import ReveilleCore
 import Synchronization
 
 /// Blocks launches with the kernel's fanotify permission events, on a thread of its own that does
@@ -79,7 +80,12 @@ public final class FanotifyGuard: Sendable {
             marks.filesystems = done
             return gone
         }
-        for mount in gone { RV_fanotify_unmark_exec(fd, mount.mountPoint) }
+        // By path, so only while the path still lies on that file system: once unmounted, the
+        // path names the file system below, whose mark must stay (the kernel drops the marks of a
+        // file system that is gone).
+        for mount in gone where Mounts.device(of: mount.mountPoint) == mount.device {
+            RV_fanotify_unmark_exec(fd, mount.mountPoint)
+        }
         return failures
     }
 

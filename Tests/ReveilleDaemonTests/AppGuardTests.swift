@@ -4,13 +4,20 @@ import Testing
 
 /// The app policy end to end (README, "App time windows and daily limits"): real fanotify as root, `reveille run` everywhere.
 @Suite struct AppGuardTests {
-    /// A copy of /usr/bin/sleep in the daemon's root: the app the policy lists.
-    static func installGame(in daemonRoot: URL) throws -> String {
+    /// A copy of /usr/bin/sleep in the daemon's root, made unique by a few bytes after its end (the
+    /// guard knows an app by its content, and /usr/bin/sleep itself must stay unlisted): the app
+    /// the policy lists.
+    static func installGame(in daemonRoot: URL, name: String = "game", from program: String = "/usr/bin/sleep")
+        throws -> String
+    {
         let folder = daemonRoot.appendingPathComponent("games")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let game = folder.appendingPathComponent("game").path
+        let game = folder.appendingPathComponent(name).path
         try? FileManager.default.removeItem(atPath: game)
-        try FileManager.default.copyItem(atPath: "/usr/bin/sleep", toPath: game)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: program))
+        bytes.append(Data("reveille test \(UUID().uuidString)".utf8))
+        try bytes.write(to: URL(fileURLWithPath: game))
+        chmod(game, 0o755)
         return game
     }
 
@@ -66,7 +73,9 @@ import Testing
     @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
     func theKernelDeniesALaunchOutsideItsWindowAndAllowsItInside() throws {
         let (daemon, game) = try Self.daemon(now: "2026-11-23 21:00:00")
-        #expect(try daemon.cli("status").stdout.contains("apps: fanotify: 1 executables of 1 apps guarded\n"))
+        #expect(
+            try daemon.cli("status").stdout.contains(
+                "apps: fanotify: 1 apps, 1 of 1 executables known by content; execs watched on "))
         let denied = try Self.launch(game)
         #expect(denied.status == 126)
         #expect(denied.stderr.contains("Operation not permitted"))
@@ -155,8 +164,7 @@ import Testing
         let daemon = try DaemonHarness(now: instant("2026-11-23 21:00:00"))
         let game = try Self.installGame(in: daemon.root)
         // The gate's app is a different file than the guarded one, so that only the gate decides.
-        let gated = daemon.root.appendingPathComponent("games/gated").path
-        try FileManager.default.copyItem(atPath: "/usr/bin/echo", toPath: gated)
+        let gated = try Self.installGame(in: daemon.root, name: "gated", from: "/usr/bin/echo")
         try Self.writePolicy(
             "[[app]]\nname = \"echo\"\npaths = [\"\(gated)\"]\nwindows = [\"07:00-20:00\"]\n", to: daemon)
         #expect(daemon.waitFor(5) { daemon.logText().contains("app policy: 1 apps") })

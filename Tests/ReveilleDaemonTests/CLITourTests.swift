@@ -61,7 +61,7 @@ import Testing
                     sound: idle; devices: \(daemon.captureDevice), default
                     buttons: none found
                     voice: espeak-ng, voice en (loaded at the first sentence)
-                    apps: \(isRoot ? "fanotify: 0 executables of 0 apps guarded" : "gate only: 'reveille run NAME' asks first (fanotify unavailable: fanotify_init: needs root (CAP_SYS_ADMIN))")
+                    apps: \(isRoot ? "fanotify: no app listed, no exec waits for the guard" : "gate only: 'reveille run NAME' asks first (fanotify unavailable: fanotify_init: needs root (CAP_SYS_ADMIN))")
                     """)
         #expect(lines.last?.hasPrefix("daemon: ") == true)
         #expect(lines.last?.hasSuffix(" MB its own, the rest shared code)") == true)

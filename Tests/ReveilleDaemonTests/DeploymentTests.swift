@@ -33,7 +33,8 @@ import Testing
         #expect(outcome.stderr.isEmpty, "\(outcome)")
         for line in [
             "Type=notify", "WatchdogSec=3min", "Restart=always", "User=reveille",
-            "SupplementaryGroups=audio dialout i2c spi plugdev input", "StateDirectory=reveille", "RuntimeDirectory=reveille",
+            "SupplementaryGroups=audio dialout i2c spi plugdev input", "StateDirectory=reveille",
+            "RuntimeDirectory=reveille",
             "ConfigurationDirectory=reveille", "ProtectSystem=strict", "NoNewPrivileges=yes", "PrivateTmp=yes",
             "After=time-sync.target sound.target network.target",
         ] {

@@ -21,7 +21,7 @@ import Testing
 
     static var guardLine: String {
         isRoot
-            ? "ok    app guard: fanotify: 0 executables of 0 apps guarded\n"
+            ? "ok    app guard: fanotify: no app listed, no exec waits for the guard\n"
             : "note  app guard: gate only: 'reveille run NAME' asks first (fanotify unavailable: fanotify_init: needs root (CAP_SYS_ADMIN))\n      fix: run reveilled with CAP_SYS_ADMIN (the unit grants it) to block launches in the kernel\n"
     }
 

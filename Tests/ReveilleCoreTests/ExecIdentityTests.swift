@@ -1,0 +1,82 @@
+import ReveilleCore
+import Testing
+
+/// What the app guard knows a file by, and how it tells a program started through the loader
+/// (README, "What counts as the app").
+@Suite struct ExecIdentityTests {
+    let game = ContentID(size: 1000, sha256: String(repeating: "a", count: 64))
+    let loader = ContentID(size: 2000, sha256: String(repeating: "b", count: 64))
+
+    var catalog: ExecCatalog {
+        var catalog = ExecCatalog()
+        catalog.add(game, app: "game")
+        catalog.addLoader(loader)
+        return catalog
+    }
+
+    @Test func aFileIsTheAppByItsContentAndOnlyItsSizeIsWorthHashing() {
+        #expect(catalog.mayMatch(size: 1000) && catalog.mayMatch(size: 2000))
+        #expect(!catalog.mayMatch(size: 1001))
+        #expect(catalog.verdict(for: game, kind: .dynamicProgram).app == "game")
+        // Same size, other content: not the game.
+        let lookalike = ContentID(size: 1000, sha256: String(repeating: "c", count: 64))
+        #expect(catalog.verdict(for: lookalike, kind: .dynamicProgram).app == nil)
+        #expect(catalog.verdict(for: nil, kind: .other) == ExecVerdict(app: nil, isLoader: false, kind: .other))
+        #expect(catalog.verdict(for: loader, kind: .staticProgram).isLoader)
+    }
+
+    @Test func twoListingsOfOneContentKeepTheFirstApp() {
+        var catalog = self.catalog
+        catalog.add(game, app: "other")
+        #expect(catalog.verdict(for: game, kind: .dynamicProgram).app == "game")
+    }
+
+    let program = ExecVerdict(app: "game", isLoader: false, kind: .dynamicProgram)
+    let ld = ExecVerdict(app: nil, isLoader: true, kind: .staticProgram)
+
+    /// Feeds exec events in order; for each, whether it was the loader run directly.
+    func directLoaderRuns(_ events: [(Int32, ExecVerdict)], in sequence: inout ExecSequence) -> [Bool] {
+        events.map { sequence.exec(pid: $0.0, $0.1) }
+    }
+
+    @Test func theLoaderAfterADynamicProgramIsItsInterpreter() {
+        var sequence = ExecSequence()
+        // A normal start (the program, then its loader); then the same process execs the loader
+        // directly; another pid's program does not vouch for a third pid's loader run.
+        let runs = directLoaderRuns(
+            [(10, program), (10, ld), (10, ld), (11, program), (12, ld), (11, ld)], in: &sequence)
+        #expect(runs == [false, false, true, false, true, false])
+    }
+
+    @Test func aScriptOrStaticProgramBeforeTheLoaderDoesNotMakeItAnInterpreter() {
+        var sequence = ExecSequence()
+        let script = ExecVerdict(app: nil, isLoader: false, kind: .script)
+        let staticShell = ExecVerdict(app: nil, isLoader: false, kind: .staticProgram)
+        let sh = ExecVerdict(app: nil, isLoader: false, kind: .dynamicProgram)
+        // `#!/lib64/ld-linux-x86-64.so.2 /path/to/game` in a script; a static shell that execs the
+        // loader; `sh game.sh` (sh, then its loader).
+        let runs = directLoaderRuns(
+            [(20, script), (20, ld), (21, staticShell), (21, ld), (22, sh), (22, ld)], in: &sequence)
+        #expect(runs == [false, true, false, true, false, false])
+    }
+
+    @Test func theSequenceForgetsWhenItFillsUp() {
+        var sequence = ExecSequence()
+        let many = (0..<Int32(ExecSequence.limit + 10)).map { ($0, program) }
+        _ = directLoaderRuns(many, in: &sequence)
+        // The latest pids are still remembered; forgotten ones err on the side of refusing.
+        let runs = directLoaderRuns([(Int32(ExecSequence.limit + 9), ld), (0, ld)], in: &sequence)
+        #expect(runs == [false, true])
+    }
+
+    @Test func whoTheLoaderRouteIsClosedTo() {
+        let policy = AppPolicy(apps: [
+            AppRule(name: "game", paths: ["/g"], users: ["kid"]),
+            AppRule(name: "old", paths: ["/o"], enabled: false),
+        ])
+        #expect(policy.limits(user: "kid"))
+        #expect(!policy.limits(user: "parent"), "a disabled app for everyone limits nobody")
+        #expect(AppPolicy(apps: [AppRule(name: "tv", paths: ["/t"])]).limits(user: "parent"))
+        #expect(!AppPolicy().limits(user: "kid"))
+    }
+}
