@@ -58,18 +58,37 @@ public struct ExecVerdict: Hashable, Sendable {
     }
 }
 
+/// One file, whatever its names: device and inode.
+public struct FileKey: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+}
+
+extension FileStamp {
+    public var key: FileKey { FileKey(device: device, inode: inode) }
+}
+
 /// The programs the guard recognizes, by content: each listed executable's, taken when the policy
-/// loads, and the dynamic loaders'. Only a file whose size is one of theirs is worth hashing.
+/// loads, and the dynamic loaders'. Only a file whose size is one of theirs is worth hashing. The
+/// listed files themselves are also known by inode, so that one changed where it lies (by an
+/// owner who may write it) is still the app.
 public struct ExecCatalog: Sendable, Equatable {
     public private(set) var apps: [ContentID: String] = [:]
+    public private(set) var listedFiles: [FileKey: String] = [:]
     public private(set) var loaders: Set<ContentID> = []
     /// Sizes of everything above.
     public private(set) var sizes: Set<Int64> = []
 
     public init() {}
 
-    public mutating func add(_ content: ContentID, app: String) {
+    public mutating func add(_ content: ContentID, app: String, file: FileKey? = nil) {
         if apps[content] == nil { apps[content] = app }
+        if let file, listedFiles[file] == nil { listedFiles[file] = app }
         sizes.insert(content.size)
     }
 
@@ -81,9 +100,11 @@ public struct ExecCatalog: Sendable, Equatable {
     /// Whether a file of `size` bytes could be one of the catalog's: only then is it hashed.
     public func mayMatch(size: Int64) -> Bool { sizes.contains(size) }
 
-    public func verdict(for content: ContentID?, kind: ExecutableKind) -> ExecVerdict {
-        guard let content else { return ExecVerdict(app: nil, isLoader: false, kind: kind) }
-        return ExecVerdict(app: apps[content], isLoader: loaders.contains(content), kind: kind)
+    /// The verdict on a file of `content` (nil: not hashed), which is `file`.
+    public func verdict(for content: ContentID?, file: FileKey? = nil, kind: ExecutableKind) -> ExecVerdict {
+        let listed = file.flatMap { listedFiles[$0] }
+        guard let content else { return ExecVerdict(app: listed, isLoader: false, kind: kind) }
+        return ExecVerdict(app: apps[content] ?? listed, isLoader: loaders.contains(content), kind: kind)
     }
 }
 

@@ -27,6 +27,8 @@ final class AppSupervisor: Sendable {
         var limits: AppLimits
         /// How many listed executables were read and hashed, of how many listed.
         var known = (executables: 0, listed: 0)
+        /// The listed executables, resolved: one replaced (a package upgrade) is read again.
+        var listedFiles: Set<String> = []
         /// Followed processes' pidfds, by pid.
         var pidfds: [Int32: Int32] = [:]
         /// Where the policy in force came from.
@@ -198,37 +200,47 @@ final class AppSupervisor: Sendable {
     }
 
     private func enforce(_ policy: AppPolicy, from source: PolicySource) {
-        let (catalog, seeds, scripts, known) = catalogue(policy)
+        let read = catalogue(policy)
         state.withLock {
             $0.limits.policyLoaded(policy)
-            $0.known = known
+            $0.known = read.known
+            $0.listedFiles = read.files
             $0.source = source
         }
         memory.withLock { memory in
-            memory.catalog = catalog
+            memory.catalog = read.catalog
             memory.generation += 1
-            memory.verdicts = seeds
+            memory.verdicts = read.seeds
         }
         watchFilesystems()
         if let guardian {
-            for (path, why) in guardian.watchOpens(of: scripts) {
+            for (path, why) in guardian.watchOpens(of: read.scripts) {
                 logger.warning(
                     "app guard: cannot watch opens of the script \(path): \(why); 'sh \(path)' is not limited")
             }
         }
     }
 
-    /// The listed executables and the dynamic loaders, read and hashed: the catalog, the verdicts
-    /// of the files read (so that their first exec is answered from memory), the listed scripts
-    /// (whose opens are watched), and how many listed executables could be read.
-    private func catalogue(_ policy: AppPolicy) -> (
-        ExecCatalog, [FileStamp: ExecVerdict], Set<String>, (executables: Int, listed: Int)
-    ) {
-        guard !policy.apps.isEmpty else { return (ExecCatalog(), [:], [], (0, 0)) }
+    /// What reading the listed executables gives.
+    struct Catalogue {
+        var catalog = ExecCatalog()
+        /// The verdicts of the files read, so that their first exec is answered from memory.
+        var seeds: [FileStamp: ExecVerdict] = [:]
+        /// Listed scripts, whose opens are watched.
+        var scripts: Set<String> = []
+        /// The listed executables read, resolved: their folders are watched for one replaced.
+        var files: Set<String> = []
+        var known = (executables: 0, listed: 0)
+    }
+
+    /// The listed executables and the dynamic loaders, read and hashed.
+    private func catalogue(_ policy: AppPolicy) -> Catalogue {
+        guard !policy.apps.isEmpty else { return Catalogue() }
         let started = clock.elapsed()
         var catalog = ExecCatalog()
         var read: [(FileStamp, ContentID, ExecutableKind)] = []
         var scripts: Set<String> = []
+        var files: Set<String> = []
         var listed = 0
         func hash(_ path: String) -> (FileStamp, ContentID, ExecutableKind)? {
             let fd = ExecutableFile.open(path)
@@ -252,8 +264,9 @@ final class AppSupervisor: Sendable {
             for path in app.paths {
                 listed += 1
                 let resolved = AppSupervisor.resolved(path)
-                guard let (_, content, kind) = hash(resolved) else { continue }
-                catalog.add(content, app: app.name)
+                guard let (stamp, content, kind) = hash(resolved) else { continue }
+                catalog.add(content, app: app.name, file: stamp.key)
+                files.insert(resolved)
                 if kind == .script { scripts.insert(resolved) }
             }
         }
@@ -262,11 +275,12 @@ final class AppSupervisor: Sendable {
             if let (_, content, _) = hash(loader) { catalog.addLoader(content) }
         }
         var seeds: [FileStamp: ExecVerdict] = [:]
-        for (stamp, content, kind) in read { seeds[stamp] = catalog.verdict(for: content, kind: kind) }
+        for (stamp, content, kind) in read { seeds[stamp] = catalog.verdict(for: content, file: stamp.key, kind: kind) }
         logger.info(
             "app guard: \(known) of \(listed) listed executables and \(catalog.loaders.count) dynamic loaders hashed in \(String(format: "%.0f", (clock.elapsed() - started) * 1000)) ms"
         )
-        return (catalog, seeds, scripts, (known, listed))
+        return Catalogue(
+            catalog: catalog, seeds: seeds, scripts: scripts, files: files, known: (known, listed))
     }
 
     /// Watches execs on every file system programs can run from, while the policy lists apps
@@ -367,7 +381,7 @@ final class AppSupervisor: Sendable {
         if let known { return known }
         let kind = ExecutableFile.kind(fd)
         let content = catalog.mayMatch(size: stamp.size) ? ExecutableFile.content(fd, size: stamp.size) : nil
-        let verdict = catalog.verdict(for: content, kind: kind)
+        let verdict = catalog.verdict(for: content, file: stamp.key, kind: kind)
         memory.withLock { memory in
             guard memory.generation == generation else { return }
             if memory.verdicts.count >= GuardMemory.verdictLimit { memory.verdicts.removeAll() }
@@ -408,6 +422,8 @@ final class AppSupervisor: Sendable {
     }
 
     var appNames: [String] { state.withLock { $0.limits.policy.apps.map(\.name) } }
+
+    var listedFiles: Set<String> { state.withLock { $0.listedFiles } }
 
     func executable(of name: String) -> String? {
         state.withLock { $0.limits.policy.app(named: name)?.paths.first }
@@ -521,6 +537,9 @@ final class AppFollower {
     /// /proc/self/mountinfo, which polls as changed (EPOLLPRI) when anything is mounted or
     /// unmounted: a USB stick mounted later has its execs watched too.
     private let mountinfo: Int32
+    private var listedWatches: FolderWatches?
+    /// What a listed executable written or replaced does (set by the daemon: the policy's reload).
+    var onListedFileChange: () -> Void = {}
 
     init(supervisor: AppSupervisor, loop: EventLoop, logger: Logger) throws {
         self.supervisor = supervisor
@@ -541,6 +560,30 @@ final class AppFollower {
             loop.unwatch(mountinfo)
             close(mountinfo)
         }
+    }
+
+    /// Watches the folders of the listed executables: one written or replaced (a package upgrade,
+    /// or its owner changing it) calls `onListedFileChange`, which reads them all again. Called
+    /// after each policy load.
+    func watchListedFiles() {
+        let files = supervisor.listedFiles
+        let folders = Dictionary(grouping: files) { ($0 as NSString).deletingLastPathComponent }
+        let watches = FolderWatches(loop: loop, logger: supervisor.logger)
+        for (folder, paths) in folders {
+            let names = Set(paths.map { ($0 as NSString).lastPathComponent })
+            do {
+                try watches.watch(folder: folder, names: names) { [unowned self] in
+                    supervisor.logger.notice(
+                        "app guard: a listed executable in \(folder) changed; reading the listed executables again")
+                    onListedFileChange()
+                }
+            } catch {
+                supervisor.logger.warning(
+                    "app guard: cannot watch \(folder): \(error); a listed file replaced there is read again when apps.toml is saved"
+                )
+            }
+        }
+        listedWatches = watches
     }
 
     /// EPOLLPRI | EPOLLERR: how procfs reports a changed mount table.

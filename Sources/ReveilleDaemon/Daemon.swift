@@ -148,10 +148,14 @@ public enum Daemon {
         let supervisor = startAppSupervisor(
             options, store: store, controller: controller, doorbell: doorbell, logger: logger)
         let follower = try AppFollower(supervisor: supervisor, loop: loop, logger: logger)
-        watches.onPolicyChange = {
+        let policyChanged = { [unowned follower] in
             if let why = supervisor.reload() { controller.onPublish(.policyRejected(why)) }
             supervisor.review()
+            follower.watchListedFiles()
         }
+        watches.onPolicyChange = policyChanged
+        follower.onListedFileChange = policyChanged
+        follower.watchListedFiles()
         try loop.watch(doorbell.fd) { _ in
             for event in doorbell.take() {
                 switch event {
