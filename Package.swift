@@ -119,7 +119,10 @@ let package = Package(
         .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
         .testTarget(name: "ReveilleInputTests", dependencies: ["ReveilleInput"]),
-        .testTarget(name: "ReveilleLaunchTests", dependencies: ["ReveilleLaunch", "ReveilleCore"]),
+        .testTarget(
+            name: "ReveilleLaunchTests",
+            dependencies: ["ReveilleLaunch", "ReveilleCore", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleStore", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -121,16 +121,13 @@ final class AppSupervisor: Sendable {
         return AppGuardState(mode: .gateOnly, detail: guardProblem ?? "?", rejected: rejection)
     }
 
-    /// How long the guard's thread has been answering one batch of execs, when it is past
-    /// `stallSeconds`; nil while it keeps up.
+    /// How long the guard's thread has been answering one batch of execs, when it is past its
+    /// bound (5 s); nil while it keeps up.
     func guardStalledSeconds() -> Double? {
-        guard let answering = guardian?.answeringFor(), answering >= Self.stallSeconds else { return nil }
-        return answering
+        guard let guardian else { return nil }
+        let answering = guardian.answeringFor()
+        return answering >= guardian.stallSeconds ? answering : nil
     }
-
-    /// An exec unanswered this long means the guard is stuck: reported, and systemd's watchdog
-    /// is no longer pinged (the daemon is restarted, and the kernel allows what waited).
-    static let stallSeconds = 5.0
 
     /// Today's usage and grants as stored, read once at start on the loop. Later days begin empty
     /// in memory at midnight (nothing can be stored for a day that has not begun), so that an exec
@@ -553,9 +550,23 @@ final class AppFollower {
         if mountinfo >= 0 {
             try loop.watch(mountinfo, events: AppFollower.priority) { _ in supervisor.watchFilesystems() }
         }
+        if let guardian = supervisor.guardian, guardian.stallTimer >= 0 {
+            try loop.watch(guardian.stallTimer) { _ in
+                var expirations: UInt64 = 0
+                _ = read(guardian.stallTimer, &expirations, 8)
+                guard let stalled = supervisor.guardStalledSeconds() else { return }
+                // Every exec on the watched file systems waits for the guard: restart now, and the
+                // kernel allows what waited when its descriptor closes.
+                logger.critical(
+                    "app guard: one exec unanswered for \(String(format: "%.1f", stalled)) s; asking systemd to restart the daemon"
+                )
+                ServiceManager.watchdogTrigger()
+            }
+        }
     }
 
     deinit {
+        if let stallTimer = supervisor.guardian?.stallTimer, stallTimer >= 0 { loop.unwatch(stallTimer) }
         if mountinfo >= 0 {
             loop.unwatch(mountinfo)
             close(mountinfo)

@@ -233,15 +233,8 @@ public enum Daemon {
             watchdog.arm(after: interval, interval: interval)
             try loop.watch(watchdog.fd) { _ in
                 _ = watchdog.acknowledge()
-                // A guard stuck on one exec holds every exec of a listed program: restart now, and
-                // the kernel allows what waited.
-                if let stalled = controller.appSupervisor?.guardStalledSeconds() {
-                    logger.critical(
-                        "app guard: one exec unanswered for \(String(format: "%.0f", stalled)) s; asking systemd to restart the daemon"
-                    )
-                    ServiceManager.watchdogTrigger()
-                    return
-                }
+                // A guard stuck on one exec holds every exec: no ping (AppFollower asks for the restart).
+                if controller.appSupervisor?.guardStalledSeconds() != nil { return }
                 ServiceManager.watchdogPing()
             }
             timers.append(watchdog)

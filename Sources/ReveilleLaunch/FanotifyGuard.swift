@@ -20,6 +20,11 @@ public final class FanotifyGuard: Sendable {
     /// CLOCK_MONOTONIC nanoseconds at which the thread began answering what it is answering now;
     /// 0 while it waits for events. Read by the watchdog.
     private let answeringSince = Atomic<UInt64>(0)
+    /// A monotonic timerfd armed for `stallSeconds` while the thread answers, disarmed when it is
+    /// done: it becomes readable only when the guard is stuck. The daemon's loop watches it, so
+    /// noticing a stall costs no periodic wake-up.
+    public let stallTimer: Int32
+    public let stallSeconds: Double
 
     struct Marks {
         var filesystems: [Mount] = []
@@ -38,17 +43,20 @@ public final class FanotifyGuard: Sendable {
     }
 
     /// RV_fanotify_open: fanotify_init for permission events.
-    public init(logger: Logger) throws(GuardError) {
+    public init(logger: Logger, stallSeconds: Double = 5) throws(GuardError) {
         let fd = RV_fanotify_open()
         guard fd >= 0 else { throw GuardError(function: "fanotify_init", errno: errno) }
         self.fd = fd
         self.logger = logger
         self.stopFD = RV_eventfd()
+        self.stallTimer = RV_timerfd_monotonic()
+        self.stallSeconds = stallSeconds
     }
 
     deinit {
         close(fd)
         if stopFD >= 0 { close(stopFD) }
+        if stallTimer >= 0 { close(stallTimer) }
     }
 
     /// Ends the thread after the events it is answering.
@@ -141,7 +149,12 @@ public final class FanotifyGuard: Sendable {
             var descriptors = [fd, stopFD].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             guard poll(&descriptors, 2, -1) > 0, descriptors[0].revents != 0 else { continue }
             answeringSince.store(FanotifyGuard.monotonicNanoseconds(), ordering: .releasing)
-            defer { answeringSince.store(0, ordering: .releasing) }
+            let whole = Int64(stallSeconds)
+            RV_timerfd_arm_relative(stallTimer, whole, Int((stallSeconds - Double(whole)) * 1e9), 0)
+            defer {
+                answeringSince.store(0, ordering: .releasing)
+                RV_timerfd_arm_relative(stallTimer, 0, 0, 0)
+            }
             let count = RV_fanotify_read(fd, &events, Int32(events.count))
             if count < 0 {
                 logger.error("app guard: reading fanotify events failed: \(String(cString: strerror(errno)))")

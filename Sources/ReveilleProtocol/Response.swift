@@ -517,7 +517,9 @@ public struct AppGuardState: Codable, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch mode {
         case .starting: "starting"
-        case .fanotify: "fanotify: \(detail)"
+        case .fanotify:
+            "fanotify: \(detail)"
+                + (stalledSeconds.map { "; STALLED: one exec unanswered for \(Int($0)) s" } ?? "")
         case .gateOnly: "gate only: 'reveille run NAME' asks first (fanotify unavailable: \(detail))"
         }
     }
