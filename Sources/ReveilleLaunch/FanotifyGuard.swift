@@ -145,31 +145,40 @@ public final class FanotifyGuard: Sendable {
 
     private func loop(_ decide: @Sendable (Event) -> Bool) {
         var events = [RV_exec_event](repeating: RV_exec_event(), count: 256)
+        var descriptors = [fd, stopFD].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         while !stopping.load(ordering: .acquiring) {
-            var descriptors = [fd, stopFD].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            descriptors[0].revents = 0
             guard poll(&descriptors, 2, -1) > 0, descriptors[0].revents != 0 else { continue }
-            answeringSince.store(FanotifyGuard.monotonicNanoseconds(), ordering: .releasing)
-            let whole = Int64(stallSeconds)
-            RV_timerfd_arm_relative(stallTimer, whole, Int((stallSeconds - Double(whole)) * 1e9), 0)
-            defer {
-                answeringSince.store(0, ordering: .releasing)
-                RV_timerfd_arm_relative(stallTimer, 0, 0, 0)
-            }
-            let count = RV_fanotify_read(fd, &events, Int32(events.count))
-            if count < 0 {
-                logger.error("app guard: reading fanotify events failed: \(String(cString: strerror(errno)))")
-                continue
-            }
-            for event in events.prefix(Int(count)) {
-                let allow = decide(Event(fd: event.fd, pid: event.pid, exec: event.exec != 0))
-                if RV_fanotify_respond(fd, event.fd, allow ? 1 : 0) != 0 {
-                    // The exec waits until the kernel hears an answer: say so loudly.
-                    logger.critical(
-                        "app guard: answering the kernel for pid \(event.pid) failed: \(String(cString: strerror(errno)))"
-                    )
-                }
+            _ = answer(&events, decide)
+        }
+    }
+
+    /// Reads and answers the events waiting (none: returns 0 at once); the stall timer runs
+    /// meanwhile.
+    private func answer(_ events: inout [RV_exec_event], _ decide: @Sendable (Event) -> Bool) -> Int {
+        let count = RV_fanotify_read(fd, &events, Int32(events.count))
+        if count < 0 {
+            logger.error("app guard: reading fanotify events failed: \(String(cString: strerror(errno)))")
+            return 0
+        }
+        guard count > 0 else { return 0 }
+        answeringSince.store(FanotifyGuard.monotonicNanoseconds(), ordering: .releasing)
+        let whole = Int64(stallSeconds)
+        RV_timerfd_arm_relative(stallTimer, whole, Int((stallSeconds - Double(whole)) * 1e9), 0)
+        defer {
+            answeringSince.store(0, ordering: .releasing)
+            RV_timerfd_arm_relative(stallTimer, 0, 0, 0)
+        }
+        for event in events.prefix(Int(count)) {
+            let allow = decide(Event(fd: event.fd, pid: event.pid, exec: event.exec != 0))
+            if RV_fanotify_respond(fd, event.fd, allow ? 1 : 0) != 0 {
+                // The exec waits until the kernel hears an answer: say so loudly.
+                logger.critical(
+                    "app guard: answering the kernel for pid \(event.pid) failed: \(String(cString: strerror(errno)))"
+                )
             }
         }
+        return Int(count)
     }
 
     /// The file an event's descriptor is open on: readlink of /proc/self/fd/N.
