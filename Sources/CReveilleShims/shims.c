@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/fanotify.h>
+#include <wchar.h>
+#include <locale.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <unistd.h>
@@ -90,6 +92,16 @@ int RV_inotify_watch_directory(const char *path) {
     return fd;
 }
 
+
+int RV_wcwidth(unsigned int scalar) {
+    static int ready = 0;
+    if (!ready) {
+        locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+        if (utf8) uselocale(utf8);
+        ready = 1;
+    }
+    return wcwidth((wchar_t)scalar);
+}
 
 int RV_fanotify_probe(void) {
     int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);

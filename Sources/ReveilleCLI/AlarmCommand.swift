@@ -47,7 +47,10 @@ struct AlarmCommand: ParsableCommand {
         @OptionGroup var fields: AlarmFields
         @OptionGroup var connection: ConnectionOptions
 
-        func validate() throws { _ = try fields.spec(time: time) }
+        func validate() throws {
+            try checkID(id, of: "alarm", list: "reveille alarm list")
+            _ = try fields.spec(time: time)
+        }
 
         func run() throws {
             print(try send(.alarmEdit(id: id, spec: fields.spec(time: time)), to: connection).message ?? "")
@@ -86,6 +89,8 @@ struct AlarmCommand: ParsableCommand {
         @Argument(help: "The alarm's id.") var id: Int
         @OptionGroup var connection: ConnectionOptions
 
+        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
+
         func run() throws { print(try send(.alarmRemove(id: id), to: connection).message ?? "") }
     }
 
@@ -95,6 +100,8 @@ struct AlarmCommand: ParsableCommand {
         @Argument(help: "The alarm's id.") var id: Int
         @OptionGroup var connection: ConnectionOptions
 
+        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
+
         func run() throws { print(try send(.alarmSetEnabled(id: id, enabled: true), to: connection).message ?? "") }
     }
 
@@ -103,6 +110,8 @@ struct AlarmCommand: ParsableCommand {
 
         @Argument(help: "The alarm's id.") var id: Int
         @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
 
         func run() throws { print(try send(.alarmSetEnabled(id: id, enabled: false), to: connection).message ?? "") }
     }

@@ -4,7 +4,8 @@ import ReveilleCore
 import ReveilleProtocol
 
 /// Sends one command to the daemon. A refusal or an unreachable daemon is printed as
-/// `reveille: <message>` on standard error and ends the command with exit code 1.
+/// `reveille: <message>` on standard error and ends the command with exit code 1; a value the
+/// daemon finds out of range (an input mistake) with 64, as swift-argument-parser's usage errors.
 func send(_ command: Command, to connection: ConnectionOptions) throws -> Response {
     let response: Response
     do {
@@ -15,7 +16,7 @@ func send(_ command: Command, to connection: ConnectionOptions) throws -> Respon
     }
     if let error = response.error {
         printError(error.message)
-        throw ExitCode(1)
+        throw ExitCode(error.code == .invalid ? 64 : 1)
     }
     return response
 }

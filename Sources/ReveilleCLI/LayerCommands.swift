@@ -75,6 +75,8 @@ struct RuleCommand: ParsableCommand {
         @Argument(help: "The rule's id.") var id: Int
         @OptionGroup var connection: ConnectionOptions
 
+        func validate() throws { try checkID(id, of: "rule", list: "reveille rule list") }
+
         func run() throws { print(try send(.ruleRemove(id: id), to: connection).message ?? "") }
     }
 }
@@ -136,6 +138,8 @@ struct OverrideCommand: ParsableCommand {
 
         @Argument(help: "The override's id.") var id: Int
         @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws { try checkID(id, of: "override", list: "reveille override list") }
 
         func run() throws { print(try send(.overrideRemove(id: id), to: connection).message ?? "") }
     }

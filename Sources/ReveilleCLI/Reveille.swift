@@ -24,6 +24,48 @@ public struct Reveille: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     public init() {}
+
+    /// Runs the command line: negative numbers made readable (`Arguments.normalized`), an unknown
+    /// command answered with the nearest one, then swift-argument-parser.
+    public static func start(_ typed: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        let arguments = Arguments.normalized(typed)
+        if let unknown = unknownCommand(in: arguments) {
+            let hint = Arguments.suggestion(for: unknown.word, among: unknown.names).map { "; did you mean '\($0)'?" }
+            printError(
+                "unknown command '\(unknown.word)'\(hint ?? "")\n  See '\(unknown.path) --help' for the commands.")
+            Foundation.exit(64)
+        }
+        main(arguments)
+        Foundation.exit(0)
+    }
+
+    /// The first word that should name a subcommand and does not.
+    static func unknownCommand(in arguments: [String]) -> (word: String, names: [String], path: String)? {
+        var command: any ParsableCommand.Type = Reveille.self
+        var path = "reveille"
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" { return nil }
+            if argument.hasPrefix("-") {
+                // An option's value follows it unless joined with = or it is a flag.
+                if argument.hasPrefix("--"), !argument.contains("="), Arguments.takesValue(argument) { index += 1 }
+                index += 1
+                continue
+            }
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty else { return nil }
+            let names = subcommands.map { $0._commandName }
+            guard let found = subcommands.first(where: { $0._commandName == argument }) else {
+                if argument == "help" { return nil }
+                return (argument, names, path)
+            }
+            command = found
+            path += " " + argument
+            index += 1
+        }
+        return nil
+    }
 }
 
 /// Where the daemon is.

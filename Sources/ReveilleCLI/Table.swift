@@ -1,3 +1,4 @@
+import CReveilleShims
 import Foundation
 
 /// A plain-text table with left-aligned columns, two spaces apart, trailing spaces trimmed.
@@ -48,9 +49,16 @@ struct Table {
 }
 
 extension String {
-    /// Columns taken on a terminal: the byte count for ASCII, the character count otherwise.
+    /// Columns taken on a terminal: the byte count for ASCII; otherwise glibc's wcwidth for each
+    /// character's first scalar (2 for CJK and emoji, 0 for combining marks), read in the C.UTF-8
+    /// locale whatever the user's (in plain C it knows no character beyond ASCII).
     var displayWidth: Int {
-        let bytes = utf8.count
-        return utf8.allSatisfy { $0 < 0x80 } ? bytes : count
+        if utf8.allSatisfy({ $0 < 0x80 }) { return utf8.count }
+        return reduce(0) { total, character in
+            guard let first = character.unicodeScalars.first else { return total }
+            // An emoji written with its presentation selector is wide even where wcwidth says 1.
+            if character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return total + 2 }
+            return total + max(0, Int(RV_wcwidth(first.value)))
+        }
     }
 }

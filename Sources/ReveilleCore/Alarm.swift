@@ -78,6 +78,25 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     /// `#3 work` or `#3` when there is no label.
     public var name: String { label.isEmpty ? "#\(id)" : "#\(id) \(label)" }
 
+    /// A label is shown in tables, logs and spoken: at most 64 characters, no control characters
+    /// (a newline or an escape sequence would break a table or a terminal), not only spaces. Empty
+    /// is no label.
+    public static func checkLabel(_ label: String) throws(InputError) {
+        guard label.count <= 64 else { throw InputError("label: at most 64 characters") }
+        if let control = label.unicodeScalars.first(where: {
+            $0.properties.generalCategory == .control || (0x202A...0x202E).contains($0.value)
+                || (0x2066...0x2069).contains($0.value)
+        }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            throw InputError(
+                "label: control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code) is not allowed; use letters, digits, spaces and punctuation"
+            )
+        }
+        guard label.isEmpty || !label.allSatisfy(\.isWhitespace) else {
+            throw InputError("label: only spaces; give a name, like work, or \"\" for none")
+        }
+    }
+
     /// Checks the ranges a client could get wrong; the message names the field and the range.
     public func validate() throws(InputError) {
         guard (0...100).contains(volume) else { throw InputError("volume \(volume): must be 0-100") }
@@ -90,7 +109,7 @@ public struct Alarm: Hashable, Sendable, Identifiable {
         guard (1...120).contains(snoozeMinutes) else {
             throw InputError("snooze minutes \(snoozeMinutes): must be 1-120")
         }
-        guard label.count <= 64 else { throw InputError("label: at most 64 characters") }
+        try Alarm.checkLabel(label)
         if case .weekly(let days) = repeats, days.isEmpty {
             throw InputError("days: an alarm needs at least one day, or a date for a one-shot")
         }

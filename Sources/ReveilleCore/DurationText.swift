@@ -1,9 +1,12 @@
 /// Durations as people type them: `20m`, `90s`, `1h30m`, `2h`.
 public enum DurationText {
-    /// Seconds in `text`. A bare number is minutes.
-    public static func parse(_ text: String) throws(InputError) -> Int {
+    /// Seconds in `text`, which must be within `range` (seconds). A bare number is refused: 5
+    /// could mean minutes or seconds.
+    public static func parse(_ text: String, range: ClosedRange<Int> = 1...(7 * 86_400)) throws(InputError) -> Int {
         let hint = "use a duration like 20m, 90s or 1h30m"
-        if let minutes = Int(text), minutes > 0 { return minutes * 60 }
+        if Int(text) != nil {
+            throw InputError("duration \"\(text)\": give a unit, like \(text)m (minutes), \(text)s or \(text)h")
+        }
         var total = 0
         var digits = ""
         for character in text.lowercased() {
@@ -23,7 +26,20 @@ public enum DurationText {
             digits = ""
         }
         guard digits.isEmpty, total > 0 else { throw InputError("duration \"\(text)\": \(hint)") }
+        guard range.contains(total) else {
+            throw InputError(
+                "duration \"\(text)\": must be \(words(range.lowerBound)) to \(words(range.upperBound))")
+        }
         return total
+    }
+
+    /// A bound in words: `1 second`, `7 days`, `90 minutes`.
+    static func words(_ seconds: Int) -> String {
+        let (value, unit) =
+            seconds % 86_400 == 0
+            ? (seconds / 86_400, "day") : seconds % 3600 == 0 ? (seconds / 3600, "hour")
+            : seconds % 60 == 0 ? (seconds / 60, "minute") : (seconds, "second")
+        return "\(value) \(unit)\(value == 1 ? "" : "s")"
     }
 
     /// `2d 3h 5m`, `4h 0m`, `12m`, `30s`.

@@ -1,3 +1,3 @@
 import ReveilleCLI
 
-Reveille.main()
+Reveille.start()

@@ -38,6 +38,10 @@ int RV_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 /// input device created by udev and then given its permissions. Returns -1 with errno set.
 int RV_inotify_watch_directory(const char *path);
 
+/// Columns a character takes on a terminal (glibc's wcwidth in the C.UTF-8 locale, set for the
+/// calling thread at the first call): 2 for CJK and emoji, 0 for combining marks, -1 for controls.
+int RV_wcwidth(unsigned int scalar);
+
 /// Whether the kernel offers fanotify permission events: fanotify_init(FAN_CLASS_CONTENT |
 /// FAN_CLOEXEC, O_RDONLY), closed at once. Returns 0, or an errno (EPERM: not root; EINVAL or
 /// ENOSYS: the kernel lacks them).
