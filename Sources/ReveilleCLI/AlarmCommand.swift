@@ -33,7 +33,7 @@ struct AlarmCommand: ParsableCommand {
         }
 
         func run() throws {
-            print(try send(.alarmAdd(spec: fields.spec(time: time)), to: connection).message ?? "")
+            report(try send(.alarmAdd(spec: fields.spec(time: time)), to: connection))
         }
     }
 
@@ -53,7 +53,7 @@ struct AlarmCommand: ParsableCommand {
         }
 
         func run() throws {
-            print(try send(.alarmEdit(id: id, spec: fields.spec(time: time)), to: connection).message ?? "")
+            report(try send(.alarmEdit(id: id, spec: fields.spec(time: time)), to: connection))
         }
     }
 
@@ -91,7 +91,7 @@ struct AlarmCommand: ParsableCommand {
 
         func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
 
-        func run() throws { print(try send(.alarmRemove(id: id), to: connection).message ?? "") }
+        func run() throws { report(try send(.alarmRemove(id: id), to: connection)) }
     }
 
     struct Enable: ParsableCommand {
@@ -102,7 +102,7 @@ struct AlarmCommand: ParsableCommand {
 
         func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
 
-        func run() throws { print(try send(.alarmSetEnabled(id: id, enabled: true), to: connection).message ?? "") }
+        func run() throws { report(try send(.alarmSetEnabled(id: id, enabled: true), to: connection)) }
     }
 
     struct Disable: ParsableCommand {
@@ -113,7 +113,7 @@ struct AlarmCommand: ParsableCommand {
 
         func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
 
-        func run() throws { print(try send(.alarmSetEnabled(id: id, enabled: false), to: connection).message ?? "") }
+        func run() throws { report(try send(.alarmSetEnabled(id: id, enabled: false), to: connection)) }
     }
 }
 

@@ -77,7 +77,7 @@ struct AppsCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
-            print(try send(.appGrant(name: name, minutes: minutes, user: user), to: connection).message ?? "")
+            report(try send(.appGrant(name: name, minutes: minutes, user: user), to: connection))
         }
     }
 
@@ -90,8 +90,12 @@ struct AppsCommand: ParsableCommand {
                 may write it (the daemon refuses it otherwise).
                 """)
 
-        @Argument(help: ArgumentHelp("The file, like /etc/reveille/apps.toml.", valueName: "file"))
-        var file: String
+        @Argument(
+            help: ArgumentHelp(
+                "The file (default: the daemon's, /etc/reveille/apps.toml under --root).", valueName: "file"))
+        var file: String?
+
+        @OptionGroup var connection: ConnectionOptions
 
         /// Whether `file` is the device's own policy (through any link), which the daemon
         /// requires to be root's.
@@ -102,9 +106,10 @@ struct AppsCommand: ParsableCommand {
         }
 
         func run() throws {
+            let file = self.file ?? connection.paths.appPolicy
             guard FileManager.default.fileExists(atPath: file) else {
                 printError("\(file): no such file")
-                throw ExitCode(1)
+                throw ExitCode(self.file == nil ? 1 : 64)
             }
             var problems: [ConfigError] = []
             var policy = AppPolicy()

@@ -21,6 +21,13 @@ func send(_ command: Command, to connection: ConnectionOptions) throws -> Respon
     return response
 }
 
+/// Prints a reply's message, then its warnings on standard error (`reveille: warning: ...`).
+func report(_ response: Response) {
+    print(response.message ?? "")
+    fflush(nil)  // the message before the warnings, even when both go to one pipe
+    for warning in response.warnings ?? [] { printError("warning: \(warning)") }
+}
+
 func printError(_ message: String) {
     FileHandle.standardError.write(Data("reveille: \(message)\n".utf8))
 }

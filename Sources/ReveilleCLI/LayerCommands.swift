@@ -47,7 +47,7 @@ struct RuleCommand: ParsableCommand {
         func run() throws {
             let command = Command.ruleAdd(
                 alarmID: change.alarm, days: try parsed { try DaySet.parse(days) }, change: try change.change())
-            print(try send(command, to: connection).message ?? "")
+            report(try send(command, to: connection))
         }
     }
 
@@ -77,7 +77,7 @@ struct RuleCommand: ParsableCommand {
 
         func validate() throws { try checkID(id, of: "rule", list: "reveille rule list") }
 
-        func run() throws { print(try send(.ruleRemove(id: id), to: connection).message ?? "") }
+        func run() throws { report(try send(.ruleRemove(id: id), to: connection)) }
     }
 }
 
@@ -109,7 +109,7 @@ struct OverrideCommand: ParsableCommand {
 
         func run() throws {
             let command = Command.overrideAdd(alarmID: change.alarm, date: date, change: try change.change())
-            print(try send(command, to: connection).message ?? "")
+            report(try send(command, to: connection))
         }
     }
 
@@ -141,6 +141,6 @@ struct OverrideCommand: ParsableCommand {
 
         func validate() throws { try checkID(id, of: "override", list: "reveille override list") }
 
-        func run() throws { print(try send(.overrideRemove(id: id), to: connection).message ?? "") }
+        func run() throws { report(try send(.overrideRemove(id: id), to: connection)) }
     }
 }

@@ -10,7 +10,7 @@ struct SnoozeCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        print(try send(.snooze, to: connection).message ?? "")
+        report(try send(.snooze, to: connection))
     }
 }
 
@@ -45,6 +45,7 @@ struct DismissCommand: ParsableCommand {
             fflush(nil)  // show the prompt before waiting for the answer
             guard let line = readLine() else {
                 print("")
+                printError("no answer (end of input); the alarm was not dismissed")
                 throw ExitCode(1)
             }
             guard let value = Int(line.trimmingCharacters(in: .whitespaces)) else {

@@ -108,6 +108,9 @@ struct StatusCommand: ParsableCommand {
                 lines.append(
                     "SNOOZED: alarm \(session.name) (due \(session.scheduledTime)) rings again at \(session.snoozedUntil ?? "?") (\(left))"
                 )
+            } else if session.maxSnoozes != 0 && session.snoozeCount >= session.maxSnoozes {
+                lines.append(
+                    "RINGING: alarm \(session.name) (due \(session.scheduledTime)); no snoozes left: it must be dismissed")
             } else {
                 lines.append(
                     "RINGING: alarm \(session.name) (due \(session.scheduledTime)); \(left): 'reveille snooze'")
@@ -190,7 +193,7 @@ struct PauseCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        print(try send(.pause(until: until), to: connection).message ?? "")
+        report(try send(.pause(until: until), to: connection))
     }
 }
 
@@ -200,6 +203,6 @@ struct ResumeCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        print(try send(.resume, to: connection).message ?? "")
+        report(try send(.resume, to: connection))
     }
 }

@@ -36,7 +36,7 @@ struct TagCommand: ParsableCommand {
                 print("Place the tag on the reader (waiting up to \(timeout) s)...")
                 fflush(nil)
             }
-            print(try send(.tagAdd(label: label, uid: uid, timeoutSeconds: timeout), to: connection).message ?? "")
+            report(try send(.tagAdd(label: label, uid: uid, timeoutSeconds: timeout), to: connection))
         }
     }
 
@@ -71,7 +71,7 @@ struct TagCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
-            print(try send(.tagRemove(label: label), to: connection).message ?? "")
+            report(try send(.tagRemove(label: label), to: connection))
         }
     }
 

@@ -1,3 +1,4 @@
+import Glibc
 import ReveilleCore
 import ReveilleProtocol
 
@@ -27,12 +28,17 @@ extension Controller {
         return try alarmResponse(alarm, "changed alarm \(alarm.name): \(describe(alarm))")
     }
 
-    /// Every alarm with its next ring.
+    /// Every alarm with its next ring, and why it will not ring where it will not.
     func alarmInfos() throws -> [AlarmInfo] {
         let now = self.now()
         let state = try currentState(today: now.date)
+        let equipment = try self.equipment()
         return state.alarms.map { alarm in
-            AlarmInfo(alarm, nextRing: nextRing(of: alarm, in: state, after: now.instant))
+            let next = nextRing(of: alarm, in: state, after: now.instant)
+            return AlarmInfo(
+                alarm, nextRing: next,
+                warnings: RingWarnings.warnings(
+                    for: alarm, in: state, today: now.date, nextRing: next != nil, equipment: equipment))
         }
     }
 
@@ -40,10 +46,19 @@ extension Controller {
         let now = self.now()
         let state = try currentState(today: now.date)
         let next = nextRing(of: alarm, in: state, after: now.instant)
+        let warnings = RingWarnings.warnings(
+            for: alarm, in: state, today: now.date, nextRing: next != nil, equipment: try equipment())
         var response = Response(
             message: message + (next.map { "; next ring \($0.weekday) \($0.date) \($0.time)" } ?? ""))
-        response.alarms = [AlarmInfo(alarm, nextRing: next)]
+        response.warnings = warnings.isEmpty ? nil : warnings
+        response.alarms = [AlarmInfo(alarm, nextRing: next, warnings: warnings)]
         return response
+    }
+
+    /// What a ring's challenge can use: a configured reader, registered tags.
+    func equipment() throws -> RingWarnings.Equipment {
+        let configured = if case .notConfigured = ring.reader.health { false } else { true }
+        return RingWarnings.Equipment(readerConfigured: configured, tagCount: try store.tags().count)
     }
 
     func nextRing(of alarm: Alarm, in state: ScheduleState, after instant: Int) -> RingInfo? {
@@ -102,10 +117,22 @@ extension Controller {
                 guard sound.hasPrefix("/") else {
                     throw InputError("--sound \"\(sound)\": give the file's absolute path")
                 }
-                if let problem = ring.audio.problem(withSound: sound) {
+                var info = stat()
+                if stat(sound, &info) != 0 {
                     throw InputError(
-                        "--sound: cannot play \(problem); the daemon reads it as its own user, so check the file's permissions"
+                        errno == ENOENT || errno == ENOTDIR
+                            ? "--sound \(sound): no such file"
+                            : "--sound \(sound): the daemon cannot reach it (\(String(cString: strerror(errno)))); check the folders' permissions"
                     )
+                }
+                guard info.st_mode & S_IFMT == S_IFREG else { throw InputError("--sound \(sound): not a file") }
+                guard access(sound, R_OK) == 0 else {
+                    throw InputError(
+                        "--sound \(sound): the daemon's user cannot read it; make it readable by others (chmod o+r) or put it in /usr/local/share/sounds"
+                    )
+                }
+                if let problem = ring.audio.problem(withSound: sound) {
+                    throw InputError("--sound: cannot play \(problem); use a WAV, FLAC, Ogg or MP3 file")
                 }
             }
             alarm.sound = sound.isEmpty ? nil : sound

@@ -228,7 +228,9 @@ public final class Controller {
             let alarm = try existingAlarm(id)
             guard try store.deleteAlarm(id: id) else { throw noAlarm(id) }
             logger.info("alarm \(alarm.name) removed")
-            return Response(message: "removed alarm \(alarm.name)")
+            var response = Response(message: "removed alarm \(alarm.name)")
+            response.warnings = stillRinging()
+            return response
         case .alarmSetEnabled(let id, let enabled):
             var alarm = try existingAlarm(id)
             alarm.enabled = enabled
@@ -285,7 +287,9 @@ public final class Controller {
             guard let untilText else {
                 try store.setMaster(.off)
                 logger.notice("alarms paused until resumed")
-                return Response(message: "alarms are off until 'reveille resume'")
+                var response = Response(message: "alarms are off until 'reveille resume'")
+                response.warnings = stillRinging()
+                return response
             }
             let until = try CivilDate.parse(untilText, today: today)
             guard until > today else {
@@ -293,7 +297,9 @@ public final class Controller {
             }
             try store.setMaster(.pausedUntil(until))
             logger.notice("alarms paused until \(until)")
-            return Response(message: "alarms paused; they ring again from \(until.weekday.displayName) \(until)")
+            var response = Response(message: "alarms paused; they ring again from \(until.weekday.displayName) \(until)")
+            response.warnings = stillRinging()
+            return response
         case .resume:
             try store.setMaster(.on)
             logger.notice("alarms resumed")
@@ -339,6 +345,20 @@ public final class Controller {
             logger.info("purged \(purged) past date override(s)")
             state.overrides.removeAll { $0.date < today }
         }
+        let stale = state.alarms.filter { alarm in
+            if alarm.enabled, case .once(let date) = alarm.repeats { return date < today }
+            return false
+        }
+        if !stale.isEmpty {
+            for alarm in try store.disableOneShots(before: today) {
+                // One that rang was turned off when it was dismissed: this one never rang.
+                guard case .once(let date) = alarm.repeats else { continue }
+                logger.notice(
+                    "alarm \(alarm.name): its day (\(date)) is over and it did not ring (missed, paused or silenced by a rule or override); turned off"
+                )
+            }
+            state = try store.scheduleState()
+        }
         return state
     }
 
@@ -350,6 +370,14 @@ public final class Controller {
     /// Runs a layer check, reporting a collision as a conflict rather than as bad input.
     func asConflict(_ check: () throws(InputError) -> Void) throws(Refusal) {
         do { try check() } catch { throw Refusal(.conflict, error.message) }
+    }
+
+    /// A session already begun goes on whatever the schedule becomes: say so.
+    func stillRinging() -> [String]? {
+        guard let session = machine.session else { return nil }
+        return [
+            "alarm \(session.settings.name) is still \(session.state == .snoozed ? "snoozed" : "ringing"): it stops only when dismissed ('reveille dismiss')"
+        ]
     }
 
     func noAlarm(_ id: Int) -> Refusal {

@@ -7,6 +7,9 @@ public struct Response: Codable, Sendable, Equatable {
     public var ok: Bool
     public var error: ErrorReply?
     public var message: String?
+    /// Things done as asked that may not do what was meant: printed after the message, on
+    /// standard error (`warning: alarms are paused until ...`).
+    public var warnings: [String]?
     /// What the request asked for: one type per kind of answer.
     public var payload: Payload?
 
@@ -318,8 +321,10 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
     public var snoozeMinutes: Int
     public var skipHolidays: Bool
     public var nextRing: RingInfo?
+    /// Why it will not ring, or not as set (`RingWarnings`); nil when all is well.
+    public var warnings: [String]?
 
-    public init(_ alarm: Alarm, nextRing: RingInfo?) {
+    public init(_ alarm: Alarm, nextRing: RingInfo?, warnings: [String] = []) {
         id = alarm.id
         label = alarm.label
         time = alarm.time.description
@@ -338,6 +343,7 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
         snoozeMinutes = alarm.snoozeMinutes
         skipHolidays = alarm.skipHolidays
         self.nextRing = nextRing
+        self.warnings = warnings.isEmpty ? nil : warnings
     }
 }
 

@@ -123,6 +123,20 @@ public final class Store: Sendable {
         }
     }
 
+    /// Turns off the enabled one-shots whose day is before `today` (their day is over: they rang,
+    /// were missed or were silenced); returns them as they were.
+    public func disableOneShots(before today: CivilDate) throws -> [Alarm] {
+        try db.write { db in
+            let stale = try AlarmRecord.filter(Column("days") == 0 && Column("enabled") == true)
+                .filter(Column("date") < today.description).fetchAll(db)
+            for var record in stale {
+                record.enabled = false
+                try record.update(db)
+            }
+            return try stale.map { try $0.alarm() }
+        }
+    }
+
     /// Removes the alarm and the rules and overrides that name it; false when there is none.
     public func deleteAlarm(id: Int) throws -> Bool {
         try db.write { db in try AlarmRecord.deleteOne(db, key: Int64(id)) }

@@ -54,11 +54,16 @@ import Testing
         let daemon = try DaemonHarness()
         let missing = daemon.root.appendingPathComponent("nowhere.ogg").path
         let add = try daemon.cli("alarm", "add", "7:00", "--sound", missing)
-        #expect(add.status == 1)
-        #expect(
-            add.stderr
-                == "reveille: --sound: cannot play \(missing): System error : No such file or directory. (sf_open); the daemon reads it as its own user, so check the file's permissions\n"
-        )
+        #expect(add.status == 64)
+        #expect(add.stderr == "reveille: --sound \(missing): no such file\n")
+        let notSound = daemon.root.appendingPathComponent("notes.wav").path
+        try "not a sound".write(toFile: notSound, atomically: true, encoding: .utf8)
+        let garbled = try daemon.cli("alarm", "add", "7:00", "--sound", notSound)
+        #expect(garbled.status == 64)
+        #expect(garbled.stderr.hasPrefix("reveille: --sound: cannot play \(notSound): "))
+        #expect(garbled.stderr.hasSuffix("; use a WAV, FLAC, Ogg or MP3 file\n"))
+        let folder = try daemon.cli("alarm", "add", "7:00", "--sound", daemon.root.path)
+        #expect(folder.stderr == "reveille: --sound \(daemon.root.path): not a file\n")
         let relative = try daemon.request(
             .alarmAdd(
                 spec: {

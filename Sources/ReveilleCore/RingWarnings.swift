@@ -1,0 +1,66 @@
+/// Why an alarm will not ring, or will not ring as set, in words a user can act on: said when an
+/// alarm is added or changed, and under `alarm list` where NEXT RING is `-`. Pure: the schedule,
+/// the day and what the clock has (a reader, tags) come in as data.
+public enum RingWarnings {
+    /// What the clock has, besides the schedule.
+    public struct Equipment: Sendable {
+        public var readerConfigured: Bool
+        public var tagCount: Int
+
+        public init(readerConfigured: Bool, tagCount: Int) {
+            self.readerConfigured = readerConfigured
+            self.tagCount = tagCount
+        }
+    }
+
+    /// The warnings for `alarm`, most important first; `nextRing` is whether the engine found a
+    /// ring ahead.
+    public static func warnings(
+        for alarm: Alarm, in state: ScheduleState, today: CivilDate, nextRing: Bool, equipment: Equipment
+    ) -> [String] {
+        var warnings: [String] = []
+        if !alarm.enabled {
+            warnings.append("it is off ('reveille alarm enable \(alarm.id)' turns it on)")
+        }
+        switch state.master {
+        case .off: warnings.append("alarms are paused until 'reveille resume'")
+        case .pausedUntil(let date) where date > today:
+            warnings.append("alarms are paused until \(date.weekday.displayName) \(date): nothing rings before then")
+        default: break
+        }
+        if alarm.enabled {
+            switch alarm.repeats {
+            case .once(let date) where !nextRing && date <= today:
+                warnings.append("it was set for \(date) \(alarm.time), which has passed")
+            case .weekly(let days) where !days.isEmpty && silencedDays(of: alarm, by: state.rules) == days:
+                warnings.append("weekly rules silence every day it repeats (\(days)); see 'reveille rule list'")
+            default:
+                if !nextRing, warnings.isEmpty {
+                    warnings.append("no ring ahead: date overrides or rules silence it; see 'reveille next'")
+                }
+            }
+        }
+        if alarm.challenge == .nfc {
+            if !equipment.readerConfigured {
+                warnings.append(
+                    "--challenge nfc, but no NFC reader is configured: a math problem stands in ([nfc] device in reveille.toml)"
+                )
+            } else if equipment.tagCount == 0 {
+                warnings.append(
+                    "--challenge nfc, but no tag is registered: a math problem stands in ('reveille tag add --label NAME')")
+            }
+        }
+        return warnings
+    }
+
+    /// The days of `alarm`'s week that weekly rules turn off for it (rules for it, or for all
+    /// alarms).
+    static func silencedDays(of alarm: Alarm, by rules: [WeeklyRule]) -> DaySet {
+        var days = DaySet.none
+        for rule in rules where rule.change == .off && (rule.alarmID == nil || rule.alarmID == alarm.id) {
+            days = DaySet(days.days + rule.days.days)
+        }
+        guard case .weekly(let own) = alarm.repeats else { return .none }
+        return own.intersection(days)
+    }
+}
