@@ -6,7 +6,9 @@ import ReveilleProtocol
 struct AlarmCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alarm", abstract: "Add, list, change and remove alarms.",
-        subcommands: [Add.self, List.self, Edit.self, Remove.self, Enable.self, Disable.self])
+        subcommands: [
+            Add.self, List.self, Show.self, Edit.self, Remove.self, Enable.self, Disable.self, Test.self,
+        ])
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -79,6 +81,73 @@ struct AlarmCommand: ParsableCommand {
                     alarm.enabled ? "yes" : "no", alarm.challenge.rawValue, snoozes, next)
             }
             table.print()
+            // Why a NEXT RING is `-`, or a ring is not what was set.
+            for alarm in alarms {
+                for warning in alarm.warnings ?? [] { print("#\(alarm.id): \(warning)") }
+            }
+        }
+    }
+
+    struct Test: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ring an alarm now, as it would ring, to try it; recorded in history as a test.",
+            discussion: """
+                Its sound, volume, fade-in, challenge and snoozes, and the hooks, as on a morning. \
+                Stop it as it asks (reveille dismiss, or a tag). A one-shot stays on.
+                """)
+
+        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
+
+        func run() throws { report(try send(.alarmTest(id: id), to: connection)) }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show every setting of one alarm.")
+
+        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
+
+        func run() throws {
+            let alarms = try send(.alarmList, to: connection).alarms ?? []
+            guard let alarm = alarms.first(where: { $0.id == id }) else {
+                printError("no alarm #\(id); 'reveille alarm list' shows the ids")
+                throw ExitCode(1)
+            }
+            if output.json { return printJSON(alarm) }
+            print(Show.render(alarm), terminator: "")
+        }
+
+        static func render(_ alarm: AlarmInfo) -> String {
+            let snoozes =
+                alarm.maxSnoozes == 0
+                ? "unlimited, \(alarm.snoozeMinutes) min each" : "\(alarm.maxSnoozes), \(alarm.snoozeMinutes) min each"
+            let challenge =
+                switch alarm.challenge {
+                case .math: "math (\(alarm.mathDifficulty.rawValue))"
+                case .nfc: "a tag (math, \(alarm.mathDifficulty.rawValue), when no reader works)"
+                case .any: "a tag or math (\(alarm.mathDifficulty.rawValue))"
+                }
+            var lines = [
+                ("label", alarm.label.isEmpty ? "-" : alarm.label),
+                ("time", alarm.time),
+                ("repeats", alarm.days ?? "once, on \(alarm.date ?? "?")"),
+                ("on", alarm.enabled ? "yes" : "no"),
+                ("next ring", alarm.nextRing.map { "\($0.weekday) \($0.date) \($0.time)" } ?? "-"),
+                ("sound", alarm.sound ?? "the configured sound, else the built-in tone"),
+                ("volume", "\(alarm.volume), rising over \(alarm.fadeInSeconds) s"),
+                ("challenge", challenge),
+                ("tags", alarm.tags.isEmpty ? "any registered tag" : alarm.tags.joined(separator: ", ")),
+                ("snoozes", snoozes),
+                ("holidays", alarm.skipHolidays ? "silent on holidays" : "rings on holidays"),
+            ]
+            lines += (alarm.warnings ?? []).map { ("warning", $0) }
+            return "alarm #\(alarm.id)\n" + lines.map { "  \($0.0.padding(toLength: 10, withPad: " ", startingAt: 0))  \($0.1)\n" }.joined()
         }
     }
 

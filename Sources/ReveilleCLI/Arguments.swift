@@ -39,7 +39,7 @@ enum Arguments {
     /// Options that are flags, never followed by a value.
     static let flags: Set<String> = [
         "--json", "--help", "--version", "--off", "--brief", "--watch", "--tone", "--skip-holidays",
-        "--no-skip-holidays", "--color", "--no-color",
+        "--no-skip-holidays", "--color", "--no-color", "--all-alarms", "--plain",
     ]
 
     static func takesValue(_ option: String) -> Bool { !flags.contains(option) }

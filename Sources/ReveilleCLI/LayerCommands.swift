@@ -9,20 +9,61 @@ struct ChangeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Only this alarm (default: all alarms).", valueName: "id")) var alarm: Int?
 
     func change() throws -> DayChange {
+        guard let change = try changeIfGiven() else { throw ValidationError("give either --off or --at TIME") }
+        return change
+    }
+
+    /// The change, nil when neither --off nor --at is given (an edit that keeps it).
+    func changeIfGiven() throws -> DayChange? {
         switch (off, at) {
+        case (false, nil): return nil
         case (true, nil): return .off
         case (false, let text?): return .at(try parsed { try LocalTime.parse(text) })
-        default: throw ValidationError("give either --off or --at TIME")
+        default: throw ValidationError("give either --off or --at TIME, not both")
         }
+    }
+}
+
+/// What `rule edit` and `override edit` change besides the days or date.
+struct EditOptions: ParsableArguments {
+    @OptionGroup var change: ChangeOptions
+    @Flag(name: .long, help: "Apply to every alarm again (instead of --alarm's one).") var allAlarms = false
+
+    func validate() throws {
+        _ = try change.changeIfGiven()
+        if allAlarms && change.alarm != nil { throw ValidationError("give --alarm ID or --all-alarms, not both") }
     }
 }
 
 struct RuleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rule", abstract: "Weekly rules: on these weekdays, stay off or ring at another time.",
-        subcommands: [Add.self, List.self, Remove.self])
+        subcommands: [Add.self, List.self, Edit.self, Remove.self])
 
     @OptionGroup var connection: ConnectionOptions
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a weekly rule; what is not given stays as it is.",
+            discussion: "Example: reveille rule edit 1 --days sat --at 9:30")
+
+        @Argument(help: "The rule's id (see 'reveille rule list').") var id: Int
+        @Option(name: .long, help: ArgumentHelp("New weekdays: mon-fri, sat,sun.", valueName: "days")) var days: String?
+        @OptionGroup var edit: EditOptions
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws {
+            try checkID(id, of: "rule", list: "reveille rule list")
+            if let days { _ = try parsed { try DaySet.parse(days) } }
+        }
+
+        func run() throws {
+            let command = Command.ruleEdit(
+                id: id, days: try days.map { text in try parsed { try DaySet.parse(text) } },
+                change: try edit.change.changeIfGiven(), alarmID: edit.change.alarm, allAlarms: edit.allAlarms)
+            report(try send(command, to: connection))
+        }
+    }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -84,9 +125,35 @@ struct RuleCommand: ParsableCommand {
 struct OverrideCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "override", abstract: "One-time date overrides: on this date, stay off or ring at another time.",
-        subcommands: [Add.self, List.self, Remove.self])
+        subcommands: [Add.self, List.self, Edit.self, Remove.self])
 
     @OptionGroup var connection: ConnectionOptions
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a date override; what is not given stays as it is.",
+            discussion: "Example: reveille override edit 2 --date 2026-12-26 --off")
+
+        @Argument(help: "The override's id (see 'reveille override list').") var id: Int
+        @Option(name: .long, help: ArgumentHelp("A new date: YYYY-MM-DD, today or tomorrow.", valueName: "date"))
+        var date: String?
+        @OptionGroup var edit: EditOptions
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws {
+            try checkID(id, of: "override", list: "reveille override list")
+            if let date, !["today", "tomorrow"].contains(date.lowercased()) {
+                _ = try parsed { try CivilDate.parse(date) }
+            }
+        }
+
+        func run() throws {
+            let command = Command.overrideEdit(
+                id: id, date: date, change: try edit.change.changeIfGiven(), alarmID: edit.change.alarm,
+                allAlarms: edit.allAlarms)
+            report(try send(command, to: connection))
+        }
+    }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(

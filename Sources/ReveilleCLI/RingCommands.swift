@@ -76,19 +76,23 @@ struct HistoryCommand: ParsableCommand {
         guard !entries.isEmpty else { return print("nothing rang in the last \(days) days") }
         var table = Table("SCHEDULED", "ALARM", "RANG", "SNOOZES", "WRONG", "OUTCOME")
         for entry in entries {
-            let outcome: String
+            var outcome: String
             switch entry.state {
             case .dismissed:
                 let took = entry.secondsToDismiss.map { " after \(DurationText.format(seconds: $0))" } ?? ""
-                outcome = "dismissed by \(entry.dismissedBy?.rawValue ?? "?") at \(entry.ended ?? "?")\(took)"
+                let by = entry.dismissedTag.map { "tag \($0)" } ?? entry.dismissedBy?.rawValue ?? "?"
+                outcome = "dismissed by \(by) at \(entry.ended ?? "?")\(took)"
             case .autoStopped: outcome = "stopped unanswered at \(entry.ended ?? "?")"
             case .missed: outcome = "missed (not rung)"
             case .ringing, .snoozed: outcome = entry.state.rawValue
             }
+            if entry.fellBackToMath == true { outcome += "; math stood in for the tag (no reader worked)" }
+            if let joined = entry.joined { outcome += "; " + joined.map { "#\($0)" }.joined(separator: ", ") + " joined" }
+            let name = entry.label.isEmpty ? "#\(entry.alarmID)" : "#\(entry.alarmID) \(entry.label)"
             table.add(
                 cells: [
-                    entry.scheduled, entry.label.isEmpty ? "#\(entry.alarmID)" : "#\(entry.alarmID) \(entry.label)",
-                    entry.started ?? "-", "\(entry.snoozes)", "\(entry.wrongAnswers)", outcome,
+                    entry.scheduled, entry.test == true ? name + " (test)" : name, entry.started ?? "-",
+                    "\(entry.snoozes)", "\(entry.wrongAnswers)", outcome,
                 ])
         }
         table.print()

@@ -5,7 +5,16 @@ import ReveilleProtocol
 struct SoundCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sound", abstract: "Try the alarm sound and list audio devices.",
-        subcommands: [Test.self, Devices.self])
+        subcommands: [Test.self, Stop.self, Devices.self])
+
+    struct Stop: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "stop", abstract: "End a sound test that is playing (never an alarm: dismiss that).")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws { report(try send(.soundStop, to: connection)) }
+    }
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(

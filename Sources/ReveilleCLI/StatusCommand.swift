@@ -100,6 +100,7 @@ struct StatusCommand: ParsableCommand {
         let weekday = (try? CivilDate.parse(String(status.now.prefix(10))))?.weekday.displayName ?? ""
         var lines: [String] = []
         if let session = status.session {
+            let ringing = session.test == true ? "RINGING (a test)" : "RINGING"
             let left =
                 session.maxSnoozes == 0
                 ? "unlimited snoozes"
@@ -110,10 +111,10 @@ struct StatusCommand: ParsableCommand {
                 )
             } else if session.maxSnoozes != 0 && session.snoozeCount >= session.maxSnoozes {
                 lines.append(
-                    "RINGING: alarm \(session.name) (due \(session.scheduledTime)); no snoozes left: it must be dismissed")
+                    "\(ringing): alarm \(session.name) (due \(session.scheduledTime)); no snoozes left: it must be dismissed")
             } else {
                 lines.append(
-                    "RINGING: alarm \(session.name) (due \(session.scheduledTime)); \(left): 'reveille snooze'")
+                    "\(ringing): alarm \(session.name) (due \(session.scheduledTime)); \(left): 'reveille snooze'")
             }
             lines.append(
                 "to stop it: \(session.howToDismiss)" + (session.fellBackToMath ? " (no NFC reader was working)" : ""))
@@ -168,17 +169,44 @@ struct NextCommand: ParsableCommand {
     @Option(name: .long, help: "How many days, from today.")
     var days = 7
 
+    @Flag(name: .long, help: "One line: the next ring and how far off it is, like 'Mon 06:45 #1 work (in 7 h 12 min)'.")
+    var brief = false
+
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         guard (1...3660).contains(days) else { throw ValidationError("--days \(days): must be 1-3660") }
+        if brief && output.json { throw ValidationError("give --brief or --json, not both") }
     }
 
     func run() throws {
+        if brief {
+            guard let status = try send(.status, to: connection).status else { return }
+            return print(NextCommand.brief(status.nextRing, now: status.nowInstant))
+        }
         let report = try send(.next(days: days), to: connection).schedule ?? ScheduleReport()
         if output.json { return printJSON(report.rows) }
         FileHandle.standardOutput.write(Data(ScheduleTable.render(report)))
+    }
+}
+
+extension NextCommand {
+    /// `Mon 06:45 #1 work (in 7 h 12 min)`, or `none` when nothing will ring.
+    static func brief(_ next: RingInfo?, now: Int) -> String {
+        guard let next else { return "none" }
+        let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
+        return "\(next.weekday) \(next.time) \(name) (in \(distance(next.instant - now)))"
+    }
+
+    /// `45 s`, `12 min`, `7 h 12 min`, `2 d 3 h`.
+    static func distance(_ seconds: Int) -> String {
+        let s = max(0, seconds)
+        if s < 60 { return "\(s) s" }
+        let minutes = s / 60
+        if minutes < 60 { return "\(minutes) min" }
+        if minutes < 24 * 60 { return "\(minutes / 60) h \(minutes % 60) min" }
+        return "\(minutes / 1440) d \(minutes / 60 % 24) h"
     }
 }
 

@@ -252,6 +252,32 @@ public struct AlarmClock: Sendable {
         return actions
     }
 
+    /// `reveille alarm test`: rings `alarmID` now, as it would ring, recorded as a test (a one-shot
+    /// stays on). Refused while another session is active.
+    public mutating func test(_ alarmID: Int, now: Int) -> ClockReply {
+        if let active = session {
+            return ClockReply(
+                result: .failure(
+                    RingRefusal("alarm \(active.settings.name) is \(active.state.rawValue); dismiss it first")),
+                actions: [])
+        }
+        guard let alarm = schedule.alarms.first(where: { $0.id == alarmID }) else {
+            return ClockReply(
+                result: .failure(RingRefusal("no alarm #\(alarmID); 'reveille alarm list' shows the ids")), actions: [])
+        }
+        var (fired, steps) = RingSession.fire(
+            settings: RingSettings(alarm), scheduledAt: now, now: now, readerHealthy: readerHealth.isHealthy,
+            policy: limits.ring, test: true)
+        fired = fired.numbered(takeID())
+        var notes: [SessionStep] = [.log(.notice, "alarm \(alarm.name) rings as a test")]
+        if fired.fellBackToMath {
+            notes.append(
+                .log(.warning, "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"))
+        }
+        let actions = apply(fired, steps.map { .ring($0) } + notes) + wake(now: now)
+        return ClockReply(result: .success(fired), actions: actions)
+    }
+
     /// The daemon stops: the sound stops, how far occurrences were handled is kept.
     public func shutDown() -> [ClockAction] {
         [.stopSound, .persist([], evaluatedThrough: evaluatedThrough)]
@@ -389,7 +415,7 @@ public struct AlarmClock: Sendable {
             if var active = session {
                 // One session at a time: a second alarm wakes a snoozed one, or joins a ringing one.
                 let was = active.state
-                let steps = active.wakeForAnotherAlarm(now: seconds)
+                let steps = active.wakeForAnotherAlarm(alarm.id, now: seconds)
                 actions.append(
                     .log(
                         .notice,

@@ -137,6 +137,12 @@ public struct RingSession: Sendable, Hashable {
     public private(set) var attenuatedUntil: Int?
     public private(set) var endedAt: Int?
     public private(set) var dismissedBy: DismissalMethod?
+    /// The registered tag that dismissed it.
+    public private(set) var dismissedTag: String?
+    /// Alarms that came due while it rang or was snoozed, and rang as this session.
+    public private(set) var joined: [Int]
+    /// Rung by `reveille alarm test`, not by the schedule.
+    public private(set) var isTest: Bool
     public private(set) var maxRingSeconds: Int
     public private(set) var attenuationSeconds: Int
 
@@ -145,7 +151,8 @@ public struct RingSession: Sendable, Hashable {
         restoring id: Int, settings: RingSettings, scheduledAt: Int, startedAt: Int, state: SessionState,
         snoozeCount: Int, snoozedUntil: Int?, ringingSince: Int, challenge: Challenge, fellBackToMath: Bool,
         problem: MathProblem?, wrongAnswers: Int, attenuatedUntil: Int?, endedAt: Int?,
-        dismissedBy: DismissalMethod?, maxRingSeconds: Int, attenuationSeconds: Int
+        dismissedBy: DismissalMethod?, maxRingSeconds: Int, attenuationSeconds: Int, dismissedTag: String? = nil,
+        joined: [Int] = [], isTest: Bool = false
     ) {
         self.id = id
         self.settings = settings
@@ -162,6 +169,9 @@ public struct RingSession: Sendable, Hashable {
         self.attenuatedUntil = attenuatedUntil
         self.endedAt = endedAt
         self.dismissedBy = dismissedBy
+        self.dismissedTag = dismissedTag
+        self.joined = joined
+        self.isTest = isTest
         self.maxRingSeconds = maxRingSeconds
         self.attenuationSeconds = attenuationSeconds
     }
@@ -176,17 +186,20 @@ public struct RingSession: Sendable, Hashable {
     /// The alarm fires: ring now.
     /// - Parameter readerHealthy: whether an NFC reader works right now; without one, an
     ///   NFC-only alarm offers math instead, so no one is left with an alarm they cannot stop.
+    /// - Parameter test: rung by `reveille alarm test`: recorded as a test, and a one-shot stays on.
     public static func fire(
-        settings: RingSettings, scheduledAt: Int, now: Int, readerHealthy: Bool, policy: RingPolicy = RingPolicy()
+        settings: RingSettings, scheduledAt: Int, now: Int, readerHealthy: Bool, policy: RingPolicy = RingPolicy(),
+        test: Bool = false
     ) -> (RingSession, [RingAction]) {
         let fallback = settings.challenge == .nfc && !readerHealthy
         let session = RingSession(
             restoring: 0, settings: settings, scheduledAt: scheduledAt, startedAt: now, state: .ringing, snoozeCount: 0,
             snoozedUntil: nil, ringingSince: now, challenge: fallback ? .math : settings.challenge,
             fellBackToMath: fallback, problem: nil, wrongAnswers: 0, attenuatedUntil: nil, endedAt: nil,
-            dismissedBy: nil, maxRingSeconds: policy.maxRingSeconds, attenuationSeconds: policy.attenuationSeconds)
+            dismissedBy: nil, maxRingSeconds: policy.maxRingSeconds, attenuationSeconds: policy.attenuationSeconds,
+            isTest: test)
         var actions: [RingAction] = [.startAudio, .runHook(.fire)]
-        if settings.isOneShot { actions.append(.disableAlarm(id: settings.alarmID)) }
+        if settings.isOneShot && !test { actions.append(.disableAlarm(id: settings.alarmID)) }
         return (session, actions)
     }
 
@@ -284,6 +297,7 @@ public struct RingSession: Sendable, Hashable {
         guard settings.allowedTags.isEmpty || settings.allowedTags.contains(label) else {
             throw RingRefusal("tag \"\(label)\" does not stop alarm \(settings.name)")
         }
+        dismissedTag = label
         return dismiss(by: .tag, now: now)
     }
 
@@ -299,7 +313,8 @@ public struct RingSession: Sendable, Hashable {
 
     /// Another alarm came due while this one is snoozed: the snooze ends now and it rings again,
     /// as one session (one sound, one challenge). Nothing changes while it rings.
-    public mutating func wakeForAnotherAlarm(now: Int) -> [RingAction] {
+    public mutating func wakeForAnotherAlarm(_ alarmID: Int, now: Int) -> [RingAction] {
+        if alarmID != settings.alarmID, !joined.contains(alarmID) { joined.append(alarmID) }
         guard state == .snoozed else { return [] }
         snoozedUntil = now
         return tick(now: now)

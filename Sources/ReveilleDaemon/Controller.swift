@@ -70,6 +70,8 @@ public final class Controller {
     let sharedZone: SharedZone
     /// A `tag add` or `tag test` waiting for a tap, which takes the next tag the reader sees.
     var tagWait: TagWait?
+    /// Until when (monotonic seconds) a `sound test` plays, for `sound stop`.
+    var soundTestUntil = 0.0
     /// The app policy and its enforcement; set once at start.
     var appSupervisor: AppSupervisor?
     /// The buttons and keypads; set once at start.
@@ -176,6 +178,11 @@ public final class Controller {
             return sessionReply(machine.requestProblem(now: nowSeconds()), for: operation)
         case .answer(let value):
             return sessionReply(machine.answer(value, now: nowSeconds()), for: operation)
+        case .alarmTest(let id):
+            tick()  // what is due by the schedule rings first
+            return sessionReply(machine.test(id, now: nowSeconds()), for: operation)
+        case .soundStop:
+            return stopSoundTest()
         default: break
         }
         if operation.changesSchedule {
@@ -317,8 +324,51 @@ public final class Controller {
             var response = Response()
             response.stats = try stats(days: days)
             return response
-        case .soundTest, .soundDevices, .tagAdd, .tagTest, .tagList, .tagRemove, .appsStatus, .appCheck, .appGrant,
-            .appStart, .snooze, .problem, .answer, .watch:
+        case .ruleEdit(let id, let days, let change, let alarmID, let allAlarms):
+            if let alarmID { _ = try existingAlarm(alarmID) }
+            if let days, days.isEmpty { throw InputError("days: a rule needs at least one day") }
+            let rule = try store.updateRule(id: id) { rule, existing throws in
+                if let days { rule.days = days }
+                if let change { rule.change = change }
+                if let alarmID { rule.alarmID = alarmID }
+                if allAlarms { rule.alarmID = nil }
+                let candidate = rule
+                try asConflict { () throws(InputError) in
+                    try LayerConflicts.check(candidate, against: existing.filter { $0.id != id })
+                }
+            }
+            guard let rule else { throw Refusal(.notFound, "no rule #\(id); 'reveille rule list' shows the ids") }
+            logger.info("rule #\(rule.id) changed: \(rule.days) \(rule.change), \(rule.scopeDescription)")
+            var response = Response(
+                message: "changed rule #\(rule.id): \(rule.days) \(rule.change), \(rule.scopeDescription)")
+            response.rules = [RuleInfo(rule)]
+            return response
+        case .overrideEdit(let id, let dateText, let change, let alarmID, let allAlarms):
+            if let alarmID { _ = try existingAlarm(alarmID) }
+            let date = try dateText.map { text in try CivilDate.parse(text, today: today) }
+            if let date, date < today { throw InputError("date \(date) is in the past (today is \(today))") }
+            let override = try store.updateOverride(id: id) { override, existing throws in
+                if let date { override.date = date }
+                if let change { override.change = change }
+                if let alarmID { override.alarmID = alarmID }
+                if allAlarms { override.alarmID = nil }
+                let candidate = override
+                try asConflict { () throws(InputError) in
+                    try LayerConflicts.check(candidate, against: existing.filter { $0.id != id })
+                }
+            }
+            guard let override else {
+                throw Refusal(.notFound, "no override #\(id); 'reveille override list' shows the ids")
+            }
+            logger.info(
+                "override #\(override.id) changed: \(override.date) \(override.change), \(override.scopeDescription)")
+            var response = Response(
+                message:
+                    "changed override #\(override.id): \(override.date) \(override.change), \(override.scopeDescription)")
+            response.overrides = [OverrideInfo(override)]
+            return response
+        case .soundTest, .soundDevices, .soundStop, .alarmTest, .tagAdd, .tagTest, .tagList, .tagRemove, .appsStatus,
+            .appCheck, .appGrant, .appStart, .snooze, .problem, .answer, .watch:
             return Response()  // answered in `handle`, or parked by the control server
         }
     }
@@ -370,6 +420,20 @@ public final class Controller {
     /// Runs a layer check, reporting a collision as a conflict rather than as bad input.
     func asConflict(_ check: () throws(InputError) -> Void) throws(Refusal) {
         do { try check() } catch { throw Refusal(.conflict, error.message) }
+    }
+
+    /// `sound stop`: ends a sound test that still plays; never an alarm.
+    func stopSoundTest() -> Response {
+        if let session = machine.session {
+            return .failure(
+                .refused,
+                "alarm \(session.settings.name) is \(session.state.rawValue), not a sound test: 'reveille dismiss' stops it")
+        }
+        guard Controller.monotonic() < soundTestUntil else { return Response(message: "no sound test is playing") }
+        ring.audio.stop()
+        soundTestUntil = 0
+        logger.info("sound test stopped")
+        return Response(message: "stopped the sound test")
     }
 
     /// A session already begun goes on whatever the schedule becomes: say so.

@@ -73,6 +73,9 @@ extension Controller {
                 "snoozed alarm \(session.settings.name) until \(localTime(session.snoozedUntil ?? 0, seconds: true)) (\(left))"
         case .problem:
             reply.problem = session.problem?.text
+        case .alarmTest:
+            message =
+                "alarm \(session.settings.name) rings now as a test; stop it as it asks: \(info(session).howToDismiss)"
         default:
             let correct = session.state == .dismissed
             reply.correct = correct
@@ -100,14 +103,16 @@ extension Controller {
     // MARK: Reporting
 
     func info(_ session: RingSession) -> SessionInfo {
-        SessionInfo(
+        var info = SessionInfo(
             id: session.id, alarmID: session.settings.alarmID, label: session.settings.label,
-            state: session.state, scheduledTime: localTime(session.scheduledAt),
+            state: session.state, scheduledTime: localTime(session.scheduledAt, seconds: session.scheduledAt % 60 != 0),
             snoozeCount: session.snoozeCount, maxSnoozes: session.settings.maxSnoozes,
             snoozedUntil: session.snoozedUntil.map { localTime($0, seconds: true) },
             challenge: session.challenge, fellBackToMath: session.fellBackToMath,
             howToDismiss: session.howToDismiss, wrongAnswers: session.wrongAnswers, dismissedBy: session.dismissedBy,
             tagOnReader: session.state.isActive && machine.tagOnReader)
+        info.test = session.isTest ? true : nil
+        return info
     }
 
     func history(days: Int) throws -> [HistoryEntry] {
@@ -117,18 +122,24 @@ extension Controller {
         return try store.history(since: since).map { session in
             let scheduled = resolver.local(at: session.scheduledAt)
             let wasMissed = session.state == .missed
-            return HistoryEntry(
+            var entry = HistoryEntry(
                 id: session.id, alarmID: session.settings.alarmID, label: session.settings.label,
-                scheduled: "\(scheduled.date) \(localTime(session.scheduledAt))",
+                // A one-shot set to the second (--in 20m) shows its seconds.
+                scheduled: "\(scheduled.date) \(localTime(session.scheduledAt, seconds: session.scheduledAt % 60 != 0))",
                 started: wasMissed ? nil : localTime(session.startedAt, seconds: true), state: session.state,
                 snoozes: session.snoozeCount, wrongAnswers: session.wrongAnswers,
                 ended: session.endedAt.map { localTime($0, seconds: true) }, dismissedBy: session.dismissedBy,
                 secondsToDismiss: session.state == .dismissed ? session.endedAt.map { $0 - session.startedAt } : nil)
+            entry.fellBackToMath = session.fellBackToMath ? true : nil
+            entry.dismissedTag = session.dismissedTag
+            entry.joined = session.joined.isEmpty ? nil : session.joined
+            entry.test = session.isTest ? true : nil
+            return entry
         }
     }
 
     func stats(days: Int) throws -> StatsInfo {
-        let entries = try history(days: days)
+        let entries = try history(days: days).filter { $0.test != true }  // a try is not a morning
         let rang = entries.filter { $0.state != .missed }
         let dismissed = entries.compactMap(\.secondsToDismiss)
         func average(_ values: [Int]) -> Double? {

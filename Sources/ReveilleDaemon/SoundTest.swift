@@ -60,6 +60,7 @@ extension Controller {
         }
         logger.info(
             "sound test: \(file ?? "the configured sound") for \(seconds) s on \(device ?? "the configured devices")")
+        soundTestUntil = Controller.monotonic() + Double(seconds)
         return .play(
             AudioRequest(
                 sound: file, volume: volume ?? ring.defaultVolume, fadeInSeconds: 0, length: .seconds(Double(seconds)),

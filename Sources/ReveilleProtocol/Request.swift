@@ -25,10 +25,15 @@ public enum Command: Codable, Sendable, Equatable {
     case ruleList
     case ruleAdd(alarmID: Int?, days: DaySet, change: DayChange)
     case ruleRemove(id: Int)
+    /// Changes a rule's days, change or scope; what is nil stays. `allAlarms` makes it apply to
+    /// every alarm again.
+    case ruleEdit(id: Int, days: DaySet?, change: DayChange?, alarmID: Int?, allAlarms: Bool)
     case overrideList
     /// `date` is `YYYY-MM-DD`, `today` or `tomorrow`, in the daemon's time zone.
     case overrideAdd(alarmID: Int?, date: String, change: DayChange)
     case overrideRemove(id: Int)
+    /// Changes an override's date, change or scope, as `ruleEdit`.
+    case overrideEdit(id: Int, date: String?, change: DayChange?, alarmID: Int?, allAlarms: Bool)
     /// `until` as for `overrideAdd`'s date; nil pauses until `resume`.
     case pause(until: String?)
     case resume
@@ -44,6 +49,10 @@ public enum Command: Codable, Sendable, Equatable {
     /// (nil: the configured list, then `default`), at `volume` (nil: the configured default).
     case soundTest(file: String?, device: String?, seconds: Int, volume: Int?)
     case soundDevices
+    /// Ends a `soundTest` that is playing.
+    case soundStop
+    /// Rings alarm `id` now, as it would ring, recorded as a test.
+    case alarmTest(id: Int)
     /// Registers a tag: `uid` as hex, or nil to wait up to `timeoutSeconds` for a tap.
     case tagAdd(label: String, uid: String?, timeoutSeconds: Int)
     case tagList
@@ -75,9 +84,11 @@ public enum Command: Codable, Sendable, Equatable {
         case .ruleList: "rule list"
         case .ruleAdd: "rule add"
         case .ruleRemove: "rule rm"
+        case .ruleEdit: "rule edit"
         case .overrideList: "override list"
         case .overrideAdd: "override add"
         case .overrideRemove: "override rm"
+        case .overrideEdit: "override edit"
         case .pause: "pause"
         case .resume: "resume"
         case .next: "next"
@@ -88,6 +99,8 @@ public enum Command: Codable, Sendable, Equatable {
         case .stats: "stats"
         case .soundTest: "sound test"
         case .soundDevices: "sound devices"
+        case .soundStop: "sound stop"
+        case .alarmTest: "alarm test"
         case .tagAdd: "tag add"
         case .tagList: "tag list"
         case .tagRemove: "tag rm"
@@ -103,8 +116,8 @@ public enum Command: Codable, Sendable, Equatable {
     /// Whether it changes alarms, rules, overrides or the master switch.
     public var changesSchedule: Bool {
         switch self {
-        case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .overrideAdd,
-            .overrideRemove, .pause, .resume:
+        case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
+            .overrideRemove, .overrideEdit, .pause, .resume:
             true
         default: false
         }
@@ -113,7 +126,7 @@ public enum Command: Codable, Sendable, Equatable {
     /// Whether, once done, the daemon's next wake-up may have moved.
     public var changesWhatIsNext: Bool {
         switch self {
-        case .snooze, .problem, .answer: true
+        case .snooze, .problem, .answer, .alarmTest: true
         default: changesSchedule
         }
     }
@@ -122,10 +135,11 @@ public enum Command: Codable, Sendable, Equatable {
     public var requiredRole: Role {
         switch self {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
-            .soundTest, .soundDevices, .tagList, .tagTest, .appsStatus, .appCheck, .appStart, .watch:
+            .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appCheck, .appStart,
+            .watch:
             .user
-        case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .overrideAdd,
-            .overrideRemove, .pause, .resume, .tagAdd, .tagRemove, .appGrant:
+        case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
+            .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant:
             .admin
         }
     }

@@ -412,8 +412,10 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var label: String
     /// Ringing or snoozed (or how it ended, after a dismissal).
     public var state: SessionState
-    /// Local `HH:MM` it was due.
+    /// Local `HH:MM` it was due (`HH:MM:SS` when set to the second).
     public var scheduledTime: String
+    /// Rung by `reveille alarm test`.
+    public var test: Bool?
     public var snoozeCount: Int
     /// 0: unlimited.
     public var maxSnoozes: Int
@@ -601,6 +603,14 @@ public struct HistoryEntry: Codable, Sendable, Equatable {
     public var dismissedBy: DismissalMethod?
     /// From first ring to dismissal.
     public var secondsToDismiss: Int?
+    /// A tag alarm that asked for math instead: no reader worked.
+    public var fellBackToMath: Bool?
+    /// The registered tag that dismissed it.
+    public var dismissedTag: String?
+    /// Alarms that came due during it and rang as this session, by id.
+    public var joined: [Int]?
+    /// Rung by `reveille alarm test`.
+    public var test: Bool?
 
     public init(
         id: Int, alarmID: Int, label: String, scheduled: String, started: String?, state: SessionState, snoozes: Int,

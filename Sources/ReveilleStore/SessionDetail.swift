@@ -44,6 +44,10 @@ struct SessionDetail: Codable {
     var dismissedBy: String?
     var maxRingSeconds: Int
     var attenuationSeconds: Int
+    /// Added within version 2 (absent from older rows: nil).
+    var dismissedTag: String?
+    var joined: [Int]?
+    var test: Bool?
 
     init(_ session: RingSession) {
         let s = session.settings
@@ -67,6 +71,9 @@ struct SessionDetail: Codable {
         dismissedBy = session.dismissedBy?.rawValue
         maxRingSeconds = session.maxRingSeconds
         attenuationSeconds = session.attenuationSeconds
+        dismissedTag = session.dismissedTag
+        joined = session.joined.isEmpty ? nil : session.joined
+        test = session.isTest ? true : nil
     }
 
     /// Version 1 wrote the core type's own Codable JSON: these same fields without `version` (and
@@ -117,6 +124,7 @@ struct SessionDetail: Codable {
             problem: problem.map { MathProblem(text: $0.text, answer: $0.answer) }, wrongAnswers: wrongAnswers,
             attenuatedUntil: attenuatedUntil, endedAt: endedAt,
             dismissedBy: try dismissedBy.map { try value($0, "dismissal") }, maxRingSeconds: maxRingSeconds,
-            attenuationSeconds: attenuationSeconds)
+            attenuationSeconds: attenuationSeconds, dismissedTag: dismissedTag, joined: joined ?? [],
+            isTest: test ?? false)
     }
 }

@@ -155,6 +155,31 @@ public final class Store: Sendable {
         }
     }
 
+    /// Changes rule `id` through `change`, which also sees the other rules to check against, in
+    /// one transaction; nil when there is no such rule.
+    public func updateRule(id: Int, _ change: (inout WeeklyRule, [WeeklyRule]) throws -> Void) throws -> WeeklyRule? {
+        try db.write { db in
+            guard let record = try RuleRecord.fetchOne(db, key: Int64(id)) else { return nil }
+            var rule = try record.rule()
+            try change(&rule, try RuleRecord.fetchAll(db).map { try $0.rule() })
+            try RuleRecord(rule).update(db)
+            return rule
+        }
+    }
+
+    /// Changes override `id` as `updateRule` does.
+    public func updateOverride(id: Int, _ change: (inout DateOverride, [DateOverride]) throws -> Void) throws
+        -> DateOverride?
+    {
+        try db.write { db in
+            guard let record = try OverrideRecord.fetchOne(db, key: Int64(id)) else { return nil }
+            var override = try record.override()
+            try change(&override, try OverrideRecord.fetchAll(db).map { try $0.override() })
+            try OverrideRecord(override).update(db)
+            return override
+        }
+    }
+
     public func deleteRule(id: Int) throws -> Bool {
         try db.write { db in try RuleRecord.deleteOne(db, key: Int64(id)) }
     }
