@@ -280,3 +280,10 @@ int RV_evdev_has_key(int fd, unsigned int code) {
     if (ioctl(fd, EVIOCGBIT(EV_KEY, sizeof bits), bits) < 0) return -errno;
     return (bits[code / 8] >> (code % 8)) & 1;
 }
+
+void RV_close_from_on_exec(int first) {
+    for (int fd = first; fd < 65536; fd++) {
+        int flags = fcntl(fd, F_GETFD);
+        if (flags >= 0 && !(flags & FD_CLOEXEC)) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+    }
+}

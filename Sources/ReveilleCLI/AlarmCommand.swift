@@ -147,7 +147,8 @@ struct AlarmCommand: ParsableCommand {
                 ("holidays", alarm.skipHolidays ? "silent on holidays" : "rings on holidays"),
             ]
             lines += (alarm.warnings ?? []).map { ("warning", $0) }
-            return "alarm #\(alarm.id)\n" + lines.map { "  \($0.0.padding(toLength: 10, withPad: " ", startingAt: 0))  \($0.1)\n" }.joined()
+            return "alarm #\(alarm.id)\n"
+                + lines.map { "  \($0.0.padding(toLength: 10, withPad: " ", startingAt: 0))  \($0.1)\n" }.joined()
         }
     }
 

@@ -87,7 +87,9 @@ struct HistoryCommand: ParsableCommand {
             case .ringing, .snoozed: outcome = entry.state.rawValue
             }
             if entry.fellBackToMath == true { outcome += "; math stood in for the tag (no reader worked)" }
-            if let joined = entry.joined { outcome += "; " + joined.map { "#\($0)" }.joined(separator: ", ") + " joined" }
+            if let joined = entry.joined {
+                outcome += "; " + joined.map { "#\($0)" }.joined(separator: ", ") + " joined"
+            }
             let name = entry.label.isEmpty ? "#\(entry.alarmID)" : "#\(entry.alarmID) \(entry.label)"
             table.add(
                 cells: [

@@ -111,7 +111,8 @@ struct StatusCommand: ParsableCommand {
                 )
             } else if session.maxSnoozes != 0 && session.snoozeCount >= session.maxSnoozes {
                 lines.append(
-                    "\(ringing): alarm \(session.name) (due \(session.scheduledTime)); no snoozes left: it must be dismissed")
+                    "\(ringing): alarm \(session.name) (due \(session.scheduledTime)); no snoozes left: it must be dismissed"
+                )
             } else {
                 lines.append(
                     "\(ringing): alarm \(session.name) (due \(session.scheduledTime)); \(left): 'reveille snooze'")
@@ -148,6 +149,7 @@ struct StatusCommand: ParsableCommand {
         if !status.voice.isEmpty { lines.append("voice: \(status.voice)") }
         if status.appGuard.mode != .starting { lines.append("apps: \(status.appGuard)") }
         if let rejected = status.appGuard.rejected { lines.append("APPS.TOML REJECTED: \(rejected)") }
+        if let rejected = status.settingsRejected { lines.append("REVEILLE.TOML REJECTED: \(rejected)") }
         if let use = status.resources {
             lines.append(
                 "daemon: \(use.cpuMicroseconds / 1000) ms CPU since start, \(use.rssKilobytes / 1024) MB resident "

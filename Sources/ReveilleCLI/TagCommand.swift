@@ -33,6 +33,7 @@ struct TagCommand: ParsableCommand {
 
         func run() throws {
             if uid == nil {
+                try requireReader(connection)
                 print("Place the tag on the reader (waiting up to \(timeout) s)...")
                 fflush(nil)
             }
@@ -86,6 +87,7 @@ struct TagCommand: ParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
+            try requireReader(connection)
             if !output.json {
                 print("Place a tag on the reader (waiting up to \(timeout) s)...")
                 fflush(nil)
@@ -101,4 +103,22 @@ struct TagCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// Before asking anyone to tap a tag: a reader must be configured and working, or the command
+/// ends at once with why (rather than after its wait).
+func requireReader(_ connection: ConnectionOptions) throws {
+    guard let reader = try send(.status, to: connection).status?.reader else { return }
+    switch reader.condition {
+    case .ok: return
+    case .notConfigured:
+        printError(
+            "no NFC reader is configured: set [nfc] device in reveille.toml (see hardware.md), or give the tag's UID with --uid"
+        )
+    case .absent, .failing:
+        printError(
+            "the NFC reader is not working (\(reader.detail)): check its wiring and [nfc] device (hardware.md; 'reveille doctor' says more), or give the tag's UID with --uid"
+        )
+    }
+    throw ExitCode(1)
 }

@@ -272,7 +272,9 @@ public struct AlarmClock: Sendable {
         var notes: [SessionStep] = [.log(.notice, "alarm \(alarm.name) rings as a test")]
         if fired.fellBackToMath {
             notes.append(
-                .log(.warning, "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"))
+                .log(
+                    .warning,
+                    "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"))
         }
         let actions = apply(fired, steps.map { .ring($0) } + notes) + wake(now: now)
         return ClockReply(result: .success(fired), actions: actions)

@@ -37,8 +37,10 @@ public enum DurationText {
     static func words(_ seconds: Int) -> String {
         let (value, unit) =
             seconds % 86_400 == 0
-            ? (seconds / 86_400, "day") : seconds % 3600 == 0 ? (seconds / 3600, "hour")
-            : seconds % 60 == 0 ? (seconds / 60, "minute") : (seconds, "second")
+            ? (seconds / 86_400, "day")
+            : seconds % 3600 == 0
+                ? (seconds / 3600, "hour")
+                : seconds % 60 == 0 ? (seconds / 60, "minute") : (seconds, "second")
         return "\(value) \(unit)\(value == 1 ? "" : "s")"
     }
 

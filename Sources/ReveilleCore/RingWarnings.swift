@@ -47,7 +47,8 @@ public enum RingWarnings {
                 )
             } else if equipment.tagCount == 0 {
                 warnings.append(
-                    "--challenge nfc, but no tag is registered: a math problem stands in ('reveille tag add --label NAME')")
+                    "--challenge nfc, but no tag is registered: a math problem stands in ('reveille tag add --label NAME')"
+                )
             }
         }
         return warnings

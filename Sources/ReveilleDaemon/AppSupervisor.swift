@@ -33,6 +33,8 @@ final class AppSupervisor: Sendable {
         var pidfds: [Int32: Int32] = [:]
         /// Where the policy in force came from.
         var source = PolicySource.none
+        /// The text of the apps.toml in force, when it came from the file.
+        var loadedText: String?
         /// Why apps.toml was refused, and since when (seconds since the epoch); nil once it loads.
         var rejection: (reason: String, since: Int)?
     }
@@ -147,13 +149,18 @@ final class AppSupervisor: Sendable {
 
     /// Loads the policy; on error keeps the one in force (none at start) and logs file:line.
     /// Returns why the file was refused, or nil when it was loaded.
+    /// `force`: read the listed executables again even if the file did not change (one of them did).
     @discardableResult
-    func reload() -> String? {
+    func reload(force: Bool = false) -> String? {
         let now = Int(clock.now().timeIntervalSince1970)
         do {
             try checkOwnership()
             let (policy, text) = try AppPolicyFile.read(path: policyPath)
+            // An editor that saves twice, or a touch: nothing to do, nothing to log.
+            let unchanged = state.withLock { $0.source == .file && $0.loadedText == text && $0.rejection == nil }
+            if unchanged && !force { return nil }
             enforce(policy, from: .file)
+            state.withLock { $0.loadedText = text }
             state.withLock { $0.rejection = nil }
             logger.notice("app policy: \(policy.apps.count) apps from \(policyPath)")
             do {

@@ -70,6 +70,8 @@ public final class Controller {
     let sharedZone: SharedZone
     /// A `tag add` or `tag test` waiting for a tap, which takes the next tag the reader sees.
     var tagWait: TagWait?
+    /// reveille.toml refused at a reload (SIGHUP), with since when.
+    var settingsRejection: String?
     /// Until when (monotonic seconds) a `sound test` plays, for `sound stop`.
     var soundTestUntil = 0.0
     /// The app policy and its enforcement; set once at start.
@@ -304,7 +306,8 @@ public final class Controller {
             }
             try store.setMaster(.pausedUntil(until))
             logger.notice("alarms paused until \(until)")
-            var response = Response(message: "alarms paused; they ring again from \(until.weekday.displayName) \(until)")
+            var response = Response(
+                message: "alarms paused; they ring again from \(until.weekday.displayName) \(until)")
             response.warnings = stillRinging()
             return response
         case .resume:
@@ -364,7 +367,8 @@ public final class Controller {
                 "override #\(override.id) changed: \(override.date) \(override.change), \(override.scopeDescription)")
             var response = Response(
                 message:
-                    "changed override #\(override.id): \(override.date) \(override.change), \(override.scopeDescription)")
+                    "changed override #\(override.id): \(override.date) \(override.change), \(override.scopeDescription)"
+            )
             response.overrides = [OverrideInfo(override)]
             return response
         case .soundTest, .soundDevices, .soundStop, .alarmTest, .tagAdd, .tagTest, .tagList, .tagRemove, .appsStatus,
@@ -427,7 +431,8 @@ public final class Controller {
         if let session = machine.session {
             return .failure(
                 .refused,
-                "alarm \(session.settings.name) is \(session.state.rawValue), not a sound test: 'reveille dismiss' stops it")
+                "alarm \(session.settings.name) is \(session.state.rawValue), not a sound test: 'reveille dismiss' stops it"
+            )
         }
         guard Controller.monotonic() < soundTestUntil else { return Response(message: "no sound test is playing") }
         ring.audio.stop()

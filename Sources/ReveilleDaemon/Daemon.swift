@@ -79,7 +79,16 @@ public enum Daemon {
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    public static func run(_ options: DaemonOptions, logger: Logger) throws {
+    /// Why `run` returned.
+    public enum Ending: Sendable {
+        /// SIGTERM or SIGINT.
+        case stopped
+        /// SIGHUP with a reveille.toml that loads: start again with it (`reloadInPlace`).
+        case reload
+    }
+
+    @discardableResult
+    public static func run(_ options: DaemonOptions, logger: Logger) throws -> Ending {
         let paths = options.paths
         try prepareDirectories(paths)
         let store: Store
@@ -148,13 +157,13 @@ public enum Daemon {
         let supervisor = startAppSupervisor(
             options, store: store, controller: controller, doorbell: doorbell, logger: logger)
         let follower = try AppFollower(supervisor: supervisor, loop: loop, logger: logger)
-        let policyChanged = { [unowned follower] in
-            if let why = supervisor.reload() { controller.onPublish(.policyRejected(why)) }
+        let policyChanged = { [unowned follower] (force: Bool) in
+            if let why = supervisor.reload(force: force) { controller.onPublish(.policyRejected(why)) }
             supervisor.review()
             follower.watchListedFiles()
         }
-        watches.onPolicyChange = policyChanged
-        follower.onListedFileChange = policyChanged
+        watches.onPolicyChange = { policyChanged(false) }
+        follower.onListedFileChange = { policyChanged(true) }
         follower.watchListedFiles()
         try loop.watch(doorbell.fd) { _ in
             for event in doorbell.take() {
@@ -169,6 +178,7 @@ public enum Daemon {
                 }
             }
         }
+        var ending = Ending.stopped
         let signals = try systemCall("signalfd", "SIGTERM, SIGINT, SIGHUP") { RV_signalfd_termination() }
         defer { close(signals) }
         try loop.watch(signals) { _ in
@@ -176,7 +186,19 @@ public enum Daemon {
                 let signal = RV_signalfd_read(signals)
                 guard signal > 0 else { return }
                 if signal == SIGHUP {
-                    logger.notice("received SIGHUP; reveille.toml is read at start only: restart reveilled to apply it")
+                    // Checked here, so that a broken file never stops the clock: it is refused and
+                    // the running settings stay. One that loads is applied by starting again in place.
+                    do {
+                        _ = try Settings.load(path: paths.settingsFile)
+                        logger.notice("received SIGHUP: reveille.toml loads; starting again in place to apply it")
+                        ending = .reload
+                        loop.stop()
+                    } catch {
+                        let since = controller.now()
+                        controller.settingsRejection =
+                            "\(error) (since \(since.date) \(since.time.hoursAndMinutes)); the settings of the start stay in use"
+                        logger.error("received SIGHUP: \(error); the running settings stay")
+                    }
                     continue
                 }
                 logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
@@ -190,10 +212,23 @@ public enum Daemon {
         server.stop()
         controller.shutDown()
         reader?.stop()
-        supervisor.guardian?.stop()
+        supervisor.guardian?.close()
         supervisor.flush()
         withExtendedLifetime((timers, watches, follower, bedside)) {}
-        logger.info("reveilled stopped")
+        logger.info(ending == .reload ? "reveilled stopped, to start again" : "reveilled stopped")
+        return ending
+    }
+
+    /// Executes this same program with the same arguments (same pid, so systemd follows it): the
+    /// daemon starts again with the settings file as it is now. Every descriptor is closed on the
+    /// way; a ring in progress resumes from the state. Returns only if exec fails.
+    public static func reloadInPlace(logger: Logger) {
+        ServiceManager.reloading()
+        RV_close_from_on_exec(3)
+        let arguments = CommandLine.arguments
+        let argv = arguments.map { strdup($0) } + [nil]
+        execv("/proc/self/exe", argv)
+        logger.critical("cannot start again in place: execv: \(String(cString: strerror(errno)))")
     }
 
     /// The wake timer (a realtime timerfd the machine arms), its retry, the test clock's check,

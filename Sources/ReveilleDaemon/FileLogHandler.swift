@@ -2,8 +2,10 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Appends log lines to a file: `2026-11-21T06:45:00Z info reveilled: message`.
-/// Used in development (`--root`) so the log sits beside the state; on the device the journal keeps it.
+/// Writes log lines: `2026-11-21 06:45:00.012 notice reveilled: message`, in local time, to the
+/// millisecond (truncated, never rounded: a line is never stamped after what it reports). One
+/// handler writes both the terminal's lines (standard error) and the log file of a development
+/// setup (`--root`), so the two always agree; under systemd the journal stamps stderr's lines itself.
 public struct FileLogHandler: LogHandler {
     private final class Sink: Sendable {
         let handle: Mutex<FileHandle>
@@ -15,6 +17,7 @@ public struct FileLogHandler: LogHandler {
 
     private let sink: Sink
     private let label: String
+    private let stamped: Bool
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
 
@@ -29,6 +32,32 @@ public struct FileLogHandler: LogHandler {
         handle.seekToEndOfFile()
         self.sink = Sink(handle: handle)
         self.label = label
+        self.stamped = true
+    }
+
+    /// Standard error; without stamps when it is the journal's stream (`$JOURNAL_STREAM`).
+    public static func standardError(label: String) -> FileLogHandler {
+        FileLogHandler(
+            label: label, sink: Sink(handle: FileHandle.standardError),
+            stamped: ProcessInfo.processInfo.environment["JOURNAL_STREAM"] == nil)
+    }
+
+    private init(label: String, sink: Sink, stamped: Bool) {
+        self.label = label
+        self.sink = sink
+        self.stamped = stamped
+    }
+
+    /// `2026-11-21 06:45:00.012`, local time.
+    static func stamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -37,11 +66,10 @@ public struct FileLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let stamp = Date().formatted(.iso8601)
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         let extra =
             merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
-        let line = "\(stamp) \(event.level) \(label): \(event.message)\(extra)\n"
+        let line = (stamped ? FileLogHandler.stamp() + " " : "") + "\(event.level) \(label): \(event.message)\(extra)\n"
         sink.handle.withLock { $0.write(Data(line.utf8)) }
     }
 }

@@ -125,7 +125,8 @@ extension Controller {
             var entry = HistoryEntry(
                 id: session.id, alarmID: session.settings.alarmID, label: session.settings.label,
                 // A one-shot set to the second (--in 20m) shows its seconds.
-                scheduled: "\(scheduled.date) \(localTime(session.scheduledAt, seconds: session.scheduledAt % 60 != 0))",
+                scheduled:
+                    "\(scheduled.date) \(localTime(session.scheduledAt, seconds: session.scheduledAt % 60 != 0))",
                 started: wasMissed ? nil : localTime(session.startedAt, seconds: true), state: session.state,
                 snoozes: session.snoozeCount, wrongAnswers: session.wrongAnswers,
                 ended: session.endedAt.map { localTime($0, seconds: true) }, dismissedBy: session.dismissedBy,

@@ -28,6 +28,7 @@ extension Controller {
         info.appGuard = appSupervisor?.mode ?? AppGuardState(mode: .starting, detail: "")
         info.inputs = bedside?.states ?? []
         info.voice = ring.voice.statusLine
+        info.settingsRejected = settingsRejection
         info.resources = ResourceUse.current()
         return info
     }

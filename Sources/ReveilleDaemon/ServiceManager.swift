@@ -11,6 +11,11 @@ enum ServiceManager {
         sd_notify(0, "READY=1\nSTATUS=\(status)")
     }
 
+    /// sd_notify(0, "RELOADING=1"): the new start's READY=1 ends the reload.
+    static func reloading() {
+        sd_notify(0, "RELOADING=1\nSTATUS=starting again with the new settings")
+    }
+
     /// sd_notify(0, "STOPPING=1").
     static func stopping() {
         sd_notify(0, "STOPPING=1\nSTATUS=stopping")

@@ -135,6 +135,14 @@ extension Controller {
                 "no NFC reader is configured: set [nfc] device in reveille.toml (see hardware.md), or give the tag's UID with --uid"
             )
         }
+        switch health {
+        case .absent(let why), .failing(let why):
+            return .failure(
+                .unavailable,
+                "the NFC reader is not working (\(why)): check its wiring and [nfc] device (hardware.md; 'reveille doctor' says more), or give the tag's UID with --uid"
+            )
+        default: break
+        }
         guard tagWait == nil else {
             return .failure(.busy, "another 'tag add' or 'tag test' is waiting for a tap; try again")
         }

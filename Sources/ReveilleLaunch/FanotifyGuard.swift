@@ -17,6 +17,10 @@ public final class FanotifyGuard: Sendable {
     /// Rung by `stop` (eventfd).
     private let stopFD: Int32
     private let stopping = Atomic<Bool>(false)
+    private let running = Atomic<Bool>(false)
+    private let closed = Atomic<Bool>(false)
+    /// Signalled by the thread as it ends.
+    private let finished = DispatchSemaphore(value: 0)
     /// CLOCK_MONOTONIC nanoseconds at which the thread began answering what it is answering now;
     /// 0 while it waits for events. Read by the watchdog.
     private let answeringSince = Atomic<UInt64>(0)
@@ -54,9 +58,9 @@ public final class FanotifyGuard: Sendable {
     }
 
     deinit {
-        close(fd)
-        if stopFD >= 0 { close(stopFD) }
-        if stallTimer >= 0 { close(stallTimer) }
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { Glibc.close(fd) }
+        if stopFD >= 0 { Glibc.close(stopFD) }
+        if stallTimer >= 0 { Glibc.close(stallTimer) }
     }
 
     /// Ends the thread after the events it is answering.
@@ -64,6 +68,15 @@ public final class FanotifyGuard: Sendable {
         stopping.store(true, ordering: .releasing)
         var one: UInt64 = 1
         _ = write(stopFD, &one, 8)
+    }
+
+    /// Stops the thread, waits for it, and closes the fanotify descriptor: the kernel then allows
+    /// whatever waited, and no exec waits for this guard again. Before the daemon executes itself
+    /// again: that exec would otherwise wait for an answer from the very process making it.
+    public func close() {
+        stop()
+        if running.load(ordering: .acquiring) { finished.wait() }
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { Glibc.close(fd) }
     }
 
     /// Watches execs on each of `filesystems` (a file system mark, or a mount mark where the file
@@ -138,7 +151,11 @@ public final class FanotifyGuard: Sendable {
 
     /// Answers events on a thread of its own: `decide(event)` true allows.
     public func start(decide: @escaping @Sendable (Event) -> Bool) {
-        let thread = Thread { [self] in loop(decide) }
+        running.store(true, ordering: .releasing)
+        let thread = Thread { [self] in
+            loop(decide)
+            finished.signal()
+        }
         thread.name = "app-guard"
         thread.start()
     }

@@ -282,6 +282,9 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var voice = ""
     /// What the daemon has used since it started.
     public var resources: ResourceUse?
+    /// reveille.toml was changed and refused at a reload (SIGHUP): why, with file:line, and since
+    /// when; the settings in use stay those of the start.
+    public var settingsRejected: String?
 
     public init(
         version: String, uptimeSeconds: Int, timeZone: String, now: String, nowInstant: Int, master: String,

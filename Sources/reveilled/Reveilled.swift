@@ -91,7 +91,7 @@ struct Reveilled: ParsableCommand {
             try? FileManager.default.createDirectory(atPath: paths.logDirectory, withIntermediateDirectories: true)
         }
         LoggingSystem.bootstrap { label in
-            var handlers: [any LogHandler] = [StreamLogHandler.standardError(label: label)]
+            var handlers: [any LogHandler] = [FileLogHandler.standardError(label: label)]
             if let logFile, let file = try? FileLogHandler(label: label, path: logFile) { handlers.append(file) }
             var handler = MultiplexLogHandler(handlers)
             handler.logLevel = level
@@ -110,14 +110,19 @@ struct Reveilled: ParsableCommand {
         if let socketGroup { settings.socketGroup = socketGroup }
         if let missedGraceMinutes { settings.missedGraceMinutes = missedGraceMinutes }
         if let maxRingMinutes { settings.maxRingMinutes = maxRingMinutes }
+        let ending: Daemon.Ending
         do {
-            try Daemon.run(
+            ending = try Daemon.run(
                 DaemonOptions(
                     paths: paths, settings: settings,
                     clock: clockOffsetFile.map { OffsetFileClock(path: $0) } ?? SystemClock()),
                 logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+        if ending == .reload {
+            Daemon.reloadInPlace(logger: logger)
             throw ExitCode(1)
         }
     }

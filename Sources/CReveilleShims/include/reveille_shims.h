@@ -97,6 +97,9 @@ int RV_pidfd_open(int pid);
 /// pidfd_send_signal(pidfd, signal, NULL, 0).
 int RV_pidfd_signal(int pidfd, int signal);
 
+/// Marks every descriptor from `first` on close-on-exec (before the daemon executes itself again).
+void RV_close_from_on_exec(int first);
+
 #endif
 
 /// timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK): for the event loop's own deadlines.
