@@ -5,8 +5,8 @@ import ReveilleCore
 import ReveilleProtocol
 
 /// One thing `reveille doctor` looked at.
-struct Finding: Equatable {
-    enum Level: String {
+struct Finding: Equatable, Encodable {
+    enum Level: String, Encodable {
         case ok = "ok"
         case note = "note"
         case warning = "warn"

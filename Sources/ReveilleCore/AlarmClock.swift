@@ -391,7 +391,8 @@ public struct AlarmClock: Sendable {
     private mutating func ringDue(_ due: [Decision], now: Double) -> [ClockAction] {
         let seconds = Int(now.rounded(.down))
         let alarms = Dictionary(uniqueKeysWithValues: schedule.alarms.map { ($0.id, $0) })
-        let (toRing, missedDecisions) = MissedAlarms.sort(due, now: seconds, graceSeconds: limits.graceSeconds)
+        let (toRing, joining, missedDecisions) = MissedAlarms.sort(
+            due, now: seconds, graceSeconds: limits.graceSeconds)
         var records: [RingSession] = []
         var actions: [ClockAction] = []
         var after: [ClockAction] = []
@@ -446,6 +447,16 @@ public struct AlarmClock: Sendable {
                 }
                 actions += apply(fired, steps.map { .ring($0) } + notes)
             }
+        }
+        // Alarms due at the very same instant ring as that one session, and say so.
+        for decision in joining {
+            guard var active = session, let alarm = alarms[decision.alarmID] else { continue }
+            handled.insert(Occurrence(alarmID: alarm.id, instant: decision.ringInstant!))
+            let steps = active.wakeForAnotherAlarm(alarm.id, now: seconds)
+            actions.append(
+                .log(.notice, "alarm \(alarm.name) is due with \(active.settings.name); it rings as that session"))
+            if case .once = alarm.repeats { after += disable(alarm.id) }
+            actions += apply(active, steps.map { .ring($0) })
         }
         // The missed records and how far occurrences are handled go to disk together (one transaction).
         return actions + [.persist(records, evaluatedThrough: seconds)] + after

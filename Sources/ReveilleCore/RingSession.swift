@@ -378,7 +378,12 @@ public struct RingSession: Sendable, Hashable {
 /// was down, or the clock jumped), the latest one within the grace rings at once; every other one
 /// is recorded as missed and never rung late.
 public enum MissedAlarms {
-    public static func sort(_ due: [Decision], now: Int, graceSeconds: Int) -> (ring: Decision?, missed: [Decision]) {
+    /// `ring`: the latest within the grace; `joining`: others due at that same instant, which ring
+    /// as its session (two alarms set for one time are one ring, not a ring and a miss);
+    /// `missed`: the rest.
+    public static func sort(_ due: [Decision], now: Int, graceSeconds: Int) -> (
+        ring: Decision?, joining: [Decision], missed: [Decision]
+    ) {
         // Pairs of (instant, decision), oldest first. (Swift 6.3.1's optimizer crashed on a version
         // that unwrapped `ringInstant` inside the guard below.)
         var rings: [(instant: Int, decision: Decision)] = []
@@ -387,8 +392,10 @@ public enum MissedAlarms {
         }
         rings.sort { ($0.instant, $0.decision.alarmID) < ($1.instant, $1.decision.alarmID) }
         guard let latest = rings.last, now - latest.instant <= graceSeconds else {
-            return (nil, rings.map(\.decision))
+            return (nil, [], rings.map(\.decision))
         }
-        return (latest.decision, rings.dropLast().map(\.decision))
+        let together = rings.filter { $0.instant == latest.instant }.map(\.decision)
+        let earlier = rings.filter { $0.instant < latest.instant }.map(\.decision)
+        return (together.first, Array(together.dropFirst()), earlier)
     }
 }

@@ -229,6 +229,15 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect(result.missed.map(\.alarmID) == [1])
     }
 
+    @Test func alarmsDueTogetherRingAsOneNeverAsAMiss() {
+        let now = 100_000
+        let result = MissedAlarms.sort(
+            [ring(3, at: now - 2), ring(1, at: now - 2), ring(2, at: now - 700)], now: now, graceSeconds: 900)
+        #expect(result.ring?.alarmID == 1)
+        #expect(result.joining.map(\.alarmID) == [3])
+        #expect(result.missed.map(\.alarmID) == [2])
+    }
+
     @Test func nothingWithinGraceMeansEverythingIsMissed() {
         let now = 100_000
         let result = MissedAlarms.sort([ring(1, at: now - 901), ring(2, at: now - 5000)], now: now, graceSeconds: 900)

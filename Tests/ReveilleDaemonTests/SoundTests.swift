@@ -106,7 +106,7 @@ import Testing
     @Test func badSoundTestsAreRefusedWithTheFix() throws {
         let daemon = try DaemonHarness()
         let zero = try daemon.cli("sound", "test", "--seconds", "0")
-        #expect(zero.status == 1)
+        #expect(zero.status == 64)
         #expect(zero.stderr == "reveille: --seconds 0: must be 1-300\n")
         let loud = try daemon.cli("sound", "test", "--volume", "101")
         #expect(loud.stderr == "reveille: --volume 101: must be 0-100\n")

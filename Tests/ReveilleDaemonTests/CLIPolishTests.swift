@@ -1,0 +1,382 @@
+import CTestSupport
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+import Testing
+
+/// The command line as a tired person meets it (README, "A five-minute tour" and "Commands"):
+/// exact output and exit codes for input mistakes, warnings, and the everyday commands.
+@Suite struct CLIPolishTests {
+    static let saturday = CLITourTests.saturdayMorning
+
+    @Test(arguments: [
+        ["pause", "--until", "2026-13-01"], ["history", "--days", "0"], ["alarm", "add", "7:00", "--volume", "150"],
+        ["alarm", "add", "7:00", "--snooze-minutes", "0"], ["tag", "add", "--label", "x", "--uid", "ZZZZ"],
+        ["alarm", "add", "7:00", "--in", "5m"], ["alarm", "add", "7:00", "--date", "2026-12-01", "--days", "mon"],
+        ["alarm", "add", "--in", "5"], ["alarm", "rm", "-1"], ["stauts"], ["month", "2026-13"],
+    ])
+    func everyInputMistakeExits64(arguments: [String]) throws {
+        let daemon = try DaemonHarness(now: Self.saturday)
+        let outcome = try daemon.cli(arguments)
+        #expect(outcome.status == 64, "\(arguments): \(outcome.stderr)")
+        #expect(outcome.stdout == "")
+        #expect(try daemon.request(.alarmList).alarms?.isEmpty == true, "nothing was added")
+    }
+
+    @Test func negativeNumbersDurationsAndUnknownCommandsAreNamed() throws {
+        let daemon = try DaemonHarness(now: Self.saturday)
+        // Read as a value, not as an option: the daemon answers about it.
+        let answer = try daemon.cli("dismiss", "--answer", "-3")
+        #expect(answer.status == 1 && answer.stderr == "reveille: nothing is ringing\n")
+        let id = try daemon.cli("alarm", "rm", "-1")
+        #expect(id.stderr.hasPrefix("Error: alarm id -1: ids are 1 or more; see 'reveille alarm list'\n"))
+        let bare = try daemon.cli("alarm", "add", "--in", "5")
+        #expect(bare.stderr.hasPrefix("Error: duration \"5\": give a unit, like 5m (minutes), 5s or 5h\n"))
+        let far = try daemon.cli("alarm", "add", "--in", "200h")
+        #expect(far.stderr.hasPrefix("Error: duration \"200h\": must be 1 second to 7 days\n"))
+        let typo = try daemon.cli("stauts")
+        #expect(
+            typo.stderr
+                == "reveille: unknown command 'stauts'; did you mean 'status'?\n  See 'reveille --help' for the commands.\n"
+        )
+        let nested = try daemon.cli("alarm", "lst")
+        #expect(nested.status == 64)
+        #expect(nested.stderr.hasPrefix("reveille: unknown command 'lst'; did you mean 'list'?\n"))
+        let option = try daemon.cli("alarm", "add", "7:00", "--lable", "x")
+        #expect(option.stderr.hasPrefix("Error: Unknown option '--lable'. Did you mean '--label'?\n"))
+    }
+
+    @Test func everySubcommandsHelpListsRoot() throws {
+        let commands = [
+            "status", "snooze", "dismiss", "next", "month", "alarm add", "alarm list", "alarm show", "alarm edit",
+            "alarm rm", "alarm enable", "alarm disable", "alarm test", "rule add", "rule list", "rule edit", "rule rm",
+            "override add", "override list", "override edit", "override rm", "pause", "resume", "history", "stats",
+            "sound test", "sound stop", "sound devices", "tag add", "tag list", "tag rm", "tag test", "apps status",
+            "apps check", "apps grant", "apps validate", "run", "doctor",
+        ]
+        for command in commands {
+            let help = try runProcess(Binaries.cli, command.split(separator: " ").map(String.init) + ["--help"])
+            #expect(help.stdout.contains("--root <dir>"), "\(command) --help")
+        }
+    }
+
+    @Test func labelsRefuseControlCharactersAndBlanksAndTablesFitWideCharacters() throws {
+        let daemon = try DaemonHarness(now: Self.saturday)
+        let newline = try daemon.cli("alarm", "add", "7:00", "--label", "a\nb")
+        #expect(newline.status == 64)
+        #expect(
+            newline.stderr
+                == "reveille: label: control character U+000A is not allowed; use letters, digits, spaces and punctuation\n"
+        )
+        let escape = try daemon.cli("alarm", "add", "7:00", "--label", "\u{1B}[31mred")
+        #expect(escape.stderr.contains("control character U+001B is not allowed"))
+        let blank = try daemon.cli("alarm", "add", "7:00", "--label", "   ")
+        #expect(blank.stderr == "reveille: label: only spaces; give a name, like work, or \"\" for none\n")
+        _ = try daemon.cli("alarm", "add", "6:00", "--days", "mon-fri", "--label", "起床")
+        _ = try daemon.cli("alarm", "add", "6:30", "--days", "mon-fri", "--label", "run 🏃")
+        let list = try daemon.cli("alarm", "list").stdout
+        #expect(
+            list == """
+                ID  LABEL   TIME   REPEAT   ON   CHALLENGE  SNOOZES  NEXT RING
+                1   起床    06:00  mon-fri  yes  math       3x9m     Mon 2026-11-23 06:00
+                2   run 🏃  06:30  mon-fri  yes  math       3x9m     Mon 2026-11-23 06:30
+
+                """)
+    }
+
+    @Test func anAlarmThatCannotRingIsAcceptedWithAWarning() throws {
+        let daemon = try DaemonHarness(now: Self.saturday)
+        _ = try daemon.cli("pause", "--until", "2026-11-30")
+        let paused = try daemon.cli("alarm", "add", "7:00", "--date", "2026-11-25", "--label", "dentist")
+        #expect(paused.status == 0)
+        #expect(paused.stdout == "added alarm #1 dentist: 07:00 once on 2026-11-25\n")
+        #expect(
+            paused.stderr
+                == "reveille: warning: alarms are paused until Mon 2026-11-30: nothing rings before then\n")
+        _ = try daemon.cli("resume")
+        _ = try daemon.cli("rule", "add", "--days", "sat,sun", "--off")
+        let silenced = try daemon.cli("alarm", "add", "9:00", "--days", "weekends", "--label", "lie-in")
+        #expect(
+            silenced.stderr
+                == "reveille: warning: weekly rules silence every day it repeats (sat,sun); see 'reveille rule list'\n")
+        let nfc = try daemon.cli("alarm", "add", "6:00", "--days", "mon-fri", "--challenge", "nfc")
+        #expect(
+            nfc.stderr
+                == "reveille: warning: --challenge nfc, but no NFC reader is configured: a math problem stands in ([nfc] device in reveille.toml)\n"
+        )
+        let list = try daemon.cli("alarm", "list").stdout
+        #expect(
+            list.hasSuffix(
+                """
+                #2: weekly rules silence every day it repeats (sat,sun); see 'reveille rule list'
+                #3: --challenge nfc, but no NFC reader is configured: a math problem stands in ([nfc] device in reveille.toml)
+
+                """))
+        // The one-shot's day goes by without a ring (silenced by an override): it is turned off.
+        _ = try daemon.cli("override", "add", "2026-11-25", "--off", "--alarm", "1")
+        try daemon.setNow(instant("2026-11-26 08:00:00"))
+        let show = try daemon.cli("alarm", "show", "1").stdout
+        #expect(show.contains("  on          no\n"))
+        #expect(show.contains("  warning     it is off ('reveille alarm enable 1' turns it on)\n"))
+        #expect(daemon.logText().contains("alarm #1 dentist: its day (2026-11-25) is over and it did not ring"))
+        #expect(try daemon.cli("status").stdout.contains("alarms: on (2 of 3 enabled)"))
+    }
+
+    @Test func showTestAndTheEverydayCommands() throws {
+        let daemon = try DaemonHarness(now: Self.saturday)
+        _ = try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri", "--label", "work", "--max-snoozes", "1")
+        #expect(try daemon.cli("next", "--brief").stdout == "Mon 06:45 #1 work (in 1 d 20 h)\n")
+        #expect(
+            try daemon.cli("alarm", "show", "1").stdout == """
+                alarm #1
+                  label       work
+                  time        06:45
+                  repeats     mon-fri
+                  on          yes
+                  next ring   Mon 2026-11-23 06:45
+                  sound       the configured sound, else the built-in tone
+                  volume      80, rising over 30 s
+                  challenge   math (medium)
+                  tags        any registered tag
+                  snoozes     1, 9 min each
+                  holidays    rings on holidays
+
+                """)
+        #expect(try daemon.cli("alarm", "show", "7").stderr == "reveille: no alarm #7; 'reveille alarm list' shows the ids\n")
+
+        // A rule and an override, changed in place.
+        _ = try daemon.cli("rule", "add", "--days", "fri", "--off")
+        #expect(
+            try daemon.cli("rule", "edit", "1", "--days", "sat", "--at", "9:30").stdout
+                == "changed rule #1: sat at 09:30, all alarms\n")
+        _ = try daemon.cli("override", "add", "2026-11-24", "--off")
+        #expect(
+            try daemon.cli("override", "edit", "1", "--at", "7:15", "--alarm", "1").stdout
+                == "changed override #1: 2026-11-24 at 07:15, alarm #1\n")
+        let both = try daemon.cli("override", "edit", "1", "--alarm", "1", "--all-alarms")
+        #expect(both.status == 64 && both.stderr.hasPrefix("Error: give --alarm ID or --all-alarms, not both\n"))
+        #expect(
+            try daemon.cli("rule", "edit", "9", "--off").stderr
+                == "reveille: no rule #9; 'reveille rule list' shows the ids\n")
+
+        // A test rings now, as the alarm would, and is recorded as one.
+        let test = try daemon.cli("alarm", "test", "1")
+        #expect(
+            test.stdout
+                == "alarm #1 work rings now as a test; stop it as it asks: answer a math problem with 'reveille dismiss'\n")
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(try daemon.cli("status").stdout.hasPrefix("RINGING (a test): alarm #1 work (due "))
+        #expect(try daemon.cli("alarm", "test", "1").stderr == "reveille: alarm #1 work is ringing; dismiss it first\n")
+        #expect(
+            try daemon.cli("sound", "stop").stderr
+                == "reveille: alarm #1 work is ringing, not a sound test: 'reveille dismiss' stops it\n")
+        _ = try daemon.cli("snooze")
+        try daemon.setNow(Self.saturday + 10 * 60 + 30)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        let last = try daemon.cli("status").stdout
+        #expect(last.hasPrefix("RINGING (a test): alarm #1 work (due 10:00"))
+        #expect(last.contains("); no snoozes left: it must be dismissed\n"))
+        let removed = try daemon.cli("pause")
+        #expect(
+            removed.stderr
+                == "reveille: warning: alarm #1 work is still ringing: it stops only when dismissed ('reveille dismiss')\n")
+        _ = try daemon.cli("resume")
+        #expect(try daemon.dismissByMath().status == 0)
+        let history = try daemon.cli("history").stdout
+        #expect(history.contains("#1 work (test)"))
+        #expect(try daemon.cli("stats").stdout.hasPrefix("last 30 days: 0 rang"))
+        #expect(try daemon.cli("alarm", "list", "--json").stdout.contains(#""enabled" : true"#))
+
+        // sound stop ends a sound test.
+        #expect(try daemon.cli("sound", "stop").stdout == "no sound test is playing\n")
+        _ = try daemon.cli("sound", "test", "--seconds", "60")
+        #expect(try daemon.cli("sound", "stop").stdout == "stopped the sound test\n")
+        #expect(daemon.waitFor(2) { daemon.logText().contains("sound test stopped") })
+    }
+
+    @Test func historySaysHowEachRingEnded() throws {
+        let daemon = try DaemonHarness(now: Self.saturday)
+        // Two alarms due together: the second joins the first's ring, and nothing is "missed". A
+        // tag alarm with no reader: math stands in.
+        _ = try daemon.cli("alarm", "add", "10:01", "--label", "first", "--challenge", "nfc")
+        _ = try daemon.cli("alarm", "add", "10:01", "--label", "second")
+        _ = try daemon.cli("alarm", "add", "--in", "2m5s", "--label", "nap")  // to the second
+        try daemon.setNow(Self.saturday + 60)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(daemon.waitFor(3) { daemon.logText().contains("alarm #2 second is due with #1 first; it rings as that session") })
+        #expect(try daemon.dismissByMath().status == 0)
+        let entries = try #require(try daemon.request(.history(days: 1)).history)
+        #expect(entries.count == 1, "one ring, no miss")
+        #expect(entries.first?.fellBackToMath == true && entries.first?.joined == [2])
+        let history = try daemon.cli("history").stdout
+        #expect(history.contains("; math stood in for the tag (no reader worked); #2 joined\n"))
+        try daemon.setNow(Self.saturday + 135)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(try daemon.dismissByMath().status == 0)
+        // Set to the second, shown to the second.
+        let nap = try daemon.cli("history").stdout
+        #expect(nap.range(of: #"2026-11-21 10:02:0\d  #3 nap"#, options: .regularExpression) != nil, "\(nap)")
+    }
+
+    @Test func theMonthViewShowsEachDaysDecidingLayer() throws {
+        let daemon = try DaemonHarness(now: Self.saturday)
+        _ = try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri", "--label", "work")
+        _ = try daemon.cli("rule", "add", "--days", "wed", "--at", "7:30")
+        _ = try daemon.cli("override", "add", "2026-11-27", "--off")
+        _ = try daemon.cli("override", "add", "2026-12-01", "--at", "8:15")
+        let plain = try daemon.cli("month")
+        #expect(plain.status == 0)
+        #expect(
+            plain.stdout == """
+                November 2026
+                Mon      Tue      Wed      Thu      Fri      Sat      Sun
+                                                                       1 .
+                 2 .      3 .      4 .      5 .      6 .      7 .      8 .
+                 9 .     10 .     11 .     12 .     13 .     14 .     15 .
+                16 .     17 .     18 .     19 .     20 .     21*      22
+                23 06:45 24 06:45 25 07:30R 26 06:45 27 -O    28       29
+                30 06:45
+
+                06:45 as set   R weekly rule   O date override   H holiday   P paused   - silent   * today
+
+                """)
+        let colour = try daemon.cli("month", "2026-12", "--color").stdout
+        #expect(colour.contains(" 1 \u{1B}[32m08:15O\u{1B}[0m"), "override green")
+        #expect(colour.contains(" 2 \u{1B}[34m07:30R\u{1B}[0m"), "rule blue")
+        #expect(colour.contains(" 3 \u{1B}[38;5;208m06:45\u{1B}[0m"), "base orange")
+        _ = try daemon.cli("pause", "--until", "2026-12-10")
+        let paused = try daemon.cli("month", "2026-12", "--color").stdout
+        #expect(paused.contains(" 3 \u{1B}[2;9m-P\u{1B}[0m"), "paused days dim and struck through")
+        let past = try daemon.cli("month", "2026-10")
+        #expect(past.status == 64)
+        #expect(past.stderr == "reveille: 2026-10: that month is over; 'reveille history' shows what rang\n")
+    }
+
+    @Test func aReloadAppliesGoodSettingsAndRefusesBrokenOnes() throws {
+        let daemon = try DaemonHarness(now: Self.saturday)
+        let file = daemon.root.appendingPathComponent("etc/reveille/reveille.toml")
+        let good = try String(contentsOf: file, encoding: .utf8)
+        try (good + "[audio]\nvolume = 150\n").write(to: file, atomically: true, encoding: .utf8)
+        let pid = daemon.process.processIdentifier
+        kill(pid, SIGHUP)
+        #expect(
+            try daemon.waitFor(3) {
+                try daemon.cli("status").stdout.contains("REVEILLE.TOML REJECTED: \(file.path):")
+            })
+        #expect(daemon.logText().contains("received SIGHUP: "))
+        #expect(try daemon.cli("doctor", "--no-tone").stdout.contains("FAIL  settings: \(file.path):"))
+        // A file that loads: the daemon starts again in place (same pid) with it.
+        try good.replacingOccurrences(of: "[audio]\n", with: "[audio]\nvolume = 35\n").write(
+            to: file, atomically: true, encoding: .utf8)
+        kill(pid, SIGHUP)
+        #expect(daemon.waitFor(5) { daemon.logText().contains("starting again in place") })
+        #expect(daemon.waitFor(5) { daemon.answersStatus() })
+        #expect(try daemon.request(.status).status?.settingsRejected == nil)
+        #expect(daemon.process.isRunning && daemon.process.processIdentifier == pid)
+        let added = try daemon.request(
+            .alarmAdd(spec: {
+                var spec = AlarmSpec()
+                spec.time = LocalTime(secondsOfDay: 7 * 3600)
+                return spec
+            }()))
+        #expect(added.alarms?.first?.volume == 35, "the new default volume")
+    }
+
+    @Test func doctorSpeaksJSON() throws {
+        let daemon = try DaemonHarness(now: Self.saturday)
+        let doctor = try daemon.cli("doctor", "--no-tone", "--json")
+        let findings = try #require(
+            try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [[String: Any]])
+        #expect(findings.contains { $0["subject"] as? String == "daemon" && $0["level"] as? String == "ok" })
+        #expect(findings.allSatisfy { ["ok", "note", "warn", "FAIL"].contains($0["level"] as? String ?? "") })
+    }
+
+    /// Interactive `dismiss` on a real terminal (a pseudo-terminal): a non-number, a wrong answer,
+    /// end of input; then the right answer.
+    @Test func theInteractiveDismissOnATerminal() throws {
+        let daemon = try DaemonHarness()
+        _ = try daemon.cli("alarm", "add", "--in", "1s", "--label", "nap")
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        let first = try #require(try daemon.request(.problem).problem)
+
+        let session = try TerminalSession(Binaries.cli, ["dismiss"], environment: ["REVEILLE_ROOT": daemon.root.path])
+        #expect(session.read(until: "\(first) = "))
+        session.write("seven\n")
+        #expect(session.read(until: "That is not a whole number; try again."))
+        session.write("1\n")  // no problem has so small an answer
+        #expect(session.read(until: "Wrong. Here is a new one:"))
+        session.write("\u{04}")  // Ctrl-D: end of input
+        #expect(session.wait() == 1)
+        #expect(session.output.contains("reveille: no answer (end of input); the alarm was not dismissed"))
+
+        let problem = try #require(try daemon.request(.problem).problem)
+        let again = try TerminalSession(Binaries.cli, ["dismiss"], environment: ["REVEILLE_ROOT": daemon.root.path])
+        #expect(again.read(until: "\(problem) = "))
+        again.write("\(solve(problem))\n")
+        #expect(again.read(until: "dismissed alarm #1 nap. Good morning."))
+        #expect(again.wait() == 0)
+    }
+}
+
+/// A program on a pseudo-terminal: what a person at a terminal sees and types.
+final class TerminalSession {
+    let process = Process()
+    private let master: Int32
+    private(set) var output = ""
+
+    init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
+        var name = [CChar](repeating: 0, count: 128)
+        master = RVT_open_pty(&name, name.count)
+        guard master >= 0 else { throw HarnessError("cannot open a pseudo-terminal") }
+        let slave = try FileHandle(forUpdating: URL(fileURLWithPath: String(cString: name)))
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = slave
+        process.standardOutput = slave
+        process.standardError = slave
+        try process.run()
+        try slave.close()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        close(master)
+    }
+
+    func write(_ text: String) {
+        _ = text.utf8CString.dropLast().withUnsafeBufferPointer { Glibc.write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads until `text` has appeared (true), or 5 s pass.
+    func read(until text: String) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !output.contains(text), Date() < deadline {
+            var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 100) > 0 else { continue }
+            let count = Glibc.read(master, &buffer, buffer.count)
+            guard count > 0 else { break }
+            output += String(decoding: buffer[0..<count], as: UTF8.self)
+        }
+        return output.contains(text)
+    }
+
+    /// Waits for the program to end, keeping what it wrote last; its exit status.
+    func wait() -> Int32 {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 50) > 0 {
+                let count = Glibc.read(master, &buffer, buffer.count)
+                if count <= 0 { break }  // EIO: the program closed the terminal
+                output += String(decoding: buffer[0..<count], as: UTF8.self)
+            } else if !process.isRunning {
+                break
+            }
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
