@@ -142,7 +142,9 @@ import Testing
                   holidays    rings on holidays
 
                 """)
-        #expect(try daemon.cli("alarm", "show", "7").stderr == "reveille: no alarm #7; 'reveille alarm list' shows the ids\n")
+        #expect(
+            try daemon.cli("alarm", "show", "7").stderr
+                == "reveille: no alarm #7; 'reveille alarm list' shows the ids\n")
 
         // A rule and an override, changed in place.
         _ = try daemon.cli("rule", "add", "--days", "fri", "--off")
@@ -163,7 +165,8 @@ import Testing
         let test = try daemon.cli("alarm", "test", "1")
         #expect(
             test.stdout
-                == "alarm #1 work rings now as a test; stop it as it asks: answer a math problem with 'reveille dismiss'\n")
+                == "alarm #1 work rings now as a test; stop it as it asks: answer a math problem with 'reveille dismiss'\n"
+        )
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         #expect(try daemon.cli("status").stdout.hasPrefix("RINGING (a test): alarm #1 work (due "))
         #expect(try daemon.cli("alarm", "test", "1").stderr == "reveille: alarm #1 work is ringing; dismiss it first\n")
@@ -179,7 +182,8 @@ import Testing
         let removed = try daemon.cli("pause")
         #expect(
             removed.stderr
-                == "reveille: warning: alarm #1 work is still ringing: it stops only when dismissed ('reveille dismiss')\n")
+                == "reveille: warning: alarm #1 work is still ringing: it stops only when dismissed ('reveille dismiss')\n"
+        )
         _ = try daemon.cli("resume")
         #expect(try daemon.dismissByMath().status == 0)
         let history = try daemon.cli("history").stdout
@@ -203,7 +207,10 @@ import Testing
         _ = try daemon.cli("alarm", "add", "--in", "2m5s", "--label", "nap")  // to the second
         try daemon.setNow(Self.saturday + 60)
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-        #expect(daemon.waitFor(3) { daemon.logText().contains("alarm #2 second is due with #1 first; it rings as that session") })
+        #expect(
+            daemon.waitFor(3) {
+                daemon.logText().contains("alarm #2 second is due with #1 first; it rings as that session")
+            })
         #expect(try daemon.dismissByMath().status == 0)
         let entries = try #require(try daemon.request(.history(days: 1)).history)
         #expect(entries.count == 1, "one ring, no miss")
@@ -274,12 +281,26 @@ import Testing
         #expect(try daemon.request(.status).status?.settingsRejected == nil)
         #expect(daemon.process.isRunning && daemon.process.processIdentifier == pid)
         let added = try daemon.request(
-            .alarmAdd(spec: {
-                var spec = AlarmSpec()
-                spec.time = LocalTime(secondsOfDay: 7 * 3600)
-                return spec
-            }()))
+            .alarmAdd(
+                spec: {
+                    var spec = AlarmSpec()
+                    spec.time = LocalTime(secondsOfDay: 7 * 3600)
+                    return spec
+                }()))
         #expect(added.alarms?.first?.volume == 35, "the new default volume")
+    }
+
+    @Test func tagCommandsWithoutAWorkingReaderRefuseAtOnce() throws {
+        let daemon = try DaemonHarness(
+            now: Self.saturday, settings: "[nfc]\ndevice = \"pn532_uart:/nonexistent/reveille-reader\"\n")
+        #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.reader.condition == .absent })
+        for command in [["tag", "add", "--label", "bathroom"], ["tag", "test"]] {
+            let outcome = try daemon.cli(command)
+            #expect(outcome.status == 1)
+            #expect(outcome.stdout == "", "never asked to tap: \(outcome.stdout)")
+            #expect(outcome.stderr.hasPrefix("reveille: the NFC reader is not working ("))
+            #expect(outcome.stderr.hasSuffix("or give the tag's UID with --uid\n"))
+        }
     }
 
     @Test func doctorSpeaksJSON() throws {

@@ -7,6 +7,37 @@ import Testing
     /// Saturday 2026-11-21, 10:00 in Berlin.
     static let saturdayMorning = instant("2026-11-21 10:00:00")
 
+    /// Every line of the README's tour, in order, against one daemon: each exits 0, and where its
+    /// comment starts with →, its output starts with what follows (up to `...`).
+    @Test func theReadmeTourRunsAsWritten() throws {
+        let readme = try String(
+            contentsOf: DeploymentTests.package.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## A five-minute tour").dropFirst().first)
+        let block = try #require(
+            section.components(separatedBy: "```sh\n").dropFirst().first?
+                .components(separatedBy: "```").first)
+        let daemon = try DaemonHarness(now: Self.saturdayMorning)
+        var ran = 0
+        for line in block.split(separator: "\n") where line.hasPrefix("reveille ") {
+            let parts = line.components(separatedBy: "  #")
+            let comment = parts.dropFirst().joined(separator: "  #").trimmingCharacters(in: .whitespaces)
+            let expected: String? =
+                comment.hasPrefix("→ ")
+                ? String(comment.dropFirst(2)).components(separatedBy: "...")[0].trimmingCharacters(in: .whitespaces)
+                : nil
+            var output = ""
+            for command in parts[0].components(separatedBy: " ; ") {
+                let words = command.split(separator: " ").map(String.init).dropFirst()
+                let outcome = try daemon.cli(Array(words))
+                #expect(outcome.status == 0, "\(command): \(outcome.stderr)")
+                output += outcome.stdout
+                ran += 1
+            }
+            if let expected { #expect(output.hasPrefix(expected), "\(line)\n\(output)") }
+        }
+        #expect(ran >= 20)
+    }
+
     @Test func alarmsRulesAndOverridesShowUpInNextWithTheirLayers() throws {
         let daemon = try DaemonHarness(now: Self.saturdayMorning)
         #expect(
