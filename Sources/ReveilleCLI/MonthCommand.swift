@@ -6,7 +6,7 @@ import ReveilleProtocol
 struct MonthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "month",
-        abstract: "A month as a calendar: each day's first ring and the layer that decided it.",
+        abstract: "A calendar of a month: each day's first ring and the layer that set it.",
         discussion: """
             Each day shows its first ring, marked by the layer that set it: a plain time is the \
             alarm as set (base), R a weekly rule, O a date override. A silent day shows - and what \

@@ -32,7 +32,7 @@ import Testing
                   snooze                  Snooze the ringing alarm (free while snoozes remain).
                   dismiss                 Stop the ringing (or snoozed) alarm by answering a math problem.
                   next                    List the coming rings, day by day, with the layer that decided each.
-                  month                   A month as a calendar: each day's first ring and the layer that decided it.
+                  month                   A calendar of a month: each day's first ring and the layer that set it.
                   alarm                   Add, list, change and remove alarms.
                   rule                    Weekly rules: on these weekdays, stay off or ring at another time.
                   override                One-time date overrides: on this date, stay off or ring at another time.
