@@ -44,18 +44,15 @@ struct AlarmCommand: ParsableCommand {
             abstract: "Change an alarm's fields; what is not given stays as it is.",
             discussion: "Example: reveille alarm edit 1 --time 7:00 --days mon-thu")
 
-        @Argument(help: "The alarm's id (see 'reveille alarm list').") var id: Int
+        @OptionGroup var alarm: AlarmID
         @Option(name: .long, help: ArgumentHelp("A new time, like 07:00.", valueName: "time")) var time: String?
         @OptionGroup var fields: AlarmFields
         @OptionGroup var connection: ConnectionOptions
 
-        func validate() throws {
-            try checkID(id, of: "alarm", list: "reveille alarm list")
-            _ = try fields.spec(time: time)
-        }
+        func validate() throws { _ = try fields.spec(time: time) }
 
         func run() throws {
-            report(try send(.alarmEdit(id: id, spec: fields.spec(time: time)), to: connection))
+            report(try send(.alarmEdit(id: alarm.id, spec: fields.spec(time: time)), to: connection))
         }
     }
 
@@ -96,31 +93,27 @@ struct AlarmCommand: ParsableCommand {
                 Stop it as it asks (reveille dismiss, or a tag). A one-shot stays on.
                 """)
 
-        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var alarm: AlarmID
         @OptionGroup var connection: ConnectionOptions
 
-        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
-
-        func run() throws { report(try send(.alarmTest(id: id), to: connection)) }
+        func run() throws { report(try send(.alarmTest(id: alarm.id), to: connection)) }
     }
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show every setting of one alarm.")
 
-        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var alarm: AlarmID
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
-
         func run() throws {
             let alarms = try send(.alarmList, to: connection).alarms ?? []
-            guard let alarm = alarms.first(where: { $0.id == id }) else {
-                printError("no alarm #\(id); 'reveille alarm list' shows the ids")
+            guard let info = alarms.first(where: { $0.id == alarm.id }) else {
+                printError("no alarm #\(alarm.id); 'reveille alarm list' shows the ids")
                 throw ExitCode(1)
             }
-            if output.json { return printJSON(alarm) }
-            print(Show.render(alarm), terminator: "")
+            if output.json { return printJSON(info) }
+            print(Show.render(info), terminator: "")
         }
 
         static func render(_ alarm: AlarmInfo) -> String {
@@ -156,35 +149,36 @@ struct AlarmCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rm", abstract: "Remove an alarm, with its own rules and overrides.")
 
-        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var alarm: AlarmID
         @OptionGroup var connection: ConnectionOptions
 
-        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
-
-        func run() throws { report(try send(.alarmRemove(id: id), to: connection)) }
+        func run() throws { report(try send(.alarmRemove(id: alarm.id), to: connection)) }
     }
 
     struct Enable: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Turn an alarm on.")
 
-        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var alarm: AlarmID
         @OptionGroup var connection: ConnectionOptions
 
-        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
-
-        func run() throws { report(try send(.alarmSetEnabled(id: id, enabled: true), to: connection)) }
+        func run() throws { report(try send(.alarmSetEnabled(id: alarm.id, enabled: true), to: connection)) }
     }
 
     struct Disable: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Turn an alarm off, keeping it.")
 
-        @Argument(help: "The alarm's id.") var id: Int
+        @OptionGroup var alarm: AlarmID
         @OptionGroup var connection: ConnectionOptions
 
-        func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
-
-        func run() throws { report(try send(.alarmSetEnabled(id: id, enabled: false), to: connection)) }
+        func run() throws { report(try send(.alarmSetEnabled(id: alarm.id, enabled: false), to: connection)) }
     }
+}
+
+/// The id of the alarm a command acts on, checked before anything is sent.
+struct AlarmID: ParsableArguments {
+    @Argument(help: "The alarm's id (see 'reveille alarm list').") var id: Int
+
+    func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
 }
 
 /// The fields `alarm add` and `alarm edit` share.

@@ -110,7 +110,8 @@ import Testing
         #expect(try daemon.waitFor(3) { try daemon.session() == nil })
         #expect(daemon.waitFor(2) { daemon.logText().contains("sound: stopped on") })
         let history = try #require(try daemon.request(.history(days: 1)).history)
-        #expect(history.first?.dismissedBy == .tag)
+        #expect(history.first?.dismissedBy == .tag && history.first?.dismissedTag == "bathroom")
+        #expect(try daemon.cli("history").stdout.contains(" dismissed by tag bathroom at "))
     }
 
     @Test func aReaderUnpluggedMidRingOffersMathAndReconnectsByItself() throws {
