@@ -36,10 +36,11 @@ enum Arguments {
         text.count > 1 && text.hasPrefix("-") && text.dropFirst().allSatisfy(\.isASCII) && Int(text) != nil
     }
 
-    /// Options that are flags, never followed by a value.
+    /// Options that are flags, never followed by a value (`HelpTextTests` checks this against
+    /// every command's help).
     static let flags: Set<String> = [
-        "--json", "--help", "--version", "--off", "--brief", "--watch", "--tone", "--skip-holidays",
-        "--no-skip-holidays", "--color", "--no-color", "--all-alarms", "--plain",
+        "--json", "--help", "--version", "--off", "--brief", "--watch", "--no-tone", "--skip-holidays",
+        "--no-skip-holidays", "--color", "--all-alarms", "--plain",
     ]
 
     static func takesValue(_ option: String) -> Bool { !flags.contains(option) }

@@ -108,17 +108,7 @@ struct TagCommand: ParsableCommand {
 /// Before asking anyone to tap a tag: a reader must be configured and working, or the command
 /// ends at once with why (rather than after its wait).
 func requireReader(_ connection: ConnectionOptions) throws {
-    guard let reader = try send(.status, to: connection).status?.reader else { return }
-    switch reader.condition {
-    case .ok: return
-    case .notConfigured:
-        printError(
-            "no NFC reader is configured: set [nfc] device in reveille.toml (see hardware.md), or give the tag's UID with --uid"
-        )
-    case .absent, .failing:
-        printError(
-            "the NFC reader is not working (\(reader.detail)): check its wiring and [nfc] device (hardware.md; 'reveille doctor' says more), or give the tag's UID with --uid"
-        )
-    }
+    guard let refusal = try send(.status, to: connection).status?.reader.health.tapRefusal else { return }
+    printError(refusal)
     throw ExitCode(1)
 }

@@ -98,6 +98,18 @@ public enum ReaderHealth: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 
+    /// Why no one should be asked to tap a tag now (`tag add`, `tag test`), with the fix; nil
+    /// when the reader works. Said by the daemon, and by the CLI before it prints its prompt.
+    public var tapRefusal: String? {
+        switch self {
+        case .ok: nil
+        case .notConfigured:
+            "no NFC reader is configured: set [nfc] device in reveille.toml (see hardware.md), or give the tag's UID with --uid"
+        case .absent(let why), .failing(let why):
+            "the NFC reader is not working (\(why)): check its wiring and [nfc] device (hardware.md; 'reveille doctor' says more), or give the tag's UID with --uid"
+        }
+    }
+
     public var description: String {
         switch self {
         case .notConfigured: "none configured (alarms are dismissed by math)"

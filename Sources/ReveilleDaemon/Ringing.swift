@@ -105,7 +105,7 @@ extension Controller {
     func info(_ session: RingSession) -> SessionInfo {
         var info = SessionInfo(
             id: session.id, alarmID: session.settings.alarmID, label: session.settings.label,
-            state: session.state, scheduledTime: localTime(session.scheduledAt, seconds: session.scheduledAt % 60 != 0),
+            state: session.state, scheduledTime: dueTime(session.scheduledAt),
             snoozeCount: session.snoozeCount, maxSnoozes: session.settings.maxSnoozes,
             snoozedUntil: session.snoozedUntil.map { localTime($0, seconds: true) },
             challenge: session.challenge, fellBackToMath: session.fellBackToMath,
@@ -124,9 +124,7 @@ extension Controller {
             let wasMissed = session.state == .missed
             var entry = HistoryEntry(
                 id: session.id, alarmID: session.settings.alarmID, label: session.settings.label,
-                // A one-shot set to the second (--in 20m) shows its seconds.
-                scheduled:
-                    "\(scheduled.date) \(localTime(session.scheduledAt, seconds: session.scheduledAt % 60 != 0))",
+                scheduled: "\(scheduled.date) \(dueTime(session.scheduledAt))",
                 started: wasMissed ? nil : localTime(session.startedAt, seconds: true), state: session.state,
                 snoozes: session.snoozeCount, wrongAnswers: session.wrongAnswers,
                 ended: session.endedAt.map { localTime($0, seconds: true) }, dismissedBy: session.dismissedBy,
@@ -156,6 +154,9 @@ extension Controller {
     func nowSeconds() -> Int { Int(clock.now().timeIntervalSince1970.rounded(.down)) }
 
     /// `06:45` (or `06:45:12`) on the wall clock.
+    /// When a ring was due: `06:45`, or `06:45:12` for a one-shot set to the second (`--in 20m`).
+    func dueTime(_ instant: Int) -> String { localTime(instant, seconds: instant % 60 != 0) }
+
     func localTime(_ instant: Int, seconds: Bool = false) -> String {
         let time = ZoneResolver(zone: zone).local(at: instant).time
         return seconds ? time.withSeconds : time.hoursAndMinutes

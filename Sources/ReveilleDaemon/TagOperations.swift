@@ -129,20 +129,7 @@ extension Controller {
             return .failure(.invalid, "--timeout \(timeout): must be 1-300 seconds")
         }
         let health = ring.reader.health
-        if health == .notConfigured {
-            return .failure(
-                .unavailable,
-                "no NFC reader is configured: set [nfc] device in reveille.toml (see hardware.md), or give the tag's UID with --uid"
-            )
-        }
-        switch health {
-        case .absent(let why), .failing(let why):
-            return .failure(
-                .unavailable,
-                "the NFC reader is not working (\(why)): check its wiring and [nfc] device (hardware.md; 'reveille doctor' says more), or give the tag's UID with --uid"
-            )
-        default: break
-        }
+        if let refusal = health.tapRefusal { return .failure(.unavailable, refusal) }
         guard tagWait == nil else {
             return .failure(.busy, "another 'tag add' or 'tag test' is waiting for a tap; try again")
         }

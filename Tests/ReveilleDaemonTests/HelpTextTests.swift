@@ -1,3 +1,5 @@
+import ArgumentParser
+import Foundation
 import Testing
 
 @testable import ReveilleCLI
@@ -19,6 +21,29 @@ import Testing
                   -h, --help              Show help information.
 
                 """)
+    }
+
+    /// The argument normalizer must know which options take no value: every option a command's
+    /// help shows without `<value>` is in `Arguments.flags`, and every name there is a real flag.
+    @Test func theNormalizersFlagsAreTheCommandsFlags() {
+        func commands(_ command: any ParsableCommand.Type) -> [any ParsableCommand.Type] {
+            [command] + command.configuration.subcommands.flatMap(commands)
+        }
+        var flags: Set<String> = []
+        for command in commands(Reveille.self) {
+            for line in command.helpMessage(columns: 200).split(separator: "\n") where line.hasPrefix("  -") {
+                // The option's own names and value: `-h, --help`, `--days <days>`.
+                let words = Array(line.split(separator: " ").prefix { $0.hasPrefix("-") || $0.hasPrefix("<") })
+                for (index, word) in words.enumerated() where word.hasPrefix("--") {
+                    let names = word.trimmingCharacters(in: CharacterSet(charactersIn: ","))
+                        .split(separator: "/").map(String.init)  // --skip-holidays/--no-skip-holidays
+                    let takesValue = words.indices.contains(index + 1) && words[index + 1].hasPrefix("<")
+                    if !takesValue { flags.formUnion(names) }
+                }
+            }
+        }
+        #expect(flags.subtracting(Arguments.flags).isEmpty, "missing: \(flags.subtracting(Arguments.flags))")
+        #expect(Arguments.flags.subtracting(flags).isEmpty, "not flags: \(Arguments.flags.subtracting(flags))")
     }
 
     @Test func topLevelHelpListsTheCommands() {
