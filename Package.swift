@@ -24,12 +24,15 @@ let package = Package(
     products: [
         .executable(name: "reveilled", targets: ["reveilled"]),
         .executable(name: "reveille", targets: ["reveille"]),
+        .executable(name: "reveille-web", targets: ["reveille-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // The web front end only (reveille-web), never the daemon.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // C for what Swift cannot import directly: SO_PEERCRED needs _GNU_SOURCE.
@@ -109,6 +112,23 @@ let package = Package(
             linkerSettings: daemonLinking
         ),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"]),
+        // The screen: a page served over HTTP by a process of its own, unprivileged, a client of the socket.
+        .target(
+            name: "ReveilleWeb",
+            dependencies: [
+                "ReveilleProtocol", "ReveilleConfig",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "reveille-web",
+            dependencies: [
+                "ReveilleWeb", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleCore", "ReveilleProtocol"]),
         // Sound files for the tests: written and read back with libsndfile, analysed.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
@@ -127,6 +147,7 @@ let package = Package(
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig"]),
+        .testTarget(name: "ReveilleWebTests", dependencies: ["ReveilleWeb", "ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleAudioTests",
             dependencies: [

@@ -17,6 +17,20 @@ public struct Settings: Sendable, Equatable {
     public var apps = Apps()
     public var input = Input()
     public var voice = VoiceSettings()
+    public var web = Web()
+
+    /// The `[web]` section: where `reveille-web` listens.
+    public struct Web: Sendable, Equatable {
+        /// An IP address of this machine: loopback (the kiosk screen only) unless the household
+        /// network is opted into, with `0.0.0.0`, `::` or the address of one interface.
+        public var address = "127.0.0.1"
+        public var port = 8080
+
+        /// Whether browsers reach it only from this machine.
+        public var loopbackOnly: Bool { address == "::1" || address.hasPrefix("127.") || address == "localhost" }
+
+        public init() {}
+    }
 
     /// The `[input]` section: bedside buttons and keypads (evdev).
     public struct Input: Sendable, Equatable {
@@ -122,8 +136,9 @@ public struct Settings: Sendable, Equatable {
 
     static let topKeys = [
         "time_zone", "missed_grace_minutes", "max_ring_minutes", "admin_group", "socket_group", "audio", "nfc", "apps",
-        "input", "voice",
+        "input", "voice", "web",
     ]
+    static let webKeys = ["address", "port"]
     static let inputKeys = [
         "devices", "snooze_keys", "answer_keys", "enter_keys", "backspace_keys", "long_press_ms",
         "answer_timeout_seconds",
@@ -180,6 +195,21 @@ public struct Settings: Sendable, Equatable {
                 ?? settings.voice.wordsPerMinute
             settings.voice.sayTimeWhenIdle =
                 try document.bool(voice, "say_time_when_idle", in: "voice") ?? settings.voice.sayTimeWhenIdle
+        }
+        if let web = try document.table("web") {
+            try document.checkKeys(web, in: "web", known: webKeys)
+            if let address = try document.string(web, "address", in: "web") {
+                var v4 = in_addr()
+                var v6 = in6_addr()
+                guard address == "localhost" || inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1
+                else {
+                    throw document.error(
+                        "address", in: "web",
+                        "\"\(address)\" is not an IP address; \"127.0.0.1\" serves the kiosk only, \"0.0.0.0\" the home network too")
+                }
+                settings.web.address = address
+            }
+            settings.web.port = try document.int(web, "port", in: "web", range: 1...65535) ?? settings.web.port
         }
         if let nfc = try document.table("nfc") {
             try document.checkKeys(nfc, in: "nfc", known: nfcKeys)

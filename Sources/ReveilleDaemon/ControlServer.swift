@@ -133,30 +133,52 @@ final class ControlServer {
             guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else { continue }
             switch Connection.decode(line) {
             case .failure(let error): reply(error.response, to: connection)
-            case .success(let request): dispatch(request.op, from: connection)
+            case .success(let request):
+                switch role(for: request, on: connection) {
+                case .success(let role): dispatch(request.op, role: role, from: connection)
+                case .failure(let refusal): reply(refusal.response, for: request.op, to: connection)
+                }
             }
         }
     }
 
-    private func dispatch(_ operation: Command, from connection: Connection) {
-        let refusal = { [access] in access.refusal(operation, role: connection.role, peer: connection.peer) }
+    /// The rights `request` is served with: the connection's, lowered by the request's `cap`, and
+    /// those of the paired web device whose token it carries (never more than the connection's).
+    private func role(for request: Request, on connection: Connection) -> Result<Role, Connection.ReplyError> {
+        var role = min(connection.role, request.cap ?? connection.role)
+        if let token = request.device {
+            guard let deviceRole = controller.webDeviceRole(token: token) else {
+                return .failure(
+                    Connection.ReplyError(
+                        .failure(
+                            .forbidden,
+                            "this browser is not paired, or was unpaired; pair it again with a code from "
+                                + "'sudo reveille web pair'")))
+            }
+            role = min(role, deviceRole)
+        }
+        return .success(role)
+    }
+
+    private func dispatch(_ operation: Command, role: Role, from connection: Connection) {
+        let refusal = { [access] in access.refusal(operation, role: role, peer: connection.peer) }
         switch operation {
         case .watch:
-            guard connection.role >= operation.requiredRole else {
+            guard role >= operation.requiredRole else {
                 return reply(.failure(.forbidden, refusal()), for: operation, to: connection)
             }
             reply(Response(message: "watching; one line per change"), for: operation, to: connection)
             connection.phase = .watching
         case .tagAdd(_, nil, _), .tagTest:
             if let answer = controller.waitForTap(
-                operation, role: connection.role, connection: connection.id, refusal: refusal)
+                operation, role: role, connection: connection.id, refusal: refusal)
             {
                 reply(answer, for: operation, to: connection)
             } else {
                 connection.phase = .parked
             }
         case .soundTest:
-            switch controller.planSoundTest(operation, role: connection.role, refusal: refusal) {
+            switch controller.planSoundTest(operation, role: role, refusal: refusal) {
             case .answer(let response): reply(response, for: operation, to: connection)
             case .play(let request, let seconds):
                 connection.phase = .parked
@@ -169,7 +191,7 @@ final class ControlServer {
                 thread.start()
             }
         default:
-            let response = controller.handle(operation, role: connection.role, peer: connection.peer, refusal: refusal)
+            let response = controller.handle(operation, role: role, peer: connection.peer, refusal: refusal)
             reply(response, for: operation, to: connection)
         }
     }

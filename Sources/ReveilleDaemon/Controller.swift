@@ -74,6 +74,7 @@ public final class Controller {
     var settingsRejection: String?
     /// Until when (monotonic seconds) a `sound test` plays, for `sound stop`.
     var soundTestUntil = 0.0
+    var webPairing = WebPairing()
     /// The app policy and its enforcement; set once at start.
     var appSupervisor: AppSupervisor?
     /// The buttons and keypads; set once at start.
@@ -174,6 +175,8 @@ public final class Controller {
             return reply(operation) { try tagOperation(operation) }
         case .appsStatus, .appCheck, .appGrant, .appStart:
             return reply(operation) { try appOperation(operation, peer: peer) }
+        case .webPair, .webRedeem, .webDevices, .webUnpair:
+            return reply(operation) { try webOperation(operation) }
         case .snooze:
             return sessionReply(machine.snooze(now: nowSeconds()), for: operation)
         case .problem:
@@ -372,7 +375,8 @@ public final class Controller {
             response.overrides = [OverrideInfo(override)]
             return response
         case .soundTest, .soundDevices, .soundStop, .alarmTest, .tagAdd, .tagTest, .tagList, .tagRemove, .appsStatus,
-            .appCheck, .appGrant, .appStart, .snooze, .problem, .answer, .watch:
+            .appCheck, .appGrant, .appStart, .snooze, .problem, .answer, .watch, .webPair, .webRedeem, .webDevices,
+            .webUnpair:
             return Response()  // answered in `handle`, or parked by the control server
         }
     }

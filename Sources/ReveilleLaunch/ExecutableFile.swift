@@ -81,11 +81,19 @@ public enum ExecutableFile {
         }
         // The file changed size while it was read: no answer is better than a wrong one.
         guard offset == size, let digest = gcry_md_read(handle, Int32(GCRY_MD_SHA256.rawValue)) else { return nil }
-        let hex = (0..<32).map { index -> String in
-            let byte = digest[index]
-            return String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
-        }.joined()
-        return ContentID(size: size, sha256: hex)
+        return ContentID(size: size, sha256: hex(UnsafeBufferPointer(start: digest, count: 32)))
+    }
+
+    /// The SHA-256 of `bytes`, as lowercase hex (web device tokens are kept by it).
+    public static func sha256(_ bytes: [UInt8]) -> String {
+        _ = started
+        var digest = [UInt8](repeating: 0, count: 32)
+        gcry_md_hash_buffer(Int32(GCRY_MD_SHA256.rawValue), &digest, bytes, bytes.count)
+        return digest.withUnsafeBufferPointer(hex)
+    }
+
+    private static func hex(_ digest: UnsafeBufferPointer<UInt8>) -> String {
+        digest.map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
     }
 
     /// Opens `path` (following symlinks) for reading, for the listed executables when the policy

@@ -7,10 +7,18 @@ public let protocolVersion = 1
 public struct Request: Codable, Sendable, Equatable {
     public var v: Int
     public var op: Command
+    /// Lowers the rights this request is served with (never raises them): `reveille-web` asks with
+    /// the rights of the browser it serves, not its own.
+    public var cap: Role?
+    /// A paired web device's token (`reveille web pair`): the request is served with that device's
+    /// rights, at most the connection's. An unknown token is refused.
+    public var device: String?
 
-    public init(_ op: Command) {
+    public init(_ op: Command, cap: Role? = nil, device: String? = nil) {
         self.v = protocolVersion
         self.op = op
+        self.cap = cap
+        self.device = device
     }
 }
 
@@ -71,6 +79,12 @@ public enum Command: Codable, Sendable, Equatable {
     /// Streams changes as they happen: an `ok` response, then one `WatchEvent` line per change,
     /// until the client closes the connection.
     case watch
+    /// A one-time code (valid ten minutes) that pairs one browser with `role` (`user` or `admin`).
+    case webPair(role: Role, name: String)
+    /// Trades a pairing code for the device's token, once.
+    case webRedeem(code: String)
+    case webDevices
+    case webUnpair(id: Int)
 
     /// The words a person typed for it, for messages: `alarm add`.
     public var name: String {
@@ -110,6 +124,10 @@ public enum Command: Codable, Sendable, Equatable {
         case .appGrant: "apps grant"
         case .appStart: "run"
         case .watch: "status --watch"
+        case .webPair: "web pair"
+        case .webRedeem: "web pairing"
+        case .webDevices: "web devices"
+        case .webUnpair: "web unpair"
         }
     }
 
@@ -136,10 +154,10 @@ public enum Command: Codable, Sendable, Equatable {
         switch self {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
             .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appCheck, .appStart,
-            .watch:
+            .watch, .webRedeem:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
-            .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant:
+            .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .webPair, .webDevices, .webUnpair:
             .admin
         }
     }

@@ -52,11 +52,13 @@ public enum Payload: Codable, Sendable, Equatable {
     case scan(TagScan)
     /// `apps status` (every app), `apps check` (one), `run` (one, and what to start).
     case apps(AppsReply)
+    /// `web pair`, `web devices`, a redeemed code.
+    case web(WebReply)
 }
 
 extension Payload {
     private enum Kind: String, CodingKey {
-        case status, alarms, rules, overrides, schedule, ring, history, stats, playback, devices, tags, scan, apps
+        case status, alarms, rules, overrides, schedule, ring, history, stats, playback, devices, tags, scan, apps, web
     }
 
     /// `{"status": {...}}`: the kind as the key, its value as is.
@@ -76,6 +78,7 @@ extension Payload {
         case .tags(let value): try container.encode(value, forKey: .tags)
         case .scan(let value): try container.encode(value, forKey: .scan)
         case .apps(let value): try container.encode(value, forKey: .apps)
+        case .web(let value): try container.encode(value, forKey: .web)
         }
     }
 
@@ -99,6 +102,7 @@ extension Payload {
         case .tags: self = .tags(try container.decode([Tag].self, forKey: kind))
         case .scan: self = .scan(try container.decode(TagScan.self, forKey: kind))
         case .apps: self = .apps(try container.decode(AppsReply.self, forKey: kind))
+        case .web: self = .web(try container.decode(WebReply.self, forKey: kind))
         }
     }
 }
@@ -128,6 +132,39 @@ public struct AppsReply: Codable, Sendable, Equatable {
     public init(apps: [AppStatusInfo], executable: String? = nil) {
         self.apps = apps
         self.executable = executable
+    }
+}
+
+/// A browser paired with `reveille web pair`.
+public struct WebDevice: Codable, Sendable, Equatable {
+    public var id: Int
+    public var name: String
+    public var role: Role
+    /// Seconds since the epoch.
+    public var pairedAt: Int
+
+    public init(id: Int, name: String, role: Role, pairedAt: Int) {
+        self.id = id
+        self.name = name
+        self.role = role
+        self.pairedAt = pairedAt
+    }
+}
+
+/// Pairing: the code `web pair` made, the token a redeemed code gives, the paired devices.
+public struct WebReply: Codable, Sendable, Equatable {
+    /// `web pair`: the one-time code, and until when (seconds since the epoch) it is good.
+    public var code: String?
+    public var expiresAt: Int?
+    /// A redeemed code: the device's secret, kept by the browser as a cookie.
+    public var token: String?
+    public var devices: [WebDevice]
+
+    public init(code: String? = nil, expiresAt: Int? = nil, token: String? = nil, devices: [WebDevice] = []) {
+        self.code = code
+        self.expiresAt = expiresAt
+        self.token = token
+        self.devices = devices
     }
 }
 
@@ -190,8 +227,13 @@ extension Response {
     public var appsReply: AppsReply? {
         if case .apps(let value) = payload { value } else { nil }
     }
+
     public var executable: String? {
         if case .apps(let value) = payload { value.executable } else { nil }
+    }
+    public var web: WebReply? {
+        get { if case .web(let value) = payload { value } else { nil } }
+        set { payload = newValue.map { .web($0) } }
     }
 }
 

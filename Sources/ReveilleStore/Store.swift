@@ -80,6 +80,7 @@ public final class Store: Sendable {
         registerTagMigrations(&migrator)
         registerAppMigrations(&migrator)
         registerSessionDetailMigration(&migrator)
+        registerWebDeviceMigration(&migrator)
         return migrator
     }
 

@@ -1,0 +1,116 @@
+import Foundation
+import ReveilleCore
+import ReveilleLaunch
+import ReveilleProtocol
+import ReveilleStore
+
+/// Browsers paired with `reveille web pair` (README, "The screen"). An admin asks for a one-time
+/// code; `reveille-web` trades it for a long random token, which the browser keeps as an HttpOnly
+/// cookie and `reveille-web` sends with each request it relays. Only the token's SHA-256 is stored,
+/// in the root-only state database; a request carrying a token is served with that device's rights.
+struct WebPairing {
+    /// How long a pairing code is good for.
+    static let codeLifetime = 600
+    /// After this many wrong codes every open code is voided: eight digits cannot be guessed.
+    static let wrongCodeLimit = 10
+
+    struct Pending {
+        let role: Role
+        let name: String
+        let expiresAt: Int
+    }
+
+    var pending: [String: Pending] = [:]
+    var wrongCodes = 0
+    /// Token hash → rights, read from the store at the first use.
+    var roles: [String: Role]?
+}
+
+extension Controller {
+    func webOperation(_ operation: Command) throws -> Response {
+        let now = nowSeconds()
+        webPairing.pending = webPairing.pending.filter { $0.value.expiresAt > now }
+        switch operation {
+        case .webPair(let role, let name):
+            guard role == .user || role == .admin else {
+                throw InputError("role \(role): a browser is paired as 'user' (see, snooze, answer) or 'admin'")
+            }
+            let name = name.trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty, name.count <= 40, !name.contains(where: { $0.isNewline || $0.asciiValue == 0x7F })
+            else {
+                throw InputError("--name \"\(name)\": give the device a short name, like \"kitchen phone\"")
+            }
+            var digits = SystemRandomNumberGenerator()
+            let number = UInt32.random(in: 0..<100_000_000, using: &digits)
+            let code = String(format: "%04u-%04u", number / 10_000, number % 10_000)
+            webPairing.pending[code] = WebPairing.Pending(
+                role: role, name: name, expiresAt: now + WebPairing.codeLifetime)
+            logger.notice("web pairing code made for \"\(name)\" (\(role)), good for ten minutes")
+            var response = Response(message: "pairing code for \"\(name)\" (\(role) rights): \(code)")
+            response.web = WebReply(code: code, expiresAt: now + WebPairing.codeLifetime)
+            return response
+        case .webRedeem(let typed):
+            let digits = typed.filter(\.isASCII).filter(\.isNumber)
+            let code = digits.count == 8 ? "\(digits.prefix(4))-\(digits.suffix(4))" : typed
+            guard let pending = webPairing.pending.removeValue(forKey: code) else {
+                webPairing.wrongCodes += 1
+                if webPairing.wrongCodes >= WebPairing.wrongCodeLimit, !webPairing.pending.isEmpty {
+                    logger.warning("\(webPairing.wrongCodes) wrong pairing codes: every open code is voided")
+                    webPairing.pending = [:]
+                    webPairing.wrongCodes = 0
+                }
+                throw Refusal(
+                    .notFound,
+                    "that pairing code is unknown or has expired (a code lasts ten minutes and works once); "
+                        + "ask an admin for a new one: sudo reveille web pair")
+            }
+            webPairing.wrongCodes = 0
+            var bytes = SystemRandomNumberGenerator()
+            let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &bytes)) }.joined()
+            let device = try store.insert(
+                PairedDevice(name: pending.name, role: pending.role.rawValue, tokenHash: Self.hash(token), pairedAt: now))
+            webPairing.roles = nil
+            logger.notice("web device #\(device.id ?? 0) \"\(pending.name)\" paired (\(pending.role))")
+            var response = Response(message: "paired \"\(pending.name)\" with \(pending.role) rights")
+            response.web = WebReply(token: token, devices: [Self.info(device)])
+            return response
+        case .webDevices:
+            var response = Response()
+            response.web = WebReply(devices: try store.pairedDevices().map(Self.info))
+            return response
+        case .webUnpair(let id):
+            guard try store.deletePairedDevice(id: id) else {
+                throw Refusal(.notFound, "no paired device #\(id); 'reveille web devices' shows the ids")
+            }
+            webPairing.roles = nil
+            logger.notice("web device #\(id) unpaired")
+            return Response(message: "unpaired device #\(id); its browser is refused from now on")
+        default:
+            throw Refusal(.internal, "'\(operation.name)' is not a web operation")
+        }
+    }
+
+    /// The rights of the device whose token this is; nil when no paired device has it.
+    func webDeviceRole(token: String) -> Role? {
+        if webPairing.roles == nil {
+            do {
+                webPairing.roles = Dictionary(
+                    try store.pairedDevices().map { ($0.tokenHash, Role(rawValue: $0.role) ?? .none) },
+                    uniquingKeysWith: { first, _ in first })
+            } catch {
+                logger.error("cannot read the paired web devices: \(error)")
+                return nil
+            }
+        }
+        return webPairing.roles?[Self.hash(token)]
+    }
+
+    private static func info(_ device: PairedDevice) -> WebDevice {
+        WebDevice(
+            id: Int(device.id ?? 0), name: device.name, role: Role(rawValue: device.role) ?? .none,
+            pairedAt: device.pairedAt)
+    }
+
+    /// SHA-256 of the token, as hex.
+    static func hash(_ token: String) -> String { ExecutableFile.sha256(Array(token.utf8)) }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import ReveilleProtocol
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `reveille-web`'s side of the control socket: one short connection per relayed request, made on
+/// a thread of the pool (the socket calls block), and one long connection following `watch`.
+public final class DaemonLink: Sendable {
+    public let socketPath: String
+
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+    }
+
+    /// Sends `request` and returns the daemon's reply as it came, or an error reply of our own when
+    /// the daemon cannot be reached.
+    public func send(_ request: Request) -> Response {
+        do {
+            let client = try ControlClient(path: socketPath)
+            try client.sendRaw(Framing.encode(request))
+            guard let line = try client.readLine() else { throw ControlClient.Failure.closed }
+            return try JSONDecoder().decode(Response.self, from: Data(line))
+        } catch let failure as ControlClient.Failure {
+            return .failure(.unavailable, failure.description)
+        } catch {
+            return .failure(.unavailable, "reveilled sent a reply reveille-web cannot read: \(error)")
+        }
+    }
+}
+
+/// Fans the daemon's `watch` stream out to the open pages, as server-sent events. A thread of its
+/// own reads the stream (blocking); when the daemon goes away it says so, tries again after 1, 2,
+/// 4, then every 5 seconds, and says so again when it is back. Nothing runs while all is quiet.
+public final class EventHub: Sendable {
+    private struct State {
+        var next = 0
+        var pages: [Int: AsyncStream<String>.Continuation] = [:]
+        var daemonUp = false
+    }
+
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    public var daemonUp: Bool { state.withLock { $0.daemonUp } }
+    public var pageCount: Int { state.withLock { $0.pages.count } }
+
+    /// A stream of event texts for one page, ended when `close` is called with the id.
+    public func subscribe() -> (id: Int, events: AsyncStream<String>) {
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let id = state.withLock { state in
+            state.next += 1
+            state.pages[state.next] = continuation
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in self?.close(id) }
+        return (id, stream)
+    }
+
+    public func close(_ id: Int) {
+        let continuation = state.withLock { $0.pages.removeValue(forKey: id) }
+        continuation?.finish()
+    }
+
+    /// One server-sent event to every open page.
+    public func broadcast(event: String, data: String) {
+        let text = "event: \(event)\ndata: \(data.replacingOccurrences(of: "\n", with: " "))\n\n"
+        let pages = state.withLock { Array($0.pages.values) }
+        for page in pages { page.yield(text) }
+    }
+
+    /// Follows the daemon at `socketPath` on a thread of its own, for the life of the process.
+    public func follow(socketPath: String) {
+        let thread = Thread { [self] in
+            var delay: UInt32 = 1
+            var saidDown = false
+            while true {
+                if run(socketPath: socketPath) {
+                    delay = 1
+                    saidDown = false
+                }
+                state.withLock { $0.daemonUp = false }
+                if !saidDown {
+                    logger.warning("no reveilled at \(socketPath); trying again")
+                    broadcast(event: "daemon", data: "down")
+                    saidDown = true
+                }
+                sleep(delay)
+                delay = min(delay * 2, 5)
+            }
+        }
+        thread.name = "watch"
+        thread.start()
+    }
+
+    /// One connection's life: true when it was watching before it ended.
+    private func run(socketPath: String) -> Bool {
+        guard let client = try? ControlClient(path: socketPath),
+            let reply = try? client.send(.watch), reply.ok
+        else { return false }
+        state.withLock { $0.daemonUp = true }
+        logger.info("following reveilled at \(socketPath)")
+        broadcast(event: "daemon", data: "up")
+        while let line = try? client.readLine() {
+            broadcast(event: "change", data: String(decoding: line, as: UTF8.self))
+        }
+        return true
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
+import ReveilleProtocol
+import Synchronization
+
+typealias WebRequest = HummingbirdCore.Request
+typealias WebResponse = HummingbirdCore.Response
+
+/// The request context: Hummingbird's, plus the connection, whose address says loopback or not.
+public struct WebContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    var remoteIsLoopback: Bool {
+        switch remoteAddress {
+        case .v4(let address): address.address.sin_addr.s_addr.bigEndian >> 24 == 127
+        case .v6:
+            remoteAddress?.ipAddress == "::1" || remoteAddress?.ipAddress?.hasPrefix("::ffff:127.") == true
+        default: false
+        }
+    }
+
+    var remoteName: String { remoteAddress?.ipAddress ?? "unknown" }
+}
+
+/// `reveille-web`: the page, its API and its event stream (README, "The screen").
+public final class WebServer: Sendable {
+    public static let deviceCookie = "reveille_device"
+    /// The largest request body accepted: a command is a few hundred bytes.
+    public static let maxBody = 16 * 1024
+
+    let link: DaemonLink
+    let hub: EventHub
+    let csrf: CSRFGuard
+    let limiter = Mutex(PairingLimiter())
+    let logger: Logger
+
+    public init(socketPath: String, logger: Logger) {
+        self.link = DaemonLink(socketPath: socketPath)
+        self.hub = EventHub(logger: logger)
+        var random = SystemRandomNumberGenerator()
+        self.csrf = CSRFGuard(
+            secret: (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined())
+        self.logger = logger
+    }
+
+    /// Serves on `host`:`port` until the process ends. `onRunning` gets the bound port.
+    public func run(host: String, port: Int, onRunning: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        hub.follow(socketPath: link.socketPath)
+        let responder = router().buildResponder()
+        let logger = self.logger
+        // Hummingbird's Application would also start a task that refreshes the Date header every
+        // second: 60 wake-ups a minute on an idle clock. The server is built here without it.
+        let server = try HTTPServerBuilder.http1().buildServer(
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger,
+            responder: { request, writer, channel in
+                let context = WebContext(source: .init(channel: channel, logger: logger))
+                var response: WebResponse
+                do {
+                    response = try await responder.respond(to: request, context: context)
+                } catch let error as HTTPError {
+                    response = (try? error.response(from: request, context: context)) ?? WebResponse(status: error.status)
+                } catch {
+                    response = WebResponse(status: .internalServerError)
+                }
+                WebServer.secure(&response.headers)
+                try await writer.write(response: response.head, body: response.body)
+            },
+            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? port) })
+        try await server.run()
+    }
+
+    /// Headers every answer carries: nothing cached, not framed, no script or style from anywhere
+    /// but the page itself.
+    static func secure(_ headers: inout HTTPFields) {
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPField.Name("Content-Security-Policy")!] =
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+            + "img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    }
+
+    func router() -> Router<WebContext> {
+        let router = Router(context: WebContext.self)
+        router.get("/") { [self] request, context in page(request, context) }
+        router.get("/api/state") { [self] request, context in try await state(request, context) }
+        router.post("/api/command") { [self] request, context in try await command(request, context) }
+        router.post("/pair") { [self] request, context in try await pair(request, context) }
+        router.get("/events") { [self] request, context in try events(request, context) }
+        return router
+    }
+
+    // MARK: Routes
+
+    func client(_ request: WebRequest, _ context: WebContext) -> WebClient {
+        WebClient(remoteIsLoopback: context.remoteIsLoopback, token: request.cookies[WebServer.deviceCookie]?.value)
+    }
+
+    func page(_ request: WebRequest, _ context: WebContext) -> WebResponse {
+        let access =
+            switch client(request, context) {
+            case .loopback: "loopback"
+            case .paired: "paired"
+            case .stranger: "stranger"
+            }
+        let html = Page.html(csrf: csrf.secret, access: access)
+        return WebResponse(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// Everything the page shows, in one answer: status, alarms, layers, six weeks of schedule,
+    /// tags and apps.
+    func state(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
+        let client = client(request, context)
+        guard client.relay(.status) != nil else { throw Self.notPaired }
+        let operations: [(String, Command)] = [
+            ("status", .status), ("alarms", .alarmList), ("rules", .ruleList), ("overrides", .overrideList),
+            ("schedule", .next(days: 62)), ("tags", .tagList), ("apps", .appsStatus(user: nil)),
+        ]
+        let link = self.link
+        let replies = try await NIOThreadPool.singleton.runIfActive {
+            operations.map { name, operation in (name, link.send(client.relay(operation)!)) }
+        }
+        if let refused = replies.first(where: { $0.1.error?.code == .forbidden && $0.0 == "status" }) {
+            return try json(refused.1, status: .unauthorized, forget: true)
+        }
+        var fields: [String] = []
+        for (name, reply) in replies {
+            fields.append("\"\(name)\":" + String(decoding: Framing.encode(reply).dropLast(), as: UTF8.self))
+        }
+        fields.append("\"daemon\":\(hub.daemonUp)")
+        return WebResponse(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: "{" + fields.joined(separator: ",") + "}")))
+    }
+
+    /// One command from the page, relayed with the browser's rights; the daemon's reply as it is.
+    func command(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
+        let client = client(request, context)
+        try checkCSRF(request)
+        let body = try await Self.body(request)
+        let operation: Command
+        do {
+            operation = try JSONDecoder().decode(Command.self, from: Data(buffer: body))
+        } catch {
+            return try json(.failure(.badRequest, "the page sent a command this server cannot read"), status: .badRequest)
+        }
+        guard RelayPolicy.allows(operation) else {
+            return try json(
+                .failure(.forbidden, "'\(operation.name)' is done with the reveille command, not from the page"),
+                status: .forbidden)
+        }
+        guard let relayed = client.relay(operation) else { throw Self.notPaired }
+        let link = self.link
+        let reply = try await NIOThreadPool.singleton.runIfActive { link.send(relayed) }
+        let unpaired = reply.error?.code == .forbidden && client != .loopback && reply.error?.message.contains("paired") == true
+        if reply.ok { logger.info("\(context.remoteName) '\(operation.name)': ok") }
+        return try json(reply, status: unpaired ? .unauthorized : .ok, forget: unpaired)
+    }
+
+    /// Trades a code from `reveille web pair` for the device cookie.
+    func pair(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
+        try checkCSRF(request)
+        if let wait = limiter.withLock({ $0.attempt(from: context.remoteName, at: Self.monotonic()) }) {
+            logger.warning("\(context.remoteName): too many pairing attempts")
+            return try json(
+                .failure(.refused, "too many pairing attempts; try again in \(wait) seconds"), status: .tooManyRequests)
+        }
+        let body = try await Self.body(request)
+        struct Form: Decodable { let code: String; }
+        guard let form = try? JSONDecoder().decode(Form.self, from: Data(buffer: body)), form.code.count < 40 else {
+            return try json(.failure(.badRequest, "send the pairing code, like 1234-5678"), status: .badRequest)
+        }
+        let link = self.link
+        let reply = try await NIOThreadPool.singleton.runIfActive { link.send(ReveilleProtocol.Request(.webRedeem(code: form.code))) }
+        guard reply.ok, let token = reply.web?.token else {
+            logger.notice("\(context.remoteName): pairing refused: \(reply.error?.message ?? "")")
+            return try json(reply, status: .forbidden)
+        }
+        logger.notice("\(context.remoteName): paired as \(reply.web?.devices.first?.name ?? "?")")
+        var shown = reply
+        shown.web?.token = nil
+        var response = try json(shown, status: .ok)
+        response.setCookie(
+            Cookie(
+                name: WebServer.deviceCookie, value: token, maxAge: 10 * 365 * 86_400, path: "/", httpOnly: true,
+                sameSite: .strict))
+        return response
+    }
+
+    /// Server-sent events: `daemon` (up or down) and `change` (a line of the daemon's watch stream).
+    func events(_ request: WebRequest, _ context: WebContext) throws -> WebResponse {
+        guard client(request, context) != .stranger else { throw Self.notPaired }
+        let hub = self.hub
+        let (id, stream) = hub.subscribe()
+        let first = "retry: 2000\nevent: daemon\ndata: \(hub.daemonUp ? "up" : "down")\n\n"
+        return WebResponse(
+            status: .ok, headers: [.contentType: "text/event-stream"],
+            body: .init { writer in
+                defer { hub.close(id) }
+                try await writer.write(ByteBuffer(string: first))
+                for await text in stream {
+                    try await writer.write(ByteBuffer(string: text))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    // MARK: Helpers
+
+    static let notPaired = HTTPError(.forbidden, message: "this browser is not paired; open the page to pair it")
+
+    func checkCSRF(_ request: WebRequest) throws {
+        let refusal = csrf.refusal(
+            token: request.headers[HTTPField.Name(CSRFGuard.header)!], origin: request.headers[.origin],
+            host: request.head.authority)
+        if let refusal {
+            logger.notice("refused a request without the page's token: \(refusal)")
+            throw HTTPError(.forbidden, message: refusal)
+        }
+    }
+
+    static func body(_ request: WebRequest) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: maxBody)
+        } catch {
+            throw HTTPError(.contentTooLarge, message: "request too large: at most \(maxBody / 1024) KB")
+        }
+    }
+
+    func json(_ reply: ReveilleProtocol.Response, status: HTTPResponse.Status, forget: Bool = false) throws -> WebResponse {
+        var response = WebResponse(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: Framing.encode(reply))))
+        if forget {
+            response.setCookie(Cookie(name: WebServer.deviceCookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+        }
+        return response
+    }
+
+    static func monotonic() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
