@@ -28,6 +28,19 @@ import Testing
         #expect(defaults.audio.fadeInSeconds == 30)
     }
 
+    @Test func theWebSectionSaysWhereThePageIsServed() throws {
+        #expect(Settings().web.address == "127.0.0.1" && Settings().web.port == 8080 && Settings().web.loopbackOnly)
+        let home = try parse("[web]\naddress = \"0.0.0.0\"\nport = 80\n")
+        #expect(home.web.address == "0.0.0.0" && home.web.port == 80 && !home.web.loopbackOnly)
+        #expect(try parse("[web]\naddress = \"::1\"\n").web.loopbackOnly)
+        #expect(
+            error("[web]\naddress = \"my-pi\"\n")
+                == "reveille.toml:2: [web] address: \"my-pi\" is not an IP address; \"127.0.0.1\" serves the kiosk "
+                + "only, \"0.0.0.0\" the home network too")
+        #expect(error("[web]\nport = 70000\n").hasPrefix("reveille.toml:2: [web] port"))
+        #expect(error("[web]\nlisten = 1\n").contains("listen"))
+    }
+
     @Test func aMissingFileIsTheDefaults() throws {
         #expect(try Settings.load(path: "/nonexistent/reveille.toml") == Settings())
     }

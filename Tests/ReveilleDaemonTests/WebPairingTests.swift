@@ -1,0 +1,96 @@
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+import Testing
+
+/// Pairing a browser for reveille-web (README, "The screen"): codes, tokens, and the rights a
+/// relayed request is served with.
+@Suite struct WebPairingTests {
+    /// Sends `command` as reveille-web would for a browser: with a cap and a device token.
+    func relay(_ daemon: DaemonHarness, _ command: Command, cap: Role? = nil, device: String? = nil) throws -> Response {
+        let client = try daemon.connect()
+        try client.sendRaw(Framing.encode(Request(command, cap: cap, device: device)))
+        let line = try #require(try client.readLine())
+        return try JSONDecoder().decode(Response.self, from: Data(line))
+    }
+
+    func code(from outcome: Outcome) throws -> String {
+        let line = try #require(outcome.stdout.split(separator: "\n").first)
+        return String(try #require(line.split(separator: " ").last))
+    }
+
+    @Test func aCodePairsOneBrowserOnceWithTheRightsAsked() throws {
+        let daemon = try DaemonHarness()
+        let pair = try daemon.cli("web", "pair", "--name", "kitchen phone")
+        #expect(pair.status == 0)
+        #expect(pair.stdout.hasPrefix("pairing code for \"kitchen phone\" (user rights): "))
+        #expect(pair.stdout.contains("open http://127.0.0.1:8080/ and type it; it works once, for ten minutes"))
+        let code = try code(from: pair)
+        #expect(code.count == 9 && code.dropFirst(4).first == "-")
+
+        // The digits alone are accepted too; the code works once.
+        let redeemed = try relay(daemon, .webRedeem(code: code.replacingOccurrences(of: "-", with: "")))
+        let token = try #require(redeemed.web?.token)
+        #expect(token.count == 64)
+        #expect(redeemed.message == "paired \"kitchen phone\" with user rights")
+        let again = try relay(daemon, .webRedeem(code: code))
+        #expect(again.error?.code == .notFound)
+        #expect(again.error?.message.hasPrefix("that pairing code is unknown or has expired") == true)
+
+        // The device's rights, never more: it may snooze and see, not manage.
+        #expect(try relay(daemon, .status, cap: .admin, device: token).status?.role == .user)
+        let add = try relay(daemon, .alarmAdd(spec: AlarmSpec()), cap: .admin, device: token)
+        #expect(add.error?.code == .forbidden)
+        #expect(add.error?.message.hasPrefix("permission denied: 'alarm add' needs admin rights") == true)
+
+        // The token is stored only as its hash.
+        let database = try String(contentsOf: URL(fileURLWithPath: daemon.paths.database), encoding: .isoLatin1)
+        #expect(!database.contains(token))
+
+        let devices = try daemon.cli("web", "devices")
+        #expect(devices.stdout.contains("kitchen phone") && devices.stdout.contains("user"))
+        #expect(try daemon.cli("web", "unpair", "1").stdout == "unpaired device #1; its browser is refused from now on\n")
+        let refused = try relay(daemon, .status, device: token)
+        #expect(refused.error?.code == .forbidden)
+        #expect(
+            refused.error?.message
+                == "this browser is not paired, or was unpaired; pair it again with a code from 'sudo reveille web pair'")
+        #expect(try daemon.cli("web", "unpair", "1").status == 1)
+    }
+
+    @Test func anAdminCodeManagesAndACapOnlyLowers() throws {
+        let daemon = try DaemonHarness()
+        let token = try #require(
+            try relay(daemon, .webRedeem(code: try code(from: daemon.cli("web", "pair", "--admin")))).web?.token)
+        var spec = AlarmSpec()
+        spec.time = try LocalTime.parse("06:30")
+        #expect(try relay(daemon, .alarmAdd(spec: spec), cap: .admin, device: token).ok)
+        // The kiosk's requests (no device) are capped at the household's rights, whoever the server runs as.
+        #expect(try relay(daemon, .alarmRemove(id: 1), cap: .user).error?.code == .forbidden)
+        #expect(try relay(daemon, .snooze, cap: .user).error?.code != .forbidden)
+        // A cap cannot raise: an admin device stays admin under an owner cap.
+        #expect(try relay(daemon, .status, cap: .owner, device: token).status?.role == .admin)
+    }
+
+    @Test func codesExpireAndGuessingVoidsThem() throws {
+        let daemon = try DaemonHarness()
+        let stale = try code(from: daemon.cli("web", "pair"))
+        try daemon.advance(by: 601)
+        #expect(try relay(daemon, .webRedeem(code: stale)).error?.code == .notFound)
+
+        let open = try code(from: daemon.cli("web", "pair"))
+        for guess in 0..<10 { _ = try relay(daemon, .webRedeem(code: String(format: "0000-%04d", guess))) }
+        #expect(try relay(daemon, .webRedeem(code: open)).error?.code == .notFound)
+        #expect(daemon.logText().contains("wrong pairing codes: every open code is voided"))
+    }
+
+    @Test func pairingNeedsAnAdminAndANameThatFits() throws {
+        let daemon = try DaemonHarness()
+        let blank = try daemon.cli("web", "pair", "--name", "  ")
+        #expect(blank.status == 64)
+        #expect(blank.stderr.contains("give the device a short name"))
+        #expect(try relay(daemon, .webPair(role: .admin, name: "x"), cap: .user).error?.code == .forbidden)
+        #expect(try relay(daemon, .webPair(role: .owner, name: "x")).error?.code == .invalid)
+        #expect(daemon.answersStatus())
+    }
+}
