@@ -7,8 +7,8 @@ what=${1:-run}
 packages=(pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev libevdev-dev libgcrypt20-dev libespeak-ng-dev espeak-ng-data)
 case "$what" in
     run) ;;
-    test) packages+=(util-linux libnfc-examples systemd) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit
-    bench) packages+=(hyperfine cron python3 libnfc-examples binutils) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness
+    test) packages+=(util-linux libnfc-examples systemd python3 chromium chromium-driver fonts-dejavu-core) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit; Chromium over WebDriver: the page
+    bench) packages+=(hyperfine cron python3 libnfc-examples binutils chromium chromium-driver fonts-dejavu-core) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness; Chromium: the page's figures
     order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
     *) echo "usage: $0 run|test|bench|order" >&2; exit 2 ;;
 esac

@@ -41,7 +41,7 @@ enum Page {
         .l-override { background:var(--override); } .l-holiday, .l-paused, .l-disabled, .l-zone { background:var(--holiday); }
         #banner { background:var(--bad); color:#fff; padding:10px; text-align:center; font-size:20px; }
         #toast { position:fixed; left:50%; bottom:16px; transform:translateX(-50%); max-width:92vw; padding:12px 18px;
-          border-radius:10px; background:#333; color:#fff; display:none; z-index:20; }
+          border-radius:10px; background:#333; color:#fff; display:none; z-index:20; pointer-events:none; }
         #toast.error { background:var(--bad); }
         .grid { display:grid; grid-template-columns:repeat(7, 1fr); gap:4px; }
         .grid .head { text-align:center; color:var(--dim); font-size:14px; }
@@ -64,17 +64,21 @@ enum Page {
         table { width:100%; border-collapse:collapse; }
         td, th { padding:6px; border-bottom:1px solid #333; text-align:left; }
         .note { color:var(--dim); font-size:15px; }
-        #ring { position:fixed; inset:0; background:#000; z-index:10; display:flex; flex-direction:column;
-          align-items:center; justify-content:center; gap:18px; padding:16px; text-align:center; }
+        #ring { position:fixed; inset:0; background:#000; z-index:10; display:flex; flex-wrap:wrap; overflow:auto;
+          align-items:center; justify-content:center; gap:24px; padding:12px; text-align:center; }
+        #ring .side { display:flex; flex-direction:column; align-items:center; gap:14px; }
         #ring .what { font-size:34px; }
         #ring .when { font-size:22px; color:var(--dim); }
         #snooze { font-size:48px; width:min(90vw, 560px); min-height:140px; background:#2d5b8a; }
+        #ring.answering #snooze { font-size:30px; width:min(90vw, 320px); min-height:100px; }
         #snooze:disabled { opacity:.4; }
         #dismiss { font-size:28px; width:min(90vw, 560px); min-height:80px; }
-        #problem { font-size:44px; }
-        #entry { font-size:44px; min-height:56px; font-variant-numeric:tabular-nums; }
-        #keypad { display:grid; grid-template-columns:repeat(3, 96px); gap:10px; }
-        #keypad button { font-size:34px; min-height:80px; }
+        #problem { font-size:38px; }
+        #entry { font-size:38px; min-height:52px; font-variant-numeric:tabular-nums; }
+        #keypad { display:grid; grid-template-columns:repeat(4, 76px); grid-auto-rows:64px; gap:8px; }
+        #keypad button { font-size:30px; min-height:0; }
+        #keypad #answer { grid-row:span 2; }
+        #keypad button[data-key="0"] { grid-column:span 3; }
         #tagprompt { font-size:30px; }
         </style>
         </head>
@@ -113,11 +117,13 @@ enum Page {
           <section id="apps" hidden></section>
         </main>
         <div id="ring" hidden>
-          <div class="what" id="ringwhat"></div>
-          <div class="when" id="ringwhen"></div>
-          <button id="snooze">SNOOZE</button>
-          <button id="dismiss">DISMISS</button>
-          <div id="tagprompt" hidden></div>
+          <div class="side">
+            <div class="what" id="ringwhat"></div>
+            <div class="when" id="ringwhen"></div>
+            <button id="snooze">SNOOZE</button>
+            <button id="dismiss">DISMISS</button>
+            <div id="tagprompt" hidden></div>
+          </div>
           <div id="mathbox" hidden>
             <div id="problem"></div>
             <div id="entry">&nbsp;</div>
@@ -236,6 +242,7 @@ enum Page {
             : "Tap your tag on the reader" + (session.challenge === "any" ? ", or solve the problem" : "");
           $("dismiss").hidden = tagOnly && reader === "ok";
           $("mathbox").hidden = !problemShown;
+          $("ring").classList.toggle("answering", problemShown);
           if (wasHidden) requestAnimationFrame(() => requestAnimationFrame(() => {
             window.ringShownAt = performance.timeOrigin + performance.now();
           }));
@@ -248,29 +255,28 @@ enum Page {
         };
         function showProblem(text) {
           problemShown = true; entry = ""; $("problem").textContent = text + " = ?"; $("entry").innerHTML = "&nbsp;";
-          $("mathbox").hidden = false; $("dismiss").hidden = true;
+          $("mathbox").hidden = false; $("dismiss").hidden = true; $("ring").classList.add("answering");
         }
         (function keypad() {
-          for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "±", "0", "⌫"]) {
-            const b = document.createElement("button"); b.textContent = key; b.dataset.key = key;
-            b.onclick = () => {
-              if (key === "⌫") entry = entry.slice(0, -1);
-              else if (key === "±") entry = entry.startsWith("-") ? entry.slice(1) : "-" + entry;
-              else if (entry.replace("-", "").length < 6) entry += key;
-              $("entry").textContent = entry || "\u00a0";
-            };
-            $("keypad").appendChild(b);
-          }
-          const ok = document.createElement("button"); ok.textContent = "OK"; ok.id = "answer"; ok.className = "primary";
-          ok.style.gridColumn = "1 / span 3";
-          ok.onclick = async () => {
+          const type = (key) => {
+            if (key === "⌫") entry = entry.slice(0, -1);
+            else if (key === "±") entry = entry.startsWith("-") ? entry.slice(1) : "-" + entry;
+            else if (entry.replace("-", "").length < 6) entry += key;
+            $("entry").textContent = entry || "\u00a0";
+          };
+          const answer = async () => {
             if (!/^-?\d+$/.test(entry)) { toast("Type the answer first", true); return; }
             const reply = await send({ answer: { value: Number(entry) } }, true);
             const ring = payload(reply, "ring");
             if (ring && ring.correct === false) { toast("Not quite. Here is a new one.", true); showProblem(ring.problem); }
             else if (ring && ring.correct) { toast("Good morning"); problemShown = false; }
           };
-          $("keypad").appendChild(ok);
+          for (const key of ["1", "2", "3", "⌫", "4", "5", "6", "±", "7", "8", "9", "OK", "0"]) {
+            const b = document.createElement("button"); b.textContent = key;
+            if (key === "OK") { b.id = "answer"; b.className = "primary"; b.onclick = answer; }
+            else { b.dataset.key = key; b.onclick = () => type(key); }
+            $("keypad").appendChild(b);
+          }
         })();
 
         // ---- Month ----

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""The clock's page in real headless Chromium (Debian's chromium and chromium-driver, over
+WebDriver), against real reveilled and reveille-web processes; sound goes through alsa-lib into
+ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screenshots/.
+
+    python3 Tests/web/test_web.py [BINARIES]    (default: .build/debug; `make test` runs it)
+"""
+import json, os, shutil, sys, time, unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from webdriver import REPO, Browser, Clock, http, non_loopback_address, page_config, request, solve, status, wait_for
+
+BINARIES = os.path.join(REPO, ".build", "debug")
+SHOTS = os.path.join(REPO, ".build", "web-screenshots")
+
+
+def ring_soon(clock, seconds=1, **spec):
+    """A one-shot alarm `seconds` from now; waits until it rings."""
+    spec = {"inSeconds": seconds, "fadeInSeconds": 0, "label": "web test", **spec}
+    reply = request(clock.sock, {"alarmAdd": {"spec": spec}})
+    assert reply["ok"], reply
+    wait_for(lambda: (status(clock.sock).get("session") or {}).get("state") == "ringing", what="the alarm to ring")
+
+
+def end_session(clock):
+    """Dismisses whatever rings or is snoozed, by math over the socket."""
+    session = status(clock.sock).get("session")
+    if session and session["state"] in ("ringing", "snoozed"):
+        problem = request(clock.sock, {"problem": {}})["payload"]["ring"]["problem"]
+        assert request(clock.sock, {"answer": {"value": solve(problem)}})["payload"]["ring"]["correct"]
+
+
+class PageTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.address = non_loopback_address()
+        # On every address, so that the same server can be reached as a stranger; loopback
+        # browsers are still told apart by their address.
+        cls.clock = Clock(BINARIES, address="0.0.0.0" if cls.address else "127.0.0.1")
+        cls.browser = Browser()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        cls.clock.close()
+
+    def setUp(self):
+        end_session(self.clock)
+
+    def shot(self, name):
+        self.browser.screenshot(os.path.join(SHOTS, name + ".png"))
+
+    def open_page(self):
+        self.browser.open(self.clock.url)
+        wait_for(lambda: self.browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
+
+    def pair_browser_as_admin(self):
+        code = self.clock.cli("web", "pair", "--admin", "--name", "kiosk").stdout.split("\n")[0].split()[-1]
+        reply = self.browser.run_async(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/pair', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Reveille-CSRF': CFG.csrf},"
+            " body: JSON.stringify({code: arguments[0]})}).then(r => r.json()).then(done, e => done(String(e)));", code)
+        self.assertTrue(reply["ok"], reply)
+
+    def test_1_the_clock_face_shows_the_next_ring_and_its_layer(self):
+        reply = request(self.clock.sock, {"alarmAdd": {"spec": {"time": "06:45", "days": "daily", "label": "work"}}})
+        self.assertTrue(reply["ok"], reply)
+        self.open_page()
+        wait_for(lambda: "06:45" in (self.browser.text("#next") or ""), what="the next ring on the clock face")
+        text = self.browser.text("#next")
+        self.assertIn("Next:", text)
+        self.assertIn("work", text)
+        self.assertIn("as set", text)  # the deciding layer, named
+        self.assertRegex(self.browser.text("#time"), r"^\d\d:\d\d$")
+        self.shot("1-clock-face")
+        # Night mode dims the page (on its own from 21:00 to 07:00; the button turns it on or off).
+        night = lambda: self.browser.run("return document.body.classList.contains('night')")
+        before = night()
+        self.browser.click("#nightbtn")
+        self.assertNotEqual(night(), before)
+        self.shot("1-clock-face-night" if night() else "1-clock-face-day")
+        self.browser.click("#nightbtn")
+
+    def test_2_an_alarm_takes_over_the_screen_and_snooze_snoozes(self):
+        self.open_page()
+        self.assertFalse(self.browser.visible("#ring"))
+        ring_soon(self.clock, maxSnoozes=2, challenge="math")
+        wait_for(lambda: self.browser.visible("#ring"), what="the ring screen")
+        self.assertEqual(self.browser.text("#snooze"), "SNOOZE (2 left)")
+        self.shot("2-ring-screen")
+        self.browser.click("#snooze")
+        wait_for(lambda: status(self.clock.sock)["session"]["state"] == "snoozed", what="the daemon to snooze")
+        wait_for(lambda: "Snoozed until" in (self.browser.text("#ringwhen") or ""), what="the page to say snoozed")
+        self.assertIn("sound: stopped", self.clock.log())
+        self.shot("2-snoozed")
+
+    def test_3_the_keypad_answers_the_problem_and_dismisses(self):
+        self.open_page()
+        ring_soon(self.clock, challenge="math")
+        wait_for(lambda: self.browser.visible("#dismiss"), what="the DISMISS button")
+        self.browser.click("#dismiss")
+        wait_for(lambda: self.browser.visible("#problem"), what="the problem")
+        problem = self.browser.text("#problem").removesuffix(" = ?")
+        # A wrong answer gets a new problem, and the alarm keeps ringing.
+        for key in str(solve(problem) + 1):
+            self.browser.click(f'#keypad button[data-key="{key}"]')
+        self.browser.click("#answer")
+        wait_for(lambda: status(self.clock.sock)["session"]["wrongAnswers"] == 1, what="the wrong answer")
+        wait_for(lambda: self.browser.text("#problem") != problem + " = ?", what="a new problem")
+        self.assertEqual(status(self.clock.sock)["session"]["state"], "ringing")
+        problem = self.browser.text("#problem").removesuffix(" = ?")
+        for key in str(solve(problem)):
+            self.browser.click(f'#keypad button[data-key="{key}"]')
+        self.shot("3-keypad")
+        self.browser.click("#answer")
+        wait_for(lambda: status(self.clock.sock).get("session", {}).get("state") != "ringing", what="the dismissal")
+        wait_for(lambda: not self.browser.visible("#ring"), what="the ring screen to go")
+        history = request(self.clock.sock, {"history": {"days": 1}})["payload"]["history"]
+        self.assertEqual(history[0]["dismissedBy"], "math")
+
+    def test_4_a_tag_alarm_without_a_reader_falls_back_to_math(self):
+        self.open_page()
+        ring_soon(self.clock, challenge="nfc")
+        wait_for(lambda: self.browser.visible("#ring"), what="the ring screen")
+        session = status(self.clock.sock)["session"]
+        self.assertTrue(session["fellBackToMath"])
+        self.assertTrue(self.browser.visible("#dismiss"))
+        self.assertFalse(self.browser.visible("#tagprompt"))
+        self.shot("4-tag-alarm-math-fallback")
+
+    def test_5_the_month_colours_each_day_by_its_deciding_layer(self):
+        self.open_page()
+        self.pair_browser_as_admin()
+        today = status(self.clock.sock)["now"][:10]
+        # A daily alarm; a rule moves Sundays, an override the day after tomorrow.
+        request(self.clock.sock, {"alarmAdd": {"spec": {"time": "07:00", "days": "daily", "label": "month"}}})
+        self.assertTrue(request(self.clock.sock, {"ruleAdd": {"days": "sun", "change": "09:30"}})["ok"])
+        schedule = request(self.clock.sock, {"next": {"days": 9}})["payload"]["schedule"]["days"]
+        override_day = schedule[2]["date"]
+        self.assertTrue(request(self.clock.sock, {"overrideAdd": {"date": override_day, "change": "08:15"}})["ok"])
+        sunday = next(d["date"] for d in schedule[1:] if d["weekday"] == "Sun" and d["date"] != override_day)
+        self.open_page()
+        self.browser.click('nav button[data-view="month"]')
+        if sunday[:7] != today[:7]:
+            self.browser.click("#nextmonth")
+        wait_for(lambda: self.browser.visible(f'.day[data-date="{sunday}"]'), what="the month grid")
+        classes = lambda date: self.browser.run(
+            "const e = document.querySelector(`.day[data-date=\"${arguments[0]}\"]`); return e ? e.className : '';", date)
+        self.assertIn("ring-rule", classes(sunday))
+        if override_day[:7] == sunday[:7]:
+            self.assertIn("ring-override", classes(override_day))
+        self.shot("5-month")
+        # Tapping a day: silence it. The day is struck through, coloured by its override.
+        target = sunday
+        self.browser.click(f'.day[data-date="{target}"]')
+        wait_for(lambda: self.browser.visible("#dayoff"), what="the day's sheet")
+        self.shot("5-day-sheet")
+        self.browser.click("#dayoff")
+        wait_for(lambda: "silent-override" in classes(target), what="the silenced day")
+        decoration = self.browser.run(
+            "return getComputedStyle(document.querySelector(`.day[data-date=\"${arguments[0]}\"] .t`)).textDecorationLine;",
+            target)
+        self.assertEqual(decoration, "line-through")
+        overrides = request(self.clock.sock, {"overrideList": {}})["payload"]["overrides"]
+        self.assertIn({"date": target, "change": "off"}, [{"date": o["date"], "change": o["change"]} for o in overrides])
+        # ... and "remove override" gives the rule back.
+        self.browser.click(f'.day[data-date="{target}"]')
+        wait_for(lambda: self.browser.visible("#dayclear"), what="remove override")
+        self.browser.click("#dayclear")
+        wait_for(lambda: "ring-rule" in classes(target), what="the rule's colour again")
+        self.shot("5-month-after")
+
+    def test_6_forged_oversized_and_unknown_requests_are_refused(self):
+        config = page_config(self.clock.url)
+        command = self.clock.url + "api/command"
+        alarms_before = request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]
+        headers = {"Content-Type": "application/json"}
+        body = json.dumps({"alarmRemove": {"id": 1}}).encode()
+        code, _, text = http(command, "POST", body, headers)
+        self.assertEqual(code, 403)
+        self.assertIn(b"CSRF", text)
+        code, _, text = http(command, "POST", body, {**headers, "X-Reveille-CSRF": config["csrf"],
+                                                      "Origin": "http://evil.example"})
+        self.assertEqual(code, 403)
+        self.assertIn(b"another site", text)
+        code, _, _ = http(command, "POST", b"x" * 20_000, {**headers, "X-Reveille-CSRF": config["csrf"]})
+        self.assertEqual(code, 413)
+        code, _, text = http(command, "POST", b"{not json", {**headers, "X-Reveille-CSRF": config["csrf"]})
+        self.assertEqual(code, 400)
+        code, _, text = http(command, "POST", json.dumps({"webPair": {"role": "admin", "name": "x"}}).encode(),
+                             {**headers, "X-Reveille-CSRF": config["csrf"]})
+        self.assertEqual(code, 403)
+        self.assertIn(b"reveille command", text)
+        # The kiosk (loopback, not paired) has the household's rights: it cannot remove alarms.
+        code, _, text = http(command, "POST", body, {**headers, "X-Reveille-CSRF": config["csrf"]})
+        self.assertEqual(code, 200)
+        self.assertIn(b"permission denied", text)
+        self.assertEqual(request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"], alarms_before)
+        self.assertTrue(status(self.clock.sock))
+
+    def test_7_an_unpaired_browser_elsewhere_is_refused_until_paired(self):
+        if not self.address:
+            self.skipTest("this machine has no non-loopback address to come from")
+        url = f"http://{self.address}:{self.clock.port}/"
+        self.assertEqual(page_config(url)["access"], "stranger")
+        self.assertEqual(http(url + "api/state")[0], 403)
+        self.assertEqual(http(url + "events")[0], 403)
+        stranger = Browser()
+        try:
+            stranger.open(url)
+            wait_for(lambda: stranger.visible("#paircode"), what="the pairing form")
+            self.assertFalse(stranger.visible("#clock"))
+            stranger.screenshot(os.path.join(SHOTS, "7-pairing.png"))
+            code = self.clock.cli("web", "pair", "--name", "phone").stdout.split("\n")[0].split()[-1]
+            stranger.run("document.getElementById('paircode').value = arguments[0];", code)
+            stranger.click("#pairbtn")
+            wait_for(lambda: stranger.visible("#clock") and stranger.run("return !!S"), what="the paired page")
+            self.assertEqual(stranger.run("return S.status.payload.status.role"), "user")
+            self.assertIn("phone", self.clock.cli("web", "devices").stdout)
+            stranger.screenshot(os.path.join(SHOTS, "7-paired.png"))
+        finally:
+            stranger.close()
+        # Guessing: wrong codes are refused, then this address is held off (5 attempts in 10 minutes).
+        csrf = page_config(url)["csrf"]
+        codes = [http(url + "pair", "POST", json.dumps({"code": f"0000-000{i}"}).encode(),
+                      {"Content-Type": "application/json", "X-Reveille-CSRF": csrf})[0] for i in range(5)]
+        self.assertEqual(codes, [403, 403, 403, 403, 429])
+
+    def test_8_the_page_says_when_the_daemon_restarts_and_comes_back(self):
+        self.open_page()
+        self.clock.stop_daemon()
+        wait_for(lambda: "not answering" in (self.browser.text("#banner") or ""), what="the page to say so")
+        self.assertTrue(self.browser.visible("#banner"))
+        self.shot("8-daemon-away")
+        self.clock.start_daemon()
+        wait_for(lambda: not self.browser.visible("#banner"), seconds=15, what="the page to reconnect")
+        wait_for(lambda: "Next:" in (self.browser.text("#next") or "") or "No alarm" in (self.browser.text("#next") or ""),
+                 what="the clock face again")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        BINARIES = os.path.abspath(sys.argv.pop(1))
+    if not shutil.which("chromedriver"):
+        sys.exit("chromedriver is missing: scripts/install-deps.sh test installs chromium and chromium-driver")
+    print(f"screenshots: {SHOTS}")
+    unittest.main(verbosity=2)

@@ -1,0 +1,204 @@
+"""A small WebDriver client (W3C protocol over HTTP, standard library only) for Debian's chromium
+and chromium-driver, and the processes the page tests and benchmarks need: reveilled (sound
+captured by ALSA's file plugin), reveille-web and chromedriver."""
+import base64, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def request(sock_path, op, **envelope):
+    """One request on the control socket, as the CLI sends it."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(sock_path)
+        s.sendall(json.dumps({"v": 1, "op": op, **envelope}).encode() + b"\n")
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    return json.loads(data)
+
+
+def status(sock_path):
+    return request(sock_path, {"status": {}})["payload"]["status"]
+
+
+def solve(problem):
+    """`37 × 4 + 19` as the daemon shows it."""
+    total = 0
+    for term in problem.split(" + "):
+        product = 1
+        for factor in term.split(" × "):
+            product *= int(factor)
+        total += product
+    return total
+
+
+def wait_for(condition, seconds=10, what="a condition"):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+
+
+class Clock:
+    """reveilled and reveille-web under a temporary root, as `make run` starts them."""
+
+    def __init__(self, binaries, address="127.0.0.1"):
+        self.binaries = binaries
+        self.root = tempfile.mkdtemp(prefix="reveille-web-test.")
+        os.makedirs(os.path.join(self.root, "etc/reveille"))
+        with open(os.path.join(self.root, "etc/reveille/reveille.toml"), "w") as f:
+            f.write(f"[audio]\ndevices = [\"file:'{self.root}/sound.wav',wav\"]\n[voice]\nenabled = false\n")
+        self.sock = os.path.join(self.root, "run/reveille/control.sock")
+        self.daemon = None
+        self.start_daemon()
+        self.port = free_port()
+        self.web_log = open(os.path.join(self.root, "reveille-web.out"), "w")
+        self.web = subprocess.Popen(
+            [os.path.join(binaries, "reveille-web"), "--root", self.root, "--address", address, "--port", str(self.port)],
+            stdout=self.web_log, stderr=self.web_log)
+        wait_for(lambda: self.answers("/"), what="reveille-web to serve")
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def start_daemon(self):
+        log = open(os.path.join(self.root, "reveilled.out"), "a")
+        self.daemon = subprocess.Popen([os.path.join(self.binaries, "reveilled"), "--root", self.root],
+                                       stdout=log, stderr=log)
+        def up():
+            try:
+                return request(self.sock, {"status": {}})["ok"]
+            except OSError:
+                return False
+        wait_for(up, what="reveilled to answer")
+
+    def stop_daemon(self):
+        self.daemon.send_signal(signal.SIGTERM)
+        self.daemon.wait()
+
+    def answers(self, path):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=2) as response:
+                return response.status == 200
+        except (OSError, urllib.error.URLError):
+            return False
+
+    def cli(self, *arguments):
+        return subprocess.run([os.path.join(self.binaries, "reveille"), "--root", self.root, *arguments],
+                              capture_output=True, text=True, timeout=30)
+
+    def log(self):
+        with open(os.path.join(self.root, "reveilled.out")) as f:
+            return f.read()
+
+    def close(self):
+        for process in (self.web, self.daemon):
+            if process and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                process.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class Browser:
+    """Headless Chromium driven by chromedriver, at the size of the Pi's 7" touchscreen."""
+
+    def __init__(self, width=800, height=480):
+        self.port = free_port()
+        self.driver = subprocess.Popen(["chromedriver", f"--port={self.port}"], stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+        self.base = f"http://127.0.0.1:{self.port}"
+        wait_for(self._ready, what="chromedriver to start")
+        self.profile = tempfile.mkdtemp(prefix="reveille-chromium.")
+        options = {"args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                            f"--window-size={width},{height}", f"--user-data-dir={self.profile}"]}
+        if os.path.exists("/usr/bin/chromium"):
+            options["binary"] = "/usr/bin/chromium"
+        session = self._call("POST", "/session", {"capabilities": {"alwaysMatch": {"goog:chromeOptions": options}}})
+        self.session = f"/session/{session['sessionId']}"
+
+    def _ready(self):
+        try:
+            return self._call("GET", "/status").get("ready")
+        except OSError:
+            return False
+
+    def _call(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as response:
+                return json.loads(response.read())["value"]
+        except urllib.error.HTTPError as error:
+            raise AssertionError(f"WebDriver {method} {path}: {error.read().decode()[:500]}")
+
+    def open(self, url):
+        self._call("POST", self.session + "/url", {"url": url})
+
+    def run(self, script, *args):
+        return self._call("POST", self.session + "/execute/sync", {"script": script, "args": list(args)})
+
+    def run_async(self, script, *args):
+        return self._call("POST", self.session + "/execute/async", {"script": script, "args": list(args)})
+
+    def click(self, css):
+        element = self._call("POST", self.session + "/element", {"using": "css selector", "value": css})
+        key = next(iter(element))
+        self._call("POST", f"{self.session}/element/{element[key]}/click", {})
+
+    def text(self, css):
+        return self.run("const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css)
+
+    def visible(self, css):
+        return self.run("const e = document.querySelector(arguments[0]);"
+                        "return !!e && !e.closest('[hidden]') && e.getClientRects().length > 0;", css)
+
+    def screenshot(self, path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(self._call("GET", self.session + "/screenshot")))
+
+    def close(self):
+        try:
+            self._call("DELETE", self.session)
+        except Exception:
+            pass
+        self.driver.send_signal(signal.SIGTERM)
+        self.driver.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def http(url, method="GET", body=None, headers=None):
+    """(status, headers, body) of one plain HTTP request."""
+    req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def page_config(url):
+    """The page's CSRF token and how it sees the browser, as embedded in the page."""
+    _, _, body = http(url)
+    return json.loads(re.search(rb'<script id="cfg" type="application/json">(.*?)</script>', body).group(1))
+
+
+def non_loopback_address():
+    """An address of this machine that is not loopback (a stranger's view of reveille-web), or None."""
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout.split()
+    except OSError:
+        return None
+    return next((a for a in out if "." in a and not a.startswith("127.")), None)
