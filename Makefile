@@ -15,13 +15,20 @@ all: build
 build:
 	$(SWIFT) build
 
-## Runs reveilled in the foreground under ./.reveille (no root, no hardware). Ctrl-C stops it.
+## Runs reveilled in the foreground under ./.reveille (no root, no hardware), and reveille-web
+## beside it on http://127.0.0.1:$(WEB_PORT)/. Ctrl-C stops both.
 ## In another terminal: .build/debug/reveille --root .reveille status
+WEB_PORT ?= 8080
 run:
 	scripts/install-deps.sh run
 	$(SWIFT) build --product reveille
 	$(SWIFT) build --product reveilled
-	.build/debug/reveilled --root "$(ROOT)" $(if $(TIME_ZONE),--time-zone $(TIME_ZONE))
+	$(SWIFT) build --product reveille-web
+	@mkdir -p "$(ROOT)"
+	@.build/debug/reveille-web --root "$(ROOT)" --port $(WEB_PORT) 2>"$(ROOT)/reveille-web.log" & web=$$!; \
+		trap 'kill $$web 2>/dev/null' EXIT INT TERM; \
+		echo "the clock's page: http://127.0.0.1:$(WEB_PORT)/ (its log: $(ROOT)/reveille-web.log)"; \
+		.build/debug/reveilled --root "$(ROOT)" $(if $(TIME_ZONE),--time-zone $(TIME_ZONE))
 
 ## Installs what the tests need, builds everything, runs every test.
 test:
@@ -29,6 +36,7 @@ test:
 	$(SWIFT) build --build-tests
 	$(MAKE) man
 	$(SWIFT) test --skip-build
+	python3 Tests/web/test_web.py  # the page in headless Chromium (screenshots: .build/web-screenshots)
 
 ## Man pages from the commands' help (swift-argument-parser's generate-manual plugin).
 man:

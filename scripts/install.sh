@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs (or uninstalls) Reveille's files. Run through `make install` / `make uninstall`.
-#   scripts/install.sh install BINARIES [MANPAGES]    BINARIES: the folder holding reveilled and reveille
+#   scripts/install.sh install BINARIES [MANPAGES]    BINARIES: the folder holding reveilled, reveille, reveille-web
 #   scripts/install.sh uninstall
 # PREFIX (default /usr/local) and DESTDIR (default empty: the live system) as usual. Existing
 # /etc/reveille/reveille.toml and apps.toml are never overwritten; uninstall leaves settings,
@@ -18,7 +18,9 @@ docdir=$prefix/share/doc/reveille
 files=(
     "$bindir/reveilled"
     "$bindir/reveille"
+    "$bindir/reveille-web"
     "$prefix/lib/systemd/system/reveille.service"
+    "$prefix/lib/systemd/system/reveille-web.service"
     "$prefix/lib/sysusers.d/reveille.conf"
     "/etc/udev/rules.d/70-reveille.rules"
     "/etc/modprobe.d/reveille-nfc.conf"
@@ -39,16 +41,18 @@ case "$action" in
 install)
     binaries=${2:?usage: $0 install BINARIES [MANPAGES]}
     manpages=${3:-}
-    for binary in reveilled reveille; do
+    for binary in reveilled reveille reveille-web; do
         [ -x "$binaries/$binary" ] || { echo "no $binaries/$binary: build first (make install does)" >&2; exit 1; }
     done
     install -d -m 0755 "$dest$bindir" "$dest$prefix/lib/systemd/system" "$dest$prefix/lib/sysusers.d" \
         "$dest/etc/udev/rules.d" "$dest/etc/modprobe.d" "$dest$prefix/share/bash-completion/completions" \
         "$dest$prefix/share/zsh/site-functions" "$dest$prefix/share/fish/vendor_completions.d" \
         "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man8" "$dest$docdir" "$dest/etc/reveille/hooks.d"
-    install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$dest$bindir/"
-    sed -e "s|@BINDIR@|$bindir|g" -e "s|@DOCDIR@|$docdir|g" systemd/reveille.service >"$dest$prefix/lib/systemd/system/reveille.service"
-    chmod 0644 "$dest$prefix/lib/systemd/system/reveille.service"
+    install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$binaries/reveille-web" "$dest$bindir/"
+    for unit in reveille reveille-web; do
+        sed -e "s|@BINDIR@|$bindir|g" -e "s|@DOCDIR@|$docdir|g" "systemd/$unit.service" >"$dest$prefix/lib/systemd/system/$unit.service"
+        chmod 0644 "$dest$prefix/lib/systemd/system/$unit.service"
+    done
     install -m 0644 systemd/reveille.sysusers "$dest$prefix/lib/sysusers.d/reveille.conf"
     install -m 0644 udev/70-reveille.rules "$dest/etc/udev/rules.d/70-reveille.rules"
     install -m 0644 udev/reveille-nfc-blacklist.conf "$dest/etc/modprobe.d/reveille-nfc.conf"
@@ -75,13 +79,13 @@ install)
         command -v systemd-sysusers >/dev/null && systemd-sysusers "$prefix/lib/sysusers.d/reveille.conf"
         command -v udevadm >/dev/null && udevadm control --reload 2>/dev/null || true
         [ -d /run/systemd/system ] && systemctl daemon-reload
-        echo "installed. Next: sudo systemctl enable --now reveille; then reveille doctor"
+        echo "installed. Next: sudo systemctl enable --now reveille reveille-web; then reveille doctor"
     else
         echo "installed under ${dest:-/} (PREFIX $prefix)"
     fi
     ;;
 uninstall)
-    if live && [ -d /run/systemd/system ]; then systemctl disable --now reveille 2>/dev/null || true; fi
+    if live && [ -d /run/systemd/system ]; then systemctl disable --now reveille-web reveille 2>/dev/null || true; fi
     for file in "${files[@]}"; do rm -f "$dest$file"; done
     rmdir "$dest$docdir" 2>/dev/null || true
     live && [ -d /run/systemd/system ] && systemctl daemon-reload

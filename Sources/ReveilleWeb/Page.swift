@@ -45,7 +45,7 @@ enum Page {
         #toast.error { background:var(--bad); }
         .grid { display:grid; grid-template-columns:repeat(7, 1fr); gap:4px; }
         .grid .head { text-align:center; color:var(--dim); font-size:14px; }
-        .day { min-height:64px; border-radius:10px; border:3px solid #333; padding:4px; text-align:center;
+        .day { min-height:52px; border-radius:10px; border:3px solid #333; padding:4px; text-align:center;
           background:var(--panel); }
         .day .n { font-size:14px; color:var(--dim); }
         .day .t { font-size:17px; }
@@ -56,7 +56,8 @@ enum Page {
         .day.silent-rule { border-color:var(--rule); } .day.silent-override { border-color:var(--override); }
         .day.silent-holiday, .day.silent-paused, .day.silent-disabled { border-color:var(--holiday); }
         .day[class*="silent-"] .t { text-decoration:line-through; color:var(--dim); }
-        .monthbar { display:flex; align-items:center; justify-content:space-between; margin-bottom:8px; }
+        .monthbar { display:flex; align-items:center; justify-content:space-between; margin-bottom:4px; }
+        .monthbar h2 { margin:0; font-size:22px; }
         .legend { margin-top:8px; display:flex; gap:8px; flex-wrap:wrap; font-size:14px; }
         .sheet { background:var(--panel); border-radius:12px; padding:12px; margin-top:10px; }
         .sheet h3 { margin:0 0 8px; }
@@ -240,7 +241,7 @@ enum Page {
           $("tagprompt").hidden = !(session.challenge !== "math" && !session.fellBackToMath);
           $("tagprompt").textContent = session.tagOnReader ? "Lift the tag off the reader, then tap it again"
             : "Tap your tag on the reader" + (session.challenge === "any" ? ", or solve the problem" : "");
-          $("dismiss").hidden = tagOnly && reader === "ok";
+          $("dismiss").hidden = problemShown || (tagOnly && reader === "ok");
           $("mathbox").hidden = !problemShown;
           $("ring").classList.toggle("answering", problemShown);
           if (wasHidden) requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -316,6 +317,11 @@ enum Page {
             grid.appendChild(cell);
           }
           renderDaySheet();
+          if (!renderMonth.scrolled && monthOffset === 0) {
+            renderMonth.scrolled = true;
+            const cell = grid.querySelector(".day.today");
+            if (cell) cell.scrollIntoView({ block: "center" });
+          }
         }
         function renderDaySheet() {
           const sheet = $("daysheet");

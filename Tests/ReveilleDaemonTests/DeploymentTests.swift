@@ -42,6 +42,21 @@ import Testing
         }
     }
 
+    @Test func theWebUnitPassesAndHoldsNoPrivilege() throws {
+        let unit = try Self.text("systemd/reveille-web.service")
+        let outcome = try Self.verify(unit: unit, binary: Binaries.directory.appendingPathComponent("reveille-web").path)
+        #expect(outcome.status == 0, "\(outcome)")
+        let lines = unit.split(separator: "\n").map(String.init)
+        for line in [
+            "User=reveille-web", "SupplementaryGroups=reveille reveille-admin", "CapabilityBoundingSet=",
+            "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateDevices=yes", "MemoryDenyWriteExecute=yes",
+            "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
+        ] {
+            #expect(lines.contains(line), "missing \(line)")
+        }
+        #expect(try Self.text("systemd/reveille.sysusers").contains("u reveille-web - "))
+    }
+
     /// One udev rule: comma-separated `KEY{attr}op"value"` pairs.
     struct Rule {
         var matches: [String: String] = [:]
@@ -146,7 +161,8 @@ import Testing
         #expect(install.status == 0, "\(install)")
         let expected: [(String, Int)] = [
             ("/usr/local/bin/reveilled", 0o755), ("/usr/local/bin/reveille", 0o755),
-            ("/usr/local/lib/systemd/system/reveille.service", 0o644),
+            ("/usr/local/bin/reveille-web", 0o755), ("/usr/local/lib/systemd/system/reveille.service", 0o644),
+            ("/usr/local/lib/systemd/system/reveille-web.service", 0o644),
             ("/usr/local/lib/sysusers.d/reveille.conf", 0o644),
             ("/etc/udev/rules.d/70-reveille.rules", 0o644), ("/etc/modprobe.d/reveille-nfc.conf", 0o644),
             ("/etc/reveille/reveille.toml", 0o644), ("/usr/local/share/bash-completion/completions/reveille", 0o644),

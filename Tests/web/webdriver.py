@@ -120,8 +120,11 @@ class Browser:
         self.base = f"http://127.0.0.1:{self.port}"
         wait_for(self._ready, what="chromedriver to start")
         self.profile = tempfile.mkdtemp(prefix="reveille-chromium.")
+        # The viewport set exactly (a window size would include the browser's own frame).
         options = {"args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                            f"--window-size={width},{height}", f"--user-data-dir={self.profile}"]}
+                            f"--window-size={width},{height + 200}", f"--user-data-dir={self.profile}"],
+                   "mobileEmulation": {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 1.0,
+                                                         "touch": True}}}
         if os.path.exists("/usr/bin/chromium"):
             options["binary"] = "/usr/bin/chromium"
         session = self._call("POST", "/session", {"capabilities": {"alwaysMatch": {"goog:chromeOptions": options}}})
