@@ -75,6 +75,7 @@ bench:
 	scripts/bench_nfc.py    # TAGS=30 IDLE_SECONDS=120 by default: about 3 minutes
 	scripts/bench_input.py  # PRESSES=30 IDLE_SECONDS=120 by default: about 4 minutes
 	scripts/bench_apps.py   # as root; EXECS=2000; compares with fapolicyd if installed
+	scripts/bench_web.py    # RINGS=10 IDLE_SECONDS=120: the page in headless Chromium, about 3 minutes
 
 ## Rewrites link/reveilled.order from a day of the release daemon's life under valgrind
 ## (scripts/order_file.py, about a minute, as root for the app guard), then links with it.

@@ -99,7 +99,7 @@ public final class WebServer: Sendable {
         router.get("/api/state") { [self] request, context in try await state(request, context) }
         router.post("/api/command") { [self] request, context in try await command(request, context) }
         router.post("/pair") { [self] request, context in try await pair(request, context) }
-        router.get("/events") { [self] request, context in try events(request, context) }
+        router.get("/events") { [self] request, context in try await events(request, context) }
         return router
     }
 
@@ -203,8 +203,15 @@ public final class WebServer: Sendable {
     }
 
     /// Server-sent events: `daemon` (up or down) and `change` (a line of the daemon's watch stream).
-    func events(_ request: WebRequest, _ context: WebContext) throws -> WebResponse {
-        guard client(request, context) != .stranger else { throw Self.notPaired }
+    func events(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
+        let client = client(request, context)
+        guard let check = client.relay(.status) else { throw Self.notPaired }
+        if case .paired = client {
+            // A cookie that only looks like a token is not enough: the daemon must know the device.
+            let link = self.link
+            let reply = try await NIOThreadPool.singleton.runIfActive { link.send(check) }
+            if reply.error?.code == .forbidden { throw Self.notPaired }
+        }
         let hub = self.hub
         let (id, stream) = hub.subscribe()
         let first = "retry: 2000\nevent: daemon\ndata: \(hub.daemonUp ? "up" : "down")\n\n"

@@ -69,6 +69,7 @@ import Testing
                   tag                     Register the NFC tags that stop alarms.
                   apps                    App time windows and daily limits (the policy in apps.toml).
                   run                     Start an app of the policy if it may run now (asks the daemon first).
+                  web                     Pair browsers with the clock's page (reveille-web).
                   doctor                  Check the setup: settings, daemon, reader, sound, buttons, voice, time,
                                           files.
                 """))

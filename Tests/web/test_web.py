@@ -205,6 +205,10 @@ class PageTests(unittest.TestCase):
         self.assertEqual(page_config(url)["access"], "stranger")
         self.assertEqual(http(url + "api/state")[0], 403)
         self.assertEqual(http(url + "events")[0], 403)
+        # A cookie that merely looks like a token opens nothing.
+        forged = {"Cookie": "reveille_device=" + "ab" * 32}
+        self.assertEqual(http(url + "events", headers=forged)[0], 403)
+        self.assertEqual(http(url + "api/state", headers=forged)[0], 401)
         stranger = Browser()
         try:
             stranger.open(url)
