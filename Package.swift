@@ -125,10 +125,12 @@ let package = Package(
         .executableTarget(
             name: "reveille-web",
             dependencies: [
-                "ReveilleWeb", .product(name: "Hummingbird", package: "hummingbird"),
+                "ReveilleWeb", "CWebShims", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The Swift runtime's task hook, for NIO to run reveille-web's tasks (see its main.swift).
+        .target(name: "CWebShims"),
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleCore", "ReveilleProtocol"]),
         // Sound files for the tests: written and read back with libsndfile, analysed.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),

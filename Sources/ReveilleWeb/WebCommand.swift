@@ -28,12 +28,12 @@ public struct WebCommand: AsyncParsableCommand {
     public init() {}
 
     public mutating func run() async throws {
-        try await serve()
+        try await serve(executorNote: nil)
     }
 
     /// What `run` does, by a name of its own: called from a protocol existential, `run()` picks
     /// ParsableCommand's synchronous default (which prints the help).
-    public func serve() async throws {
+    public func serve(executorNote: String?) async throws {
         let paths = Paths.resolve(root: root, environment: ProcessInfo.processInfo.environment)
         let settings: Settings
         do {
@@ -48,6 +48,7 @@ public struct WebCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "reveille-web")
         logger.logLevel = .info
+        if let executorNote { logger.warning("\(executorNote)") }
         let host = address ?? settings.web.address
         let server = WebServer(socketPath: paths.socket, logger: logger)
         let log = logger
