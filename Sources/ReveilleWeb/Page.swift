@@ -62,7 +62,7 @@ enum Page {
         .sheet { background:var(--panel); border-radius:12px; padding:12px; margin-top:10px; }
         .sheet h3 { margin:0 0 8px; }
         .row { display:flex; gap:8px; align-items:center; flex-wrap:wrap; margin:6px 0; }
-        table { width:100%; border-collapse:collapse; }
+        table { width:100%; border-collapse:collapse; display:block; overflow-x:auto; }
         td, th { padding:6px; border-bottom:1px solid #333; text-align:left; }
         .note { color:var(--dim); font-size:15px; }
         #ring { position:fixed; inset:0; background:#000; z-index:10; display:flex; flex-wrap:wrap; overflow:auto;
@@ -379,7 +379,7 @@ enum Page {
             '<div class="row"><button class="primary" id="f-save">Add</button></div></div>';
           html += "</div>";
           html += '<div class="sheet"><h3>Weekly rules</h3><table>' + rules.map((r) => "<tr><td>#" + r.id + "</td><td>" + esc(r.days) + "</td><td>" + esc(r.change) +
-            "</td><td>" + (r.alarmID ? "alarm #" + r.alarmID : "all alarms") + "</td>" + (admin ? '<td><button class="danger" data-act="rulerm" data-id="' + r.id + '">Remove</button></td>' : "") + "</tr>").join("") + "</table>";
+            "</td><td>" + (r.alarmID ? "alarm #" + r.alarmID : "all alarms") + "</td>" + (admin ? '<td><button data-act="ruleedit" data-id="' + r.id + '">Edit</button> <button class="danger" data-act="rulerm" data-id="' + r.id + '">Remove</button></td>' : "") + "</tr>").join("") + "</table>";
           if (admin) html += '<div class="row"><input id="r-days" placeholder="days: sat,sun"><input id="r-change" placeholder="off or 09:00"><button class="primary" id="r-add">Add rule</button></div>';
           html += '</div><div class="sheet"><h3>Date overrides</h3><table>' + overrides.map((o) => "<tr><td>#" + o.id + "</td><td>" + esc(o.date) + "</td><td>" + esc(o.change) +
             "</td><td>" + (o.alarmID ? "alarm #" + o.alarmID : "all alarms") + "</td>" + (admin ? '<td><button class="danger" data-act="overriderm" data-id="' + o.id + '">Remove</button></td>' : "") + "</tr>").join("") +
@@ -392,7 +392,11 @@ enum Page {
           if (!admin) return;
           let editing = null;
           $("f-save").onclick = () => editing ? send({ alarmEdit: { id: editing, spec: formSpec() } }) : send({ alarmAdd: { spec: formSpec() } });
-          $("r-add").onclick = () => send({ ruleAdd: { days: $("r-days").value.trim(), change: $("r-change").value.trim() } });
+          let editingRule = null;
+          $("r-add").onclick = () => {
+            const days = $("r-days").value.trim(), change = $("r-change").value.trim();
+            send(editingRule ? { ruleEdit: { id: editingRule, days, change, allAlarms: false } } : { ruleAdd: { days, change } });
+          };
           $("t-add").onclick = () => send({ tagAdd: { label: $("t-label").value, uid: $("t-uid").value.trim(), timeoutSeconds: 0 } });
           for (const b of $("lists").querySelectorAll("button[data-act]")) b.onclick = () => {
             const id = Number(b.dataset.id), alarm = alarms.find((a) => a.id === id);
@@ -403,6 +407,11 @@ enum Page {
                 editing = id; $("formtitle").textContent = "Edit alarm #" + id;
                 $("alarmform").querySelectorAll(".row").forEach((r, i) => { if (i < 3) r.remove(); });
                 $("formtitle").insertAdjacentHTML("afterend", alarmForm(alarm)); $("f-save").textContent = "Save"; break;
+              case "ruleedit": {
+                const rule = rules.find((r) => r.id === id);
+                editingRule = id; $("r-days").value = rule.days; $("r-change").value = rule.change;
+                $("r-add").textContent = "Save rule #" + id; $("r-days").focus(); break;
+              }
               case "rulerm": send({ ruleRemove: { id } }); break;
               case "overriderm": send({ overrideRemove: { id } }); break;
               case "tagrm": if (confirm("Remove tag " + b.dataset.label + "?")) send({ tagRemove: { label: b.dataset.label } }); break;
@@ -435,8 +444,10 @@ enum Page {
         function render() {
           renderRing();
           renderClock();
-          if (view === "month") renderMonth();
-          if (view === "lists") renderLists();
+          // A form being typed into is not redrawn under the finger; it catches up after.
+          const typing = document.activeElement && document.activeElement.matches("input, select");
+          if (view === "month" && !(typing && $("month").contains(document.activeElement))) renderMonth();
+          if (view === "lists" && !(typing && $("lists").contains(document.activeElement))) renderLists();
           if (view === "apps") renderApps();
         }
 

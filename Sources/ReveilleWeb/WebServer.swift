@@ -156,6 +156,9 @@ public final class WebServer: Sendable {
         let operation: Command
         do {
             operation = try JSONDecoder().decode(Command.self, from: Data(buffer: body))
+        } catch DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty {
+            // A value the protocol's own types refused, in their words (the CLI's): `days "funday": ...`.
+            return try json(.failure(.invalid, context.debugDescription), status: .ok)
         } catch {
             return try json(.failure(.badRequest, "the page sent a command this server cannot read"), status: .badRequest)
         }

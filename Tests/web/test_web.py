@@ -19,7 +19,10 @@ def ring_soon(clock, seconds=1, **spec):
     spec = {"inSeconds": seconds, "fadeInSeconds": 0, "label": "web test", **spec}
     reply = request(clock.sock, {"alarmAdd": {"spec": spec}})
     assert reply["ok"], reply
-    wait_for(lambda: (status(clock.sock).get("session") or {}).get("state") == "ringing", what="the alarm to ring")
+    try:
+        wait_for(lambda: (status(clock.sock).get("session") or {}).get("state") == "ringing", what="the alarm to ring")
+    except AssertionError:
+        raise AssertionError(f"no ring: added {reply}, status {status(clock.sock)}, log: {clock.log()[-3000:]}")
 
 
 def end_session(clock):
@@ -229,6 +232,52 @@ class PageTests(unittest.TestCase):
         codes = [http(url + "pair", "POST", json.dumps({"code": f"0000-000{i}"}).encode(),
                       {"Content-Type": "application/json", "X-Reveille-CSRF": csrf})[0] for i in range(5)]
         self.assertEqual(codes, [403, 403, 403, 403, 429])
+
+    def test_9_an_admin_adds_and_edits_from_the_lists_with_the_daemons_messages(self):
+        self.open_page()
+        if self.browser.run("return S.status.payload.status.role") != "admin":
+            self.pair_browser_as_admin()
+            self.open_page()
+        self.browser.click('nav button[data-view="lists"]')
+        wait_for(lambda: self.browser.visible("#f-save"), what="the alarm form")
+        fill = "document.getElementById(arguments[0]).value = arguments[1];"
+        self.browser.run(fill, "f-label", "gym")
+        self.browser.run(fill, "f-time", "05:30")
+        self.browser.run(fill, "f-days", "tue,thu")
+        self.browser.click("#f-save")
+        wait_for(lambda: any(a["label"] == "gym" and a["days"] == "tue,thu" and a["time"] == "05:30"
+                             for a in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]),
+                 what="the alarm added from the page")
+        wait_for(lambda: "gym" in (self.browser.text("#lists") or ""), what="the list redrawn with it")
+        # A mistake gets the daemon's own message, as the CLI would show it.
+        self.browser.run(fill, "f-days", "funday")
+        self.browser.click("#f-save")
+        cli = self.clock.cli("alarm", "add", "05:30", "--days", "funday")
+        self.assertEqual(cli.returncode, 64)
+        words = cli.stderr.strip().removeprefix("reveille: ").removeprefix("Error: ")
+        wait_for(lambda: "funday" in (self.browser.text("#toast") or ""), what="the message")
+        self.assertIn(self.browser.text("#toast"), words)
+        self.shot("9-lists-error")
+        # A weekly rule, edited in place.
+        rule = request(self.clock.sock, {"ruleAdd": {"days": "sat", "change": "off"}})["payload"]["rules"][0]
+        self.open_page()
+        self.browser.click('nav button[data-view="lists"]')
+        wait_for(lambda: self.browser.visible(f'button[data-act="ruleedit"][data-id="{rule["id"]}"]'), what="the rule")
+        self.browser.click(f'button[data-act="ruleedit"][data-id="{rule["id"]}"]')
+        self.browser.run(fill, "r-change", "10:15")
+        self.browser.click("#r-add")
+        wait_for(lambda: any(r["id"] == rule["id"] and r["change"] == "10:15"
+                             for r in request(self.clock.sock, {"ruleList": {}})["payload"]["rules"]),
+                 what="the rule changed from the page")
+        self.shot("9-lists")
+        phone = Browser(390, 844)
+        try:
+            phone.open(self.clock.url)
+            wait_for(lambda: phone.run("return typeof S !== 'undefined' && S !== null"), what="the page on a phone")
+            phone.screenshot(os.path.join(SHOTS, "9-phone-clock.png"))
+            self.assertEqual(phone.run("return document.documentElement.scrollWidth <= window.innerWidth"), True)
+        finally:
+            phone.close()
 
     def test_8_the_page_says_when_the_daemon_restarts_and_comes_back(self):
         self.open_page()

@@ -65,17 +65,17 @@ class Clock:
         self.daemon = None
         self.start_daemon()
         self.port = free_port()
-        self.web_log = open(os.path.join(self.root, "reveille-web.out"), "w")
-        self.web = subprocess.Popen(
-            [os.path.join(binaries, "reveille-web"), "--root", self.root, "--address", address, "--port", str(self.port)],
-            stdout=self.web_log, stderr=self.web_log)
+        with open(os.path.join(self.root, "reveille-web.out"), "w") as log:
+            self.web = subprocess.Popen(
+                [os.path.join(binaries, "reveille-web"), "--root", self.root, "--address", address,
+                 "--port", str(self.port)], stdout=log, stderr=log)
         wait_for(lambda: self.answers("/"), what="reveille-web to serve")
         self.url = f"http://127.0.0.1:{self.port}/"
 
     def start_daemon(self):
-        log = open(os.path.join(self.root, "reveilled.out"), "a")
-        self.daemon = subprocess.Popen([os.path.join(self.binaries, "reveilled"), "--root", self.root],
-                                       stdout=log, stderr=log)
+        with open(os.path.join(self.root, "reveilled.out"), "a") as log:
+            self.daemon = subprocess.Popen([os.path.join(self.binaries, "reveilled"), "--root", self.root],
+                                           stdout=log, stderr=log)
         def up():
             try:
                 return request(self.sock, {"status": {}})["ok"]
@@ -156,9 +156,17 @@ class Browser:
         return self._call("POST", self.session + "/execute/async", {"script": script, "args": list(args)})
 
     def click(self, css):
-        element = self._call("POST", self.session + "/element", {"using": "css selector", "value": css})
-        key = next(iter(element))
-        self._call("POST", f"{self.session}/element/{element[key]}/click", {})
+        """Clicks the element as a finger would (WebDriver refuses what is covered or hidden). The
+        page redraws on every change the daemon reports: an element replaced between finding and
+        clicking is found again."""
+        for attempt in range(3):
+            element = self._call("POST", self.session + "/element", {"using": "css selector", "value": css})
+            key = next(iter(element))
+            try:
+                return self._call("POST", f"{self.session}/element/{element[key]}/click", {})
+            except AssertionError as error:
+                if "stale element" not in str(error) or attempt == 2:
+                    raise
 
     def text(self, css):
         return self.run("const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css)
