@@ -29,6 +29,7 @@ files=(
     "$prefix/share/fish/vendor_completions.d/reveille.fish"
     "$prefix/share/man/man1/reveille.1"
     "$prefix/share/man/man8/reveilled.8"
+    "$prefix/share/man/man8/reveille-web.8"
     "$docdir/README.md"
     "$docdir/hardware.md"
     "$docdir/reveille.toml.example"
@@ -64,7 +65,8 @@ install)
     if [ -n "$manpages" ]; then
         install -m 0644 "$manpages/reveille/reveille.1" "$dest$prefix/share/man/man1/reveille.1"
         sed -e 's/^\.Dt REVEILLED 1$/.Dt REVEILLED 8/' "$manpages/reveilled/reveilled.1" >"$dest$prefix/share/man/man8/reveilled.8"
-        chmod 0644 "$dest$prefix/share/man/man8/reveilled.8"
+        sed -e 's/^\.Dt REVEILLE-WEB 1$/.Dt REVEILLE-WEB 8/' "$manpages/reveille-web/reveille-web.1" >"$dest$prefix/share/man/man8/reveille-web.8"
+        chmod 0644 "$dest$prefix/share/man/man8/reveilled.8" "$dest$prefix/share/man/man8/reveille-web.8"
     fi
     install -m 0644 README.md hardware.md "$dest$docdir/"
     for file in reveille.toml apps.toml; do
