@@ -86,6 +86,7 @@ struct StatusCommand: ParsableCommand {
         case .readerHealth(let reader): "NFC reader: \(reader)"
         case .policyRejected(let why): "app policy rejected: \(why)"
         case .input(let input): "input: \(input)"
+        case .schedule: "the schedule changed (alarms, rules, overrides or pause)"
         }
     }
 

@@ -141,7 +141,7 @@ public struct AlarmClock: Sendable {
     public mutating func scheduleChanged(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
         self.schedule = schedule
         nextRing = nil
-        var actions: [ClockAction] = []
+        var actions: [ClockAction] = [.publish(.schedule)]
         if let through = evaluatedThrough, now > through {
             evaluatedThrough = now
             actions.append(.persist([], evaluatedThrough: now))
@@ -570,6 +570,8 @@ public enum ClockChange: Hashable, Sendable {
     /// A tag lies on the reader during a session (true), or was lifted (false).
     case tagOnReader(Bool)
     case readerHealth(ReaderHealth)
+    /// Alarms, rules, overrides or the master switch changed, whether or not the next ring moved.
+    case schedule
 }
 
 /// How a request that moves the session went: the session after it, or why it was refused.

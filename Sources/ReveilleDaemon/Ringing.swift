@@ -43,6 +43,7 @@ extension Controller {
             onPublish(.nextRing(instant.flatMap(nextRingInfo)))
         case .tagOnReader(let present): onPublish(.tagOnReader(present))
         case .readerHealth(let health): onPublish(.readerHealth(ReaderState(health)))
+        case .schedule: onPublish(.schedule)
         }
     }
 

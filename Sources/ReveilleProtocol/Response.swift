@@ -627,6 +627,9 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     case policyRejected(String)
     /// A button or keypad appeared, went away, or cannot be opened.
     case input(InputState)
+    /// Alarms, rules, overrides or the master switch changed (the next ring may not have moved):
+    /// what shows the schedule reads it again.
+    case schedule
 }
 
 /// One line of `reveille history`.
@@ -803,7 +806,7 @@ public struct MissedInfo: Codable, Sendable, Equatable {
 
 extension WatchEvent {
     private enum Kind: String, CodingKey {
-        case session, missed, nextRing, tagOnReader, readerHealth, policyRejected, input
+        case session, missed, nextRing, tagOnReader, readerHealth, policyRejected, input, schedule
     }
 
     /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
@@ -817,6 +820,7 @@ extension WatchEvent {
         case .readerHealth(let value): try container.encode(value, forKey: .readerHealth)
         case .policyRejected(let value): try container.encode(value, forKey: .policyRejected)
         case .input(let value): try container.encode(value, forKey: .input)
+        case .schedule: try container.encode(true, forKey: .schedule)
         }
     }
 
@@ -833,6 +837,7 @@ extension WatchEvent {
         case .readerHealth: self = .readerHealth(try container.decode(ReaderState.self, forKey: kind))
         case .policyRejected: self = .policyRejected(try container.decode(String.self, forKey: kind))
         case .input: self = .input(try container.decode(InputState.self, forKey: kind))
+        case .schedule: self = .schedule
         }
     }
 }

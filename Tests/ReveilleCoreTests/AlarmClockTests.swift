@@ -154,6 +154,7 @@ import Testing
         _ = clock.tick(now: Double(Self.six + 600), monotonic: 0, clockWasSet: false)
         let changed = clock.scheduleChanged(ScheduleState(alarms: [daily(1, "06:05")]), now: Self.six + 600)
         #expect(changed.contains(.publish(.nextRing(Self.six + 86_400 + 300))))
+        #expect(changed.first == .publish(.schedule))  // watchers re-read the schedule
         #expect(wakes(changed) == [Self.six + 600 + 3600])  // the longest sleep comes first
         let later = clock.tick(now: Double(Self.six + 700), monotonic: 100, clockWasSet: false)
         #expect(plays(later) == 0 && persisted(later).isEmpty)

@@ -172,6 +172,9 @@ class PageTests(unittest.TestCase):
         self.browser.click("#dayclear")
         wait_for(lambda: "ring-rule" in classes(target), what="the rule's colour again")
         self.shot("5-month-after")
+        # A change made elsewhere (a phone, the CLI) reaches the open page by itself.
+        self.assertTrue(request(self.clock.sock, {"overrideAdd": {"date": target, "change": "off"}})["ok"])
+        wait_for(lambda: "silent-override" in classes(target), what="the page to follow the CLI's change")
 
     def test_6_forged_oversized_and_unknown_requests_are_refused(self):
         config = page_config(self.clock.url)
