@@ -148,12 +148,7 @@ final class ControlServer {
         var role = min(connection.role, request.cap ?? connection.role)
         if let token = request.device {
             guard let deviceRole = controller.webDeviceRole(token: token) else {
-                return .failure(
-                    Connection.ReplyError(
-                        .failure(
-                            .forbidden,
-                            "this browser is not paired, or was unpaired; pair it again with a code from "
-                                + "'sudo reveille web pair'")))
+                return .failure(Connection.ReplyError(.failure(.forbidden, WebDevice.unknown)))
             }
             role = min(role, deviceRole)
         }

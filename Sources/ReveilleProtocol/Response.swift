@@ -137,6 +137,11 @@ public struct AppsReply: Codable, Sendable, Equatable {
 
 /// A browser paired with `reveille web pair`.
 public struct WebDevice: Codable, Sendable, Equatable {
+    /// The refusal of a request carrying a token no paired device has: `reveille-web` then forgets
+    /// the browser's cookie.
+    public static let unknown =
+        "this browser is not paired, or was unpaired; pair it again with a code from 'sudo reveille web pair'"
+
     public var id: Int
     public var name: String
     public var role: Role

@@ -122,8 +122,8 @@ public final class WebServer: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
-    /// Everything the page shows, in one answer: status, alarms, layers, six weeks of schedule,
-    /// tags and apps.
+    /// Everything the page shows, in one answer: status, alarms, layers, two months of schedule
+    /// (the month view's this month and next), tags and apps.
     func state(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
         let client = client(request, context)
         guard client.relay(.status) != nil else { throw Self.notPaired }
@@ -135,7 +135,7 @@ public final class WebServer: Sendable {
         let replies = try await NIOThreadPool.singleton.runIfActive {
             operations.map { name, operation in (name, link.send(client.relay(operation)!)) }
         }
-        if let refused = replies.first(where: { $0.1.error?.code == .forbidden && $0.0 == "status" }) {
+        if let refused = replies.first(where: { $0.0 == "status" && $0.1.error?.message == WebDevice.unknown }) {
             return try json(refused.1, status: .unauthorized, forget: true)
         }
         var fields: [String] = []
@@ -151,6 +151,7 @@ public final class WebServer: Sendable {
     /// One command from the page, relayed with the browser's rights; the daemon's reply as it is.
     func command(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
         let client = client(request, context)
+        guard client != .stranger else { throw Self.notPaired }
         try checkCSRF(request)
         let body = try await Self.body(request)
         let operation: Command
@@ -170,7 +171,7 @@ public final class WebServer: Sendable {
         guard let relayed = client.relay(operation) else { throw Self.notPaired }
         let link = self.link
         let reply = try await NIOThreadPool.singleton.runIfActive { link.send(relayed) }
-        let unpaired = reply.error?.code == .forbidden && client != .loopback && reply.error?.message.contains("paired") == true
+        let unpaired = reply.error?.code == .forbidden && reply.error?.message == WebDevice.unknown
         if reply.ok { logger.info("\(context.remoteName) '\(operation.name)': ok") }
         return try json(reply, status: unpaired ? .unauthorized : .ok, forget: unpaired)
     }
