@@ -42,10 +42,12 @@ import Testing
         #expect(done.wait(timeout: .now() + 5) == .success)
         #expect(process.terminationStatus == 0)
         #expect(Date().timeIntervalSince(started) >= 0.5, "the exec waited for the answer")
-        // Answered: the timer is disarmed and nothing is being answered.
+        // Answered: the timer is disarmed and the stuck exec is no longer being answered. The mark
+        // covers the whole file system, so another test's exec may be in hand at this instant
+        // (answered at once: a few ms at most, never the stall time).
         var expirations: UInt64 = 0
         _ = read(guardian.stallTimer, &expirations, 8)
-        #expect(guardian.answeringFor() == 0)
+        #expect(guardian.answeringFor() < 0.1)
         timer.revents = 0
         #expect(poll(&timer, 1, 300) == 0)
     }
