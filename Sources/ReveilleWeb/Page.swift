@@ -22,7 +22,8 @@ enum Page {
         body.night { --fg:#a33; --dim:#622; --panel:#0a0a0a; --bg:#000; }
         body.night #tabs, body.night .sheet { opacity:.6; }
         nav { display:flex; gap:4px; padding:6px; background:var(--panel); }
-        nav button { flex:1; }
+        nav button { flex:1; min-width:0; padding:6px 4px; }
+        @media (max-width: 480px) { nav button { font-size:15px; } }
         button, input, select { font:inherit; min-height:48px; border-radius:10px; border:1px solid #444;
           background:#2a2a2a; color:var(--fg); padding:6px 12px; }
         button:active { filter:brightness(1.4); }

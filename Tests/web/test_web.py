@@ -279,6 +279,9 @@ class PageTests(unittest.TestCase):
             wait_for(lambda: phone.run("return typeof S !== 'undefined' && S !== null"), what="the page on a phone")
             phone.screenshot(os.path.join(SHOTS, "9-phone-clock.png"))
             self.assertEqual(phone.run("return document.documentElement.scrollWidth <= window.innerWidth"), True)
+            # Every tab fits, none cut off.
+            self.assertEqual(phone.run("return [...document.querySelectorAll('nav button')]"
+                                       ".every(b => b.scrollWidth <= b.clientWidth && b.getBoundingClientRect().right <= window.innerWidth)"), True)
         finally:
             phone.close()
 
