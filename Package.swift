@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleStore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig"]),
+        .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleWebTests", dependencies: ["ReveilleWeb", "ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleAudioTests",

@@ -124,7 +124,8 @@ struct StatusCommand: ParsableCommand {
         }
         lines += [
             "reveilled \(status.version), up \(DurationText.format(seconds: status.uptimeSeconds)), "
-                + "time zone \(status.timeZone), now \(weekday) \(status.now.prefix(16))"
+                + "time zone \(status.timeZone)\(status.timeZoneRules.map { " (\($0))" } ?? ""), "
+                + "now \(weekday) \(status.now.prefix(16))"
         ]
         let alarms = "\(status.enabledCount) of \(status.alarmCount) enabled"
         switch status.master {

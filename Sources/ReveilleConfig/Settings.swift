@@ -155,8 +155,10 @@ public struct Settings: Sendable, Equatable {
         try document.checkKeys(root, in: nil, known: topKeys)
         var settings = Settings()
         if let zone = try document.string(root, "time_zone", in: nil) {
-            guard TimeZone(identifier: zone) != nil else {
-                throw document.error("time_zone", in: nil, "\"\(zone)\" is not an IANA zone; try \"Europe/Berlin\"")
+            guard ZoneInfo.isKnown(zone) else {
+                throw document.error(
+                    "time_zone", in: nil,
+                    "\"\(zone)\" is not a time zone (none such in \(ZoneInfo.directory)); try \"Europe/Berlin\"")
             }
             settings.timeZone = zone
         }
@@ -201,11 +203,14 @@ public struct Settings: Sendable, Equatable {
             if let address = try document.string(web, "address", in: "web") {
                 var v4 = in_addr()
                 var v6 = in6_addr()
-                guard address == "localhost" || inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1
+                guard
+                    address == "localhost" || inet_pton(AF_INET, address, &v4) == 1
+                        || inet_pton(AF_INET6, address, &v6) == 1
                 else {
                     throw document.error(
                         "address", in: "web",
-                        "\"\(address)\" is not an IP address; \"127.0.0.1\" serves the kiosk only, \"0.0.0.0\" the home network too")
+                        "\"\(address)\" is not an IP address; \"127.0.0.1\" serves the kiosk only, \"0.0.0.0\" the home network too"
+                    )
                 }
                 settings.web.address = address
             }

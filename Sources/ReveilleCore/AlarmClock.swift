@@ -64,7 +64,7 @@ public struct AlarmClock: Sendable {
     public private(set) var evaluatedThrough: Int?
     /// Alarms, rules, overrides and the master switch, as the store last said.
     public private(set) var schedule: ScheduleState
-    public private(set) var zone: TimeZone
+    public private(set) var zone: Zone
     public private(set) var readerHealth: ReaderHealth
     /// A tag lies on the reader. It does not count as a tap: it must be lifted and tapped again.
     public private(set) var tagOnReader = false
@@ -79,7 +79,7 @@ public struct AlarmClock: Sendable {
     private var random: ProblemRandom
 
     public init(
-        schedule: ScheduleState, zone: TimeZone, readerHealth: ReaderHealth, stored: Stored, limits: Limits,
+        schedule: ScheduleState, zone: Zone, readerHealth: ReaderHealth, stored: Stored, limits: Limits,
         random: ProblemRandom = ProblemRandom()
     ) {
         self.schedule = schedule
@@ -149,16 +149,18 @@ public struct AlarmClock: Sendable {
         return actions + wake(now: now)
     }
 
-    /// The time zone alarm times are read in changed.
-    public mutating func zoneChanged(to zone: TimeZone, now: Int) -> [ClockAction] {
-        guard zone.identifier != self.zone.identifier else { return [] }
-        let from = self.zone.identifier
+    /// The time zone alarm times are read in changed: another zone, or new rules for the same one
+    /// (a tzdata update).
+    public mutating func zoneChanged(to zone: Zone, now: Int) -> [ClockAction] {
+        guard zone != self.zone else { return [] }
+        let from = self.zone
         self.zone = zone
         nextRing = nil
-        return [
-            .log(.notice, "the system time zone changed from \(from) to \(zone.identifier); recomputing the schedule")
-        ]
-            + wake(now: now)
+        let what =
+            zone.identifier == from.identifier
+            ? "the rules of time zone \(zone.identifier) changed (\(zone.origin))"
+            : "the time zone changed from \(from.identifier) to \(zone.identifier) (\(zone.origin))"
+        return [.log(.notice, "\(what); recomputing the schedule")] + wake(now: now)
     }
 
     /// The sleeper asks to snooze.

@@ -110,7 +110,7 @@ public struct ScheduleEngine {
     private let rules: [(specific: [WeeklyRule?], general: [WeeklyRule?])]
     private let overridesByDay: [Int: [DateOverride]]
 
-    public init(state: ScheduleState, zone: TimeZone) {
+    public init(state: ScheduleState, zone: Zone) {
         self.state = state
         self.zone = ZoneResolver(zone: zone)
         self.alarms = state.alarms.sorted { ($0.time, $0.id) < ($1.time, $1.id) }

@@ -14,19 +14,19 @@ public enum ZoneShift: String, Hashable, Sendable, Codable {
 ///
 /// Days on which the zone's offset is the same from before local midnight to after the next
 /// local midnight are resolved with arithmetic (and cached); only days near a transition pay for
-/// the careful path. Reads no clock: `TimeZone` supplies the offsets.
+/// the careful path. Reads no clock: the `Zone`'s rules supply the offsets.
 public struct ZoneResolver {
-    public let zone: TimeZone
+    public let zone: Zone
     /// Day number → the offset that holds all day, or nil when a transition is near.
     private var uniformOffset: [Int: Int?] = [:]
 
-    public init(zone: TimeZone) {
+    public init(zone: Zone) {
         self.zone = zone
     }
 
     /// Seconds east of UTC at `instant`.
     public func offset(at instant: Int) -> Int {
-        zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))
+        zone.secondsFromGMT(at: instant)
     }
 
     /// The instant at which `time` on `date` happens, by the rules of README, "How the schedule decides".

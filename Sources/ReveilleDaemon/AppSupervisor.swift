@@ -66,7 +66,7 @@ final class AppSupervisor: Sendable {
     let requireRootOwned: Bool
     let store: Store
     let clock: any WallClock
-    let zone: @Sendable () -> TimeZone
+    let zone: @Sendable () -> Zone
     let logger: Logger
     /// A process started as an app: the loop follows its pidfd.
     let onFollow: @Sendable (_ pid: Int32, _ pidfd: Int32) -> Void
@@ -80,7 +80,7 @@ final class AppSupervisor: Sendable {
 
     init(
         policyPath: String, requireRootOwned: Bool, store: Store, clock: any WallClock,
-        zone: @escaping @Sendable () -> TimeZone, logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
+        zone: @escaping @Sendable () -> Zone, logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
         onFollow: @escaping @Sendable (Int32, Int32) -> Void = { _, _ in },
         onWarning: @escaping @Sendable (String, String, Int) -> Void = { _, _, _ in }
     ) {
@@ -320,7 +320,7 @@ final class AppSupervisor: Sendable {
     }
 
     /// `2026-11-23 21:04` in `zone`.
-    static func stamp(_ instant: Int, zone: TimeZone) -> String {
+    static func stamp(_ instant: Int, zone: Zone) -> String {
         let local = ZoneResolver(zone: zone).local(at: instant)
         return "\(local.date) \(local.time)"
     }

@@ -60,10 +60,8 @@ public final class Controller {
     let logger: Logger
     let ring: RingEnvironment
     let hooks: HookRunner
-    /// nil: follow the system's zone, and notice when it changes.
-    let fixedZone: TimeZone?
-    /// The link that names the system's zone.
-    let zoneLink: String
+    /// Where the zone's rules come from, read again when they may have changed.
+    let zoneSource: ZoneSource
     /// The one decision-maker.
     var machine: AlarmClock
     /// The zone, for the app guard's thread.
@@ -87,18 +85,17 @@ public final class Controller {
     var deliver: (Int, Response) -> Void = { _, _ in }
 
     public init(
-        store: Store, clock: any WallClock, zone: TimeZone?, zoneLink: String = "/etc/localtime",
+        store: Store, clock: any WallClock, zone: ZoneSource,
         ring: RingEnvironment, logger: Logger
     ) throws {
         self.store = store
         self.clock = clock
-        self.fixedZone = zone
-        self.zoneLink = zoneLink
+        self.zoneSource = zone
         self.startedAt = clock.now()
         self.logger = logger
         self.ring = ring
         self.hooks = HookRunner(directory: ring.hooksDirectory, logger: logger)
-        let zone = zone ?? SystemZone.current(link: zoneLink)
+        let zone = zone.load()
         let now = Int(clock.now().timeIntervalSince1970)
         let today = ZoneResolver(zone: zone).local(at: now).date
         let stored = AlarmClock.Stored(
@@ -115,7 +112,7 @@ public final class Controller {
     }
 
     /// The zone alarm times are in.
-    var zone: TimeZone { machine.zone }
+    var zone: Zone { machine.zone }
 
     // MARK: Events from the loop
 
@@ -132,10 +129,10 @@ public final class Controller {
                 now: clock.now().timeIntervalSince1970, monotonic: Controller.monotonic(), clockWasSet: clockWasSet))
     }
 
-    /// Something changed in the folder of the zone link: follow the system's zone (when none was given).
+    /// Something changed in a folder the zone's rules come from: read them again (the machine
+    /// recomputes only when they differ).
     func zoneFolderChanged() {
-        guard fixedZone == nil else { return }
-        carryOut(machine.zoneChanged(to: SystemZone.current(link: zoneLink), now: nowSeconds()))
+        carryOut(machine.zoneChanged(to: zoneSource.load(current: zone), now: nowSeconds()))
         sharedZone.current = machine.zone
     }
 
@@ -469,11 +466,11 @@ public final class Controller {
 
 /// The zone alarm times are read in, for threads other than the loop's (the app guard).
 final class SharedZone: Sendable {
-    private let value: Mutex<TimeZone>
+    private let value: Mutex<Zone>
 
-    init(_ zone: TimeZone) { value = Mutex(zone) }
+    init(_ zone: Zone) { value = Mutex(zone) }
 
-    var current: TimeZone {
+    var current: Zone {
         get { value.withLock { $0 } }
         set { value.withLock { $0 = newValue } }
     }

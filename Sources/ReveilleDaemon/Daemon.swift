@@ -12,8 +12,8 @@ import CReveilleShims
 /// What `reveilled` was asked to run with.
 public struct DaemonOptions: Sendable {
     public var paths: Paths
-    /// nil: the system's, followed when it changes.
-    public var zone: TimeZone?
+    /// The zone's name (`time_zone`, `--time-zone`); nil: the system's, followed when it changes.
+    public var zoneName: String?
     public var adminGroup: String
     public var socketGroup: String
     public var clock: any WallClock
@@ -35,7 +35,7 @@ public struct DaemonOptions: Sendable {
     /// The settings of reveille.toml (already read, with any command-line flags applied).
     public init(paths: Paths, settings: Settings, clock: any WallClock = SystemClock()) {
         self.paths = paths
-        self.zone = settings.timeZone.flatMap(TimeZone.init(identifier:))
+        self.zoneName = settings.timeZone
         self.adminGroup = settings.adminGroup
         self.socketGroup = settings.socketGroup
         self.clock = clock
@@ -126,18 +126,18 @@ public enum Daemon {
         } else {
             logger.info("NFC reader: none configured; alarms are dismissed by math")
         }
-        let zoneLink = SystemZone.link(for: paths)
+        let zoneSource = options.zoneName.map(ZoneSource.named) ?? .system(link: SystemZone.link(for: paths))
         let environment = RingEnvironment(
             audio: audio, reader: reader ?? NoTagReader(),
             policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
             graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
             defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice)
         let controller = try Controller(
-            store: store, clock: options.clock, zone: options.zone, zoneLink: zoneLink, ring: environment,
+            store: store, clock: options.clock, zone: zoneSource, ring: environment,
             logger: logger)
         let access = PeerAccess(adminGroup: options.adminGroup, socketGroup: options.socketGroup)
         logger.info(
-            "reveilled \(reveilleVersion) starting: root \(paths.root), time zone \(controller.zone.identifier)\(options.zone == nil ? " (the system's)" : ""), state \(paths.database)"
+            "reveilled \(reveilleVersion) starting: root \(paths.root), time zone \(controller.zone.identifier)\(options.zoneName == nil ? " (the system's)" : "") from \(controller.zone.origin), state \(paths.database)"
         )
         let listener: Listener
         do {
@@ -153,7 +153,7 @@ public enum Daemon {
         let bedside = try startBedsideControls(options, loop: loop, controller: controller, logger: logger)
         let timers = try wireTimers(loop: loop, controller: controller, clock: options.clock, logger: logger)
         let watches = try wireWatches(
-            loop: loop, controller: controller, options: options, zoneLink: zoneLink, logger: logger)
+            loop: loop, controller: controller, options: options, logger: logger)
         let supervisor = startAppSupervisor(
             options, store: store, controller: controller, doorbell: doorbell, logger: logger)
         let follower = try AppFollower(supervisor: supervisor, loop: loop, logger: logger)
@@ -277,17 +277,29 @@ public enum Daemon {
         return timers
     }
 
-    /// inotify on the folder of the zone link (timedatectl and raspi-config replace the link) and on
-    /// the settings folder (apps.toml), on the loop.
+    /// inotify on the folders the zone's rules come from (see `ZoneSource.folders`) and on the
+    /// settings folder (apps.toml), on the loop.
     private static func wireWatches(
-        loop: EventLoop, controller: Controller, options: DaemonOptions, zoneLink: String, logger: Logger
+        loop: EventLoop, controller: Controller, options: DaemonOptions, logger: Logger
     ) throws -> FolderWatches {
         let watches = FolderWatches(loop: loop, logger: logger)
-        if options.zone == nil {
-            try watches.watch(folder: (zoneLink as NSString).deletingLastPathComponent, names: nil) {
-                controller.zoneFolderChanged()
+        var zoneFolders: Set<String> = []
+        // Called again after each change: a new zone may live in another folder.
+        func watchZoneFolders() {
+            for folder in controller.zoneSource.folders(for: controller.zone) where !zoneFolders.contains(folder) {
+                do {
+                    try watches.watch(folder: folder, names: nil) {
+                        controller.zoneFolderChanged()
+                        watchZoneFolders()
+                    }
+                    zoneFolders.insert(folder)
+                } catch {
+                    logger.warning(
+                        "time zone: cannot watch \(folder): \(error); restart reveilled after a tzdata update")
+                }
             }
         }
+        watchZoneFolders()
         let folder = options.paths.configDirectory
         do {
             try watches.watch(folder: folder, names: ["apps.toml"]) { watches.onPolicyChange() }

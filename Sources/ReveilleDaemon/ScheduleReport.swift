@@ -22,6 +22,7 @@ extension Controller {
             now: "\(now.date) \(now.time.withSeconds)",
             nowInstant: now.instant, master: master, pausedUntil: until, alarmCount: state.alarms.count,
             enabledCount: state.alarms.filter(\.enabled).count, nextRing: next, role: role)
+        info.timeZoneRules = zone.origin
         info.session = machine.session.map(self.info)
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine

@@ -303,6 +303,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var version: String
     public var uptimeSeconds: Int
     public var timeZone: String
+    /// Where the zone's rules come from: `tzdata 2025b`, or the built-in copy when the system has none.
+    public var timeZoneRules: String?
     /// The daemon's local time, `YYYY-MM-DD HH:MM:SS`.
     public var now: String
     /// Seconds since the epoch, by the daemon's clock.

@@ -179,7 +179,13 @@ enum Page {
         function zoneParts(date, options) {
           const st = payload(S && S.status, "status");
           try { return new Intl.DateTimeFormat(undefined, { timeZone: st ? st.timeZone : undefined, ...options }).format(date); }
-          catch (e) { return new Intl.DateTimeFormat(undefined, options).format(date); }
+          catch (e) {
+            // A zone the browser does not know (the system's tzdata is newer): the daemon's offset.
+            const m = st && /^(\d+)-(\d+)-(\d+) (\d+):(\d+):(\d+)/.exec(st.now);
+            if (!m) return new Intl.DateTimeFormat(undefined, options).format(date);
+            const offset = Date.UTC(m[1], m[2] - 1, m[3], m[4], m[5], m[6]) - st.nowInstant * 1000;
+            return new Intl.DateTimeFormat(undefined, { timeZone: "UTC", ...options }).format(new Date(date.getTime() + offset));
+          }
         }
         function tick() {
           const now = new Date();

@@ -45,7 +45,7 @@ struct SplitMix {
 
 let alarmCount = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10_000
 let state = buildState(alarms: alarmCount)
-let zone = TimeZone(identifier: "Europe/Berlin")!
+let zone = Zone(builtIn: "Europe/Berlin")!
 var timings: [Double] = []
 var decisions = 0
 var rings = 0

@@ -66,9 +66,10 @@ struct Reveilled: ParsableCommand {
     var clockOffsetFile: String?
 
     func validate() throws {
-        if let timeZone, TimeZone(identifier: timeZone) == nil {
+        if let timeZone, !ZoneInfo.isKnown(timeZone) {
             throw ValidationError(
-                "time zone \"\(timeZone)\" is not an IANA zone name; try Europe/Berlin or America/New_York")
+                "time zone \"\(timeZone)\" is not a time zone (none such in \(ZoneInfo.directory)); try Europe/Berlin or America/New_York"
+            )
         }
         if let missedGraceMinutes, !(0...1440).contains(missedGraceMinutes) {
             throw ValidationError("--missed-grace-minutes \(missedGraceMinutes): must be 0-1440")

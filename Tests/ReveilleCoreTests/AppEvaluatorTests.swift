@@ -4,7 +4,7 @@ import Testing
 @testable import ReveilleCore
 
 @Suite struct AppEvaluatorTests {
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    static let berlin = Zone(builtIn: "Europe/Berlin")!
 
     /// The instant of `YYYY-MM-DD HH:MM` in Berlin.
     func at(_ text: String) -> Int {

@@ -6,7 +6,7 @@ import Testing
 /// The app guard's deadlines, driven by a manual clock: count, warn, SIGTERM, SIGKILL, and when
 /// to look again.
 @Suite struct AppLimitsTests {
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    static let berlin = Zone(builtIn: "Europe/Berlin")!
     /// 2026-11-23 (a Monday) 10:00 in Berlin.
     static let ten = utc("2026-11-23T09:00:00Z")
     static let key = AppUsageKey(app: "game", user: "kid")

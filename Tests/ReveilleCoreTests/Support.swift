@@ -3,7 +3,7 @@ import ReveilleCore
 
 func date(_ text: String) -> CivilDate { try! CivilDate.parse(text) }
 func time(_ text: String) -> LocalTime { try! LocalTime.parse(text) }
-func zone(_ name: String) -> TimeZone { TimeZone(identifier: name)! }
+func zone(_ name: String) -> Zone { Zone(builtIn: name)! }
 
 /// Seconds since the epoch of an ISO 8601 UTC instant like `2026-03-08T07:00:00Z`.
 func utc(_ text: String) -> Int {

@@ -39,7 +39,7 @@ final class ManualWallClock: WallClock {
         init(store: Store? = nil) throws {
             self.store = try store ?? Store()
             controller = try Controller(
-                store: self.store, clock: clock, zone: TimeZone(identifier: "Europe/Berlin"),
+                store: self.store, clock: clock, zone: .fixed(Zone(builtIn: "Europe/Berlin")!),
                 ring: RingEnvironment(
                     audio: audio, reader: reader, hooksDirectory: "/nonexistent/hooks.d"),
                 logger: Logger(label: "test"))

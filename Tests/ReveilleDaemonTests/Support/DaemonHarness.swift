@@ -28,8 +28,8 @@ final class DaemonHarness {
     /// Starts the daemon and waits until its socket answers.
     /// - Parameters:
     ///   - now: the instant (seconds since the epoch) the daemon should believe it is at start.
-    ///   - zoneLink: instead of `--time-zone`, a zone name for a `ROOT/etc/localtime` link, which the
-    ///     daemon then follows as the system's zone.
+    ///   - zoneLink: instead of `--time-zone`, a zone name (or a zone file's path) for a
+    ///     `ROOT/etc/localtime` link, which the daemon then follows as the system's zone.
     ///   - systemClock: run on the system clock, with no test clock at all (whose file the daemon polls).
     ///   - settings: reveille.toml; by default the sound goes to `soundCapture`.
     init(
@@ -51,7 +51,7 @@ final class DaemonHarness {
                 at: root.appendingPathComponent("etc"), withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(
                 atPath: root.appendingPathComponent("etc/localtime").path,
-                withDestinationPath: "/usr/share/zoneinfo/" + zoneLink)
+                withDestinationPath: zoneLink.hasPrefix("/") ? zoneLink : "/usr/share/zoneinfo/" + zoneLink)
         }
         let configFolder = root.appendingPathComponent("etc/reveille")
         try FileManager.default.createDirectory(at: configFolder, withIntermediateDirectories: true)
