@@ -45,6 +45,7 @@ let package = Package(
         .systemLibrary(name: "CNFC", pkgConfig: "libnfc", providers: [.apt(["libnfc-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
         // SHA-256 of executables: libgcrypt, already in the daemon's process through libsystemd.
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
         // libespeak-ng's synchronous synthesis into a buffer, the library opened at the first sentence.
@@ -78,6 +79,8 @@ let package = Package(
         ),
         // Bedside buttons and keypads: evdev devices read on the daemon's event loop.
         .target(name: "ReveilleInput", dependencies: ["ReveilleCore", "CEvdev", "CReveilleShims"]),
+        // iCalendar files through libical: holiday calendars.
+        .target(name: "ReveilleCalendar", dependencies: ["ReveilleCore", "CICal"]),
         // The app guard: fanotify permission events on a thread of its own; executables known by content.
         .target(
             name: "ReveilleLaunch",
@@ -141,6 +144,7 @@ let package = Package(
         .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
         .testTarget(name: "ReveilleInputTests", dependencies: ["ReveilleInput"]),
+        .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar"]),
         .testTarget(
             name: "ReveilleLaunchTests",
             dependencies: ["ReveilleLaunch", "ReveilleCore", .product(name: "Logging", package: "swift-log")]
