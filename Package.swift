@@ -93,7 +93,7 @@ let package = Package(
             name: "ReveilleDaemon",
             dependencies: [
                 "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig", "ReveilleAudio",
-                "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd",
+                "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "ReveilleCalendar", "CReveilleShims", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

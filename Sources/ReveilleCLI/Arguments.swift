@@ -40,7 +40,7 @@ enum Arguments {
     /// every command's help).
     static let flags: Set<String> = [
         "--json", "--help", "--version", "--off", "--brief", "--watch", "--no-tone", "--skip-holidays",
-        "--no-skip-holidays", "--color", "--all-alarms", "--plain", "--admin",
+        "--no-skip-holidays", "--color", "--all-alarms", "--plain", "--admin", "--holidays",
     ]
 
     static func takesValue(_ option: String) -> Bool { !flags.contains(option) }

@@ -34,6 +34,7 @@ struct Doctor {
         checkSound(settings, status: status, &findings)
         checkInputs(settings, status: status, &findings)
         checkTime(&findings)
+        if let status { checkZoneAndCalendars(status, &findings) }
         checkAppGuard(&findings)
         if let status, status.appGuard.mode != .starting {
             let guarded = status.appGuard.mode == .fanotify
@@ -248,6 +249,24 @@ struct Doctor {
                 Finding(
                     level: .warning, subject: subject, detail: "\(path): no such device",
                     fix: "plug it in, or correct [input] devices in reveille.toml"))
+        }
+    }
+
+    private func checkZoneAndCalendars(_ status: StatusInfo, _ findings: inout [Finding]) {
+        let rules = status.timeZoneRules ?? ""
+        findings.append(
+            Finding(
+                level: rules.hasPrefix("built-in") ? .note : .ok, subject: "time zone",
+                detail: "\(status.timeZone), rules from \(rules.isEmpty ? "?" : rules)",
+                fix: rules.hasPrefix("built-in")
+                    ? "install tzdata (apt-get install tzdata) so that rule changes arrive with system updates" : nil))
+        for problem in status.calendarProblems ?? [] {
+            findings.append(
+                Finding(
+                    level: .warning, subject: "calendars", detail: problem,
+                    fix:
+                        "correct the file ('reveille calendar show NAME' shows what is read); it is read again when saved"
+                ))
         }
     }
 

@@ -152,6 +152,7 @@ struct StatusCommand: ParsableCommand {
         if status.appGuard.mode != .starting { lines.append("apps: \(status.appGuard)") }
         if let rejected = status.appGuard.rejected { lines.append("APPS.TOML REJECTED: \(rejected)") }
         if let rejected = status.settingsRejected { lines.append("REVEILLE.TOML REJECTED: \(rejected)") }
+        lines += (status.calendarProblems ?? []).map { "CALENDAR PROBLEM: \($0)" }
         if let use = status.resources {
             lines.append(
                 "daemon: \(use.cpuMicroseconds / 1000) ms CPU since start, \(use.rssKilobytes / 1024) MB resident "

@@ -73,12 +73,16 @@ public final class Controller {
     /// Until when (monotonic seconds) a `sound test` plays, for `sound stop`.
     var soundTestUntil = 0.0
     var webPairing = WebPairing()
+    /// Holiday calendars, read at start and again when their files change.
+    let calendars: HolidayCalendars
     /// The app policy and its enforcement; set once at start.
     var appSupervisor: AppSupervisor?
     /// The buttons and keypads; set once at start.
     var bedside: BedsideControls?
     /// Arms the wake timer at a wall-clock instant (set by the daemon).
     var onWake: (Int) -> Void = { _ in }
+    /// The calendars were read again: their folders may need watching (set by the daemon).
+    var onCalendarsChanged: () -> Void = {}
     /// Tells watchers what changed (set by the control server).
     var onPublish: (WatchEvent) -> Void = { _ in }
     /// Answers a parked request (a tag wait) on connection `id` (set by the control server).
@@ -86,6 +90,7 @@ public final class Controller {
 
     public init(
         store: Store, clock: any WallClock, zone: ZoneSource,
+        calendarCache: String = NSTemporaryDirectory() + "reveille-calendars",
         ring: RingEnvironment, logger: Logger
     ) throws {
         self.store = store
@@ -98,6 +103,10 @@ public final class Controller {
         let zone = zone.load()
         let now = Int(clock.now().timeIntervalSince1970)
         let today = ZoneResolver(zone: zone).local(at: now).date
+        calendars = HolidayCalendars(cacheFolder: calendarCache, logger: logger)
+        calendars.reload(try store.calendars(), today: today, zone: zone, now: now)
+        var schedule = try Controller.purgedState(store, today: today, logger: logger)
+        schedule.holidays = calendars.holidays
         let stored = AlarmClock.Stored(
             evaluatedThrough: try store.evaluatedThrough(), activeSession: try store.activeSession(),
             handled: try store.history(since: now - 7 * 86_400).map {
@@ -106,7 +115,7 @@ public final class Controller {
             lastSessionID: try store.lastSessionID())
         sharedZone = SharedZone(zone)
         machine = AlarmClock(
-            schedule: try Controller.purgedState(store, today: today, logger: logger), zone: zone,
+            schedule: schedule, zone: zone,
             readerHealth: ring.reader.health, stored: stored,
             limits: AlarmClock.Limits(ring: ring.policy, graceSeconds: ring.graceSeconds))
     }
@@ -127,12 +136,15 @@ public final class Controller {
         carryOut(
             machine.tick(
                 now: clock.now().timeIntervalSince1970, monotonic: Controller.monotonic(), clockWasSet: clockWasSet))
+        if calendars.isStale(today: today()) { reloadCalendars() }
     }
 
     /// Something changed in a folder the zone's rules come from: read them again (the machine
     /// recomputes only when they differ).
     func zoneFolderChanged() {
+        let before = zone
         carryOut(machine.zoneChanged(to: zoneSource.load(current: zone), now: nowSeconds()))
+        if zone != before { reloadCalendars() }  // timed events fall on other local dates
         sharedZone.current = machine.zone
     }
 
@@ -231,6 +243,8 @@ public final class Controller {
             return response
         case .alarmAdd(let spec):
             return try addAlarm(spec)
+        case .calendarAdd, .calendarList, .calendarRemove, .calendarShow:
+            return try calendarOperation(operation)
         case .alarmEdit(let id, let spec):
             return try editAlarm(id: id, spec)
         case .alarmRemove(let id):
@@ -390,7 +404,9 @@ public final class Controller {
 
     /// The schedule state, after purging overrides for days gone by (README, "How the schedule decides").
     func currentState(today: CivilDate) throws -> ScheduleState {
-        try Controller.purgedState(store, today: today, logger: logger)
+        var state = try Controller.purgedState(store, today: today, logger: logger)
+        state.holidays = calendars.holidays
+        return state
     }
 
     private static func purgedState(_ store: Store, today: CivilDate, logger: Logger) throws -> ScheduleState {

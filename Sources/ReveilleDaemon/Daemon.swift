@@ -133,7 +133,8 @@ public enum Daemon {
             graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
             defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice)
         let controller = try Controller(
-            store: store, clock: options.clock, zone: zoneSource, ring: environment,
+            store: store, clock: options.clock, zone: zoneSource, calendarCache: paths.stateDirectory + "/calendars",
+            ring: environment,
             logger: logger)
         let access = PeerAccess(adminGroup: options.adminGroup, socketGroup: options.socketGroup)
         logger.info(
@@ -291,6 +292,26 @@ public enum Daemon {
                     try watches.watch(folder: folder, names: nil) {
                         controller.zoneFolderChanged()
                         watchZoneFolders()
+                        // The folders of the calendar files: an edited or replaced file is read again.
+                        var calendarFolders: Set<String> = []
+                        func watchCalendarFolders() {
+                            let folders = Set(
+                                controller.calendars.entries.map { SystemZone.folder(of: $0.record.source) })
+                            for folder in folders.subtracting(calendarFolders) {
+                                do {
+                                    try watches.watch(folder: folder, names: nil) {
+                                        controller.calendarFolderChanged(folder)
+                                    }
+                                    calendarFolders.insert(folder)
+                                } catch {
+                                    logger.warning(
+                                        "calendars: cannot watch \(folder): \(error); restart reveilled after editing a calendar there"
+                                    )
+                                }
+                            }
+                        }
+                        controller.onCalendarsChanged = watchCalendarFolders
+                        watchCalendarFolders()
                     }
                     zoneFolders.insert(folder)
                 } catch {
@@ -300,6 +321,22 @@ public enum Daemon {
             }
         }
         watchZoneFolders()
+        // The folders of the calendar files: an edited or replaced file is read again.
+        var calendarFolders: Set<String> = []
+        func watchCalendarFolders() {
+            let folders = Set(controller.calendars.entries.map { SystemZone.folder(of: $0.record.source) })
+            for folder in folders.subtracting(calendarFolders) {
+                do {
+                    try watches.watch(folder: folder, names: nil) { controller.calendarFolderChanged(folder) }
+                    calendarFolders.insert(folder)
+                } catch {
+                    logger.warning(
+                        "calendars: cannot watch \(folder): \(error); restart reveilled after editing a calendar there")
+                }
+            }
+        }
+        controller.onCalendarsChanged = watchCalendarFolders
+        watchCalendarFolders()
         let folder = options.paths.configDirectory
         do {
             try watches.watch(folder: folder, names: ["apps.toml"]) { watches.onPolicyChange() }

@@ -23,6 +23,8 @@ extension Controller {
             nowInstant: now.instant, master: master, pausedUntil: until, alarmCount: state.alarms.count,
             enabledCount: state.alarms.filter(\.enabled).count, nextRing: next, role: role)
         info.timeZoneRules = zone.origin
+        let problems = calendarProblems()
+        info.calendarProblems = problems.isEmpty ? nil : problems
         info.session = machine.session.map(self.info)
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine

@@ -85,6 +85,13 @@ public enum Command: Codable, Sendable, Equatable {
     case webRedeem(code: String)
     case webDevices
     case webUnpair(id: Int)
+    /// A holiday calendar: an iCalendar file the daemon reads (and re-reads when it changes).
+    case calendarAdd(name: String, source: String)
+    case calendarList
+    /// By id or name.
+    case calendarRemove(calendar: String)
+    /// What a calendar holds in the next `days` days.
+    case calendarShow(calendar: String, days: Int)
 
     /// The words a person typed for it, for messages: `alarm add`.
     public var name: String {
@@ -127,6 +134,10 @@ public enum Command: Codable, Sendable, Equatable {
         case .webPair: "web pair"
         case .webRedeem: "web pairing"
         case .webDevices: "web devices"
+        case .calendarAdd: "calendar add"
+        case .calendarList: "calendar list"
+        case .calendarRemove: "calendar rm"
+        case .calendarShow: "calendar show"
         case .webUnpair: "web unpair"
         }
     }
@@ -135,7 +146,7 @@ public enum Command: Codable, Sendable, Equatable {
     public var changesSchedule: Bool {
         switch self {
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
-            .overrideRemove, .overrideEdit, .pause, .resume:
+            .overrideRemove, .overrideEdit, .pause, .resume, .calendarAdd, .calendarRemove:
             true
         default: false
         }
@@ -154,10 +165,12 @@ public enum Command: Codable, Sendable, Equatable {
         switch self {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
             .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appCheck, .appStart,
-            .watch, .webRedeem:
+            .watch, .webRedeem, .calendarList, .calendarShow:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
-            .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .webPair, .webDevices, .webUnpair:
+            .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .webPair, .webDevices,
+            .webUnpair,
+            .calendarAdd, .calendarRemove:
             .admin
         }
     }

@@ -54,11 +54,14 @@ public enum Payload: Codable, Sendable, Equatable {
     case apps(AppsReply)
     /// `web pair`, `web devices`, a redeemed code.
     case web(WebReply)
+    /// `calendar list`, `calendar add`, `calendar show`.
+    case calendars([CalendarInfo])
 }
 
 extension Payload {
     private enum Kind: String, CodingKey {
         case status, alarms, rules, overrides, schedule, ring, history, stats, playback, devices, tags, scan, apps, web
+        case calendars
     }
 
     /// `{"status": {...}}`: the kind as the key, its value as is.
@@ -79,6 +82,7 @@ extension Payload {
         case .scan(let value): try container.encode(value, forKey: .scan)
         case .apps(let value): try container.encode(value, forKey: .apps)
         case .web(let value): try container.encode(value, forKey: .web)
+        case .calendars(let value): try container.encode(value, forKey: .calendars)
         }
     }
 
@@ -103,7 +107,44 @@ extension Payload {
         case .scan: self = .scan(try container.decode(TagScan.self, forKey: kind))
         case .apps: self = .apps(try container.decode(AppsReply.self, forKey: kind))
         case .web: self = .web(try container.decode(WebReply.self, forKey: kind))
+        case .calendars: self = .calendars(try container.decode([CalendarInfo].self, forKey: kind))
         }
+    }
+}
+
+/// A holiday calendar, as `calendar list` shows it.
+public struct CalendarInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    public var name: String
+    /// The file's absolute path.
+    public var source: String
+    /// What it is for: `holidays`.
+    public var purpose: String
+    /// Holiday dates from today on (within the span read, two years).
+    public var upcomingDays: Int
+    /// The next holiday: `2026-11-26 Thanksgiving break`.
+    public var next: String?
+    /// Why the source could not be read, with the line where known, and since when; the last good
+    /// copy is used meanwhile.
+    public var problem: String?
+    /// When the copy in use was read (`YYYY-MM-DD HH:MM`); nil when no copy was ever good.
+    public var loadedAt: String?
+    /// `calendar show`: what it holds in the days asked for, a line each (`2026-11-26 to 2026-11-29  Thanksgiving break`).
+    public var entries: [String]?
+
+    public init(
+        id: Int, name: String, source: String, purpose: String, upcomingDays: Int = 0, next: String? = nil,
+        problem: String? = nil, loadedAt: String? = nil, entries: [String]? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.source = source
+        self.purpose = purpose
+        self.upcomingDays = upcomingDays
+        self.next = next
+        self.problem = problem
+        self.loadedAt = loadedAt
+        self.entries = entries
     }
 }
 
@@ -240,6 +281,10 @@ extension Response {
         get { if case .web(let value) = payload { value } else { nil } }
         set { payload = newValue.map { .web($0) } }
     }
+    public var calendars: [CalendarInfo]? {
+        get { if case .calendars(let value) = payload { value } else { nil } }
+        set { payload = newValue.map { .calendars($0) } }
+    }
 }
 
 /// Why a request failed, for people (`message`) and for scripts (`code`).
@@ -305,6 +350,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var timeZone: String
     /// Where the zone's rules come from: `tzdata 2025b`, or the built-in copy when the system has none.
     public var timeZoneRules: String?
+    /// Calendars that could not be read: `calendar NAME: why (since when); ...`.
+    public var calendarProblems: [String]?
     /// The daemon's local time, `YYYY-MM-DD HH:MM:SS`.
     public var now: String
     /// Seconds since the epoch, by the daemon's clock.

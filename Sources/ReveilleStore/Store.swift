@@ -81,6 +81,7 @@ public final class Store: Sendable {
         registerAppMigrations(&migrator)
         registerSessionDetailMigration(&migrator)
         registerWebDeviceMigration(&migrator)
+        registerCalendarMigration(&migrator)
         return migrator
     }
 

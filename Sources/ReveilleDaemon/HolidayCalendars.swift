@@ -1,0 +1,173 @@
+import Foundation
+import Logging
+import ReveilleCalendar
+import ReveilleCore
+import ReveilleStore
+
+/// The holiday calendars (README, "Holidays"): each an iCalendar file read with libical and
+/// expanded over two years from today. A good read is copied to `STATE/calendars/ID.ics`; when the
+/// source is broken or gone the last good copy (in memory, else that file) stays in use, and the
+/// problem is kept with since when, for `status`, `calendar list` and `doctor`.
+final class HolidayCalendars {
+    /// How far ahead calendars are expanded; `next --days` beyond this sees no holidays.
+    static let spanDays = 731
+
+    struct Entry {
+        var record: CalendarRecord
+        var occurrences: [CalendarOccurrence] = []
+        /// When the copy in use was read; nil: no copy was ever good.
+        var loadedAt: Int?
+        var problem: (text: String, since: Int)?
+    }
+
+    private(set) var entries: [Entry] = []
+    /// The first date of the span read; a new span is read a week on.
+    private(set) var spanStart = CivilDate(dayNumber: 0)
+    /// Dates holiday-skipping alarms keep silent, with what the day is.
+    private(set) var holidays: [CivilDate: String] = [:]
+    let cacheFolder: String
+    let logger: Logger
+
+    init(cacheFolder: String, logger: Logger) {
+        self.cacheFolder = cacheFolder
+        self.logger = logger
+    }
+
+    /// Reads every calendar again. Returns whether the holidays changed.
+    @discardableResult
+    func reload(_ records: [CalendarRecord], today: CivilDate, zone: Zone, now: Int) -> Bool {
+        spanStart = today.adding(days: -1)
+        let previous = Dictionary(entries.map { ($0.record.id, $0) }) { first, _ in first }
+        entries = records.map { record in
+            read(record, previous: previous[record.id], zone: zone, now: now)
+        }
+        let before = holidays
+        holidays = ICalendar.holidays(entries.flatMap(\.occurrences))
+        return holidays != before
+    }
+
+    /// Whether the span read has slid far enough behind today to read it again.
+    func isStale(today: CivilDate) -> Bool {
+        today.dayNumber - spanStart.dayNumber > 7
+    }
+
+    /// Reads one file, for `calendar add`, without keeping it: the error if it is not a calendar.
+    func check(_ path: String, today: CivilDate, zone: Zone) -> Result<[CalendarOccurrence], CalendarError> {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            return .failure(CalendarError("cannot read it: \(Self.reason(error))"))
+        }
+        do {
+            return .success(try expand(text, from: today.adding(days: -1), zone: zone))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func cacheFile(_ id: Int64?) -> String {
+        cacheFolder + "/\(id ?? 0).ics"
+    }
+
+    // MARK: Reading one calendar
+
+    private func read(_ record: CalendarRecord, previous: Entry?, zone: Zone, now: Int) -> Entry {
+        var entry = previous ?? Entry(record: record)
+        entry.record = record
+        let name = "calendar \(record.name)"
+        let outcome: Result<(String, [CalendarOccurrence]), CalendarError>
+        do {
+            // Read with root's rights: only what anyone may read (see `calendar add`).
+            if let hidden = Self.notPublic(record.source) {
+                throw CalendarError("cannot read it: \(hidden) is not readable by everyone (chmod o+r)")
+            }
+            let text = try String(contentsOfFile: record.source, encoding: .utf8)
+            outcome = .success((text, try expand(text, from: spanStart, zone: zone)))
+        } catch let error as CalendarError {
+            outcome = .failure(error)
+        } catch {
+            outcome = .failure(CalendarError("cannot read it: \(Self.reason(error))"))
+        }
+        switch outcome {
+        case .success(let (text, occurrences)):
+            if entry.problem != nil { logger.notice("\(name): \(record.source) reads again") }
+            let changed = occurrences != entry.occurrences
+            entry.occurrences = occurrences
+            entry.loadedAt = now
+            entry.problem = nil
+            keepCopy(text, of: record)
+            if changed {
+                logger.info(
+                    "\(name): \(ICalendar.holidays(occurrences).count) holiday dates read from \(record.source)")
+            }
+        case .failure(let error):
+            let text = "\(record.source) \(error)"
+            if entry.problem?.text != text {
+                entry.problem = (text, now)
+                logger.warning(
+                    "\(name): \(text); \(entry.loadedAt == nil ? "trying the last good copy" : "keeping the last good copy")"
+                )
+            }
+            if entry.loadedAt == nil { readCopy(of: record, into: &entry, zone: zone) }
+        }
+        return entry
+    }
+
+    private func expand(_ text: String, from start: CivilDate, zone: Zone) throws(CalendarError) -> [CalendarOccurrence]
+    {
+        try ICalendar.occurrences(in: text, from: start, through: start.adding(days: Self.spanDays), zone: zone)
+    }
+
+    /// The last good copy, written atomically, so that a broken or missing source after a restart
+    /// still has its holidays.
+    private func keepCopy(_ text: String, of record: CalendarRecord) {
+        let path = cacheFile(record.id)
+        guard (try? String(contentsOfFile: path, encoding: .utf8)) != text else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: cacheFolder, withIntermediateDirectories: true)
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            logger.warning("calendar \(record.name): cannot keep a copy in \(path): \(Self.reason(error))")
+        }
+    }
+
+    private func readCopy(of record: CalendarRecord, into entry: inout Entry, zone: Zone) {
+        let path = cacheFile(record.id)
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let occurrences = try? expand(text, from: spanStart, zone: zone)
+        else { return }
+        entry.occurrences = occurrences
+        let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+        entry.loadedAt = modified.map { Int($0.timeIntervalSince1970) } ?? 0
+        logger.notice("calendar \(record.name): using the last good copy (\(path))")
+    }
+
+    /// The first of the file and its folders that others may not read (or pass through), if any.
+    static func notPublic(_ path: String) -> String? {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        var info = stat()
+        guard stat(resolved, &info) == 0 else { return nil }  // missing: the read says so
+        if info.st_mode & S_IROTH == 0 { return path }
+        var folder = (resolved as NSString).deletingLastPathComponent
+        while !folder.isEmpty {
+            if stat(folder, &info) == 0, info.st_mode & S_IXOTH == 0 { return folder }
+            if folder == "/" { break }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
+        {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadInapplicableStringEncodingError {
+            return "not UTF-8 text"
+        }
+        return nsError.localizedDescription
+    }
+}

@@ -1,0 +1,56 @@
+import GRDB
+
+/// A calendar the daemon reads: its name, where it lives and what it is for.
+public struct CalendarRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "calendar"
+
+    public var id: Int64?
+    public var name: String
+    /// An iCalendar file's absolute path.
+    public var source: String
+    /// `holidays`.
+    public var purpose: String
+    public var addedAt: Int
+
+    public init(name: String, source: String, purpose: String, addedAt: Int) {
+        self.name = name
+        self.source = source
+        self.purpose = purpose
+        self.addedAt = addedAt
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+extension Store {
+    static func registerCalendarMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v9: calendars") { db in
+            try db.create(table: "calendar") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull().unique()
+                t.column("source", .text).notNull()
+                t.column("purpose", .text).notNull()
+                t.column("addedAt", .integer).notNull()
+            }
+        }
+    }
+
+    public func insert(_ calendar: CalendarRecord) throws -> CalendarRecord {
+        try db.write { db in
+            var calendar = calendar
+            try calendar.insert(db)
+            return calendar
+        }
+    }
+
+    public func calendars() throws -> [CalendarRecord] {
+        try db.read { db in try CalendarRecord.order(Column("id")).fetchAll(db) }
+    }
+
+    /// False when no calendar has that id.
+    public func deleteCalendar(id: Int) throws -> Bool {
+        try db.write { db in try CalendarRecord.deleteOne(db, key: id) }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import ReveilleProtocol
+import Testing
+
+/// Holiday calendars end to end (issue 16, part 2): a real daemon reads .ics files with libical,
+/// follows edits, and keeps the last good copy when a file breaks or goes.
+@Suite struct CalendarTests {
+    static func ics(_ events: String) -> String {
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Reveille tests//EN\r\n"
+            + events.replacingOccurrences(of: "\n", with: "\r\n") + "END:VCALENDAR\r\n"
+    }
+
+    static let thanksgiving = ics(
+        """
+        BEGIN:VEVENT
+        UID:break-2026
+        SUMMARY:Thanksgiving break
+        DTSTART;VALUE=DATE:20261126
+        DTEND;VALUE=DATE:20261130
+        END:VEVENT
+
+        """)
+
+    /// Alarm 1 skips holidays, alarm 2 does not. Tuesday 2026-11-24, 10:00 in Berlin.
+    func daemonWithAlarms() throws -> DaemonHarness {
+        let daemon = try DaemonHarness(now: instant("2026-11-24 10:00:00"))
+        #expect(try daemon.cli("alarm", "add", "07:00", "--days", "daily", "--skip-holidays").status == 0)
+        #expect(try daemon.cli("alarm", "add", "08:00", "--days", "daily").status == 0)
+        return daemon
+    }
+
+    /// Day → (alarm id → the note of a silent entry, or "rings").
+    func week(_ daemon: DaemonHarness) throws -> [String: [Int: String]] {
+        let report = try #require(try daemon.request(.next(days: 7)).schedule)
+        var days: [String: [Int: String]] = [:]
+        for row in report.rows {
+            guard let id = row.alarmID else { continue }
+            days[row.date, default: [:]][id] = row.rings ? "rings" : row.note
+        }
+        return days
+    }
+
+    @Test func aHolidayCalendarSilencesSkippingAlarmsAndNamesTheHoliday() throws {
+        let daemon = try daemonWithAlarms()
+        let file = daemon.root.appendingPathComponent("school.ics")
+        try Self.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+
+        let added = try daemon.cli("calendar", "add", "school", file.path, "--holidays")
+        #expect(added.status == 0, "\(added)")
+        #expect(added.stdout.contains("added calendar school (#1): 4 holiday dates in the next two years"))
+        var days = try week(daemon)
+        #expect(days["2026-11-25"] == [1: "rings", 2: "rings"])
+        #expect(days["2026-11-26"] == [1: "holiday: Thanksgiving break", 2: "rings"])
+        #expect(days["2026-11-29"]?[1] == "holiday: Thanksgiving break")
+        #expect(days["2026-11-30"]?[1] == "rings")  // DTEND is exclusive
+        let next = try daemon.cli("next", "--days", "7")
+        #expect(next.stdout.contains("holiday: Thanksgiving break"))
+
+        let list = try daemon.cli("calendar", "list")
+        #expect(list.stdout.contains("school"))
+        #expect(list.stdout.contains("2026-11-26 Thanksgiving break"))
+        let show = try daemon.cli("calendar", "show", "school")
+        #expect(show.stdout.contains("2026-11-26 to 2026-11-29  Thanksgiving break"))
+
+        // The school moves the break a day earlier: the file is saved over, the daemon reads it again.
+        try Self.thanksgiving.replacingOccurrences(of: "20261126", with: "20261125").write(
+            to: file, atomically: true, encoding: .utf8)
+        #expect(try daemon.waitFor(5) { try week(daemon)["2026-11-25"]?[1] == "holiday: Thanksgiving break" })
+
+        // Removed: the alarm rings on those days again.
+        #expect(try daemon.cli("calendar", "rm", "school").status == 0)
+        days = try week(daemon)
+        #expect(days["2026-11-26"]?[1] == "rings")
+    }
+
+    @Test func aBrokenOrMissingFileKeepsTheLastGoodCopyEvenAcrossARestart() throws {
+        let daemon = try daemonWithAlarms()
+        let file = daemon.root.appendingPathComponent("school.ics")
+        try Self.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try daemon.cli("calendar", "add", "school", file.path, "--holidays").status == 0)
+
+        // Someone saves a half-edited file: an event that never ends.
+        try Self.thanksgiving.replacingOccurrences(of: "END:VEVENT\r\n", with: "").write(
+            to: file, atomically: true, encoding: .utf8)
+        let problem =
+            "calendar school: \(file.path) line 9: END:VCALENDAR where END:VEVENT was expected (BEGIN on line 4)"
+        #expect(
+            try daemon.waitFor(5) {
+                try daemon.request(.status).status?.calendarProblems?.first?.hasPrefix(problem) == true
+            })
+        #expect(try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
+        let status = try daemon.cli("status")
+        #expect(status.stdout.contains("CALENDAR PROBLEM: \(problem) (since 2026-11-24 10:0"))
+        #expect(status.stdout.contains("using the copy read 2026-11-24 10:0"))
+        #expect(try daemon.cli("calendar", "list").stdout.contains("line 9: END:VCALENDAR where END:VEVENT"))
+        let doctor = try daemon.cli("doctor")
+        #expect(doctor.stdout.contains(problem))
+        #expect(daemon.logText().contains("calendar school: \(file.path) line 9"))
+
+        // Restarted with the file still broken: the copy kept under the state folder is used.
+        daemon.stop()
+        try daemon.start()
+        #expect(try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
+        #expect(daemon.logText().contains("calendar school: using the last good copy"))
+
+        // The file goes: still the last good copy, and the reason changes.
+        try FileManager.default.removeItem(at: file)
+        #expect(
+            try daemon.waitFor(5) {
+                try daemon.request(.status).status?.calendarProblems?.first?.contains("cannot read it: no such file")
+                    == true
+            })
+        #expect(try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
+
+        // Mended: the problem is gone.
+        try Self.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.calendarProblems == nil })
+    }
+
+    @Test func whatIsNotACalendarIsRefusedAtAddWithWhatToDo() throws {
+        let daemon = try daemonWithAlarms()
+        let notes = daemon.root.appendingPathComponent("notes.txt")
+        try "shopping: milk\n".write(to: notes, atomically: true, encoding: .utf8)
+        let good = daemon.root.appendingPathComponent("school.ics")
+        try Self.thanksgiving.write(to: good, atomically: true, encoding: .utf8)
+
+        var outcome = try daemon.cli("calendar", "add", "school", notes.path, "--holidays")
+        #expect(outcome.status == 64)
+        #expect(
+            outcome.stderr.contains(
+                "\(notes.path) line 1: not an iCalendar file: it must begin with BEGIN:VCALENDAR; nothing added"))
+        outcome = try daemon.cli("calendar", "add", "school", good.path)
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("say what the calendar is for: --holidays"))
+        outcome = try daemon.cli("calendar", "add", "school", "https://example.org/school.ics", "--holidays")
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("calendars on the web are not fetched yet; download the file and add its path"))
+        outcome = try daemon.cli("calendar", "add", "my school", good.path, "--holidays")
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("calendar name \"my school\": use letters, digits"))
+        outcome = try daemon.cli(
+            "calendar", "add", "school", daemon.root.appendingPathComponent("none.ics").path, "--holidays")
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("none.ics cannot read it: no such file; nothing added"))
+
+        // A file only root may read is not read for an admin (it would be quoted in errors).
+        let secret = daemon.root.appendingPathComponent("secret.ics")
+        try Self.thanksgiving.write(to: secret, atomically: true, encoding: .utf8)
+        chmod(secret.path, 0o600)
+        outcome = try daemon.cli("calendar", "add", "secret", secret.path, "--holidays")
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("\(secret.path) is not readable by everyone"))
+
+        #expect(try daemon.cli("calendar", "add", "school", good.path, "--holidays").status == 0)
+        outcome = try daemon.cli("calendar", "add", "school", good.path, "--holidays")
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("a calendar named school exists (#1"))
+        outcome = try daemon.cli("calendar", "rm", "holidays")
+        #expect(outcome.stderr.contains("no calendar holidays; 'reveille calendar list' shows them"))
+        #expect(try daemon.cli("calendar", "list").stdout.contains("school"))
+    }
+}
