@@ -5,7 +5,7 @@ import ReveilleProtocol
 struct CalendarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calendar",
-        abstract: "Holiday calendars: iCalendar files whose days silence --skip-holidays alarms.",
+        abstract: "Holiday calendars (.ics files) that silence --skip-holidays alarms.",
         discussion: """
             A holiday calendar is an iCalendar (.ics) file on this machine: a school's term dates, \
             public holidays. Every day an event covers is a holiday; alarms added with \
@@ -19,7 +19,7 @@ struct CalendarCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Add a holiday calendar from an iCalendar file.",
             discussion: """
-                The file must be readable by everyone (the daemon reads it with root's rights). It \
+                The file must be readable by everyone (the daemon reads it with its own rights, which may reach further than yours). It \
                 is read at once: a file that is not a calendar is refused with its line.
                 """)
 

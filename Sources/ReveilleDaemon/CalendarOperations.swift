@@ -92,8 +92,8 @@ extension Controller {
         guard source.hasPrefix("/") else {
             throw InputError("\(source): give the file's absolute path")
         }
-        // The daemon reads with root's rights: only what anyone may read, or an admin could read
-        // (and see quoted in an error) a file that is not theirs.
+        // The daemon's rights may reach further than the admin's: only what anyone may read, or an
+        // admin could have it read (and quote in an error) a file that is not theirs.
         if let hidden = HolidayCalendars.notPublic(source) {
             throw Refusal(
                 .refused,

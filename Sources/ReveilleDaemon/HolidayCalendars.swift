@@ -78,7 +78,7 @@ final class HolidayCalendars {
         let name = "calendar \(record.name)"
         let outcome: Result<(String, [CalendarOccurrence]), CalendarError>
         do {
-            // Read with root's rights: only what anyone may read (see `calendar add`).
+            // Only what anyone may read (see `calendar add`).
             if let hidden = Self.notPublic(record.source) {
                 throw CalendarError("cannot read it: \(hidden) is not readable by everyone (chmod o+r)")
             }

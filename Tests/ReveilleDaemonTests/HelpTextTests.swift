@@ -70,6 +70,7 @@ import Testing
                   apps                    App time windows and daily limits (the policy in apps.toml).
                   run                     Start an app of the policy if it may run now (asks the daemon first).
                   web                     Pair browsers with the clock's page (reveille-web).
+                  calendar                Holiday calendars (.ics files) that silence --skip-holidays alarms.
                   doctor                  Check the setup: settings, daemon, reader, sound, buttons, voice, time,
                                           files.
                 """))
