@@ -10,12 +10,17 @@ trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$root"' EXIT
 for _ in $(seq 100); do "$bin/reveille" --root "$root" status >/dev/null 2>&1 && break; sleep 0.05; done
 
 echo "== machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d)"
-echo "== populating: 200 alarms, 7 weekly rules, 30 date overrides"
+echo "== populating: 200 alarms (every third skips holidays), 7 weekly rules, 30 date overrides, a holiday calendar"
 days=(daily mon-fri sat,sun mon,wed,fri)
 for i in $(seq 1 200); do
     printf -v time '%02d:%02d' $(( (i * 7) % 24 )) $(( (i * 13) % 60 ))
-    "$bin/reveille" --root "$root" alarm add "$time" --days "${days[$((i % 4))]}" --label "a$i" >/dev/null
+    skip=$([ $((i % 3)) -eq 0 ] && echo --skip-holidays || true)
+    "$bin/reveille" --root "$root" alarm add "$time" --days "${days[$((i % 4))]}" --label "a$i" $skip >/dev/null
 done
+# The engine benchmark's five-year calendar of 2,000 events (reveille-bench calendar FILE).
+"$bin/reveille-bench" calendar "$root/holidays.ics"
+chmod 644 "$root/holidays.ics"; chmod 755 "$root"
+"$bin/reveille" --root "$root" calendar add holidays "$root/holidays.ics" --holidays
 for d in mon tue wed thu fri sat sun; do
     "$bin/reveille" --root "$root" rule add --days "$d" --at 09:00 --alarm $(( RANDOM % 200 + 1 )) >/dev/null || true
 done

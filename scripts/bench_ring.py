@@ -252,6 +252,13 @@ def idle(seconds):
         for i in range(10):
             spec = {"time": f"{(now.tm_hour + i // 4) % 24:02d}:{(i * 7) % 60:02d}", "days": "daily"}
             assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
+        # And a holiday calendar (the engine benchmark's five years, 2,000 events): its folder is
+        # watched, which must cost nothing while nothing changes.
+        calendar = os.path.join(root, "holidays.ics")
+        subprocess.run([os.path.join(BIN, "reveille-bench"), "calendar", calendar], check=True)
+        os.chmod(calendar, 0o644)
+        os.chmod(root, 0o755)
+        assert request(sock, {"calendarAdd": {"name": "holidays", "source": calendar}})["ok"]
         time.sleep(5)  # the connection threads of those requests have ended
         # The daemon's threads do not come and go while it is idle (no dispatch worker pool).
         window = idle_window(proc, sock, seconds)
@@ -263,7 +270,8 @@ def idle(seconds):
         return
     minutes = seconds / 60
     status = window["resources"]
-    print(f"   over {seconds} s idle with 10 alarms set (the next one hours away), {window['threads']} threads:")
+    print(f"   over {seconds} s idle with 10 alarms set (the next one hours away) and a holiday calendar, "
+          f"{window['threads']} threads:")
     print(f"   CPU {window['cpu_ms']:.3f} ms, i.e. {window['cpu_ms'] * 60 / minutes:.2f} ms per idle hour")
     print(f"   wake-ups (voluntary context switches, all threads) {window['wakeups']}, "
           f"i.e. {window['wakeups'] / minutes:.2f} per minute ({window['preempted']} preemptions)")

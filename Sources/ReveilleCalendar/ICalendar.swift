@@ -103,7 +103,10 @@ public enum ICalendar {
             if isCancelled(event) { continue }
             let summary = icalcomponent_get_summary(event).map { String(cString: $0) } ?? "(no title)"
             let isOverride = icaltime_is_null_time(icalcomponent_get_recurrenceid(event)) == 0
-            let skip = isOverride ? [] : replaced[name] ?? []
+            // Occurrences named by an override's RECURRENCE-ID are the override's to show; those an
+            // EXDATE names are taken out here (libical would look each TZID up again for every
+            // occurrence: measured at 270 ms for 40,000 occurrences, against 2 ms for this).
+            let skip = (isOverride ? [] : replaced[name] ?? []).union(takeExdates(event))
             let collector = SpanCollector()
             let context = Unmanaged.passUnretained(collector).toOpaque()
             icalcomponent_foreach_recurrence(
@@ -119,7 +122,6 @@ public enum ICalendar {
             // (DTEND is exclusive; none, or one not after DTSTART, is a single day).
             let days = allDay ? max(1, dayNumber(icalcomponent_get_dtend(event)) - dayNumber(dtstart)) : 0
             for (spanStart, spanEnd) in collector.spans {
-                // Occurrences named by an override's RECURRENCE-ID are the override's to show.
                 guard !skip.contains(spanStart) else { continue }
                 let occurrence = occurrenceOf(
                     uid: name, summary: summary, start: spanStart, end: allDay ? spanStart + days * 86_400 : spanEnd,
@@ -154,6 +156,23 @@ public enum ICalendar {
             }
         }
         return CalendarOccurrence(uid: uid, summary: summary, firstDate: firstDate, lastDate: lastDate, start: instant)
+    }
+
+    /// Removes the event's EXDATEs and returns the starts they exclude, as libical's spans give them.
+    private static func takeExdates(_ event: OpaquePointer) -> Set<Int> {
+        var properties: [OpaquePointer] = []
+        var property = icalcomponent_get_first_property(event, ICAL_EXDATE_PROPERTY)
+        while let current = property {
+            properties.append(current)
+            property = icalcomponent_get_next_property(event, ICAL_EXDATE_PROPERTY)
+        }
+        var starts: Set<Int> = []
+        for property in properties {
+            starts.insert(wallOrInstant(icalproperty_get_datetime_with_component(property, event)))
+            icalcomponent_remove_property(event, property)
+            icalproperty_free(property)
+        }
+        return starts
     }
 
     /// A RECURRENCE-ID (or any time) as libical's spans give it: an instant, or a floating reading.

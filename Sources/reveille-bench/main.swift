@@ -1,4 +1,6 @@
 import Foundation
+import ReveilleCalendar
+import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol
 
@@ -41,6 +43,54 @@ struct SplitMix {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+/// A school-and-holidays calendar of five years, about 2,000 events: single all-day days and
+/// multi-day breaks, weekly timed events in another zone for a term of `weeks` weeks (with an
+/// EXDATE each), yearly holidays (with an RDATE), and occurrences moved by RECURRENCE-ID.
+func fiveYearCalendar(weeks: Int = 12) -> String {
+    var generator = SplitMix(seed: 7)
+    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Reveille bench//EN"]
+    let start = CivilDate(year: 2026, month: 1, day: 1)!
+    func compact(_ date: CivilDate) -> String { date.description.replacingOccurrences(of: "-", with: "") }
+    for index in 0..<1_700 {
+        let day = start.adding(days: Int(generator.next() % 1_826))
+        let length = index % 10 == 0 ? 5 : 1
+        lines += [
+            "BEGIN:VEVENT", "UID:day-\(index)", "SUMMARY:Day \(index)", "DTSTART;VALUE=DATE:\(compact(day))",
+            "DTEND;VALUE=DATE:\(compact(day.adding(days: length)))", "END:VEVENT",
+        ]
+    }
+    for index in 0..<200 {
+        let day = start.adding(days: Int(generator.next() % 365))
+        lines += [
+            "BEGIN:VEVENT", "UID:weekly-\(index)", "SUMMARY:Club \(index)",
+            "DTSTART;TZID=America/New_York:\(compact(day))T170000",
+            "DTEND;TZID=America/New_York:\(compact(day))T180000", "RRULE:FREQ=WEEKLY;COUNT=\(weeks)",
+            "EXDATE;TZID=America/New_York:\(compact(day.adding(days: 14)))T170000", "END:VEVENT",
+        ]
+        if index % 4 == 0 {
+            lines += [
+                "BEGIN:VEVENT", "UID:weekly-\(index)", "RECURRENCE-ID;TZID=America/New_York:\(compact(day.adding(days: 7)))T170000",
+                "SUMMARY:Club \(index) (moved)", "DTSTART;TZID=America/New_York:\(compact(day.adding(days: 9)))T170000",
+                "DURATION:PT1H", "END:VEVENT",
+            ]
+        }
+    }
+    for index in 0..<50 {
+        let day = start.adding(days: Int(generator.next() % 365))
+        lines += [
+            "BEGIN:VEVENT", "UID:yearly-\(index)", "SUMMARY:Holiday \(index)", "DTSTART;VALUE=DATE:\(compact(day))",
+            "RRULE:FREQ=YEARLY;COUNT=5", "RDATE;VALUE=DATE:\(compact(day.adding(days: 3)))", "END:VEVENT",
+        ]
+    }
+    return (lines + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+}
+
+// `reveille-bench calendar FILE`: writes the calendar for scripts/bench.sh and stops.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "calendar" {
+    try! fiveYearCalendar().write(toFile: CommandLine.arguments[2], atomically: true, encoding: .utf8)
+    exit(0)
 }
 
 let alarmCount = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10_000
@@ -118,4 +168,34 @@ let plainText =
     "one object per alarm-day \(String(format: "%.1f", plainFigures.milliseconds)) ms (\(plainFigures.bytes / 1024) KiB)"
 print(
     "next on the wire, 200 alarms x 365 days (\(plain.count) alarm-days), encode + decode: \(compactText), \(plainText)"
+)
+
+/// Median milliseconds of `body` over seven runs.
+func median(_ body: () -> Void) -> Double {
+    var times: [Double] = []
+    for _ in 0..<7 { times.append(ContinuousClock().measure(body).inSeconds * 1000) }
+    return times.sorted()[times.count / 2]
+}
+
+// A holiday calendar of five years: libical parses it, then it is expanded over those years. The
+// weekly events run for a term (12 weeks), and, to show how the cost grows, for 200 weeks.
+for weeks in [12, 200] {
+    let calendarText = fiveYearCalendar(weeks: weeks)
+    var occurrenceCount = 0
+    let calendarMilliseconds = median {
+        let occurrences = try! ICalendar.occurrences(
+            in: calendarText, from: CivilDate(year: 2026, month: 1, day: 1)!,
+            through: CivilDate(year: 2030, month: 12, day: 31)!, zone: zone)
+        occurrenceCount = occurrences.count
+    }
+    let eventCount = calendarText.components(separatedBy: "BEGIN:VEVENT").count - 1
+    print(
+        "calendar: \(eventCount) events over five years, weekly ones for \(weeks) weeks (\(calendarText.utf8.count / 1024) KiB), parsed and expanded to \(occurrenceCount) occurrences: median \(String(format: "%.1f", calendarMilliseconds)) ms"
+    )
+}
+
+// The zone's rules from the system's tzdata, read through glibc (at start and after an update).
+let zoneMilliseconds = median { _ = ZoneInfo.load("Europe/Berlin") }
+print(
+    "zone rules: Europe/Berlin from \(ZoneInfo.load("Europe/Berlin")?.origin ?? "?"), 1970-2100: median \(String(format: "%.1f", zoneMilliseconds)) ms"
 )
