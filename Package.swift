@@ -46,6 +46,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // SHA-256 of executables: libgcrypt, already in the daemon's process through libsystemd.
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
         // libespeak-ng's synchronous synthesis into a buffer, the library opened at the first sentence.
@@ -81,6 +82,8 @@ let package = Package(
         .target(name: "ReveilleInput", dependencies: ["ReveilleCore", "CEvdev", "CReveilleShims"]),
         // iCalendar files through libical: holiday calendars.
         .target(name: "ReveilleCalendar", dependencies: ["ReveilleCore", "CICal"]),
+        // Web calendars fetched with libcurl, by the CLI only: the daemon never touches the network.
+        .target(name: "ReveilleFetch", dependencies: ["ReveilleCalendar", "CCurl"]),
         // The app guard: fanotify permission events on a thread of its own; executables known by content.
         .target(
             name: "ReveilleLaunch",
@@ -101,7 +104,7 @@ let package = Package(
         .target(
             name: "ReveilleCLI",
             dependencies: [
-                "ReveilleCore", "ReveilleProtocol", "ReveilleConfig", "CReveilleShims",
+                "ReveilleCore", "ReveilleProtocol", "ReveilleConfig", "ReveilleFetch", "CReveilleShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

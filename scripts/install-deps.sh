@@ -5,7 +5,8 @@ set -euo pipefail
 
 what=${1:-run}
 # tzdata: the zone rules the daemon reads (/usr/share/zoneinfo); zic (libc-bin) compiles the tests' made-up zones.
-packages=(tzdata libical-dev pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev libevdev-dev libgcrypt20-dev libespeak-ng-dev espeak-ng-data)
+# libical: holiday calendars; libcurl: 'reveille calendar refresh' fetches web calendars (the CLI only).
+packages=(tzdata libical-dev libcurl4-openssl-dev pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev libevdev-dev libgcrypt20-dev libespeak-ng-dev espeak-ng-data)
 case "$what" in
     run) ;;
     test) packages+=(util-linux libnfc-examples systemd python3 chromium chromium-driver fonts-dejavu-core) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit; Chromium over WebDriver: the page

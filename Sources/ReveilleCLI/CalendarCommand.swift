@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReveilleFetch
 import ReveilleProtocol
 
 struct CalendarCommand: ParsableCommand {
@@ -7,26 +8,28 @@ struct CalendarCommand: ParsableCommand {
         commandName: "calendar",
         abstract: "Holiday calendars (.ics files) that silence --skip-holidays alarms.",
         discussion: """
-            A holiday calendar is an iCalendar (.ics) file on this machine: a school's term dates, \
-            public holidays. Every day an event covers is a holiday; alarms added with \
+            A holiday calendar is an iCalendar (.ics) file on this machine, or on the web (http or \
+            https, fetched by 'calendar refresh'): a school's term dates, public holidays. Every day an event covers is a holiday; alarms added with \
             --skip-holidays stay silent on it, and 'next' and 'month' name it. The daemon reads the \
             file again when it changes; a broken file keeps the last good copy in use, and \
             'status', 'calendar list' and 'doctor' say what is wrong.
             """,
-        subcommands: [Add.self, List.self, Remove.self, Show.self])
+        subcommands: [Add.self, List.self, Remove.self, Show.self, Refresh.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "add", abstract: "Add a holiday calendar from an iCalendar file.",
+            commandName: "add", abstract: "Add a holiday calendar from an iCalendar file or web address.",
             discussion: """
                 The file must be readable by everyone (the daemon reads it with its own rights, which may reach further than yours). It \
-                is read at once: a file that is not a calendar is refused with its line.
+                is read at once: a file that is not a calendar is refused with its line. A web \
+                address is fetched by 'calendar refresh' (the reveille-calendar timer runs it every \
+                six hours on the clock).
                 """)
 
         @Argument(help: ArgumentHelp("A short name, like school.", valueName: "name"))
         var name: String
 
-        @Argument(help: ArgumentHelp("The .ics file.", valueName: "file"))
+        @Argument(help: ArgumentHelp("The .ics file, or its http(s) address.", valueName: "file|url"))
         var file: String
 
         @Flag(name: .long, help: "Its days are holidays (the only kind of calendar so far).")
@@ -91,6 +94,66 @@ struct CalendarCommand: ParsableCommand {
 
         func run() throws {
             report(try send(.calendarRemove(calendar: calendar), to: connection))
+        }
+    }
+
+    struct Refresh: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "refresh", abstract: "Fetch the web calendars into the cache the daemon reads.",
+            discussion: """
+                Asks each calendar's server for it with libcurl, conditionally (ETag, \
+                If-Modified-Since), and keeps the answer only if it is a calendar; the daemon reads \
+                the cache again at once. A failure keeps the last good copy, is shown by 'status', \
+                'calendar list' and 'doctor', and waits before the next try (5 minutes, doubling, at \
+                most 6 hours). Runs as the unprivileged reveille-fetch user from the \
+                reveille-calendar timer; never as the daemon.
+                """)
+
+        @Argument(help: ArgumentHelp("Only this calendar (name or id).", valueName: "calendar"))
+        var calendar: String?
+
+        @Flag(name: .long, help: "Try now, even while waiting after failures.")
+        var force = false
+
+        @Option(name: .long, help: ArgumentHelp("Give up on a server after this long (default 30).", valueName: "seconds"))
+        var timeout = 30
+
+        @Option(name: .long, help: ArgumentHelp("Refuse a calendar larger than this (default 4).", valueName: "MiB"))
+        var maxSize = 4
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws {
+            guard (1...600).contains(timeout) else { throw ValidationError("--timeout \(timeout): must be 1-600 seconds") }
+            guard (1...64).contains(maxSize) else { throw ValidationError("--max-size \(maxSize): must be 1-64 MiB") }
+        }
+
+        func run() throws {
+            let calendars = try send(.calendarList, to: connection).calendars ?? []
+            let web = calendars.filter { $0.source.hasPrefix("http://") || $0.source.hasPrefix("https://") }
+                .filter { calendar == nil || $0.name == calendar || "\($0.id)" == calendar }
+            guard !web.isEmpty else {
+                if let calendar, !calendars.contains(where: { $0.name == calendar || "\($0.id)" == calendar }) {
+                    printError("no calendar \(calendar); 'reveille calendar list' shows them")
+                    throw ExitCode(64)
+                }
+                return print(calendar == nil ? "no web calendars to fetch" : "calendar \(calendar!) is a file: nothing to fetch")
+            }
+            let folder = connection.paths.calendarCache
+            guard FileManager.default.isWritableFile(atPath: folder) else {
+                printError(
+                    "cannot write \(folder): run as the reveille-fetch user (sudo systemctl start reveille-calendar)")
+                throw ExitCode(1)
+            }
+            let refresh = CalendarRefresh(
+                folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20), force: force)
+            var failed = false
+            for calendar in web {
+                let outcome = refresh.refresh(CalendarRefresh.Source(id: calendar.id, name: calendar.name, url: calendar.source))
+                print(outcome.line)
+                failed = failed || outcome.failed
+            }
+            if failed { throw ExitCode(1) }
         }
     }
 

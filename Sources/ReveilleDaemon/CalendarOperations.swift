@@ -18,6 +18,8 @@ extension Controller {
             let entry = try calendar(which)
             guard try store.deleteCalendar(id: Int(entry.record.id ?? 0)) else { throw noCalendar(which) }
             try? FileManager.default.removeItem(atPath: calendars.cacheFile(entry.record.id))
+            // A web calendar's fetched copy is the fetcher's to replace: the next refresh of a new
+            // calendar under this id starts afresh (it checks the address it fetched).
             reloadCalendars(publish: false)
             logger.notice("calendar \(entry.record.name) removed")
             return Response(message: "removed calendar \(entry.record.name); its holidays no longer silence alarms")
@@ -60,8 +62,7 @@ extension Controller {
 
     /// Something changed in a folder holding a calendar file: read the calendars there again.
     func calendarFolderChanged(_ folder: String) {
-        guard calendars.entries.contains(where: { ($0.record.source as NSString).deletingLastPathComponent == folder })
-        else { return }
+        guard calendars.entries.contains(where: { calendars.folder(of: $0.record) == folder }) else { return }
         tick()  // what is due by the old holidays rings first
         reloadCalendars()
     }
@@ -79,15 +80,9 @@ extension Controller {
     }
 
     private func addCalendar(name: String, source: String) throws -> Response {
-        guard name.count <= 32, name.range(of: #"^[A-Za-z0-9][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil
-        else {
-            throw InputError(
-                "calendar name \"\(name)\": use letters, digits, '-', '_' or '.', at most 32, like \"school\"")
-        }
-        if source.hasPrefix("http://") || source.hasPrefix("https://") {
-            throw Refusal(
-                .refused,
-                "\(source): calendars on the web are not fetched yet; download the file and add its path")
+        try checkName(name)
+        if HolidayCalendars.isWeb(source) {
+            return try addWebCalendar(name: name, url: source)
         }
         guard source.hasPrefix("/") else {
             throw InputError("\(source): give the file's absolute path")
@@ -99,12 +94,7 @@ extension Controller {
                 .refused,
                 "\(hidden) is not readable by everyone; a calendar must be (chmod o+r, and o+x on its folders)")
         }
-        if let existing = calendars.entries.first(where: { $0.record.name == name }) {
-            throw Refusal(
-                .conflict,
-                "a calendar named \(name) exists (#\(existing.record.id ?? 0), \(existing.record.source)); "
-                    + "'reveille calendar rm \(name)' first, or pick another name")
-        }
+        try checkNameIsFree(name)
         let occurrences: [CalendarOccurrence]
         switch calendars.check(source, today: today(), zone: zone) {
         case .success(let found): occurrences = found
@@ -121,6 +111,42 @@ extension Controller {
                 + "alarms with --skip-holidays stay silent on them")
         response.calendars = calendars.entries.filter { $0.record.id == record.id }.map { calendarInfo($0) }
         return response
+    }
+
+    private func checkName(_ name: String) throws {
+        guard name.count <= 32, name.range(of: #"^[A-Za-z0-9][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil
+        else {
+            throw InputError(
+                "calendar name \"\(name)\": use letters, digits, '-', '_' or '.', at most 32, like \"school\"")
+        }
+    }
+
+    private func checkNameIsFree(_ name: String) throws {
+        if let existing = calendars.entries.first(where: { $0.record.name == name }) {
+            throw Refusal(
+                .conflict,
+                "a calendar named \(name) exists (#\(existing.record.id ?? 0), \(existing.record.source)); "
+                    + "'reveille calendar rm \(name)' first, or pick another name")
+        }
+    }
+
+    /// A web calendar is only written down here: `reveille calendar refresh`, an unprivileged
+    /// process, fetches it into the cache this daemon reads.
+    private func addWebCalendar(name: String, url: String) throws -> Response {
+        guard let parsed = URL(string: url), let host = parsed.host, !host.isEmpty, url.count <= 2048,
+            !url.contains(where: { $0.isWhitespace })
+        else {
+            throw InputError("\(url): not a web address; give one like https://example.org/holidays.ics")
+        }
+        try checkNameIsFree(name)
+        let record = try store.insert(CalendarRecord(name: name, source: url, purpose: "holidays", addedAt: nowSeconds()))
+        reloadCalendars(publish: false)
+        logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(url), to be fetched by 'reveille calendar refresh'")
+        return Response(
+            message:
+                "added calendar \(name) (#\(record.id ?? 0)) from \(url); it is read once fetched: "
+                    + "'sudo systemctl start reveille-calendar' now (the timer does it every six hours), "
+                    + "or 'reveille calendar refresh' as a user who may write \(calendars.fetchFolder)")
     }
 
     private func calendar(_ which: String) throws -> HolidayCalendars.Entry {

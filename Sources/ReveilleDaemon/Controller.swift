@@ -91,6 +91,7 @@ public final class Controller {
     public init(
         store: Store, clock: any WallClock, zone: ZoneSource,
         calendarCache: String = NSTemporaryDirectory() + "reveille-calendars",
+        calendarFetchFolder: String = NSTemporaryDirectory() + "reveille-fetched-calendars",
         ring: RingEnvironment, logger: Logger
     ) throws {
         self.store = store
@@ -103,7 +104,7 @@ public final class Controller {
         let zone = zone.load()
         let now = Int(clock.now().timeIntervalSince1970)
         let today = ZoneResolver(zone: zone).local(at: now).date
-        calendars = HolidayCalendars(cacheFolder: calendarCache, logger: logger)
+        calendars = HolidayCalendars(cacheFolder: calendarCache, fetchFolder: calendarFetchFolder, logger: logger)
         calendars.reload(try store.calendars(), today: today, zone: zone, now: now)
         var schedule = try Controller.purgedState(store, today: today, logger: logger)
         schedule.holidays = calendars.holidays

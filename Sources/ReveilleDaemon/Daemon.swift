@@ -134,8 +134,7 @@ public enum Daemon {
             defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice)
         let controller = try Controller(
             store: store, clock: options.clock, zone: zoneSource, calendarCache: paths.stateDirectory + "/calendars",
-            ring: environment,
-            logger: logger)
+            calendarFetchFolder: paths.calendarCache, ring: environment, logger: logger)
         let access = PeerAccess(adminGroup: options.adminGroup, socketGroup: options.socketGroup)
         logger.info(
             "reveilled \(reveilleVersion) starting: root \(paths.root), time zone \(controller.zone.identifier)\(options.zoneName == nil ? " (the system's)" : "") from \(controller.zone.origin), state \(paths.database)"
@@ -324,7 +323,7 @@ public enum Daemon {
         // The folders of the calendar files: an edited or replaced file is read again.
         var calendarFolders: Set<String> = []
         func watchCalendarFolders() {
-            let folders = Set(controller.calendars.entries.map { SystemZone.folder(of: $0.record.source) })
+            let folders = Set(controller.calendars.entries.map { controller.calendars.folder(of: $0.record) })
             for folder in folders.subtracting(calendarFolders) {
                 do {
                     try watches.watch(folder: folder, names: nil) { controller.calendarFolderChanged(folder) }
@@ -402,7 +401,11 @@ public enum Daemon {
     /// missing. On the device the log is the journal, and systemd creates the other two.
     static func prepareDirectories(_ paths: Paths) throws {
         var folders = [(paths.stateDirectory, 0o750), (paths.runtimeDirectory, 0o755)]
-        if !paths.isSystem { folders += [(paths.logDirectory, 0o750), (paths.configDirectory, 0o755)] }
+        // Under --root the developer is also the fetcher: the web calendars' cache is made here (on the
+        // device, by tmpfiles.d, for the reveille-fetch user).
+        if !paths.isSystem {
+            folders += [(paths.logDirectory, 0o750), (paths.configDirectory, 0o755), (paths.calendarCache, 0o755)]
+        }
         for (path, mode) in folders {
             do {
                 try FileManager.default.createDirectory(

@@ -4,7 +4,8 @@ import ReveilleCalendar
 import ReveilleCore
 import ReveilleStore
 
-/// The holiday calendars (README, "Holidays"): each an iCalendar file read with libical and
+/// The holiday calendars (README, "Holidays"): each an iCalendar file (or the fetched copy of a web
+/// calendar, which `reveille calendar refresh` keeps in `Paths.calendarCache`) read with libical and
 /// expanded over two years from today. A good read is copied to `STATE/calendars/ID.ics`; when the
 /// source is broken or gone the last good copy (in memory, else that file) stays in use, and the
 /// problem is kept with since when, for `status`, `calendar list` and `doctor`.
@@ -26,11 +27,28 @@ final class HolidayCalendars {
     /// Dates holiday-skipping alarms keep silent, with what the day is.
     private(set) var holidays: [CivilDate: String] = [:]
     let cacheFolder: String
+    /// Where `reveille calendar refresh` leaves web calendars (`Paths.calendarCache`).
+    let fetchFolder: String
     let logger: Logger
 
-    init(cacheFolder: String, logger: Logger) {
+    init(cacheFolder: String, fetchFolder: String, logger: Logger) {
         self.cacheFolder = cacheFolder
+        self.fetchFolder = fetchFolder
         self.logger = logger
+    }
+
+    static func isWeb(_ source: String) -> Bool {
+        source.hasPrefix("http://") || source.hasPrefix("https://")
+    }
+
+    /// The file read for a calendar: its own, or the fetched copy of a web calendar.
+    func file(of record: CalendarRecord) -> String {
+        Self.isWeb(record.source) ? FetchState.files(in: fetchFolder, id: Int(record.id ?? 0)).body : record.source
+    }
+
+    /// The folder to watch for a calendar.
+    func folder(of record: CalendarRecord) -> String {
+        (file(of: record) as NSString).deletingLastPathComponent
     }
 
     /// Reads every calendar again. Returns whether the holidays changed.
@@ -76,42 +94,64 @@ final class HolidayCalendars {
         var entry = previous ?? Entry(record: record)
         entry.record = record
         let name = "calendar \(record.name)"
+        let path = file(of: record)
         let outcome: Result<(String, [CalendarOccurrence]), CalendarError>
         do {
             // Only what anyone may read (see `calendar add`).
-            if let hidden = Self.notPublic(record.source) {
+            if let hidden = Self.notPublic(path) {
                 throw CalendarError("cannot read it: \(hidden) is not readable by everyone (chmod o+r)")
             }
-            let text = try String(contentsOfFile: record.source, encoding: .utf8)
+            if Self.isWeb(record.source) && !FileManager.default.fileExists(atPath: path) {
+                throw CalendarError(
+                    "not fetched yet: 'reveille calendar refresh' fetches it (the reveille-calendar timer)")
+            }
+            let text = try String(contentsOfFile: path, encoding: .utf8)
             outcome = .success((text, try expand(text, from: spanStart, zone: zone)))
         } catch let error as CalendarError {
             outcome = .failure(error)
         } catch {
             outcome = .failure(CalendarError("cannot read it: \(Self.reason(error))"))
         }
+        // A web calendar's fetched copy may read well while fetching fails: the fetcher says so beside it.
+        let fetchProblem = Self.isWeb(record.source) ? fetchProblem(of: record) : nil
         switch outcome {
         case .success(let (text, occurrences)):
-            if entry.problem != nil { logger.notice("\(name): \(record.source) reads again") }
             let changed = occurrences != entry.occurrences
             entry.occurrences = occurrences
             entry.loadedAt = now
-            entry.problem = nil
             keepCopy(text, of: record)
             if changed {
                 logger.info(
                     "\(name): \(ICalendar.holidays(occurrences).count) holiday dates read from \(record.source)")
             }
-        case .failure(let error):
-            let text = "\(record.source) \(error)"
-            if entry.problem?.text != text {
-                entry.problem = (text, now)
-                logger.warning(
-                    "\(name): \(text); \(entry.loadedAt == nil ? "trying the last good copy" : "keeping the last good copy")"
-                )
+            if let fetchProblem {
+                note(fetchProblem, in: &entry, name: name)
+            } else {
+                if entry.problem != nil { logger.notice("\(name): \(record.source) reads again") }
+                entry.problem = nil
             }
+        case .failure(let error):
+            note(fetchProblem ?? ("\(record.source) \(error)", now), in: &entry, name: name)
             if entry.loadedAt == nil { readCopy(of: record, into: &entry, zone: zone) }
         }
         return entry
+    }
+
+    /// The fetcher's last failure for a web calendar, with since when; nil when it went well.
+    private func fetchProblem(of record: CalendarRecord) -> (text: String, since: Int)? {
+        let files = FetchState.files(in: fetchFolder, id: Int(record.id ?? 0))
+        guard let state = FetchState.read(files.state), state.url == record.source, let error = state.error else {
+            return nil
+        }
+        return ("\(record.source): \(error)", state.errorSince ?? 0)
+    }
+
+    /// Keeps a problem (a new one replaces the old, with its own since) and logs it once.
+    private func note(_ problem: (text: String, since: Int), in entry: inout Entry, name: String) {
+        guard entry.problem?.text != problem.text else { return }
+        entry.problem = problem
+        let meanwhile = entry.loadedAt == nil ? "trying the last good copy" : "keeping the last good copy"
+        logger.warning("\(name): \(problem.text); \(meanwhile)")
     }
 
     private func expand(_ text: String, from start: CivilDate, zone: Zone) throws(CalendarError) -> [CalendarOccurrence]

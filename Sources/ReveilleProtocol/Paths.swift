@@ -25,6 +25,9 @@ public struct Paths: Sendable, Equatable {
     public var runtimeDirectory: String { under("/run/reveille") }
     public var logDirectory: String { under("/var/log/reveille") }
     public var database: String { stateDirectory + "/state.sqlite" }
+    /// Calendars fetched from the web by `reveille calendar refresh` (an unprivileged user's; the
+    /// daemon only reads them): `ID.ics`, the last good body, and `ID.json`, how fetching went.
+    public var calendarCache: String { under("/var/cache/reveille-calendars") }
     public var socket: String { runtimeDirectory + "/control.sock" }
 }
 

@@ -132,9 +132,9 @@ import Testing
         outcome = try daemon.cli("calendar", "add", "school", good.path)
         #expect(outcome.status == 64)
         #expect(outcome.stderr.contains("say what the calendar is for: --holidays"))
-        outcome = try daemon.cli("calendar", "add", "school", "https://example.org/school.ics", "--holidays")
-        #expect(outcome.status == 1)
-        #expect(outcome.stderr.contains("calendars on the web are not fetched yet; download the file and add its path"))
+        outcome = try daemon.cli("calendar", "add", "school", "https://", "--holidays")
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("https://: not a web address; give one like https://example.org/holidays.ics"))
         outcome = try daemon.cli("calendar", "add", "my school", good.path, "--holidays")
         #expect(outcome.status == 64)
         #expect(outcome.stderr.contains("calendar name \"my school\": use letters, digits"))
@@ -158,5 +158,118 @@ import Testing
         outcome = try daemon.cli("calendar", "rm", "holidays")
         #expect(outcome.stderr.contains("no calendar holidays; 'reveille calendar list' shows them"))
         #expect(try daemon.cli("calendar", "list").stdout.contains("school"))
+    }
+}
+
+/// `Tests/fixtures/calendar_server.py` on a loopback port: one calendar whose answer the test picks.
+final class CalendarServer {
+    let process = Process()
+    let port: Int
+    let modeFile: URL
+    let bodyFile: URL
+    let logFile: URL
+
+    init(root: URL) throws {
+        modeFile = root.appendingPathComponent("server-mode")
+        bodyFile = root.appendingPathComponent("server-body.ics")
+        logFile = root.appendingPathComponent("server-log")
+        try "ok".write(to: modeFile, atomically: true, encoding: .utf8)
+        try "".write(to: logFile, atomically: true, encoding: .utf8)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("fixtures/calendar_server.py")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, modeFile.path, bodyFile.path, logFile.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line += byte
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the calendar server did not start"])
+        }
+        self.port = port
+    }
+
+    func serve(_ mode: String, body: String? = nil) throws {
+        if let body { try body.write(to: bodyFile, atomically: true, encoding: .utf8) }
+        try mode.write(to: modeFile, atomically: true, encoding: .utf8)
+    }
+
+    var requests: [String] {
+        ((try? String(contentsOf: logFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    deinit {
+        // SIGKILL: the test process's threads block SIGTERM, and a child spawned by one inherits
+        // the mask (Python does not unblock it).
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+extension CalendarTests {
+    @Test func aWebCalendarIsFetchedConditionallyAndEveryFailureKeepsTheLastGoodCopy() throws {
+        let daemon = try daemonWithAlarms()
+        let server = try CalendarServer(root: daemon.root)
+        try server.serve("ok", body: Self.thanksgiving)
+        let url = "http://127.0.0.1:\(server.port)/school.ics"
+        var outcome = try daemon.cli("calendar", "add", "school", url, "--holidays")
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("added calendar school (#1) from \(url); it is read once fetched"))
+        #expect(server.requests.isEmpty)  // the daemon never fetches
+        #expect(
+            try daemon.request(.status).status?.calendarProblems?.first?.contains(
+                "not fetched yet: 'reveille calendar refresh' fetches it") == true)
+
+        outcome = try daemon.cli("calendar", "refresh")
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(outcome.stdout == "school: fetched 0 KiB from \(url)\n")
+        #expect(try daemon.waitFor(5) { try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break" })
+        #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.calendarProblems == nil })
+
+        // Unchanged: asked with the ETag, answered 304.
+        outcome = try daemon.cli("calendar", "refresh", "school")
+        #expect(outcome.stdout == "school: not modified (\(url))\n")
+        #expect(server.requests.last?.hasPrefix("GET /school.ics ok if-none-match=\"") == true)
+
+        // Every way a fetch fails: the copy stays, the error shows, the holidays hold.
+        let failures: [(mode: String, arguments: [String], error: String)] = [
+            ("missing", [], "HTTP 404 (not found: has the address changed?)"),
+            ("slow", ["--timeout", "1"], "no answer within 1 s"),
+            ("huge", ["--max-size", "1"], "larger than 1 MiB; not taken"),
+            ("endless", ["--max-size", "1"], "larger than 1 MiB; not taken"),
+            ("broken", [], "line 1: not an iCalendar file: it must begin with BEGIN:VCALENDAR; not taken"),
+        ]
+        for failure in failures {
+            try server.serve(failure.mode)
+            outcome = try daemon.cli(["calendar", "refresh", "--force"] + failure.arguments)
+            #expect(outcome.status == 1, "\(failure.mode): \(outcome)")
+            #expect(
+                outcome.stdout.hasPrefix("school: \(url): \(failure.error); keeping the copy fetched "),
+                "\(failure.mode): \(outcome)")
+            #expect(
+                try daemon.waitFor(5) {
+                    try daemon.request(.status).status?.calendarProblems?.first?.hasPrefix(
+                        "calendar school: \(url): \(failure.error) (since ") == true
+                }, "\(failure.mode)")
+            #expect(try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break", "\(failure.mode)")
+        }
+        #expect(try daemon.cli("status").stdout.contains("CALENDAR PROBLEM: calendar school: \(url): line 1"))
+
+        // Backing off: without --force the server is not asked again.
+        let asked = server.requests.count
+        outcome = try daemon.cli("calendar", "refresh")
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.contains("(5 failures in a row); next try after "))
+        #expect(server.requests.count == asked)
+
+        // The school moves the break: fetched, read, the problem gone.
+        try server.serve("ok", body: Self.thanksgiving.replacingOccurrences(of: "20261126", with: "20261125"))
+        outcome = try daemon.cli("calendar", "refresh", "--force")
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(try daemon.waitFor(5) { try week(daemon)["2026-11-25"]?[1] == "holiday: Thanksgiving break" })
+        #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.calendarProblems == nil })
     }
 }

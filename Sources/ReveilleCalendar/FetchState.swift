@@ -1,0 +1,38 @@
+import Foundation
+
+/// How fetching a web calendar went, kept beside its cached body (`ID.json` next to `ID.ics`) by
+/// `reveille calendar refresh`, and read by the daemon to say what is wrong.
+public struct FetchState: Codable, Sendable, Equatable {
+    /// The source it was fetched from (a calendar's URL may be changed by removing and adding it).
+    public var url: String
+    /// Validators of the cached body, sent back as If-None-Match and If-Modified-Since.
+    public var etag: String?
+    public var lastModified: String?
+    /// When the cached body was last fetched or confirmed (304), seconds since the epoch.
+    public var fetchedAt: Int?
+    /// Failures in a row, and not before when to try again (backoff).
+    public var failures: Int
+    public var retryAfter: Int?
+    /// The last failure's reason (`HTTP 404 Not Found`, `timed out after 30 s`), since when.
+    public var error: String?
+    public var errorSince: Int?
+
+    public init(url: String) {
+        self.url = url
+        failures = 0
+    }
+
+    /// The wait before the next try after `failures` failures in a row: 5 minutes, doubling, at most 6 hours.
+    public static func backoff(failures: Int) -> Int {
+        min(6 * 3600, 300 << min(max(failures - 1, 0), 10))
+    }
+
+    public static func files(in folder: String, id: Int) -> (body: String, state: String) {
+        (folder + "/\(id).ics", folder + "/\(id).json")
+    }
+
+    public static func read(_ path: String) -> FetchState? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(FetchState.self, from: data)
+    }
+}
