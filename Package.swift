@@ -138,7 +138,8 @@ let package = Package(
         // The Swift runtime's task hook, for NIO to run reveille-web's tasks (see its main.swift).
         .target(name: "CWebShims"),
         .executableTarget(
-            name: "reveille-bench", dependencies: ["ReveilleCore", "ReveilleProtocol", "ReveilleCalendar", "ReveilleConfig"]),
+            name: "reveille-bench",
+            dependencies: ["ReveilleCore", "ReveilleProtocol", "ReveilleCalendar", "ReveilleConfig"]),
         // Sound files for the tests: written and read back with libsndfile, analysed.
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .target(

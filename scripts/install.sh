@@ -21,7 +21,10 @@ files=(
     "$bindir/reveille-web"
     "$prefix/lib/systemd/system/reveille.service"
     "$prefix/lib/systemd/system/reveille-web.service"
+    "$prefix/lib/systemd/system/reveille-calendar.service"
+    "$prefix/lib/systemd/system/reveille-calendar.timer"
     "$prefix/lib/sysusers.d/reveille.conf"
+    "$prefix/lib/tmpfiles.d/reveille.conf"
     "/etc/udev/rules.d/70-reveille.rules"
     "/etc/modprobe.d/reveille-nfc.conf"
     "$prefix/share/bash-completion/completions/reveille"
@@ -46,15 +49,17 @@ install)
         [ -x "$binaries/$binary" ] || { echo "no $binaries/$binary: build first (make install does)" >&2; exit 1; }
     done
     install -d -m 0755 "$dest$bindir" "$dest$prefix/lib/systemd/system" "$dest$prefix/lib/sysusers.d" \
+        "$dest$prefix/lib/tmpfiles.d" \
         "$dest/etc/udev/rules.d" "$dest/etc/modprobe.d" "$dest$prefix/share/bash-completion/completions" \
         "$dest$prefix/share/zsh/site-functions" "$dest$prefix/share/fish/vendor_completions.d" \
         "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man8" "$dest$docdir" "$dest/etc/reveille/hooks.d"
     install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$binaries/reveille-web" "$dest$bindir/"
-    for unit in reveille reveille-web; do
-        sed -e "s|@BINDIR@|$bindir|g" -e "s|@DOCDIR@|$docdir|g" "systemd/$unit.service" >"$dest$prefix/lib/systemd/system/$unit.service"
-        chmod 0644 "$dest$prefix/lib/systemd/system/$unit.service"
+    for unit in reveille.service reveille-web.service reveille-calendar.service reveille-calendar.timer; do
+        sed -e "s|@BINDIR@|$bindir|g" -e "s|@DOCDIR@|$docdir|g" "systemd/$unit" >"$dest$prefix/lib/systemd/system/$unit"
+        chmod 0644 "$dest$prefix/lib/systemd/system/$unit"
     done
     install -m 0644 systemd/reveille.sysusers "$dest$prefix/lib/sysusers.d/reveille.conf"
+    install -m 0644 systemd/reveille.tmpfiles "$dest$prefix/lib/tmpfiles.d/reveille.conf"
     install -m 0644 udev/70-reveille.rules "$dest/etc/udev/rules.d/70-reveille.rules"
     install -m 0644 udev/reveille-nfc-blacklist.conf "$dest/etc/modprobe.d/reveille-nfc.conf"
     "$binaries/reveille" --generate-completion-script bash >"$dest$prefix/share/bash-completion/completions/reveille"
@@ -79,15 +84,16 @@ install)
     done
     if live; then
         command -v systemd-sysusers >/dev/null && systemd-sysusers "$prefix/lib/sysusers.d/reveille.conf"
+        command -v systemd-tmpfiles >/dev/null && systemd-tmpfiles --create "$prefix/lib/tmpfiles.d/reveille.conf"
         command -v udevadm >/dev/null && udevadm control --reload 2>/dev/null || true
         [ -d /run/systemd/system ] && systemctl daemon-reload
-        echo "installed. Next: sudo systemctl enable --now reveille reveille-web; then reveille doctor"
+        echo "installed. Next: sudo systemctl enable --now reveille reveille-web reveille-calendar.timer; then reveille doctor"
     else
         echo "installed under ${dest:-/} (PREFIX $prefix)"
     fi
     ;;
 uninstall)
-    if live && [ -d /run/systemd/system ]; then systemctl disable --now reveille-web reveille 2>/dev/null || true; fi
+    if live && [ -d /run/systemd/system ]; then systemctl disable --now reveille-calendar.timer reveille-web reveille 2>/dev/null || true; fi
     for file in "${files[@]}"; do rm -f "$dest$file"; done
     rmdir "$dest$docdir" 2>/dev/null || true
     live && [ -d /run/systemd/system ] && systemctl daemon-reload

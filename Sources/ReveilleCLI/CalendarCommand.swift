@@ -115,7 +115,8 @@ struct CalendarCommand: ParsableCommand {
         @Flag(name: .long, help: "Try now, even while waiting after failures.")
         var force = false
 
-        @Option(name: .long, help: ArgumentHelp("Give up on a server after this long (default 30).", valueName: "seconds"))
+        @Option(
+            name: .long, help: ArgumentHelp("Give up on a server after this long (default 30).", valueName: "seconds"))
         var timeout = 30
 
         @Option(name: .long, help: ArgumentHelp("Refuse a calendar larger than this (default 4).", valueName: "MiB"))
@@ -124,7 +125,9 @@ struct CalendarCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func validate() throws {
-            guard (1...600).contains(timeout) else { throw ValidationError("--timeout \(timeout): must be 1-600 seconds") }
+            guard (1...600).contains(timeout) else {
+                throw ValidationError("--timeout \(timeout): must be 1-600 seconds")
+            }
             guard (1...64).contains(maxSize) else { throw ValidationError("--max-size \(maxSize): must be 1-64 MiB") }
         }
 
@@ -137,7 +140,8 @@ struct CalendarCommand: ParsableCommand {
                     printError("no calendar \(calendar); 'reveille calendar list' shows them")
                     throw ExitCode(64)
                 }
-                return print(calendar == nil ? "no web calendars to fetch" : "calendar \(calendar!) is a file: nothing to fetch")
+                return print(
+                    calendar == nil ? "no web calendars to fetch" : "calendar \(calendar!) is a file: nothing to fetch")
             }
             let folder = connection.paths.calendarCache
             guard FileManager.default.isWritableFile(atPath: folder) else {
@@ -146,10 +150,12 @@ struct CalendarCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             let refresh = CalendarRefresh(
-                folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20), force: force)
+                folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20), force: force
+            )
             var failed = false
             for calendar in web {
-                let outcome = refresh.refresh(CalendarRefresh.Source(id: calendar.id, name: calendar.name, url: calendar.source))
+                let outcome = refresh.refresh(
+                    CalendarRefresh.Source(id: calendar.id, name: calendar.name, url: calendar.source))
                 print(outcome.line)
                 failed = failed || outcome.failed
             }

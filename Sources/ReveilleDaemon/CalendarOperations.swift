@@ -139,14 +139,16 @@ extension Controller {
             throw InputError("\(url): not a web address; give one like https://example.org/holidays.ics")
         }
         try checkNameIsFree(name)
-        let record = try store.insert(CalendarRecord(name: name, source: url, purpose: "holidays", addedAt: nowSeconds()))
+        let record = try store.insert(
+            CalendarRecord(name: name, source: url, purpose: "holidays", addedAt: nowSeconds()))
         reloadCalendars(publish: false)
-        logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(url), to be fetched by 'reveille calendar refresh'")
+        logger.notice(
+            "calendar \(name) added (#\(record.id ?? 0)): \(url), to be fetched by 'reveille calendar refresh'")
         return Response(
             message:
                 "added calendar \(name) (#\(record.id ?? 0)) from \(url); it is read once fetched: "
-                    + "'sudo systemctl start reveille-calendar' now (the timer does it every six hours), "
-                    + "or 'reveille calendar refresh' as a user who may write \(calendars.fetchFolder)")
+                + "'sudo systemctl start reveille-calendar' now (the timer does it every six hours), "
+                + "or 'reveille calendar refresh' as a user who may write \(calendars.fetchFolder)")
     }
 
     private func calendar(_ which: String) throws -> HolidayCalendars.Entry {

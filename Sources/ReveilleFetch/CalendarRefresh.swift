@@ -31,11 +31,16 @@ public struct CalendarRefresh {
     }
 
     /// One line for people, and whether it failed.
-    public func refresh(_ source: Source, now: Int = Int(Date().timeIntervalSince1970)) -> (line: String, failed: Bool) {
+    public func refresh(_ source: Source, now: Int = Int(Date().timeIntervalSince1970)) -> (line: String, failed: Bool)
+    {
         let files = FetchState.files(in: folder, id: source.id)
-        var state = FetchState.read(files.state).flatMap { $0.url == source.url ? $0 : nil } ?? FetchState(url: source.url)
+        var state =
+            FetchState.read(files.state).flatMap { $0.url == source.url ? $0 : nil } ?? FetchState(url: source.url)
         if !force, let after = state.retryAfter, after > now {
-            return ("\(source.name): \(state.error ?? "failed") \(failures(state)); next try after \(stamp(after)) (--force tries now)", false)
+            return (
+                "\(source.name): \(state.error ?? "failed") \(failures(state)); next try after \(stamp(after)) (--force tries now)",
+                false
+            )
         }
         let hasBody = FileManager.default.fileExists(atPath: files.body)
         let outcome = HTTPFetch.get(

@@ -64,7 +64,9 @@ public enum HTTPFetch {
                 transfer.tooLarge = true
                 return 0
             }
-            if let data { transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length) }
+            if let data {
+                transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+            }
             return length
         }
         _ = rv_curl_set_header(curl) { data, size, count, context in
@@ -92,7 +94,9 @@ public enum HTTPFetch {
         }
         let status = rv_curl_response_code(curl)
         switch status {
-        case 200: return .fetched(body: transfer.body, etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"])
+        case 200:
+            return .fetched(
+                body: transfer.body, etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"])
         case 304: return .notModified
         default: return .failed("HTTP \(status)\(reason(status))")
         }

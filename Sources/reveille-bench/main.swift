@@ -71,7 +71,8 @@ func fiveYearCalendar(weeks: Int = 12) -> String {
         ]
         if index % 4 == 0 {
             lines += [
-                "BEGIN:VEVENT", "UID:weekly-\(index)", "RECURRENCE-ID;TZID=America/New_York:\(compact(day.adding(days: 7)))T170000",
+                "BEGIN:VEVENT", "UID:weekly-\(index)",
+                "RECURRENCE-ID;TZID=America/New_York:\(compact(day.adding(days: 7)))T170000",
                 "SUMMARY:Club \(index) (moved)", "DTSTART;TZID=America/New_York:\(compact(day.adding(days: 9)))T170000",
                 "DURATION:PT1H", "END:VEVENT",
             ]

@@ -187,7 +187,8 @@ final class CalendarServer {
             line += byte
         }
         guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the calendar server did not start"])
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the calendar server did not start"])
         }
         self.port = port
     }

@@ -44,7 +44,8 @@ import Testing
 
     @Test func theWebUnitPassesAndHoldsNoPrivilege() throws {
         let unit = try Self.text("systemd/reveille-web.service")
-        let outcome = try Self.verify(unit: unit, binary: Binaries.directory.appendingPathComponent("reveille-web").path)
+        let outcome = try Self.verify(
+            unit: unit, binary: Binaries.directory.appendingPathComponent("reveille-web").path)
         #expect(outcome.status == 0, "\(outcome)")
         let lines = unit.split(separator: "\n").map(String.init)
         for line in [
@@ -55,6 +56,42 @@ import Testing
             #expect(lines.contains(line), "missing \(line)")
         }
         #expect(try Self.text("systemd/reveille.sysusers").contains("u reveille-web - "))
+    }
+
+    @Test func theCalendarFetcherRunsUnprivilegedOnATimer() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-units-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let service = try Self.text("systemd/reveille-calendar.service")
+        let timer = try Self.text("systemd/reveille-calendar.timer")
+        try service.replacingOccurrences(of: "@BINDIR@/reveille", with: Binaries.cli.path)
+            .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/reveille")
+            .write(to: folder.appendingPathComponent("reveille-calendar.service"), atomically: true, encoding: .utf8)
+        try timer.replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/reveille")
+            .write(to: folder.appendingPathComponent("reveille-calendar.timer"), atomically: true, encoding: .utf8)
+        let outcome = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
+            [
+                "verify", folder.appendingPathComponent("reveille-calendar.service").path,
+                folder.appendingPathComponent("reveille-calendar.timer").path,
+            ])
+        #expect(outcome.status == 0, "\(outcome)")
+        let lines = service.split(separator: "\n").map(String.init)
+        for line in [
+            "Type=oneshot", "ExecStart=@BINDIR@/reveille calendar refresh", "User=reveille-fetch",
+            "SupplementaryGroups=reveille", "CacheDirectory=reveille-calendars", "CapabilityBoundingSet=",
+            "NoNewPrivileges=yes", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
+        ] {
+            #expect(lines.contains(line), "missing \(line)")
+        }
+        #expect(timer.contains("\nOnUnitActiveSec=6h\n"))
+        #expect(try Self.text("systemd/reveille.sysusers").contains("u reveille-fetch - "))
+        #expect(
+            try Self.text("systemd/reveille.tmpfiles").contains(
+                "d /var/cache/reveille-calendars 0755 reveille-fetch reveille-fetch -"))
+        // The daemon's unit lets it read the cache (ProtectSystem=strict leaves /var/cache readable).
+        #expect(try Self.text("systemd/reveille.service").contains("ProtectSystem=strict"))
     }
 
     /// One udev rule: comma-separated `KEY{attr}op"value"` pairs.
@@ -163,7 +200,9 @@ import Testing
             ("/usr/local/bin/reveilled", 0o755), ("/usr/local/bin/reveille", 0o755),
             ("/usr/local/bin/reveille-web", 0o755), ("/usr/local/lib/systemd/system/reveille.service", 0o644),
             ("/usr/local/lib/systemd/system/reveille-web.service", 0o644),
-            ("/usr/local/lib/sysusers.d/reveille.conf", 0o644),
+            ("/usr/local/lib/systemd/system/reveille-calendar.service", 0o644),
+            ("/usr/local/lib/systemd/system/reveille-calendar.timer", 0o644),
+            ("/usr/local/lib/sysusers.d/reveille.conf", 0o644), ("/usr/local/lib/tmpfiles.d/reveille.conf", 0o644),
             ("/etc/udev/rules.d/70-reveille.rules", 0o644), ("/etc/modprobe.d/reveille-nfc.conf", 0o644),
             ("/etc/reveille/reveille.toml", 0o644), ("/usr/local/share/bash-completion/completions/reveille", 0o644),
             ("/usr/local/share/zsh/site-functions/_reveille", 0o644),
