@@ -83,7 +83,7 @@ let package = Package(
         // iCalendar files through libical: holiday calendars.
         .target(name: "ReveilleCalendar", dependencies: ["ReveilleCore", "CICal"]),
         // Web calendars fetched with libcurl, by the CLI only: the daemon never touches the network.
-        .target(name: "ReveilleFetch", dependencies: ["ReveilleCalendar", "CCurl"]),
+        .target(name: "ReveilleFetch", dependencies: ["ReveilleCalendar", "ReveilleProtocol", "CCurl"]),
         // The app guard: fanotify permission events on a thread of its own; executables known by content.
         .target(
             name: "ReveilleLaunch",
@@ -96,7 +96,7 @@ let package = Package(
             name: "ReveilleDaemon",
             dependencies: [
                 "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig", "ReveilleAudio",
-                "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "ReveilleCalendar", "CReveilleShims", "CSystemd",
+                "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -104,7 +104,8 @@ let package = Package(
         .target(
             name: "ReveilleCLI",
             dependencies: [
-                "ReveilleCore", "ReveilleProtocol", "ReveilleConfig", "ReveilleFetch", "CReveilleShims",
+                "ReveilleCore", "ReveilleProtocol", "ReveilleConfig", "ReveilleFetch", "ReveilleCalendar",
+                "CReveilleShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

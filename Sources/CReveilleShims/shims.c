@@ -287,3 +287,28 @@ void RV_close_from_on_exec(int first) {
         if (flags >= 0 && !(flags & FD_CLOEXEC)) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
     }
 }
+
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+int RV_confine_helper(unsigned long memory_bytes, unsigned long cpu_seconds) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
+    (void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);  // EINVAL on old kernels: nothing to clear
+    struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    if (syscall(SYS_capset, &header, data) != 0) return -errno;
+    struct rlimit memory = { memory_bytes, memory_bytes };
+    if (setrlimit(RLIMIT_AS, &memory) != 0) return -errno;
+    struct rlimit cpu = { cpu_seconds, cpu_seconds };
+    if (setrlimit(RLIMIT_CPU, &cpu) != 0) return -errno;
+    return 0;
+}
+
+unsigned long long RV_effective_capabilities(void) {
+    struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &header, data) != 0) return ~0ULL;
+    return ((unsigned long long)data[1].effective << 32) | data[0].effective;
+}

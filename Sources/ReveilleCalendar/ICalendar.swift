@@ -3,35 +3,6 @@ import Foundation
 import ReveilleCore
 import Synchronization
 
-/// One occurrence of a calendar event, on the wall clock of the daemon's zone.
-public struct CalendarOccurrence: Sendable, Hashable {
-    public let uid: String
-    public let summary: String
-    /// The first and last local date it covers (an all-day event from Fri to Mon: Fri...Sun when
-    /// DTEND is Mon, as iCalendar's end is exclusive).
-    public let firstDate: CivilDate
-    public let lastDate: CivilDate
-    /// The instant it starts; nil for an all-day event.
-    public let start: Int?
-
-    public var dates: [CivilDate] {
-        (0...max(0, lastDate.dayNumber - firstDate.dayNumber)).map { firstDate.adding(days: $0) }
-    }
-}
-
-/// A calendar that could not be read: what is wrong, and on which line when that is known.
-public struct CalendarError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let message: String
-    public let line: Int?
-
-    public init(_ message: String, line: Int? = nil) {
-        self.message = message
-        self.line = line
-    }
-
-    public var description: String { line.map { "line \($0): \(message)" } ?? message }
-}
-
 /// Reads iCalendar text with libical and expands its events over a span of dates: RRULE, RDATE and
 /// EXDATE by libical's own recurrence expansion; RECURRENCE-ID overrides replace the occurrence
 /// they name (which may move to another day, or be cancelled); TZID by the calendar's VTIMEZONE
@@ -60,17 +31,6 @@ public enum ICalendar {
                 ($0.firstDate, $0.start ?? 0, $0.summary) < ($1.firstDate, $1.start ?? 0, $1.summary)
             }
         }
-    }
-
-    /// The dates it covers, with the names of what falls on them ("A / B" when two do).
-    public static func holidays(_ occurrences: [CalendarOccurrence]) -> [CivilDate: String] {
-        var days: [CivilDate: [String]] = [:]
-        for occurrence in occurrences {
-            for date in occurrence.dates where !(days[date]?.contains(occurrence.summary) ?? false) {
-                days[date, default: []].append(occurrence.summary)
-            }
-        }
-        return days.mapValues { $0.joined(separator: " / ") }
     }
 
     // MARK: Expansion

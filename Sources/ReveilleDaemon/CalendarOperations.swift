@@ -1,5 +1,5 @@
 import Foundation
-import ReveilleCalendar
+import ReveilleProtocol
 import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
@@ -103,7 +103,7 @@ extension Controller {
         let record = try store.insert(
             CalendarRecord(name: name, source: source, purpose: "holidays", addedAt: nowSeconds()))
         reloadCalendars(publish: false)
-        let days = ICalendar.holidays(occurrences).keys.filter { $0 >= today() }.count
+        let days = CalendarOccurrence.holidays(occurrences).keys.filter { $0 >= today() }.count
         logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(source), \(days) holiday dates ahead")
         var response = Response(
             message:
@@ -163,7 +163,7 @@ extension Controller {
 
     private func calendarInfo(_ entry: HolidayCalendars.Entry) -> CalendarInfo {
         let today = self.today()
-        let ahead = ICalendar.holidays(entry.occurrences).filter { $0.key >= today }
+        let ahead = CalendarOccurrence.holidays(entry.occurrences).filter { $0.key >= today }
         let next = ahead.min { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         return CalendarInfo(
             id: Int(entry.record.id ?? 0), name: entry.record.name, source: entry.record.source,

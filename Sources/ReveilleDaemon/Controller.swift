@@ -104,7 +104,9 @@ public final class Controller {
         let zone = zone.load()
         let now = Int(clock.now().timeIntervalSince1970)
         let today = ZoneResolver(zone: zone).local(at: now).date
-        calendars = HolidayCalendars(cacheFolder: calendarCache, fetchFolder: calendarFetchFolder, logger: logger)
+        calendars = HolidayCalendars(
+            cacheFolder: calendarCache, fetchFolder: calendarFetchFolder,
+            reader: CalendarReader(helper: CalendarReader.besideDaemon()), logger: logger)
         calendars.reload(try store.calendars(), today: today, zone: zone, now: now)
         var schedule = try Controller.purgedState(store, today: today, logger: logger)
         schedule.holidays = calendars.holidays

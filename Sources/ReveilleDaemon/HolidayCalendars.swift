@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import ReveilleCalendar
+import ReveilleProtocol
 import ReveilleCore
 import ReveilleStore
 
@@ -19,6 +19,15 @@ final class HolidayCalendars {
         /// When the copy in use was read; nil: no copy was ever good.
         var loadedAt: Int?
         var problem: (text: String, since: Int)?
+        /// What `occurrences` were read from: the text's hash, the span's start and the zone. The
+        /// same again (a refresh that found nothing new rewrites only its notes) is not parsed again.
+        var parsed: ParseKey?
+    }
+
+    struct ParseKey: Equatable {
+        let text: Int
+        let spanStart: CivilDate
+        let zone: Zone
     }
 
     private(set) var entries: [Entry] = []
@@ -29,11 +38,13 @@ final class HolidayCalendars {
     let cacheFolder: String
     /// Where `reveille calendar refresh` leaves web calendars (`Paths.calendarCache`).
     let fetchFolder: String
+    let reader: CalendarReader
     let logger: Logger
 
-    init(cacheFolder: String, fetchFolder: String, logger: Logger) {
+    init(cacheFolder: String, fetchFolder: String, reader: CalendarReader, logger: Logger) {
         self.cacheFolder = cacheFolder
         self.fetchFolder = fetchFolder
+        self.reader = reader
         self.logger = logger
     }
 
@@ -60,7 +71,7 @@ final class HolidayCalendars {
             read(record, previous: previous[record.id], zone: zone, now: now)
         }
         let before = holidays
-        holidays = ICalendar.holidays(entries.flatMap(\.occurrences))
+        holidays = CalendarOccurrence.holidays(entries.flatMap(\.occurrences))
         return holidays != before
     }
 
@@ -77,10 +88,15 @@ final class HolidayCalendars {
         } catch {
             return .failure(CalendarError("cannot read it: \(Self.reason(error))"))
         }
+        let staged = cacheFolder + "/adding.ics"
+        defer { unlink(staged) }
         do {
-            return .success(try expand(text, from: today.adding(days: -1), zone: zone))
-        } catch {
+            try stage(text, at: staged)
+            return .success(try expand(staged, from: today.adding(days: -1), zone: zone))
+        } catch let error as CalendarError {
             return .failure(error)
+        } catch {
+            return .failure(CalendarError("cannot stage it in \(cacheFolder): \(Self.reason(error))"))
         }
     }
 
@@ -106,7 +122,19 @@ final class HolidayCalendars {
                     "not fetched yet: 'reveille calendar refresh' fetches it (the reveille-calendar timer)")
             }
             let text = try String(contentsOfFile: path, encoding: .utf8)
-            outcome = .success((text, try expand(text, from: spanStart, zone: zone)))
+            let key = ParseKey(text: text.hashValue, spanStart: spanStart, zone: zone)
+            if entry.parsed == key && entry.loadedAt != nil {
+                outcome = .success((text, entry.occurrences))
+            } else {
+                // The reader parses exactly the text read here, from a copy of the daemon's own; a
+                // good one becomes the last good copy.
+                let staged = cacheFile(record.id) + ".reading"
+                defer { unlink(staged) }
+                try stage(text, at: staged)
+                outcome = .success((text, try expand(staged, from: spanStart, zone: zone)))
+                rename(staged, cacheFile(record.id))
+                entry.parsed = key
+            }
         } catch let error as CalendarError {
             outcome = .failure(error)
         } catch {
@@ -119,10 +147,10 @@ final class HolidayCalendars {
             let changed = occurrences != entry.occurrences
             entry.occurrences = occurrences
             entry.loadedAt = now
-            keepCopy(text, of: record)
             if changed {
                 logger.info(
-                    "\(name): \(ICalendar.holidays(occurrences).count) holiday dates read from \(record.source)")
+                    "\(name): \(CalendarOccurrence.holidays(occurrences).count) holiday dates read from \(record.source)"
+                )
             }
             if let fetchProblem {
                 note(fetchProblem, in: &entry, name: name)
@@ -154,28 +182,24 @@ final class HolidayCalendars {
         logger.warning("\(name): \(problem.text); \(meanwhile)")
     }
 
-    private func expand(_ text: String, from start: CivilDate, zone: Zone) throws(CalendarError) -> [CalendarOccurrence]
+    /// The file read by the helper process (`CalendarReader`), over the span from `start`.
+    private func expand(_ path: String, from start: CivilDate, zone: Zone) throws(CalendarError) -> [CalendarOccurrence]
     {
-        try ICalendar.occurrences(in: text, from: start, through: start.adding(days: Self.spanDays), zone: zone)
+        try reader.read(path, from: start, through: start.adding(days: Self.spanDays), zone: zone).get()
     }
 
-    /// The last good copy, written atomically, so that a broken or missing source after a restart
-    /// still has its holidays.
-    private func keepCopy(_ text: String, of record: CalendarRecord) {
-        let path = cacheFile(record.id)
-        guard (try? String(contentsOfFile: path, encoding: .utf8)) != text else { return }
-        do {
-            try FileManager.default.createDirectory(atPath: cacheFolder, withIntermediateDirectories: true)
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-        } catch {
-            logger.warning("calendar \(record.name): cannot keep a copy in \(path): \(Self.reason(error))")
-        }
+    /// A copy of the text in the daemon's own folder, for the reader: once it reads well it becomes
+    /// the last good copy (renamed over `ID.ics`), so that a broken or missing source after a
+    /// restart still has its holidays.
+    private func stage(_ text: String, at path: String) throws {
+        try FileManager.default.createDirectory(atPath: cacheFolder, withIntermediateDirectories: true)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
     }
 
     private func readCopy(of record: CalendarRecord, into entry: inout Entry, zone: Zone) {
         let path = cacheFile(record.id)
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-            let occurrences = try? expand(text, from: spanStart, zone: zone)
+        guard FileManager.default.fileExists(atPath: path),
+            let occurrences = try? expand(path, from: spanStart, zone: zone)
         else { return }
         entry.occurrences = occurrences
         let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)

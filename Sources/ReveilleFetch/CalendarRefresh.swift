@@ -1,5 +1,6 @@
 import Foundation
 import ReveilleCalendar
+import ReveilleProtocol
 import ReveilleCore
 
 /// `reveille calendar refresh`: fetches each web calendar into the cache folder, the daemon's only

@@ -151,7 +151,7 @@ import Testing
         #expect(list.count == 1)
         #expect(list[0].start == nil)
         #expect(list[0].dates == (26...30).map { date("2026-11-\($0)") })
-        let holidays = ICalendar.holidays(list)
+        let holidays = CalendarOccurrence.holidays(list)
         #expect(holidays[date("2026-11-28")] == "Thanksgiving break")
         #expect(holidays[date("2026-12-01")] == nil)
     }
@@ -175,7 +175,7 @@ import Testing
 
             """)
         #expect(Set(list.map(\.firstDate)) == [date("2026-01-01"), date("2027-01-02")])
-        #expect(ICalendar.holidays(list)[date("2026-01-01")] == "Bank holiday / New Year")
+        #expect(CalendarOccurrence.holidays(list)[date("2026-01-01")] == "Bank holiday / New Year")
     }
 
     @Test func anUnknownTZIDIsReadOnTheClocksOwnWallTime() throws {

@@ -274,3 +274,42 @@ extension CalendarTests {
         #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.calendarProblems == nil })
     }
 }
+
+extension CalendarTests {
+    @Test func calendarsAreParsedOutsideTheDaemonByAHelperWithNoCapability() throws {
+        // The daemon links neither libical nor libcurl: it never parses a calendar, never fetches one.
+        let needed = try runProcess(URL(fileURLWithPath: "/usr/bin/readelf"), ["-d", Binaries.daemon.path]).stdout
+        #expect(needed.contains("(NEEDED)"))
+        #expect(!needed.contains("libical"), "reveilled links libical")
+        #expect(!needed.contains("libcurl"), "reveilled links libcurl")
+
+        // The helper it runs instead drops every capability before it reads (here run as root: all).
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-expand-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("school.ics")
+        try Self.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+        let outcome = try runProcess(
+            Binaries.cli,
+            [
+                "calendar", "expand", file.path, "--from", "2026-11-01", "--through", "2026-12-31", "--zone",
+                "Europe/Berlin",
+            ])
+        #expect(outcome.status == 0, "\(outcome)")
+        let reply = try JSONDecoder().decode(CalendarExpansion.self, from: Data(outcome.stdout.utf8))
+        #expect(reply.capabilities == "0")
+        #expect(reply.occurrences?.map(\.summary) == ["Thanksgiving break"])
+
+        // A file that is not a calendar: an error in the reply, with its line, not a crash.
+        try "BEGIN:VCALENDAR\nBEGIN:VEVENT\n".write(to: file, atomically: true, encoding: .utf8)
+        let broken = try runProcess(
+            Binaries.cli,
+            [
+                "calendar", "expand", file.path, "--from", "2026-11-01", "--through", "2026-12-31", "--zone",
+                "Europe/Berlin",
+            ])
+        let error = try JSONDecoder().decode(CalendarExpansion.self, from: Data(broken.stdout.utf8)).error
+        #expect(error?.description == "line 2: BEGIN:VEVENT is never ended (END:VEVENT is missing)")
+    }
+}

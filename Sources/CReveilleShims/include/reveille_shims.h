@@ -135,3 +135,11 @@ int RV_evdev_name(int fd, char *name, int capacity);
 /// Whether the device reports key `code` (EVIOCGBIT of EV_KEY): 1 yes, 0 no, -errno when the
 /// descriptor is not an evdev device.
 int RV_evdev_has_key(int fd, unsigned int code);
+
+/// For a helper that reads untrusted input on the daemon's behalf: no new privileges, no
+/// capabilities (ambient, effective, permitted, inheritable), and at most `memory_bytes` of address
+/// space and `cpu_seconds` of CPU. 0, or -errno.
+int RV_confine_helper(unsigned long memory_bytes, unsigned long cpu_seconds);
+
+/// The calling process's effective capabilities (CapEff), or ~0 when they cannot be read.
+unsigned long long RV_effective_capabilities(void);

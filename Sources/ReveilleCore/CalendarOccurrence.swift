@@ -1,0 +1,53 @@
+import Foundation
+
+// Plain data about calendars, shared by the process that parses them with libical (the CLI's
+// `calendar expand` and `calendar refresh`) and the daemon, which never links libical.
+
+/// One occurrence of a calendar event, on the wall clock of the daemon's zone.
+public struct CalendarOccurrence: Sendable, Hashable, Codable {
+    public let uid: String
+    public let summary: String
+    /// The first and last local date it covers (an all-day event from Fri to Mon: Fri...Sun when
+    /// DTEND is Mon, as iCalendar's end is exclusive).
+    public let firstDate: CivilDate
+    public let lastDate: CivilDate
+    /// The instant it starts; nil for an all-day event.
+    public let start: Int?
+
+    public init(uid: String, summary: String, firstDate: CivilDate, lastDate: CivilDate, start: Int?) {
+        self.uid = uid
+        self.summary = summary
+        self.firstDate = firstDate
+        self.lastDate = lastDate
+        self.start = start
+    }
+
+    public var dates: [CivilDate] {
+        (0...max(0, lastDate.dayNumber - firstDate.dayNumber)).map { firstDate.adding(days: $0) }
+    }
+
+    /// The dates it covers, with the names of what falls on them ("A / B" when two do).
+    public static func holidays(_ occurrences: [CalendarOccurrence]) -> [CivilDate: String] {
+        var days: [CivilDate: [String]] = [:]
+        for occurrence in occurrences {
+            for date in occurrence.dates where !(days[date]?.contains(occurrence.summary) ?? false) {
+                days[date, default: []].append(occurrence.summary)
+            }
+        }
+        return days.mapValues { $0.joined(separator: " / ") }
+    }
+
+}
+
+/// A calendar that could not be read: what is wrong, and on which line when that is known.
+public struct CalendarError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    public let message: String
+    public let line: Int?
+
+    public init(_ message: String, line: Int? = nil) {
+        self.message = message
+        self.line = line
+    }
+
+    public var description: String { line.map { "line \($0): \(message)" } ?? message }
+}
