@@ -21,7 +21,7 @@ build:
 WEB_PORT ?= 8080
 run:
 	scripts/install-deps.sh run
-	$(SWIFT) build  # reveilled, reveille, reveille-web (and the small bench and emulator): one planning pass
+	$(SWIFT) build  # reveilled, reveille, reveille-web, reveille-calendar (and the small bench and emulator): one planning pass
 	@mkdir -p "$(ROOT)"
 	@.build/debug/reveille-web --root "$(ROOT)" --port $(WEB_PORT) 2>"$(ROOT)/reveille-web.log" & web=$$!; \
 		trap 'kill $$web 2>/dev/null' EXIT INT TERM; \

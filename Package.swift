@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "reveilled", targets: ["reveilled"]),
         .executable(name: "reveille", targets: ["reveille"]),
         .executable(name: "reveille-web", targets: ["reveille-web"]),
+        .executable(name: "reveille-calendar", targets: ["reveille-calendar"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -104,8 +105,7 @@ let package = Package(
         .target(
             name: "ReveilleCLI",
             dependencies: [
-                "ReveilleCore", "ReveilleProtocol", "ReveilleConfig", "ReveilleFetch", "ReveilleCalendar",
-                "CReveilleShims",
+                "ReveilleCore", "ReveilleProtocol", "ReveilleConfig", "CReveilleShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -119,6 +119,13 @@ let package = Package(
             linkerSettings: daemonLinking
         ),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"]),
+        // libcurl and libical live here only: `reveille` starts fast, `reveilled` never parses or fetches.
+        .executableTarget(
+            name: "reveille-calendar",
+            dependencies: [
+                "ReveilleFetch", "ReveilleCalendar", "ReveilleConfig", "ReveilleProtocol", "CReveilleShims",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // The screen: a page served over HTTP by a process of its own, unprivileged, a client of the socket.
         .target(
             name: "ReveilleWeb",

@@ -1,10 +1,5 @@
 import ArgumentParser
-import CReveilleShims
 import Foundation
-import ReveilleCalendar
-import ReveilleConfig
-import ReveilleCore
-import ReveilleFetch
 import ReveilleProtocol
 
 struct CalendarCommand: ParsableCommand {
@@ -18,7 +13,7 @@ struct CalendarCommand: ParsableCommand {
             file again when it changes; a broken file keeps the last good copy in use, and \
             'status', 'calendar list' and 'doctor' say what is wrong.
             """,
-        subcommands: [Add.self, List.self, Remove.self, Show.self, Refresh.self, Expand.self])
+        subcommands: [Add.self, List.self, Remove.self, Show.self, Refresh.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -135,87 +130,20 @@ struct CalendarCommand: ParsableCommand {
             guard (1...64).contains(maxSize) else { throw ValidationError("--max-size \(maxSize): must be 1-64 MiB") }
         }
 
+        /// `reveille-calendar refresh`, beside this binary: libcurl and libical are linked there, so
+        /// that every other command of `reveille` starts without loading them.
         func run() throws {
-            let calendars = try send(.calendarList, to: connection).calendars ?? []
-            let web = calendars.filter { $0.source.hasPrefix("http://") || $0.source.hasPrefix("https://") }
-                .filter { calendar == nil || $0.name == calendar || "\($0.id)" == calendar }
-            guard !web.isEmpty else {
-                if let calendar, !calendars.contains(where: { $0.name == calendar || "\($0.id)" == calendar }) {
-                    printError("no calendar \(calendar); 'reveille calendar list' shows them")
-                    throw ExitCode(64)
-                }
-                return print(
-                    calendar == nil ? "no web calendars to fetch" : "calendar \(calendar!) is a file: nothing to fetch")
-            }
-            let folder = connection.paths.calendarCache
-            guard FileManager.default.isWritableFile(atPath: folder) else {
-                printError(
-                    "cannot write \(folder): run as the reveille-fetch user (sudo systemctl start reveille-calendar)")
-                throw ExitCode(1)
-            }
-            let refresh = CalendarRefresh(
-                folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20), force: force
-            )
-            var failed = false
-            for calendar in web {
-                let outcome = refresh.refresh(
-                    CalendarRefresh.Source(id: calendar.id, name: calendar.name, url: calendar.source))
-                print(outcome.line)
-                failed = failed || outcome.failed
-            }
-            if failed { throw ExitCode(1) }
+            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+            let tool = (executable as NSString).deletingLastPathComponent + "/reveille-calendar"
+            var arguments = [tool, "refresh", "--timeout", "\(timeout)", "--max-size", "\(maxSize)"]
+            if force { arguments.append("--force") }
+            if let root = connection.root { arguments += ["--root", root] }
+            if let calendar { arguments.append(calendar) }
+            let argv = arguments.map { strdup($0) } + [nil]
+            execv(tool, argv)
+            printError("cannot run \(tool): \(String(cString: strerror(errno))) (installed with reveille?)")
+            throw ExitCode(1)
         }
-    }
-
-    /// The daemon's calendar reader: it runs this rather than parse untrusted iCalendar text itself.
-    struct Expand: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "expand", abstract: "Read a calendar file for the daemon (prints JSON).",
-            shouldDisplay: false)
-
-        @Argument var file: String
-        @Option(name: .long) var from: String
-        @Option(name: .long) var through: String
-        @Option(name: .long) var zone: String
-
-        func run() throws {
-            // No capability (the daemon's ambient CAP_SYS_ADMIN is not passed on), 512 MiB, 20 s of CPU.
-            let confined = RV_confine_helper(512 << 20, 20)
-            let capabilities = String(RV_effective_capabilities(), radix: 16)
-            var reply = CalendarExpansion(capabilities: capabilities)
-            if confined != 0 {
-                reply.error = CalendarError(
-                    "the calendar reader could not drop its rights (\(String(cString: strerror(-confined))))")
-            } else {
-                do {
-                    let first = try CivilDate.parse(from)
-                    let last = try CivilDate.parse(through)
-                    let text = try String(contentsOfFile: file, encoding: .utf8)
-                    let rules = ZoneInfo.load(zone) ?? .utc
-                    reply.occurrences = try ICalendar.occurrences(in: text, from: first, through: last, zone: rules)
-                } catch let error as CalendarError {
-                    reply.error = error
-                } catch let error as InputError {
-                    reply.error = CalendarError(error.message)
-                } catch {
-                    reply.error = CalendarError("cannot read it: \(CalendarCommand.reason(error))")
-                }
-            }
-            FileHandle.standardOutput.write(try JSONEncoder().encode(reply))
-        }
-    }
-
-    static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
-        {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
-        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadInapplicableStringEncodingError {
-            return "not UTF-8 text"
-        }
-        return nsError.localizedDescription
     }
 
     struct Show: ParsableCommand {

@@ -1,7 +1,7 @@
 import Foundation
 
 // Plain data about calendars, shared by the process that parses them with libical (the CLI's
-// `calendar expand` and `calendar refresh`) and the daemon, which never links libical.
+// `reveille-calendar expand` and `refresh`) and the daemon, which never links libical.
 
 /// One occurrence of a calendar event, on the wall clock of the daemon's zone.
 public struct CalendarOccurrence: Sendable, Hashable, Codable {

@@ -4,13 +4,13 @@ import ReveilleCore
 import ReveilleProtocol
 import CReveilleShims
 
-/// Reads a calendar file through `reveille calendar expand`, a helper process with no capability
+/// Reads a calendar file through `reveille-calendar expand`, a helper process with no capability
 /// and bounded memory and CPU: iCalendar text, possibly from the web, is never parsed inside the
 /// daemon, which holds CAP_SYS_ADMIN and does not link libical. Spawned with posix_spawn (not
 /// Foundation's Process, which would start libdispatch's worker pool), nothing inherited but a
 /// pipe for its answer.
 struct CalendarReader {
-    /// The `reveille` binary: beside `reveilled` (both in PREFIX/bin, or .build/debug).
+    /// `reveille-calendar`: beside `reveilled` (both in PREFIX/bin, or .build/debug).
     let helper: String
     /// Longer than this and the helper is killed.
     var timeoutSeconds = 30.0
@@ -19,14 +19,14 @@ struct CalendarReader {
 
     static func besideDaemon() -> String {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return (executable as NSString).deletingLastPathComponent + "/reveille"
+        return (executable as NSString).deletingLastPathComponent + "/reveille-calendar"
     }
 
     func read(_ path: String, from first: CivilDate, through last: CivilDate, zone: Zone) -> Result<
         [CalendarOccurrence], CalendarError
     > {
         let arguments = [
-            helper, "calendar", "expand", path, "--from", first.description, "--through", last.description, "--zone",
+            helper, "expand", path, "--from", first.description, "--through", last.description, "--zone",
             zone.identifier,
         ]
         switch run(arguments) {

@@ -1,6 +1,6 @@
 import ReveilleCore
 
-/// What `reveille calendar expand` prints (one JSON object) for the daemon, which has calendars
+/// What `reveille-calendar expand` prints (one JSON object) for the daemon, which has calendars
 /// read by that helper rather than linking libical: untrusted text is parsed in a process with no
 /// capability and bounded memory and CPU, and the daemon receives plain data.
 public struct CalendarExpansion: Codable, Sendable, Equatable {

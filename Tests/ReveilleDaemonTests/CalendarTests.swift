@@ -278,10 +278,14 @@ extension CalendarTests {
 extension CalendarTests {
     @Test func calendarsAreParsedOutsideTheDaemonByAHelperWithNoCapability() throws {
         // The daemon links neither libical nor libcurl: it never parses a calendar, never fetches one.
-        let needed = try runProcess(URL(fileURLWithPath: "/usr/bin/readelf"), ["-d", Binaries.daemon.path]).stdout
-        #expect(needed.contains("(NEEDED)"))
-        #expect(!needed.contains("libical"), "reveilled links libical")
-        #expect(!needed.contains("libcurl"), "reveilled links libcurl")
+        // Nor does `reveille`, which starts for every command: only reveille-calendar does.
+        let tool = Binaries.directory.appendingPathComponent("reveille-calendar")
+        for binary in [Binaries.daemon, Binaries.cli, tool] {
+            let needed = try runProcess(URL(fileURLWithPath: "/usr/bin/readelf"), ["-d", binary.path]).stdout
+            #expect(needed.contains("(NEEDED)"))
+            let links = needed.contains("libical") && needed.contains("libcurl")
+            #expect(links == (binary == tool), "\(binary.lastPathComponent): libical and libcurl linked: \(links)")
+        }
 
         // The helper it runs instead drops every capability before it reads (here run as root: all).
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -291,11 +295,7 @@ extension CalendarTests {
         let file = folder.appendingPathComponent("school.ics")
         try Self.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
         let outcome = try runProcess(
-            Binaries.cli,
-            [
-                "calendar", "expand", file.path, "--from", "2026-11-01", "--through", "2026-12-31", "--zone",
-                "Europe/Berlin",
-            ])
+            tool, ["expand", file.path, "--from", "2026-11-01", "--through", "2026-12-31", "--zone", "Europe/Berlin"])
         #expect(outcome.status == 0, "\(outcome)")
         let reply = try JSONDecoder().decode(CalendarExpansion.self, from: Data(outcome.stdout.utf8))
         #expect(reply.capabilities == "0")
@@ -304,11 +304,7 @@ extension CalendarTests {
         // A file that is not a calendar: an error in the reply, with its line, not a crash.
         try "BEGIN:VCALENDAR\nBEGIN:VEVENT\n".write(to: file, atomically: true, encoding: .utf8)
         let broken = try runProcess(
-            Binaries.cli,
-            [
-                "calendar", "expand", file.path, "--from", "2026-11-01", "--through", "2026-12-31", "--zone",
-                "Europe/Berlin",
-            ])
+            tool, ["expand", file.path, "--from", "2026-11-01", "--through", "2026-12-31", "--zone", "Europe/Berlin"])
         let error = try JSONDecoder().decode(CalendarExpansion.self, from: Data(broken.stdout.utf8)).error
         #expect(error?.description == "line 2: BEGIN:VEVENT is never ended (END:VEVENT is missing)")
     }

@@ -65,9 +65,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let service = try Self.text("systemd/reveille-calendar.service")
         let timer = try Self.text("systemd/reveille-calendar.timer")
-        try service.replacingOccurrences(of: "@BINDIR@/reveille", with: Binaries.cli.path)
-            .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/reveille")
-            .write(to: folder.appendingPathComponent("reveille-calendar.service"), atomically: true, encoding: .utf8)
+        try service.replacingOccurrences(
+            of: "@BINDIR@/reveille-calendar", with: Binaries.directory.appendingPathComponent("reveille-calendar").path
+        )
+        .replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/reveille")
+        .write(to: folder.appendingPathComponent("reveille-calendar.service"), atomically: true, encoding: .utf8)
         try timer.replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/reveille")
             .write(to: folder.appendingPathComponent("reveille-calendar.timer"), atomically: true, encoding: .utf8)
         let outcome = try runProcess(
@@ -79,7 +81,7 @@ import Testing
         #expect(outcome.status == 0, "\(outcome)")
         let lines = service.split(separator: "\n").map(String.init)
         for line in [
-            "Type=oneshot", "ExecStart=@BINDIR@/reveille calendar refresh", "User=reveille-fetch",
+            "Type=oneshot", "ExecStart=@BINDIR@/reveille-calendar refresh", "User=reveille-fetch",
             "SupplementaryGroups=reveille", "CacheDirectory=reveille-calendars", "CapabilityBoundingSet=",
             "NoNewPrivileges=yes", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
         ] {
@@ -198,7 +200,8 @@ import Testing
         #expect(install.status == 0, "\(install)")
         let expected: [(String, Int)] = [
             ("/usr/local/bin/reveilled", 0o755), ("/usr/local/bin/reveille", 0o755),
-            ("/usr/local/bin/reveille-web", 0o755), ("/usr/local/lib/systemd/system/reveille.service", 0o644),
+            ("/usr/local/bin/reveille-web", 0o755), ("/usr/local/bin/reveille-calendar", 0o755),
+            ("/usr/local/lib/systemd/system/reveille.service", 0o644),
             ("/usr/local/lib/systemd/system/reveille-web.service", 0o644),
             ("/usr/local/lib/systemd/system/reveille-calendar.service", 0o644),
             ("/usr/local/lib/systemd/system/reveille-calendar.timer", 0o644),

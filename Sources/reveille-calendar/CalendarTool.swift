@@ -1,0 +1,148 @@
+import ArgumentParser
+import CReveilleShims
+import Foundation
+import ReveilleCalendar
+import ReveilleConfig
+import ReveilleCore
+import ReveilleFetch
+import ReveilleProtocol
+
+/// `reveille-calendar`: the only program of Reveille that links libcurl and libical. `reveille
+/// calendar refresh` runs its `refresh` (as the reveille-fetch user, from the reveille-calendar
+/// timer); reveilled runs its `expand` to read a calendar without parsing it itself.
+@main
+struct CalendarTool: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reveille-calendar",
+        abstract: "Fetch web calendars (refresh), and read calendars for reveilled (expand).",
+        discussion: "Use it through 'reveille calendar refresh'; reveilled runs 'expand' itself.",
+        version: reveilleVersion,
+        subcommands: [Refresh.self, Expand.self])
+
+    struct Refresh: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "refresh", abstract: "Fetch the web calendars into the cache the daemon reads.")
+
+        @Argument(help: ArgumentHelp("Only this calendar (name or id).", valueName: "calendar"))
+        var calendar: String?
+
+        @Flag(name: .long, help: "Try now, even while waiting after failures.")
+        var force = false
+
+        @Option(name: .long, help: ArgumentHelp("Give up on a server after this long.", valueName: "seconds"))
+        var timeout = 30
+
+        @Option(name: .long, help: ArgumentHelp("Refuse a calendar larger than this.", valueName: "MiB"))
+        var maxSize = 4
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp("The daemon's root folder (default: $REVEILLE_ROOT, else /).", valueName: "dir"))
+        var root: String?
+
+        func validate() throws {
+            guard (1...600).contains(timeout) else {
+                throw ValidationError("--timeout \(timeout): must be 1-600 seconds")
+            }
+            guard (1...64).contains(maxSize) else { throw ValidationError("--max-size \(maxSize): must be 1-64 MiB") }
+        }
+
+        func run() throws {
+            let paths = Paths.resolve(root: root, environment: ProcessInfo.processInfo.environment)
+            let calendars: [CalendarInfo]
+            do {
+                let response = try ControlClient(path: paths.socket).send(.calendarList)
+                if let error = response.error { throw CalendarToolError(error.message) }
+                calendars = response.calendars ?? []
+            } catch {
+                CalendarTool.complain("\(error)")
+                throw ExitCode(1)
+            }
+            let web = calendars.filter { $0.source.hasPrefix("http://") || $0.source.hasPrefix("https://") }
+                .filter { calendar == nil || $0.name == calendar || "\($0.id)" == calendar }
+            guard !web.isEmpty else {
+                if let calendar, !calendars.contains(where: { $0.name == calendar || "\($0.id)" == calendar }) {
+                    CalendarTool.complain("no calendar \(calendar); 'reveille calendar list' shows them")
+                    throw ExitCode(64)
+                }
+                return print(
+                    calendar == nil ? "no web calendars to fetch" : "calendar \(calendar!) is a file: nothing to fetch")
+            }
+            let folder = paths.calendarCache
+            guard FileManager.default.isWritableFile(atPath: folder) else {
+                CalendarTool.complain(
+                    "cannot write \(folder): run as the reveille-fetch user (sudo systemctl start reveille-calendar)")
+                throw ExitCode(1)
+            }
+            let refresh = CalendarRefresh(
+                folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20), force: force
+            )
+            var failed = false
+            for calendar in web {
+                let outcome = refresh.refresh(
+                    CalendarRefresh.Source(id: calendar.id, name: calendar.name, url: calendar.source))
+                print(outcome.line)
+                failed = failed || outcome.failed
+            }
+            if failed { throw ExitCode(1) }
+        }
+    }
+
+    /// The daemon's calendar reader: it runs this rather than parse untrusted iCalendar text itself.
+    struct Expand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "expand", abstract: "Read a calendar file for reveilled (prints JSON).")
+
+        @Argument var file: String
+        @Option(name: .long) var from: String
+        @Option(name: .long) var through: String
+        @Option(name: .long) var zone: String
+
+        func run() throws {
+            // No capability (the daemon's ambient CAP_SYS_ADMIN is not passed on), 512 MiB, 20 s of CPU.
+            let confined = RV_confine_helper(512 << 20, 20)
+            var reply = CalendarExpansion(capabilities: String(RV_effective_capabilities(), radix: 16))
+            if confined != 0 {
+                reply.error = CalendarError(
+                    "the calendar reader could not drop its rights (\(String(cString: strerror(-confined))))")
+            } else {
+                do {
+                    let first = try CivilDate.parse(from)
+                    let last = try CivilDate.parse(through)
+                    let text = try String(contentsOfFile: file, encoding: .utf8)
+                    let rules = ZoneInfo.load(zone) ?? .utc
+                    reply.occurrences = try ICalendar.occurrences(in: text, from: first, through: last, zone: rules)
+                } catch let error as CalendarError {
+                    reply.error = error
+                } catch let error as InputError {
+                    reply.error = CalendarError(error.message)
+                } catch {
+                    reply.error = CalendarError("cannot read it: \(CalendarTool.reason(error))")
+                }
+            }
+            FileHandle.standardOutput.write(try JSONEncoder().encode(reply))
+        }
+    }
+
+    static func complain(_ message: String) {
+        FileHandle.standardError.write(Data("reveille: \(message)\n".utf8))
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
+        {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadInapplicableStringEncodingError {
+            return "not UTF-8 text"
+        }
+        return nsError.localizedDescription
+    }
+}
+
+struct CalendarToolError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
