@@ -28,9 +28,12 @@ public enum ZoneInfo {
     }
 
     /// The zone's rules: from tzdata when the system has them, else built in; nil when neither knows it.
-    public static func load(_ name: String, directory: String = ZoneInfo.directory) -> Zone? {
+    /// `span`: the instants whose offsets are read (a helper that needs a few years reads only those).
+    public static func load(_ name: String, directory: String = ZoneInfo.directory, span: Range<Int> = ZoneInfo.span)
+        -> Zone?
+    {
         guard isZoneName(name) else { return nil }
-        if let zone = load(file: file(for: name, directory: directory), name: name, directory: directory) {
+        if let zone = load(file: file(for: name, directory: directory), name: name, directory: directory, span: span) {
             return zone
         }
         return Zone(builtIn: name)
@@ -38,8 +41,10 @@ public enum ZoneInfo {
 
     /// The rules in one compiled zone file (the target of /etc/localtime, say), under `name`.
     /// `directory`: the tzdata folder the file belongs to, if any, for its version.
-    public static func load(file path: String, name: String, directory: String? = nil) -> Zone? {
-        guard isZoneFile(path), let table = table(path) else { return nil }
+    public static func load(file path: String, name: String, directory: String? = nil, span: Range<Int> = ZoneInfo.span)
+        -> Zone?
+    {
+        guard isZoneFile(path), let table = table(path, span: span) else { return nil }
         return Zone(identifier: name, origin: origin(directory: directory, path: path), table: table)
     }
 
@@ -71,9 +76,9 @@ public enum ZoneInfo {
     private static let lock = Mutex(())
 
     /// 1970-01-01 to 2100-01-01: far beyond any alarm's horizon.
-    static let span = 0..<4_102_444_800
+    public static let span = 0..<4_102_444_800
 
-    private static func table(_ path: String) -> ZoneTable? {
+    private static func table(_ path: String, span: Range<Int>) -> ZoneTable? {
         lock.withLock { _ in
             let saved = getenv("TZ").map { String(cString: $0) }
             defer {
@@ -86,12 +91,12 @@ public enum ZoneInfo {
             tzset()
             setenv("TZ", ":" + path, 1)
             tzset()
-            return sample()
+            return sample(span)
         }
     }
 
     /// The offsets glibc gives, sampled every 12 hours (no zone changes twice in a day); each change is narrowed to its second.
-    private static func sample() -> ZoneTable {
+    private static func sample(_ span: Range<Int>) -> ZoneTable {
         func offset(_ instant: Int) -> Int {
             var time = time_t(instant)
             var parts = tm()

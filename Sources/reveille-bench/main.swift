@@ -88,9 +88,36 @@ func fiveYearCalendar(weeks: Int = 12) -> String {
     return (lines + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
 }
 
-// `reveille-bench calendar FILE`: writes the calendar for scripts/bench.sh and stops.
-if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "calendar" {
-    try! fiveYearCalendar().write(toFile: CommandLine.arguments[2], atomically: true, encoding: .utf8)
+/// A household's holiday calendar of five years: ten public holidays a year (yearly rules) and
+/// five school breaks a year of one to two weeks: about 60 holiday days a year.
+func householdHolidays() -> String {
+    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Reveille bench//EN"]
+    func compact(_ date: CivilDate) -> String { date.description.replacingOccurrences(of: "-", with: "") }
+    let start = CivilDate(year: 2026, month: 1, day: 1)!
+    for index in 0..<10 {
+        lines += [
+            "BEGIN:VEVENT", "UID:public-\(index)", "SUMMARY:Public holiday \(index + 1)",
+            "DTSTART;VALUE=DATE:\(compact(start.adding(days: index * 36 + 3)))", "RRULE:FREQ=YEARLY;COUNT=5",
+            "END:VEVENT",
+        ]
+    }
+    for year in 0..<5 {
+        for term in 0..<5 {
+            let first = start.adding(days: year * 365 + term * 73 + 40)
+            lines += [
+                "BEGIN:VEVENT", "UID:break-\(year)-\(term)", "SUMMARY:School break \(term + 1)",
+                "DTSTART;VALUE=DATE:\(compact(first))", "DTEND;VALUE=DATE:\(compact(first.adding(days: 7 + term * 2)))",
+                "END:VEVENT",
+            ]
+        }
+    }
+    return (lines + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+}
+
+// `reveille-bench calendar FILE` (the 2,000 events) or `holidays FILE`: writes it for the scripts and stops.
+if CommandLine.arguments.count == 3, ["calendar", "holidays"].contains(CommandLine.arguments[1]) {
+    let text = CommandLine.arguments[1] == "calendar" ? fiveYearCalendar() : householdHolidays()
+    try! text.write(toFile: CommandLine.arguments[2], atomically: true, encoding: .utf8)
     exit(0)
 }
 
