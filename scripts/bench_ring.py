@@ -244,7 +244,7 @@ def idle_lines(window, seconds, what):
             f"   RSS {resources['rssKilobytes'] / 1024:.1f} MB ({resources['anonymousKilobytes'] / 1024:.1f} MB anonymous)"]
 
 
-def idle(seconds):
+def idle(seconds, with_calendar=True):
     root = tempfile.mkdtemp(prefix="reveille-idle.")
     proc, sock = start_daemon(root)  # the system's zone, followed: the default on a device
     try:
@@ -252,13 +252,14 @@ def idle(seconds):
         for i in range(10):
             spec = {"time": f"{(now.tm_hour + i // 4) % 24:02d}:{(i * 7) % 60:02d}", "days": "daily"}
             assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
-        # And a holiday calendar (the engine benchmark's five years, 2,000 events): its folder is
-        # watched, which must cost nothing while nothing changes.
-        calendar = os.path.join(root, "holidays.ics")
-        subprocess.run([os.path.join(BIN, "reveille-bench"), "calendar", calendar], check=True)
-        os.chmod(calendar, 0o644)
-        os.chmod(root, 0o755)
-        assert request(sock, {"calendarAdd": {"name": "holidays", "source": calendar}})["ok"]
+        # And a holiday calendar (the engine benchmark's five years, 2,000 events; CALENDAR=0: none):
+        # its folder is watched, which must cost nothing while nothing changes.
+        if with_calendar:
+            calendar = os.path.join(root, "holidays.ics")
+            subprocess.run([os.path.join(BIN, "reveille-bench"), "calendar", calendar], check=True)
+            os.chmod(calendar, 0o644)
+            os.chmod(root, 0o755)
+            assert request(sock, {"calendarAdd": {"name": "holidays", "source": calendar}})["ok"]
         time.sleep(5)  # the connection threads of those requests have ended
         # The daemon's threads do not come and go while it is idle (no dispatch worker pool).
         window = idle_window(proc, sock, seconds)
@@ -270,8 +271,8 @@ def idle(seconds):
         return
     minutes = seconds / 60
     status = window["resources"]
-    print(f"   over {seconds} s idle with 10 alarms set (the next one hours away) and a holiday calendar, "
-          f"{window['threads']} threads:")
+    print(f"   over {seconds} s idle with 10 alarms set (the next one hours away)"
+          f"{' and a holiday calendar' if with_calendar else ''}, {window['threads']} threads:")
     print(f"   CPU {window['cpu_ms']:.3f} ms, i.e. {window['cpu_ms'] * 60 / minutes:.2f} ms per idle hour")
     print(f"   wake-ups (voluntary context switches, all threads) {window['wakeups']}, "
           f"i.e. {window['wakeups'] / minutes:.2f} per minute ({window['preempted']} preemptions)")
@@ -289,4 +290,4 @@ if __name__ == "__main__":
         ringing(int(os.environ.get("RINGING_SECONDS", "30")))
     if what in ("idle", "all"):
         print("== idle daemon")
-        idle(int(os.environ.get("IDLE_SECONDS", "300")))
+        idle(int(os.environ.get("IDLE_SECONDS", "300")), os.environ.get("CALENDAR", "1") != "0")
