@@ -5,19 +5,23 @@ import ReveilleProtocol
 struct CalendarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calendar",
-        abstract: "Holiday calendars (.ics files) that silence --skip-holidays alarms.",
+        abstract: "Calendars (.ics files): holidays that silence alarms, or events that chime reminders.",
         discussion: """
-            A holiday calendar is an iCalendar (.ics) file on this machine, or on the web (http or \
-            https, fetched by 'calendar refresh'): a school's term dates, public holidays. Every day an event covers is a holiday; alarms added with \
-            --skip-holidays stay silent on it, and 'next' and 'month' name it. The daemon reads the \
-            file again when it changes; a broken file keeps the last good copy in use, and \
-            'status', 'calendar list' and 'doctor' say what is wrong.
+            A calendar is an iCalendar (.ics) file on this machine, or on the web (http or https, \
+            fetched by 'calendar refresh'). A holiday calendar (--holidays): a school's term dates, \
+            public holidays; every day an event covers is a holiday, alarms added with \
+            --skip-holidays stay silent on it, and 'next' and 'month' name it. A reminder calendar \
+            (--reminders): each timed event chimes some minutes before it (--minutes 60,15), or at \
+            its own alarms (VALARM) when it has them; 'next' lists the chimes. The daemon reads the \
+            file again when it changes: moved or cancelled events move or drop their chimes. A \
+            broken file keeps the last good copy in use, and 'status', 'calendar list' and 'doctor' \
+            say what is wrong.
             """,
         subcommands: [Add.self, List.self, Remove.self, Show.self, Refresh.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "add", abstract: "Add a holiday calendar from an iCalendar file or web address.",
+            commandName: "add", abstract: "Add a holiday or reminder calendar from an iCalendar file or web address.",
             discussion: """
                 The file must be readable by everyone (the daemon reads it with its own rights, which may reach further than yours). It \
                 is read at once: a file that is not a calendar is refused with its line. A web \
@@ -31,16 +35,64 @@ struct CalendarCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The .ics file, or its http(s) address.", valueName: "file|url"))
         var file: String
 
-        @Flag(name: .long, help: "Its days are holidays (the only kind of calendar so far).")
+        @Flag(name: .long, help: "Its days are holidays: --skip-holidays alarms stay silent on them.")
         var holidays = false
+
+        @Flag(name: .long, help: "Its events chime reminders before they start.")
+        var reminders = false
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --reminders: minutes before each event, like 60,15 (default 15).", valueName: "list"))
+        var minutes: String?
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --reminders: a sound for one offset, like 60=/usr/local/share/sounds/bell.wav (repeatable).",
+                valueName: "minutes=file"))
+        var sound: [String] = []
 
         @OptionGroup var connection: ConnectionOptions
 
         func validate() throws {
-            guard holidays else {
+            guard holidays != reminders else {
                 throw ValidationError(
-                    "say what the calendar is for: --holidays (its days silence --skip-holidays alarms)")
+                    "say what the calendar is for: --holidays (its days silence --skip-holidays alarms) "
+                        + "or --reminders (its events chime before they start)")
             }
+            if holidays && (minutes != nil || !sound.isEmpty) {
+                throw ValidationError("--minutes and --sound go with --reminders")
+            }
+            _ = try offsets()
+            _ = try sounds()
+        }
+
+        func offsets() throws -> [Int]? {
+            guard let minutes else { return nil }
+            let parts = minutes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let values = parts.compactMap { Int($0) }
+            guard !parts.isEmpty, values.count == parts.count, values.allSatisfy({ (0...10_080).contains($0) }) else {
+                throw ValidationError("--minutes \(minutes): give minutes before each event (0-10080), like 60,15")
+            }
+            return values
+        }
+
+        func sounds() throws -> [String: String]? {
+            guard !sound.isEmpty else { return nil }
+            var result: [String: String] = [:]
+            for item in sound {
+                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let offset = Int(parts[0]), !parts[1].isEmpty else {
+                    throw ValidationError(
+                        "--sound \(item): give minutes=file, like 60=/usr/local/share/sounds/bell.wav")
+                }
+                let path =
+                    parts[1].hasPrefix("/") ? parts[1] : FileManager.default.currentDirectoryPath + "/" + parts[1]
+                result[String(offset)] = path
+            }
+            return result
         }
 
         func run() throws {
@@ -49,7 +101,12 @@ struct CalendarCommand: ParsableCommand {
                 isURL || file.hasPrefix("/")
                 ? file : FileManager.default.currentDirectoryPath + "/" + file
             let source = isURL ? path : URL(fileURLWithPath: path).standardizedFileURL.path
-            report(try send(.calendarAdd(name: name, source: source), to: connection))
+            let command: Command =
+                reminders
+                ? .calendarAdd(
+                    name: name, source: source, purpose: "reminders", minutes: try offsets(), sounds: try sounds())
+                : .calendarAdd(name: name, source: source)
+            report(try send(command, to: connection))
         }
     }
 
@@ -64,7 +121,8 @@ struct CalendarCommand: ParsableCommand {
             let calendars = try send(.calendarList, to: connection).calendars ?? []
             if output.json { return printJSON(calendars) }
             guard !calendars.isEmpty else {
-                return print("no calendars; add one with 'reveille calendar add NAME FILE --holidays'")
+                return print(
+                    "no calendars; add one with 'reveille calendar add NAME FILE --holidays' (or --reminders)")
             }
             var table = Table("ID", "NAME", "FOR", "AHEAD", "NEXT", "FILE")
             for calendar in calendars {

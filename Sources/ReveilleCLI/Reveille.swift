@@ -18,7 +18,7 @@ public struct Reveille: ParsableCommand {
             AlarmCommand.self,
             RuleCommand.self, OverrideCommand.self, PauseCommand.self, ResumeCommand.self, HistoryCommand.self,
             StatsCommand.self, SoundCommand.self, TagCommand.self, AppsCommand.self, RunCommand.self,
-            WebCommand.self, CalendarCommand.self, DoctorCommand.self,
+            WebCommand.self, CalendarCommand.self, ReminderCommand.self, DoctorCommand.self,
         ])
 
     /// Accepted before the subcommand too (`reveille --root .reveille status`); each subcommand reads it.

@@ -86,7 +86,8 @@ struct StatusCommand: ParsableCommand {
         case .readerHealth(let reader): "NFC reader: \(reader)"
         case .policyRejected(let why): "app policy rejected: \(why)"
         case .input(let input): "input: \(input)"
-        case .schedule: "the schedule changed (alarms, rules, overrides or pause)"
+        case .schedule: "the schedule changed (alarms, rules, overrides, reminders or pause)"
+        case .reminder(let chime): "REMINDER: \(chime.text) (\(chime.origin), due \(chime.due))"
         }
     }
 
@@ -141,6 +142,7 @@ struct StatusCommand: ParsableCommand {
         } else {
             lines.append("next ring: none")
         }
+        if let reminder = status.nextReminder { lines.append("next reminder: \(reminder)") }
         lines.append("NFC reader: \(status.reader)")
         if !status.sound.isEmpty { lines.append("sound: \(status.sound)") }
         if status.inputs.isEmpty {
@@ -193,6 +195,16 @@ struct NextCommand: ParsableCommand {
         let report = try send(.next(days: days), to: connection).schedule ?? ScheduleReport()
         if output.json { return printJSON(report.rows) }
         FileHandle.standardOutput.write(Data(ScheduleTable.render(report)))
+        if let reminders = report.reminders {
+            var table = Table("DATE", "DAY", "TIME", "REMINDER", "FROM", "")
+            for chime in reminders {
+                let weekday = (try? CivilDate.parse(chime.date))?.weekday.displayName ?? ""
+                table.add(
+                    chime.date, weekday, chime.time, chime.text, chime.origin,
+                    chime.silenced.map { "silent: \($0)" } ?? "")
+            }
+            FileHandle.standardOutput.write(Data("\n".utf8) + Data(table.bytes()))
+        }
     }
 }
 

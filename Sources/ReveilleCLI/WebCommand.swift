@@ -39,9 +39,13 @@ struct WebCommand: ParsableCommand {
                 web.loopbackOnly
                 ? web.address : (web.address == "0.0.0.0" || web.address == "::" ? hostName() : web.address)
             print("pairing code for \"\(name)\" (\(admin ? "admin" : "user") rights): \(code)")
-            print("open http://\(host.contains(":") ? "[\(host)]" : host):\(web.port)/ and type it; it works once, for ten minutes")
+            print(
+                "open http://\(host.contains(":") ? "[\(host)]" : host):\(web.port)/ and type it; it works once, for ten minutes"
+            )
             if web.loopbackOnly {
-                print("note: reveille-web listens on \(web.address) only; set [web] address in reveille.toml to reach it from a phone")
+                print(
+                    "note: reveille-web listens on \(web.address) only; set [web] address in reveille.toml to reach it from a phone"
+                )
             }
         }
 
@@ -64,7 +68,8 @@ struct WebCommand: ParsableCommand {
             var table = Table("ID", "NAME", "RIGHTS", "PAIRED")
             for device in devices {
                 let paired = Date(timeIntervalSince1970: TimeInterval(device.pairedAt))
-                table.add("\(device.id)", device.name, device.role.rawValue, paired.formatted(.iso8601.year().month().day()))
+                table.add(
+                    "\(device.id)", device.name, device.role.rawValue, paired.formatted(.iso8601.year().month().day()))
             }
             table.print()
         }

@@ -81,12 +81,25 @@ public enum ICalendar {
             // libical's spans of DATE values run to the end of the last day: count the days instead
             // (DTEND is exclusive; none, or one not after DTSTART, is a single day).
             let days = allDay ? max(1, dayNumber(icalcomponent_get_dtend(event)) - dayNumber(dtstart)) : 0
+            let triggers = alarmTriggers(event)
             for (spanStart, spanEnd) in collector.spans {
                 guard !skip.contains(spanStart) else { continue }
-                let occurrence = occurrenceOf(
+                var occurrence = occurrenceOf(
                     uid: name, summary: summary, start: spanStart, end: allDay ? spanStart + days * 86_400 : spanEnd,
                     floating: floating, allDay: allDay, zone: zone)
-                if occurrence.lastDate >= first && occurrence.firstDate <= last { result.append(occurrence) }
+                guard occurrence.lastDate >= first && occurrence.firstDate <= last else { continue }
+                occurrence.recurrence =
+                    isOverride ? wallOrInstant(icalcomponent_get_recurrenceid(event)) : spanStart
+                if !triggers.isEmpty, let start = occurrence.start {
+                    occurrence.alarmMinutes = triggers.map { trigger in
+                        switch trigger {
+                        case .beforeStart(let seconds): seconds / 60
+                        case .beforeEnd(let seconds): (seconds - (spanEnd - spanStart)) / 60
+                        case .at(let instant): (start - instant) / 60
+                        }
+                    }
+                }
+                result.append(occurrence)
             }
         }
         return result
@@ -116,6 +129,31 @@ public enum ICalendar {
             }
         }
         return CalendarOccurrence(uid: uid, summary: summary, firstDate: firstDate, lastDate: lastDate, start: instant)
+    }
+
+    /// When a VALARM of an event goes off.
+    private enum Trigger {
+        /// Seconds before the start (negative: after it).
+        case beforeStart(Int)
+        case beforeEnd(Int)
+        /// At an instant.
+        case at(Int)
+    }
+
+    /// The triggers of the event's VALARMs: a duration before (or after) its start or end, or a
+    /// moment (RFC 5545, 3.8.6.3).
+    private static func alarmTriggers(_ event: OpaquePointer) -> [Trigger] {
+        children(of: event, ICAL_VALARM_COMPONENT).compactMap { alarm in
+            guard let property = icalcomponent_get_first_property(alarm, ICAL_TRIGGER_PROPERTY) else { return nil }
+            let trigger = icalproperty_get_trigger(property)
+            if icaltime_is_null_time(trigger.time) == 0 {
+                return .at(Int(icaltime_as_timet_with_zone(trigger.time, icaltimezone_get_utc_timezone())))
+            }
+            let seconds = -Int(icaldurationtype_as_int(trigger.duration))
+            let related = icalproperty_get_first_parameter(property, ICAL_RELATED_PARAMETER)
+            if let related, icalparameter_get_related(related) == ICAL_RELATED_END { return .beforeEnd(seconds) }
+            return .beforeStart(seconds)
+        }
     }
 
     /// Removes the event's EXDATEs and returns the starts they exclude, as libical's spans give them.

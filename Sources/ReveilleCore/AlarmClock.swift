@@ -37,12 +37,18 @@ public struct AlarmClock: Sendable {
         public var handled: [Occurrence]
         /// The highest session id in the history.
         public var lastSessionID: Int
+        /// Chimes already played, skipped or missed (key and due instant), so none plays twice.
+        public var handledChimes: [String: Int]
 
-        public init(evaluatedThrough: Int?, activeSession: RingSession?, handled: [Occurrence], lastSessionID: Int) {
+        public init(
+            evaluatedThrough: Int?, activeSession: RingSession?, handled: [Occurrence], lastSessionID: Int,
+            handledChimes: [String: Int] = [:]
+        ) {
             self.evaluatedThrough = evaluatedThrough
             self.activeSession = activeSession
             self.handled = handled
             self.lastSessionID = lastSessionID
+            self.handledChimes = handledChimes
         }
     }
 
@@ -77,6 +83,17 @@ public struct AlarmClock: Sendable {
     private var lastTick: (wall: Double, monotonic: Double)?
     private var warnedClockBehind = false
     private var random: ProblemRandom
+    /// Chimes due up to this instant have been looked at.
+    private var chimesThrough: Int?
+    /// The next chime after `chimesThrough`, once known (nil inside: none within the horizon).
+    private var nextChime: Int??
+    private var handledChimes: [String: Int]
+    /// Due chimes waiting for a ringing alarm to stop.
+    public private(set) var waitingChimes: [Chime] = []
+    /// Due chimes whose `--unless` command runs, by key.
+    public private(set) var checkingChimes: [String: Chime] = [:]
+    /// Waiting chimes already logged as waiting.
+    private var announcedChimes: Set<String> = []
 
     public init(
         schedule: ScheduleState, zone: Zone, readerHealth: ReaderHealth, stored: Stored, limits: Limits,
@@ -91,6 +108,9 @@ public struct AlarmClock: Sendable {
         self.handled = Set(stored.handled)
         self.nextSessionID = stored.lastSessionID + 1
         self.random = random
+        self.handledChimes = stored.handledChimes
+        // A chime waiting when the daemon stopped is looked at again, within the grace period.
+        self.chimesThrough = stored.evaluatedThrough.map { $0 - limits.graceSeconds }
     }
 
     // MARK: Events
@@ -132,6 +152,7 @@ public struct AlarmClock: Sendable {
         let seconds = Int(now.rounded(.down))
         actions += advanceSession(now: seconds)
         actions += catchUp(now: now)
+        actions += dueChimes(now: seconds)
         return actions + wake(now: seconds)
     }
 
@@ -141,6 +162,8 @@ public struct AlarmClock: Sendable {
     public mutating func scheduleChanged(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
         self.schedule = schedule
         nextRing = nil
+        nextChime = nil
+        if let through = chimesThrough, now > through { chimesThrough = now }
         var actions: [ClockAction] = [.publish(.schedule)]
         if let through = evaluatedThrough, now > through {
             evaluatedThrough = now
@@ -156,6 +179,7 @@ public struct AlarmClock: Sendable {
         let from = self.zone
         self.zone = zone
         nextRing = nil
+        nextChime = nil
         let what =
             zone.identifier == from.identifier
             ? "the rules of time zone \(zone.identifier) changed (\(zone.origin))"
@@ -278,8 +302,24 @@ public struct AlarmClock: Sendable {
                     .warning,
                     "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"))
         }
-        let actions = apply(fired, steps.map { .ring($0) } + notes) + wake(now: now)
+        let actions = apply(fired, steps.map { .ring($0) } + notes, now: now) + wake(now: now)
         return ClockReply(result: .success(fired), actions: actions)
+    }
+
+    /// A chime's `--unless` command finished: exit status 0 (`skip`) means it is not needed.
+    /// `detail` says how the command ended, for the log.
+    public mutating func chimeChecked(key: String, skip: Bool, detail: String, now: Int) -> [ClockAction] {
+        guard let chime = checkingChimes.removeValue(forKey: key) else { return [] }
+        if skip {
+            handledChimes[chime.key] = chime.instant
+            return [
+                .log(.notice, "reminder \"\(chime.text)\" (\(chime.origin)) skipped: its --unless command \(detail)"),
+                .recordChime(chime, .skipped, at: now),
+            ]
+        }
+        waitingChimes.append(chime)
+        return [.log(.info, "reminder \"\(chime.text)\": its --unless command \(detail); it plays")]
+            + playWaitingChimes(now: now) + wake(now: now)
     }
 
     /// The daemon stops: the sound stops, how far occurrences were handled is kept.
@@ -300,7 +340,7 @@ public struct AlarmClock: Sendable {
         do {
             let steps = try body(&active, &generator)
             random = generator
-            let actions = apply(active, steps) + wake(now: now)
+            let actions = apply(active, steps, now: now) + wake(now: now)
             return ClockReply(result: .success(active), actions: actions)
         } catch {
             return ClockReply(result: .failure(error), actions: [])
@@ -323,12 +363,12 @@ public struct AlarmClock: Sendable {
                     "alarm \(active.settings.name) rang \(limits.ring.maxRingSeconds / 60) min unanswered; stopped (unattended)"
                 ))
         }
-        return apply(active, notes + steps.map { .ring($0) })
+        return apply(active, notes + steps.map { .ring($0) }, now: now)
     }
 
     /// Keeps the session after a transition and turns its steps into actions: the sound first,
     /// then the state written, hooks, and what watchers are told.
-    private mutating func apply(_ active: RingSession, _ steps: [SessionStep]) -> [ClockAction] {
+    private mutating func apply(_ active: RingSession, _ steps: [SessionStep], now: Int) -> [ClockAction] {
         let before = session
         session = active.state.isActive ? active : nil
         var sound: [ClockAction] = []
@@ -355,7 +395,8 @@ public struct AlarmClock: Sendable {
         if before?.id != active.id || before?.state != active.state || before?.challenge != active.challenge {
             rest.append(.publish(.session(active)))
         }
-        return sound + rest
+        // Chimes that waited for the alarm play once it is quiet (snoozed or over).
+        return sound + rest + playWaitingChimes(now: now)
     }
 
     /// Rings what came due since the last look, by the missed-alarm rule.
@@ -427,7 +468,7 @@ public struct AlarmClock: Sendable {
                         "alarm \(alarm.name) is due while \(active.settings.name) is \(was.rawValue); it rings as that session"
                     ))
                 if case .once = alarm.repeats { after += disable(alarm.id) }
-                actions += apply(active, steps.map { .ring($0) })
+                actions += apply(active, steps.map { .ring($0) }, now: seconds)
             } else {
                 var (fired, steps) = RingSession.fire(
                     settings: RingSettings(alarm), scheduledAt: scheduledAt, now: seconds,
@@ -447,7 +488,7 @@ public struct AlarmClock: Sendable {
                             "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"
                         ))
                 }
-                actions += apply(fired, steps.map { .ring($0) } + notes)
+                actions += apply(fired, steps.map { .ring($0) } + notes, now: seconds)
             }
         }
         // Alarms due at the very same instant ring as that one session, and say so.
@@ -458,10 +499,84 @@ public struct AlarmClock: Sendable {
             actions.append(
                 .log(.notice, "alarm \(alarm.name) is due with \(active.settings.name); it rings as that session"))
             if case .once = alarm.repeats { after += disable(alarm.id) }
-            actions += apply(active, steps.map { .ring($0) })
+            actions += apply(active, steps.map { .ring($0) }, now: seconds)
         }
         // The missed records and how far occurrences are handled go to disk together (one transaction).
         return actions + [.persist(records, evaluatedThrough: seconds)] + after
+    }
+
+    /// Chimes that came due since the last look: too late ones are recorded as missed, those with
+    /// an `--unless` command have it run first, the others play (or wait for a ringing alarm).
+    private mutating func dueChimes(now: Int) -> [ClockAction] {
+        guard let through = chimesThrough else {
+            chimesThrough = now  // the first start ever: nothing before now was due
+            return []
+        }
+        guard now > through else { return [] }  // the clock is behind: catchUp says so
+        if case .some(let next) = nextChime, next.map({ now < $0 }) ?? true {
+            chimesThrough = now  // nothing can have come due
+            return []
+        }
+        nextChime = nil
+        var plan = ReminderPlan(state: schedule, zone: zone)
+        let waiting = Set(waitingChimes.map(\.key))
+        let due = plan.chimes(after: through, through: now).filter {
+            handledChimes[$0.key] == nil && checkingChimes[$0.key] == nil && !waiting.contains($0.key)
+        }
+        chimesThrough = now
+        handledChimes = handledChimes.filter { $0.value > now - limits.lookBackSeconds }
+        var actions: [ClockAction] = []
+        for chime in due {
+            if now - chime.instant > limits.graceSeconds {
+                handledChimes[chime.key] = chime.instant
+                actions.append(
+                    .log(
+                        .warning,
+                        "reminder \"\(chime.text)\" (\(chime.origin)) was due at \(localTime(chime.instant)); missed (over \(limits.graceSeconds / 60) min ago)"
+                    ))
+                actions.append(.recordChime(chime, .missed, at: now))
+            } else if chime.unless != nil {
+                checkingChimes[chime.key] = chime
+                actions.append(.checkChime(chime))
+            } else {
+                waitingChimes.append(chime)
+            }
+        }
+        return actions + playWaitingChimes(now: now)
+    }
+
+    /// Plays the chimes that wait, unless an alarm rings: a chime never interrupts one. Chimes due
+    /// together play as one chime (the first one's sound), each logged and recorded.
+    private mutating func playWaitingChimes(now: Int) -> [ClockAction] {
+        guard let first = waitingChimes.first else { return [] }
+        if let active = session, active.state == .ringing {
+            let quiet = waitingChimes.filter { !announcedChimes.contains($0.key) }
+            announcedChimes.formUnion(quiet.map(\.key))
+            return quiet.map {
+                .log(.info, "reminder \"\($0.text)\" waits until alarm \(active.settings.name) is quiet")
+            }
+        }
+        let chimes = waitingChimes
+        waitingChimes = []
+        announcedChimes = []
+        var actions: [ClockAction] = [.chime(first)]
+        for chime in chimes {
+            handledChimes[chime.key] = chime.instant
+            let late = now - chime.instant
+            actions.append(
+                .log(
+                    .notice,
+                    "reminder \"\(chime.text)\" (\(chime.origin)) chimes (due \(localTime(chime.instant))\(late > 1 ? ", \(DurationText.format(seconds: late)) late" : ""))"
+                ))
+            actions.append(.recordChime(chime, .played, at: now))
+            actions.append(.publish(.chime(chime)))
+        }
+        return actions
+    }
+
+    private func localTime(_ instant: Int) -> String {
+        let local = ZoneResolver(zone: zone).local(at: instant).time
+        return instant % 60 == 0 ? local.hoursAndMinutes : local.withSeconds
     }
 
     /// Folds every `.persist` of `actions` into one, where the first one stood: the sessions and how
@@ -518,12 +633,18 @@ public struct AlarmClock: Sendable {
             var engine = ScheduleEngine(state: schedule, zone: zone)
             nextRing = .some(engine.nextRing(after: max(now, evaluatedThrough ?? now))?.ringInstant)
         }
+        if nextChime == nil {
+            var plan = ReminderPlan(state: schedule, zone: zone)
+            nextChime = .some(plan.next(after: max(now, chimesThrough ?? now))?.instant)
+        }
         var actions: [ClockAction] = []
         if publishedNextRing != nextRing, let next = nextRing {
             publishedNextRing = nextRing
             actions.append(.publish(.nextRing(next)))
         }
-        let candidates: [Int?] = [session?.nextDeadline, nextRing ?? nil, now + limits.longestSleepSeconds]
+        let candidates: [Int?] = [
+            session?.nextDeadline, nextRing ?? nil, nextChime ?? nil, now + limits.longestSleepSeconds,
+        ]
         return actions + [.wake(at: candidates.compactMap { $0 }.min()!)]
     }
 
@@ -559,6 +680,12 @@ public enum ClockAction: Hashable, Sendable {
     case publish(ClockChange)
     /// Look again at this instant (seconds since the epoch, wall clock) at the latest.
     case wake(at: Int)
+    /// Play a reminder's chime once: no challenge, no snooze.
+    case chime(Chime)
+    /// Run the chime's `--unless` command, then report with `chimeChecked`.
+    case checkChime(Chime)
+    /// Keep that the chime was played, skipped or missed, so that it never plays twice.
+    case recordChime(Chime, ChimeOutcome, at: Int)
 }
 
 /// A change watchers are told about.
@@ -574,6 +701,8 @@ public enum ClockChange: Hashable, Sendable {
     case readerHealth(ReaderHealth)
     /// Alarms, rules, overrides or the master switch changed, whether or not the next ring moved.
     case schedule
+    /// A reminder chimed.
+    case chime(Chime)
 }
 
 /// How a request that moves the session went: the session after it, or why it was refused.

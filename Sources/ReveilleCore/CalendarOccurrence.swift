@@ -13,13 +13,23 @@ public struct CalendarOccurrence: Sendable, Hashable, Codable {
     public let lastDate: CivilDate
     /// The instant it starts; nil for an all-day event.
     public let start: Int?
+    /// Which occurrence of a recurring event this is, as its RECURRENCE-ID would name it (the start
+    /// it had by the rule, as libical encodes it): stays the same when an override moves it.
+    public var recurrence: Int?
+    /// The event's own VALARM triggers, in minutes before its start; nil when it has none.
+    public var alarmMinutes: [Int]?
 
-    public init(uid: String, summary: String, firstDate: CivilDate, lastDate: CivilDate, start: Int?) {
+    public init(
+        uid: String, summary: String, firstDate: CivilDate, lastDate: CivilDate, start: Int?,
+        recurrence: Int? = nil, alarmMinutes: [Int]? = nil
+    ) {
         self.uid = uid
         self.summary = summary
         self.firstDate = firstDate
         self.lastDate = lastDate
         self.start = start
+        self.recurrence = recurrence
+        self.alarmMinutes = alarmMinutes
     }
 
     public var dates: [CivilDate] {

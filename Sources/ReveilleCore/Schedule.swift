@@ -87,16 +87,23 @@ public struct ScheduleState: Sendable {
     /// Dates on which holiday-skipping alarms stay silent, with the holiday's name.
     public var holidays: [CivilDate: String]
     public var master: MasterSwitch
+    /// Reminders set by the clock (`reveille reminder add`).
+    public var reminders: [Reminder]
+    /// The chimes of reminder calendars, from their events.
+    public var calendarChimes: [Chime]
 
     public init(
         alarms: [Alarm] = [], rules: [WeeklyRule] = [], overrides: [DateOverride] = [],
-        holidays: [CivilDate: String] = [:], master: MasterSwitch = .on
+        holidays: [CivilDate: String] = [:], master: MasterSwitch = .on, reminders: [Reminder] = [],
+        calendarChimes: [Chime] = []
     ) {
         self.alarms = alarms
         self.rules = rules
         self.overrides = overrides
         self.holidays = holidays
         self.master = master
+        self.reminders = reminders
+        self.calendarChimes = calendarChimes
     }
 }
 

@@ -113,28 +113,7 @@ extension Controller {
         if let label = spec.label { alarm.label = label }
         if let enabled = spec.enabled { alarm.enabled = enabled }
         if let sound = spec.sound {
-            if !sound.isEmpty {
-                guard sound.hasPrefix("/") else {
-                    throw InputError("--sound \"\(sound)\": give the file's absolute path")
-                }
-                var info = stat()
-                if stat(sound, &info) != 0 {
-                    throw InputError(
-                        errno == ENOENT || errno == ENOTDIR
-                            ? "--sound \(sound): no such file"
-                            : "--sound \(sound): the daemon cannot reach it (\(String(cString: strerror(errno)))); check the folders' permissions"
-                    )
-                }
-                guard info.st_mode & S_IFMT == S_IFREG else { throw InputError("--sound \(sound): not a file") }
-                guard access(sound, R_OK) == 0 else {
-                    throw InputError(
-                        "--sound \(sound): the daemon's user cannot read it; make it readable by others (chmod o+r) or put it in /usr/local/share/sounds"
-                    )
-                }
-                if let problem = ring.audio.problem(withSound: sound) {
-                    throw InputError("--sound: cannot play \(problem); use a WAV, FLAC, Ogg or MP3 file")
-                }
-            }
+            if !sound.isEmpty { try checkSound(sound) }
             alarm.sound = sound.isEmpty ? nil : sound
         }
         if let volume = spec.volume { alarm.volume = volume }
@@ -153,5 +132,29 @@ extension Controller {
         if let maxSnoozes = spec.maxSnoozes { alarm.maxSnoozes = maxSnoozes }
         if let snoozeMinutes = spec.snoozeMinutes { alarm.snoozeMinutes = snoozeMinutes }
         if let skipHolidays = spec.skipHolidays { alarm.skipHolidays = skipHolidays }
+    }
+
+    /// Refuses a sound file the daemon could not play, saying why and what to do.
+    func checkSound(_ sound: String, option: String = "--sound") throws {
+        guard sound.hasPrefix("/") else {
+            throw InputError("\(option) \"\(sound)\": give the file's absolute path")
+        }
+        var info = stat()
+        if stat(sound, &info) != 0 {
+            throw InputError(
+                errno == ENOENT || errno == ENOTDIR
+                    ? "\(option) \(sound): no such file"
+                    : "\(option) \(sound): the daemon cannot reach it (\(String(cString: strerror(errno)))); check the folders' permissions"
+            )
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw InputError("\(option) \(sound): not a file") }
+        guard access(sound, R_OK) == 0 else {
+            throw InputError(
+                "\(option) \(sound): the daemon's user cannot read it; make it readable by others (chmod o+r) or put it in /usr/local/share/sounds"
+            )
+        }
+        if let problem = ring.audio.problem(withSound: sound) {
+            throw InputError("\(option): cannot play \(problem); use a WAV, FLAC, Ogg or MP3 file")
+        }
     }
 }

@@ -1,15 +1,15 @@
 import Foundation
-import ReveilleProtocol
 import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
 
-/// `calendar add|list|rm|show` (README, "Holidays").
+/// `calendar add|list|rm|show` (README, "Holidays" and "Reminders").
 extension Controller {
     func calendarOperation(_ operation: Command) throws -> Response {
         switch operation {
-        case .calendarAdd(let name, let source):
-            return try addCalendar(name: name, source: source)
+        case .calendarAdd(let name, let source, let purpose, let minutes, let sounds):
+            let use = try CalendarUse(purpose: purpose, minutes: minutes, sounds: sounds, check: checkSound)
+            return try addCalendar(name: name, source: source, use: use)
         case .calendarList:
             var response = Response()
             response.calendars = calendars.entries.map { calendarInfo($0) }
@@ -22,11 +22,14 @@ extension Controller {
             // calendar under this id starts afresh (it checks the address it fetched).
             reloadCalendars(publish: false)
             logger.notice("calendar \(entry.record.name) removed")
-            return Response(message: "removed calendar \(entry.record.name); its holidays no longer silence alarms")
+            let effect =
+                entry.record.purpose == "reminders"
+                ? "its events no longer chime" : "its holidays no longer silence alarms"
+            return Response(message: "removed calendar \(entry.record.name); \(effect)")
         case .calendarShow(let which, let days):
-            guard (1...HolidayCalendars.spanDays).contains(days) else {
+            guard (1...Calendars.spanDays).contains(days) else {
                 throw InputError(
-                    "--days \(days): must be 1-\(HolidayCalendars.spanDays) (calendars are read two years ahead)")
+                    "--days \(days): must be 1-\(Calendars.spanDays) (calendars are read two years ahead)")
             }
             let entry = try calendar(which)
             let today = self.today()
@@ -79,17 +82,17 @@ extension Controller {
         }
     }
 
-    private func addCalendar(name: String, source: String) throws -> Response {
+    private func addCalendar(name: String, source: String, use: CalendarUse) throws -> Response {
         try checkName(name)
-        if HolidayCalendars.isWeb(source) {
-            return try addWebCalendar(name: name, url: source)
+        if Calendars.isWeb(source) {
+            return try addWebCalendar(name: name, url: source, use: use)
         }
         guard source.hasPrefix("/") else {
             throw InputError("\(source): give the file's absolute path")
         }
         // The daemon's rights may reach further than the admin's: only what anyone may read, or an
         // admin could have it read (and quote in an error) a file that is not theirs.
-        if let hidden = HolidayCalendars.notPublic(source) {
+        if let hidden = Calendars.notPublic(source) {
             throw Refusal(
                 .refused,
                 "\(hidden) is not readable by everyone; a calendar must be (chmod o+r, and o+x on its folders)")
@@ -100,15 +103,24 @@ extension Controller {
         case .success(let found): occurrences = found
         case .failure(let error): throw InputError("\(source) \(error); nothing added")
         }
-        let record = try store.insert(
-            CalendarRecord(name: name, source: source, purpose: "holidays", addedAt: nowSeconds()))
+        let record = try store.insert(use.record(name: name, source: source, addedAt: nowSeconds()))
         reloadCalendars(publish: false)
-        let days = CalendarOccurrence.holidays(occurrences).keys.filter { $0 >= today() }.count
-        logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(source), \(days) holiday dates ahead")
-        var response = Response(
-            message:
+        let message: String
+        if use.purpose == "reminders" {
+            let now = nowSeconds()
+            let events = occurrences.filter { ($0.start ?? 0) > now }.count
+            logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(source), \(events) timed events ahead")
+            message =
+                "added calendar \(name) (#\(record.id ?? 0)): \(events) timed events in the next two years; "
+                + "each chimes \(use.minutesText) (an event's own alarms replace these)"
+        } else {
+            let days = CalendarOccurrence.holidays(occurrences).keys.filter { $0 >= today() }.count
+            logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(source), \(days) holiday dates ahead")
+            message =
                 "added calendar \(name) (#\(record.id ?? 0)): \(days) holiday dates in the next two years; "
-                + "alarms with --skip-holidays stay silent on them")
+                + "alarms with --skip-holidays stay silent on them"
+        }
+        var response = Response(message: message)
         response.calendars = calendars.entries.filter { $0.record.id == record.id }.map { calendarInfo($0) }
         return response
     }
@@ -132,15 +144,14 @@ extension Controller {
 
     /// A web calendar is only written down here: `reveille calendar refresh`, an unprivileged
     /// process, fetches it into the cache this daemon reads.
-    private func addWebCalendar(name: String, url: String) throws -> Response {
+    private func addWebCalendar(name: String, url: String, use: CalendarUse) throws -> Response {
         guard let parsed = URL(string: url), let host = parsed.host, !host.isEmpty, url.count <= 2048,
             !url.contains(where: { $0.isWhitespace })
         else {
             throw InputError("\(url): not a web address; give one like https://example.org/holidays.ics")
         }
         try checkNameIsFree(name)
-        let record = try store.insert(
-            CalendarRecord(name: name, source: url, purpose: "holidays", addedAt: nowSeconds()))
+        let record = try store.insert(use.record(name: name, source: url, addedAt: nowSeconds()))
         reloadCalendars(publish: false)
         logger.notice(
             "calendar \(name) added (#\(record.id ?? 0)): \(url), to be fetched by 'reveille calendar refresh'")
@@ -151,7 +162,7 @@ extension Controller {
                 + "or 'reveille calendar refresh' as a user who may write \(calendars.fetchFolder)")
     }
 
-    private func calendar(_ which: String) throws -> HolidayCalendars.Entry {
+    private func calendar(_ which: String) throws -> Calendars.Entry {
         let entry = calendars.entries.first { "\($0.record.id ?? 0)" == which || $0.record.name == which }
         guard let entry else { throw noCalendar(which) }
         return entry
@@ -161,14 +172,82 @@ extension Controller {
         Refusal(.notFound, "no calendar \(which); 'reveille calendar list' shows them")
     }
 
-    private func calendarInfo(_ entry: HolidayCalendars.Entry) -> CalendarInfo {
+    private func calendarInfo(_ entry: Calendars.Entry) -> CalendarInfo {
         let today = self.today()
-        let ahead = CalendarOccurrence.holidays(entry.occurrences).filter { $0.key >= today }
-        let next = ahead.min { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-        return CalendarInfo(
+        var info = CalendarInfo(
             id: Int(entry.record.id ?? 0), name: entry.record.name, source: entry.record.source,
-            purpose: entry.record.purpose, upcomingDays: ahead.count, next: next,
+            purpose: entry.record.purpose,
             problem: entry.problem.map { "\($0.text) (since \(AppSupervisor.stamp($0.since, zone: zone)))" },
             loadedAt: entry.loadedAt.map { AppSupervisor.stamp($0, zone: zone) })
+        if entry.record.purpose == "reminders" {
+            let now = nowSeconds()
+            let id = Int(entry.record.id ?? 0)
+            let ahead = calendars.chimes.filter { $0.instant > now && $0.key.hasPrefix("calendar:\(id):") }
+            info.upcomingDays = Set(ahead.map(\.day)).count
+            info.next = ahead.first.map { chime in
+                let local = ZoneResolver(zone: zone).local(at: chime.instant)
+                return "\(local.date) \(local.time.hoursAndMinutes) \(chime.text)"
+            }
+            info.minutes = entry.record.reminderMinutes
+            let sounds = entry.record.reminderSounds
+            info.sounds =
+                sounds.isEmpty ? nil : Dictionary(uniqueKeysWithValues: sounds.map { (String($0.key), $0.value) })
+        } else {
+            let ahead = CalendarOccurrence.holidays(entry.occurrences).filter { $0.key >= today }
+            info.upcomingDays = ahead.count
+            info.next = ahead.min { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        }
+        return info
+    }
+}
+
+/// What a calendar is added for: holidays, or reminders at some minutes before each event with a
+/// sound for some of them. Checked before anything is written.
+struct CalendarUse {
+    let purpose: String
+    let minutes: [Int]
+    let sounds: [Int: String]
+
+    init(purpose: String?, minutes: [Int]?, sounds: [String: String]?, check: (String, String) throws -> Void) throws {
+        self.purpose = purpose ?? "holidays"
+        switch self.purpose {
+        case "holidays":
+            guard minutes == nil, sounds == nil else {
+                throw InputError("--minutes and --sound are for reminder calendars (--reminders), not holidays")
+            }
+            self.minutes = []
+            self.sounds = [:]
+        case "reminders":
+            let given = minutes ?? [15]
+            guard !given.isEmpty, given.count <= 6, given.allSatisfy({ (0...10_080).contains($0) }) else {
+                throw InputError(
+                    "--minutes: give 1 to 6 offsets of 0-10080 minutes before each event, like --minutes 60,15")
+            }
+            self.minutes = Array(Set(given)).sorted(by: >)
+            var byOffset: [Int: String] = [:]
+            for (key, path) in sounds ?? [:] {
+                guard let offset = Int(key), self.minutes.contains(offset) else {
+                    throw InputError(
+                        "--sound \(key)=\(path): \(key) is not one of the offsets (--minutes \(self.minutes.map(String.init).joined(separator: ",")))"
+                    )
+                }
+                try check(path, "--sound \(key)=")
+                byOffset[offset] = path
+            }
+            self.sounds = byOffset
+        default:
+            throw InputError("calendar purpose \"\(self.purpose)\": holidays or reminders")
+        }
+    }
+
+    func record(name: String, source: String, addedAt: Int) -> CalendarRecord {
+        CalendarRecord(name: name, source: source, purpose: purpose, addedAt: addedAt, minutes: minutes, sounds: sounds)
+    }
+
+    /// `60 and 15 minutes before`.
+    var minutesText: String {
+        let parts = minutes.map { $0 == 0 ? "at the start" : "\($0)" }
+        return parts.count == 1 && minutes[0] == 0
+            ? "at its start" : "\(parts.joined(separator: ", ")) minutes before"
     }
 }

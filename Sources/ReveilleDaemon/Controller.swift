@@ -74,7 +74,7 @@ public final class Controller {
     var soundTestUntil = 0.0
     var webPairing = WebPairing()
     /// Holiday calendars, read at start and again when their files change.
-    let calendars: HolidayCalendars
+    let calendars: Calendars
     /// The app policy and its enforcement; set once at start.
     var appSupervisor: AppSupervisor?
     /// The buttons and keypads; set once at start.
@@ -85,6 +85,9 @@ public final class Controller {
     var onCalendarsChanged: () -> Void = {}
     /// Tells watchers what changed (set by the control server).
     var onPublish: (WatchEvent) -> Void = { _ in }
+    /// Hands a `--unless` command's outcome (chime key, exited 0, how it ended) back to the loop,
+    /// from the thread that ran it (set by the daemon).
+    var reportChimeCheck: @Sendable (String, Bool, String) -> Void = { _, _, _ in }
     /// Answers a parked request (a tag wait) on connection `id` (set by the control server).
     var deliver: (Int, Response) -> Void = { _, _ in }
 
@@ -104,18 +107,23 @@ public final class Controller {
         let zone = zone.load()
         let now = Int(clock.now().timeIntervalSince1970)
         let today = ZoneResolver(zone: zone).local(at: now).date
-        calendars = HolidayCalendars(
+        calendars = Calendars(
             cacheFolder: calendarCache, fetchFolder: calendarFetchFolder,
             reader: CalendarReader(helper: CalendarReader.besideDaemon()), logger: logger)
         calendars.reload(try store.calendars(), today: today, zone: zone, now: now)
         var schedule = try Controller.purgedState(store, today: today, logger: logger)
         schedule.holidays = calendars.holidays
+        schedule.calendarChimes = calendars.chimes
+        let lookBack = now - 8 * 86_400
         let stored = AlarmClock.Stored(
             evaluatedThrough: try store.evaluatedThrough(), activeSession: try store.activeSession(),
             handled: try store.history(since: now - 7 * 86_400).map {
                 AlarmClock.Occurrence(alarmID: $0.settings.alarmID, instant: $0.scheduledAt)
             },
-            lastSessionID: try store.lastSessionID())
+            lastSessionID: try store.lastSessionID(),
+            handledChimes: Dictionary(try store.chimes(since: lookBack).map { ($0.key, $0.instant) }) { first, _ in
+                first
+            })
         sharedZone = SharedZone(zone)
         machine = AlarmClock(
             schedule: schedule, zone: zone,
@@ -149,6 +157,11 @@ public final class Controller {
         carryOut(machine.zoneChanged(to: zoneSource.load(current: zone), now: nowSeconds()))
         if zone != before { reloadCalendars() }  // timed events fall on other local dates
         sharedZone.current = machine.zone
+    }
+
+    /// A chime's `--unless` command finished.
+    func chimeChecked(key: String, skip: Bool, detail: String) {
+        carryOut(machine.chimeChecked(key: key, skip: skip, detail: detail, now: nowSeconds()))
     }
 
     /// The reader's health changed.
@@ -248,6 +261,8 @@ public final class Controller {
             return try addAlarm(spec)
         case .calendarAdd, .calendarList, .calendarRemove, .calendarShow:
             return try calendarOperation(operation)
+        case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove:
+            return try reminderOperation(operation)
         case .alarmEdit(let id, let spec):
             return try editAlarm(id: id, spec)
         case .alarmRemove(let id):
@@ -409,6 +424,7 @@ public final class Controller {
     func currentState(today: CivilDate) throws -> ScheduleState {
         var state = try Controller.purgedState(store, today: today, logger: logger)
         state.holidays = calendars.holidays
+        state.calendarChimes = calendars.chimes
         return state
     }
 

@@ -165,6 +165,9 @@ public enum Daemon {
         watches.onPolicyChange = { policyChanged(false) }
         follower.onListedFileChange = { policyChanged(true) }
         follower.watchListedFiles()
+        controller.reportChimeCheck = { key, skip, detail in
+            doorbell.post(.chimeChecked(key: key, skip: skip, detail: detail))
+        }
         try loop.watch(doorbell.fd) { _ in
             for event in doorbell.take() {
                 switch event {
@@ -175,6 +178,8 @@ public enum Daemon {
                 case .appWarning(let app, let user, let left):
                     controller.appTimeRunningOut(app: app, user: user, secondsLeft: left)
                 case .appFollowed(let pid, let pidfd): follower.follow(pid: pid, pidfd: pidfd)
+                case .chimeChecked(let key, let skip, let detail):
+                    controller.chimeChecked(key: key, skip: skip, detail: detail)
                 }
             }
         }

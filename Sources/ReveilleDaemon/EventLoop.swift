@@ -18,6 +18,8 @@ enum LoopEvent: Sendable {
     case appWarning(app: String, user: String, secondsLeft: Int)
     /// A process started as a listed app: follow its pidfd on the loop.
     case appFollowed(pid: Int32, pidfd: Int32)
+    /// A reminder's `--unless` command ended: `skip` when it exited 0.
+    case chimeChecked(key: String, skip: Bool, detail: String)
 }
 
 /// How other threads reach the loop: an eventfd and a queue of events.

@@ -63,11 +63,45 @@ final class HookRunner: Sendable {
     }
 
     private func runOne(_ path: String, event: HookEvent, environment: [String]) {
+        _ = runBounded([path], what: "hook \(path) (\(event.rawValue))", environment: environment)
+    }
+
+    /// Runs a reminder's `--unless` command through `/bin/sh -c` under the hooks' rules (time limit,
+    /// no descriptors but its output, logged) on a thread of its own; `done` gets whether it exited 0
+    /// and how it ended.
+    func check(_ command: String, for text: String, done: @escaping @Sendable (Bool, String) -> Void) {
+        let environment = ProcessInfo.processInfo.environment.merging(["REVEILLE_REMINDER": text]) { $1 }.map {
+            "\($0)=\($1)"
+        }
+        // An admin set the command over the socket: it must not get the daemon's capabilities
+        // (CAP_SYS_ADMIN, CAP_KILL, ambient under systemd). setpriv clears the ambient and
+        // inheritable sets, so the shell it executes has none; NoNewPrivileges stops setuid.
+        let shell = ["/bin/sh", "-c", command]
+        let argv =
+            RV_effective_capabilities() == 0
+            ? shell : ["/usr/bin/setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--"] + shell
+        let thread = Thread { [self] in
+            let (status, detail) = runBounded(
+                argv, what: "reminder \"\(text)\": --unless \(command)", environment: environment,
+                failureLevel: .info)
+            done(status == 0, detail)
+        }
+        thread.name = "unless"
+        thread.start()
+    }
+
+    /// Spawns `argv` with stdin from /dev/null and stdout and stderr to a pipe, reads what it prints
+    /// until it ends or its time is up (then SIGTERM, SIGKILL 2 s later), and logs how it ended.
+    /// Returns its wait status (nil: it could not start) and how it ended, in words.
+    private func runBounded(
+        _ argv: [String], what: String, environment: [String], failureLevel: Logger.Level = .warning
+    ) -> (Int32?, String) {
+        let path = argv[0]
         var pipeFDs: [Int32] = [-1, -1]
         guard RV_pipe_cloexec(&pipeFDs) == 0 else {
-            logger.warning(
-                "hook \(path) (\(event.rawValue)) could not start: no pipe: \(String(cString: strerror(errno)))")
-            return
+            let reason = "could not start: no pipe: \(String(cString: strerror(errno)))"
+            logger.warning("\(what) \(reason)")
+            return (nil, reason)
         }
         defer { close(pipeFDs[0]) }
         var actions = posix_spawn_file_actions_t()
@@ -77,15 +111,16 @@ final class HookRunner: Sendable {
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
         RV_spawn_close_from(&actions, 3)  // nothing else of the daemon's: sockets, database, inherited pipes
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+        let arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { (arguments + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, path, &actions, nil, arguments, envp)
         close(pipeFDs[1])
         guard spawned == 0 else {
-            logger.warning("hook \(path) (\(event.rawValue)) could not start: \(String(cString: strerror(spawned)))")
-            return
+            let reason = "could not start: \(String(cString: strerror(spawned)))"
+            logger.warning("\(what) \(reason)")
+            return (nil, reason)
         }
         running.withLock { _ = $0.insert(pid) }
         defer { running.withLock { _ = $0.remove(pid) } }
@@ -113,7 +148,7 @@ final class HookRunner: Sendable {
             if output.count < 64 * 1024 { output.append(contentsOf: chunk[..<count]) }
         }
         if timedOut {
-            logger.warning("hook \(path) (\(event.rawValue)) ran past \(Int(timeLimit)) s; stopping it")
+            logger.warning("\(what) ran past \(Int(timeLimit)) s; stopping it")
             kill(pid, SIGTERM)
             for _ in 0..<20 where waitpid(pid, nil, WNOHANG) == 0 { usleep(100_000) }
             kill(pid, SIGKILL)
@@ -123,7 +158,8 @@ final class HookRunner: Sendable {
         let exit = (status & 0x7f) == 0 ? "exited \((status >> 8) & 0xff)" : "killed by signal \(status & 0x7f)"
         let printed = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         logger.log(
-            level: status == 0 ? .info : .warning,
-            "hook \(path) (\(event.rawValue)) \(exit)\(printed.isEmpty ? "" : ": \(printed.prefix(2000))")")
+            level: status == 0 ? .info : failureLevel,
+            "\(what) \(exit)\(printed.isEmpty ? "" : ": \(printed.prefix(2000))")")
+        return (status, exit)
     }
 }

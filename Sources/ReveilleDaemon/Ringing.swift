@@ -26,6 +26,21 @@ extension Controller {
             case .log(let level, let text): logger.log(level: Logger.Level(level), "\(text)")
             case .publish(let change): publish(change)
             case .wake(let instant): onWake(instant)
+            case .chime(let chime):
+                // Once, at the alarms' default volume, without fade: a chime is a few seconds long.
+                ring.audio.play(
+                    AudioRequest(sound: chime.sound, volume: ring.defaultVolume, fadeInSeconds: 0, length: .once))
+            case .checkChime(let chime):
+                let report = reportChimeCheck
+                hooks.check(chime.unless ?? "false", for: chime.text) { skip, detail in
+                    report(chime.key, skip, detail)
+                }
+            case .recordChime(let chime, let outcome, let at):
+                do {
+                    try store.record(chime: chime, outcome: outcome, at: at)
+                } catch {
+                    logger.error("could not keep that reminder \"\(chime.text)\" was \(outcome.rawValue): \(error)")
+                }
             }
         }
     }
@@ -44,6 +59,8 @@ extension Controller {
         case .tagOnReader(let present): onPublish(.tagOnReader(present))
         case .readerHealth(let health): onPublish(.readerHealth(ReaderState(health)))
         case .schedule: onPublish(.schedule)
+        case .chime(let chime):
+            onPublish(.reminder(ChimeInfo(text: chime.text, origin: chime.origin, due: dueTime(chime.instant))))
         }
     }
 

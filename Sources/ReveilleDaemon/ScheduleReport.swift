@@ -23,6 +23,7 @@ extension Controller {
             nowInstant: now.instant, master: master, pausedUntil: until, alarmCount: state.alarms.count,
             enabledCount: state.alarms.filter(\.enabled).count, nextRing: next, role: role)
         info.timeZoneRules = zone.origin
+        info.nextReminder = nextReminder(in: state, after: now.instant)
         let problems = calendarProblems()
         info.calendarProblems = problems.isEmpty ? nil : problems
         info.session = machine.session.map(self.info)
@@ -75,6 +76,8 @@ extension Controller {
                     time: shown.description, alarmID: decision.alarmID, layer: decision.layer,
                     rings: decision.ringInstant != nil, note: decision.note))
         }
+        let reminders = reminderRows(in: state, from: now.instant, through: now.date.adding(days: days - 1))
+        report.reminders = reminders.isEmpty ? nil : reminders
         for index in report.days.indices where report.days[index].lines.isEmpty {
             report.days[index].note = index == 0 && skippedToday ? "nothing more today" : "nothing set"
         }

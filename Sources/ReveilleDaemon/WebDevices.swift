@@ -68,7 +68,8 @@ extension Controller {
             var bytes = SystemRandomNumberGenerator()
             let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &bytes)) }.joined()
             let device = try store.insert(
-                PairedDevice(name: pending.name, role: pending.role.rawValue, tokenHash: Self.hash(token), pairedAt: now))
+                PairedDevice(
+                    name: pending.name, role: pending.role.rawValue, tokenHash: Self.hash(token), pairedAt: now))
             webPairing.roles = nil
             logger.notice("web device #\(device.id ?? 0) \"\(pending.name)\" paired (\(pending.role))")
             var response = Response(message: "paired \"\(pending.name)\" with \(pending.role) rights")

@@ -85,13 +85,20 @@ public enum Command: Codable, Sendable, Equatable {
     case webRedeem(code: String)
     case webDevices
     case webUnpair(id: Int)
-    /// A holiday calendar: an iCalendar file the daemon reads (and re-reads when it changes).
-    case calendarAdd(name: String, source: String)
+    /// A calendar: an iCalendar file the daemon reads (and re-reads when it changes). `purpose`:
+    /// `holidays` (the default) or `reminders`, which chime `minutes` before each event, with a
+    /// sound for some offsets (`sounds`, by minutes as text).
+    case calendarAdd(
+        name: String, source: String, purpose: String? = nil, minutes: [Int]? = nil, sounds: [String: String]? = nil)
     case calendarList
     /// By id or name.
     case calendarRemove(calendar: String)
     /// What a calendar holds in the next `days` days.
     case calendarShow(calendar: String, days: Int)
+    case reminderList
+    case reminderAdd(spec: ReminderSpec)
+    case reminderEdit(id: Int, spec: ReminderSpec)
+    case reminderRemove(id: Int)
 
     /// The words a person typed for it, for messages: `alarm add`.
     public var name: String {
@@ -139,6 +146,10 @@ public enum Command: Codable, Sendable, Equatable {
         case .calendarRemove: "calendar rm"
         case .calendarShow: "calendar show"
         case .webUnpair: "web unpair"
+        case .reminderList: "reminder list"
+        case .reminderAdd: "reminder add"
+        case .reminderEdit: "reminder edit"
+        case .reminderRemove: "reminder rm"
         }
     }
 
@@ -146,7 +157,8 @@ public enum Command: Codable, Sendable, Equatable {
     public var changesSchedule: Bool {
         switch self {
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
-            .overrideRemove, .overrideEdit, .pause, .resume, .calendarAdd, .calendarRemove:
+            .overrideRemove, .overrideEdit, .pause, .resume, .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit,
+            .reminderRemove:
             true
         default: false
         }
@@ -165,12 +177,12 @@ public enum Command: Codable, Sendable, Equatable {
         switch self {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
             .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appCheck, .appStart,
-            .watch, .webRedeem, .calendarList, .calendarShow:
+            .watch, .webRedeem, .calendarList, .calendarShow, .reminderList:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .webPair, .webDevices,
             .webUnpair,
-            .calendarAdd, .calendarRemove:
+            .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove:
             .admin
         }
     }
@@ -222,6 +234,25 @@ public struct AlarmSpec: Codable, Sendable, Equatable {
     public var maxSnoozes: Int?
     public var snoozeMinutes: Int?
     public var skipHolidays: Bool?
+
+    public init() {}
+}
+
+/// The fields of a reminder a client sets: `reminder add` needs text and a time, `reminder edit`
+/// changes only what is given.
+public struct ReminderSpec: Codable, Sendable, Equatable {
+    public var text: String?
+    public var time: LocalTime?
+    public var days: DaySet?
+    /// `YYYY-MM-DD`, `today` or `tomorrow`: once, on that date.
+    public var date: String?
+    public var enabled: Bool?
+    /// A sound file; the empty string means the built-in chime.
+    public var sound: String?
+    /// Replaces the follow-ups (an empty list removes them).
+    public var followUps: [FollowUp]?
+    /// A shell command; the empty string removes it.
+    public var unless: String?
 
     public init() {}
 }

@@ -56,12 +56,13 @@ public enum Payload: Codable, Sendable, Equatable {
     case web(WebReply)
     /// `calendar list`, `calendar add`, `calendar show`.
     case calendars([CalendarInfo])
+    case reminders([ReminderInfo])
 }
 
 extension Payload {
     private enum Kind: String, CodingKey {
         case status, alarms, rules, overrides, schedule, ring, history, stats, playback, devices, tags, scan, apps, web
-        case calendars
+        case calendars, reminders
     }
 
     /// `{"status": {...}}`: the kind as the key, its value as is.
@@ -83,6 +84,7 @@ extension Payload {
         case .apps(let value): try container.encode(value, forKey: .apps)
         case .web(let value): try container.encode(value, forKey: .web)
         case .calendars(let value): try container.encode(value, forKey: .calendars)
+        case .reminders(let value): try container.encode(value, forKey: .reminders)
         }
     }
 
@@ -108,18 +110,73 @@ extension Payload {
         case .apps: self = .apps(try container.decode(AppsReply.self, forKey: kind))
         case .web: self = .web(try container.decode(WebReply.self, forKey: kind))
         case .calendars: self = .calendars(try container.decode([CalendarInfo].self, forKey: kind))
+        case .reminders: self = .reminders(try container.decode([ReminderInfo].self, forKey: kind))
         }
     }
 }
 
-/// A holiday calendar, as `calendar list` shows it.
+/// A reminder, as `reminder list` shows it.
+public struct ReminderInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    public var text: String
+    /// `HH:MM`.
+    public var time: String
+    /// `mon,wed,fri` for a repeating reminder.
+    public var days: String?
+    /// `YYYY-MM-DD` for a one-time reminder.
+    public var date: String?
+    public var enabled: Bool
+    public var sound: String?
+    /// `2h: how did it go?`, one per follow-up.
+    public var followUps: [String]
+    public var unless: String?
+    /// When it next chimes: `2026-11-27 16:00`; nil when it does not any more.
+    public var next: String?
+
+    public init(
+        id: Int, text: String, time: String, days: String?, date: String?, enabled: Bool, sound: String?,
+        followUps: [String], unless: String?, next: String?
+    ) {
+        self.id = id
+        self.text = text
+        self.time = time
+        self.days = days
+        self.date = date
+        self.enabled = enabled
+        self.sound = sound
+        self.followUps = followUps
+        self.unless = unless
+        self.next = next
+    }
+}
+
+/// A chime that played, for watchers.
+public struct ChimeInfo: Codable, Sendable, Equatable {
+    public var text: String
+    /// What set it: `reminder #3`, `calendar school, 15 min before`.
+    public var origin: String
+    /// When it was due: `16:00`.
+    public var due: String
+
+    public init(text: String, origin: String, due: String) {
+        self.text = text
+        self.origin = origin
+        self.due = due
+    }
+}
+
+/// A calendar, as `calendar list` shows it.
 public struct CalendarInfo: Codable, Sendable, Equatable {
     public var id: Int
     public var name: String
     /// The file's absolute path.
     public var source: String
-    /// What it is for: `holidays`.
+    /// What it is for: `holidays` or `reminders`.
     public var purpose: String
+    /// A reminder calendar's minutes before each event.
+    public var minutes: [Int]?
+    /// A reminder calendar's sound per offset (minutes as text).
+    public var sounds: [String: String]?
     /// Holiday dates from today on (within the span read, two years).
     public var upcomingDays: Int
     /// The next holiday: `2026-11-26 Thanksgiving break`.
@@ -285,6 +342,10 @@ extension Response {
         get { if case .calendars(let value) = payload { value } else { nil } }
         set { payload = newValue.map { .calendars($0) } }
     }
+    public var reminders: [ReminderInfo]? {
+        get { if case .reminders(let value) = payload { value } else { nil } }
+        set { payload = newValue.map { .reminders($0) } }
+    }
 }
 
 /// Why a request failed, for people (`message`) and for scripts (`code`).
@@ -352,6 +413,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var timeZoneRules: String?
     /// Calendars that could not be read: `calendar NAME: why (since when); ...`.
     public var calendarProblems: [String]?
+    /// The next reminder to chime: `2026-11-27 16:00 check-in`.
+    public var nextReminder: String?
     /// The daemon's local time, `YYYY-MM-DD HH:MM:SS`.
     public var now: String
     /// Seconds since the epoch, by the daemon's clock.
@@ -488,11 +551,15 @@ public struct ScheduleRow: Codable, Sendable, Equatable {
     public var layer: Layer?
     public var rings: Bool
     public var note: String
+    /// For a reminder's chime (`label` is its text): what set it, like `reminder #3`; `rings` says
+    /// whether it plays and `note` why not.
+    public var reminder: String?
 
     public init(
         date: String, weekday: String, time: String?, alarmID: Int?, label: String?, layer: Layer?, rings: Bool,
-        note: String
+        note: String, reminder: String? = nil
     ) {
+        self.reminder = reminder
         self.date = date
         self.weekday = weekday
         self.time = time
@@ -684,6 +751,8 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     /// Alarms, rules, overrides or the master switch changed (the next ring may not have moved):
     /// what shows the schedule reads it again.
     case schedule
+    /// A reminder chimed.
+    case reminder(ChimeInfo)
 }
 
 /// One line of `reveille history`.
@@ -860,7 +929,7 @@ public struct MissedInfo: Codable, Sendable, Equatable {
 
 extension WatchEvent {
     private enum Kind: String, CodingKey {
-        case session, missed, nextRing, tagOnReader, readerHealth, policyRejected, input, schedule
+        case session, missed, nextRing, tagOnReader, readerHealth, policyRejected, input, schedule, reminder
     }
 
     /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
@@ -875,6 +944,7 @@ extension WatchEvent {
         case .policyRejected(let value): try container.encode(value, forKey: .policyRejected)
         case .input(let value): try container.encode(value, forKey: .input)
         case .schedule: try container.encode(true, forKey: .schedule)
+        case .reminder(let value): try container.encode(value, forKey: .reminder)
         }
     }
 
@@ -892,6 +962,7 @@ extension WatchEvent {
         case .policyRejected: self = .policyRejected(try container.decode(String.self, forKey: kind))
         case .input: self = .input(try container.decode(InputState.self, forKey: kind))
         case .schedule: self = .schedule
+        case .reminder: self = .reminder(try container.decode(ChimeInfo.self, forKey: kind))
         }
     }
 }

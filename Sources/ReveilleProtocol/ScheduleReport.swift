@@ -11,6 +11,8 @@ public struct ScheduleReport: Codable, Sendable, Equatable {
     /// Alarm times by id: the time of an entry that is only an id.
     public var times: [String: String]
     public var days: [ScheduleDay]
+    /// Reminder chimes in the span, in order; nil when there are none.
+    public var reminders: [ReminderRow]?
 
     public init(labels: [String: String] = [:], times: [String: String] = [:], days: [ScheduleDay] = []) {
         self.labels = labels
@@ -18,24 +20,35 @@ public struct ScheduleReport: Codable, Sendable, Equatable {
         self.days = days
     }
 
-    /// Every entry as a `ScheduleRow`, with a row for each day that has none.
+    /// Every entry as a `ScheduleRow`, with a row for each day that has none, and each day's
+    /// reminder chimes after its alarms.
     public var rows: [ScheduleRow] {
-        days.flatMap { day -> [ScheduleRow] in
-            let entries = day.entries
-            guard !entries.isEmpty else {
-                return [
+        let chimes = Dictionary(grouping: reminders ?? [], by: \.date)
+        return days.flatMap { day -> [ScheduleRow] in
+            alarmRows(day)
+                + (chimes[day.date] ?? []).map { chime in
                     ScheduleRow(
-                        date: day.date, weekday: day.weekday, time: nil, alarmID: nil, label: nil, layer: nil,
-                        rings: false, note: day.note ?? "")
-                ]
-            }
-            return entries.map { entry in
+                        date: day.date, weekday: day.weekday, time: chime.time, alarmID: nil, label: chime.text,
+                        layer: nil, rings: chime.silenced == nil, note: chime.silenced ?? "", reminder: chime.origin)
+                }
+        }
+    }
+
+    private func alarmRows(_ day: ScheduleDay) -> [ScheduleRow] {
+        let entries = day.entries
+        guard !entries.isEmpty else {
+            return [
                 ScheduleRow(
-                    date: day.date, weekday: day.weekday, time: entry.time ?? times[String(entry.alarmID)],
-                    alarmID: entry.alarmID,
-                    label: labels[String(entry.alarmID)] ?? "", layer: entry.layer, rings: entry.rings,
-                    note: entry.note)
-            }
+                    date: day.date, weekday: day.weekday, time: nil, alarmID: nil, label: nil, layer: nil,
+                    rings: false, note: day.note ?? "")
+            ]
+        }
+        return entries.map { entry in
+            ScheduleRow(
+                date: day.date, weekday: day.weekday, time: entry.time ?? times[String(entry.alarmID)],
+                alarmID: entry.alarmID,
+                label: labels[String(entry.alarmID)] ?? "", layer: entry.layer, rings: entry.rings,
+                note: entry.note)
         }
     }
 }
@@ -132,5 +145,26 @@ public struct ScheduleDay: Codable, Sendable, Equatable {
             return Entry(
                 time: String(fields[0]), alarmID: id, layer: layer, rings: fields[3] == "r", note: String(fields[4]))
         }
+    }
+}
+
+/// A reminder chime in `next`.
+public struct ReminderRow: Codable, Sendable, Equatable {
+    /// `YYYY-MM-DD`.
+    public var date: String
+    /// `HH:MM`.
+    public var time: String
+    public var text: String
+    /// `reminder #3`, `calendar school, 15 min before`.
+    public var origin: String
+    /// Why it will not play (`paused`, `override: all alarms off`); nil when it plays.
+    public var silenced: String?
+
+    public init(date: String, time: String, text: String, origin: String, silenced: String?) {
+        self.date = date
+        self.time = time
+        self.text = text
+        self.origin = origin
+        self.silenced = silenced
     }
 }

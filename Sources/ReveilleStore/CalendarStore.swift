@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A calendar the daemon reads: its name, where it lives and what it is for.
@@ -8,15 +9,33 @@ public struct CalendarRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var name: String
     /// An iCalendar file's absolute path.
     public var source: String
-    /// `holidays`.
+    /// `holidays` or `reminders`.
     public var purpose: String
     public var addedAt: Int
+    /// For reminders: minutes before each event, comma-separated (`60,15`).
+    public var minutes: String
+    /// For reminders: JSON object of a sound file per offset (`{"60": "/path/a.wav"}`).
+    public var sounds: String
 
-    public init(name: String, source: String, purpose: String, addedAt: Int) {
+    public init(
+        name: String, source: String, purpose: String, addedAt: Int, minutes: [Int] = [], sounds: [Int: String] = [:]
+    ) {
         self.name = name
         self.source = source
         self.purpose = purpose
         self.addedAt = addedAt
+        self.minutes = minutes.map(String.init).joined(separator: ",")
+        let byText = Dictionary(uniqueKeysWithValues: sounds.map { (String($0.key), $0.value) })
+        self.sounds = String(decoding: (try? JSONEncoder().encode(byText)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    /// Minutes before each event a reminder calendar chimes.
+    public var reminderMinutes: [Int] { minutes.split(separator: ",").compactMap { Int($0) } }
+
+    /// The sound for each offset that has one.
+    public var reminderSounds: [Int: String] {
+        let byText = (try? JSONDecoder().decode([String: String].self, from: Data(sounds.utf8))) ?? [:]
+        return Dictionary(uniqueKeysWithValues: byText.compactMap { key, value in Int(key).map { ($0, value) } })
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {

@@ -82,6 +82,7 @@ public final class Store: Sendable {
         registerSessionDetailMigration(&migrator)
         registerWebDeviceMigration(&migrator)
         registerCalendarMigration(&migrator)
+        registerReminderMigration(&migrator)
         return migrator
     }
 
@@ -96,7 +97,8 @@ public final class Store: Sendable {
                 overrides: try OverrideRecord.order(Column("date"), Column("id")).fetchAll(db).map {
                     try $0.override()
                 },
-                master: try Store.master(db))
+                master: try Store.master(db),
+                reminders: try ReminderRecord.order(Column("id")).fetchAll(db).map { try $0.reminder() })
         }
     }
 

@@ -38,16 +38,18 @@ public enum WebClient: Equatable, Sendable {
 /// The commands the page may send through `POST /api/command`. Not: following (the page has
 /// `/events`), `run` (it would follow the web server's own process), pairing (the CLI's, as root),
 /// waiting for a tap or playing a test sound (both hold the daemon's reply for seconds), and adding
-/// or removing calendars (a path on the clock's own disk: the CLI's).
+/// or removing calendars (a path on the clock's own disk: the CLI's). Reminders, yes, but not
+/// their `--unless` command (a shell command: the CLI's, from someone at the clock) or sound file.
 public enum RelayPolicy {
     public static func allows(_ operation: Command) -> Bool {
         switch operation {
         case .status, .alarmList, .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleList, .ruleAdd,
             .ruleRemove, .ruleEdit, .overrideList, .overrideAdd, .overrideRemove, .overrideEdit, .pause, .resume,
             .next, .snooze, .problem, .answer, .history, .stats, .soundStop, .alarmTest, .tagList, .tagRemove,
-            .appsStatus, .appCheck, .appGrant, .calendarList, .calendarShow:
+            .appsStatus, .appCheck, .appGrant, .calendarList, .calendarShow, .reminderList, .reminderRemove:
             true
         case .tagAdd(_, let uid, _): uid != nil
+        case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil && spec.sound == nil
         case .soundTest, .soundDevices, .tagTest, .appStart, .watch, .webPair, .webRedeem, .webDevices, .webUnpair,
             .calendarAdd, .calendarRemove:
             false

@@ -22,7 +22,9 @@ public struct WebCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Listen on this address instead of [web] address.", valueName: "ip"))
     var address: String?
 
-    @Option(name: .long, help: ArgumentHelp("Listen on this port instead of [web] port (0: any free one).", valueName: "port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Listen on this port instead of [web] port (0: any free one).", valueName: "port"))
     var port: Int?
 
     public init() {}

@@ -70,7 +70,8 @@ public final class WebServer: Sendable {
                 do {
                     response = try await responder.respond(to: request, context: context)
                 } catch let error as HTTPError {
-                    response = (try? error.response(from: request, context: context)) ?? WebResponse(status: error.status)
+                    response =
+                        (try? error.response(from: request, context: context)) ?? WebResponse(status: error.status)
                 } catch {
                     response = WebResponse(status: .internalServerError)
                 }
@@ -161,7 +162,8 @@ public final class WebServer: Sendable {
             // A value the protocol's own types refused, in their words (the CLI's): `days "funday": ...`.
             return try json(.failure(.invalid, context.debugDescription), status: .ok)
         } catch {
-            return try json(.failure(.badRequest, "the page sent a command this server cannot read"), status: .badRequest)
+            return try json(
+                .failure(.badRequest, "the page sent a command this server cannot read"), status: .badRequest)
         }
         guard RelayPolicy.allows(operation) else {
             return try json(
@@ -185,12 +187,14 @@ public final class WebServer: Sendable {
                 .failure(.refused, "too many pairing attempts; try again in \(wait) seconds"), status: .tooManyRequests)
         }
         let body = try await Self.body(request)
-        struct Form: Decodable { let code: String; }
+        struct Form: Decodable { let code: String;  }
         guard let form = try? JSONDecoder().decode(Form.self, from: Data(buffer: body)), form.code.count < 40 else {
             return try json(.failure(.badRequest, "send the pairing code, like 1234-5678"), status: .badRequest)
         }
         let link = self.link
-        let reply = try await NIOThreadPool.singleton.runIfActive { link.send(ReveilleProtocol.Request(.webRedeem(code: form.code))) }
+        let reply = try await NIOThreadPool.singleton.runIfActive {
+            link.send(ReveilleProtocol.Request(.webRedeem(code: form.code)))
+        }
         guard reply.ok, let token = reply.web?.token else {
             logger.notice("\(context.remoteName): pairing refused: \(reply.error?.message ?? "")")
             return try json(reply, status: .forbidden)
@@ -253,12 +257,16 @@ public final class WebServer: Sendable {
         }
     }
 
-    func json(_ reply: ReveilleProtocol.Response, status: HTTPResponse.Status, forget: Bool = false) throws -> WebResponse {
+    func json(_ reply: ReveilleProtocol.Response, status: HTTPResponse.Status, forget: Bool = false) throws
+        -> WebResponse
+    {
         var response = WebResponse(
             status: status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: Framing.encode(reply))))
         if forget {
-            response.setCookie(Cookie(name: WebServer.deviceCookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+            response.setCookie(
+                Cookie(name: WebServer.deviceCookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict)
+            )
         }
         return response
     }

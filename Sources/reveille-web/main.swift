@@ -22,7 +22,8 @@ do {
     var command = try WebCommand.parseAsRoot()
     if let server = command as? WebCommand {
         try await server.serve(
-            executorNote: eventLoopsRunTasks ? nil : "Swift's executor is libdispatch's: about 60 idle wake-ups a minute")
+            executorNote: eventLoopsRunTasks
+                ? nil : "Swift's executor is libdispatch's: about 60 idle wake-ups a minute")
     } else {
         try command.run()  // --help, --version
     }

@@ -4,12 +4,13 @@ import ReveilleProtocol
 import ReveilleCore
 import ReveilleStore
 
-/// The holiday calendars (README, "Holidays"): each an iCalendar file (or the fetched copy of a web
+/// The calendars (README, "Holidays" and "Reminders"): holiday calendars, whose days silence
+/// --skip-holidays alarms, and reminder calendars, whose events chime. Each is an iCalendar file (or the fetched copy of a web
 /// calendar, which `reveille calendar refresh` keeps in `Paths.calendarCache`) read with libical and
 /// expanded over two years from today. A good read is copied to `STATE/calendars/ID.ics`; when the
 /// source is broken or gone the last good copy (in memory, else that file) stays in use, and the
 /// problem is kept with since when, for `status`, `calendar list` and `doctor`.
-final class HolidayCalendars {
+final class Calendars {
     /// How far ahead calendars are expanded; `next --days` beyond this sees no holidays.
     static let spanDays = 731
 
@@ -35,6 +36,8 @@ final class HolidayCalendars {
     private(set) var spanStart = CivilDate(dayNumber: 0)
     /// Dates holiday-skipping alarms keep silent, with what the day is.
     private(set) var holidays: [CivilDate: String] = [:]
+    /// The chimes of reminder calendars, in order.
+    private(set) var chimes: [Chime] = []
     let cacheFolder: String
     /// Where `reveille calendar refresh` leaves web calendars (`Paths.calendarCache`).
     let fetchFolder: String
@@ -70,9 +73,16 @@ final class HolidayCalendars {
         entries = records.map { record in
             read(record, previous: previous[record.id], zone: zone, now: now)
         }
-        let before = holidays
-        holidays = CalendarOccurrence.holidays(entries.flatMap(\.occurrences))
-        return holidays != before
+        let before = (holidays, chimes)
+        holidays = CalendarOccurrence.holidays(
+            entries.filter { $0.record.purpose == "holidays" }.flatMap(\.occurrences))
+        chimes = CalendarReminders.sorted(
+            entries.filter { $0.record.purpose == "reminders" }.flatMap { entry in
+                CalendarReminders.chimes(
+                    calendarID: Int(entry.record.id ?? 0), name: entry.record.name, occurrences: entry.occurrences,
+                    minutes: entry.record.reminderMinutes, sounds: entry.record.reminderSounds, zone: zone)
+            })
+        return holidays != before.0 || chimes != before.1
     }
 
     /// Whether the span read has slid far enough behind today to read it again.

@@ -1,0 +1,168 @@
+import ArgumentParser
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+
+struct ReminderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reminder",
+        abstract: "Reminders: a chime with a line of text, at a time, without a calendar.",
+        discussion: """
+            A reminder plays its sound once (no challenge, no snooze) and is logged; 'status --watch' \
+            shows its text. It never interrupts a ringing alarm: it waits until the alarm is snoozed \
+            or stopped. Pause and an override that turns all alarms off silence it too. A reminder \
+            is never played twice, even across a restart; one found more than 15 minutes late (the \
+            clock was off) is recorded as missed. Reminders from calendars: 'calendar add --reminders'.
+            """,
+        subcommands: [Add.self, List.self, Edit.self, Remove.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a reminder.",
+            discussion: """
+                Examples:
+                  reveille reminder add "check-in" --days mon,wed,fri --at 16:00
+                  reveille reminder add "training" --days tue,thu --at 17:30 --then 2h "how did it go?"
+                  reveille reminder add "competition" --date 2026-12-05 --at 17:00 --unless "test -e /home/kim/form-sent"
+                With neither --days nor --date it chimes every day.
+                """)
+
+        @Argument(help: ArgumentHelp("What it says, like \"check-in\".", valueName: "text"))
+        var text: String
+
+        @Option(name: .long, help: ArgumentHelp("When it chimes, like 16:00 (24-hour clock).", valueName: "time"))
+        var at: String
+
+        @OptionGroup var fields: ReminderFields
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws { _ = try fields.spec(text: text, time: at) }
+
+        func run() throws {
+            report(try send(.reminderAdd(spec: fields.spec(text: text, time: at)), to: connection))
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a reminder; what is not given stays as it is.",
+            discussion: """
+                Example: reveille reminder edit 2 --at 16:30 --days mon-fri
+                --then replaces every follow-up; --no-then removes them; --unless "" removes the command.
+                """)
+
+        @Argument(help: "The reminder's id (see 'reveille reminder list').") var id: Int
+        @Option(name: .long, help: ArgumentHelp("New text.", valueName: "text")) var text: String?
+        @Option(name: .long, help: ArgumentHelp("A new time, like 16:30.", valueName: "time")) var at: String?
+        @Flag(name: .long, help: "Remove its follow-ups.") var noThen = false
+        @OptionGroup var fields: ReminderFields
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws {
+            try checkID(id, of: "reminder", list: "reveille reminder list")
+            if noThen && !fields.then.isEmpty { throw ValidationError("give --then or --no-then, not both") }
+            _ = try spec()
+        }
+
+        func spec() throws -> ReminderSpec {
+            var spec = try fields.spec(text: text, time: at)
+            if noThen { spec.followUps = [] }
+            return spec
+        }
+
+        func run() throws {
+            report(try send(.reminderEdit(id: id, spec: spec()), to: connection))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List reminders with their next chime.")
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let reminders = try send(.reminderList, to: connection).reminders ?? []
+            if output.json { return printJSON(reminders) }
+            guard !reminders.isEmpty else {
+                return print(
+                    "no reminders; add one with 'reveille reminder add \"check-in\" --at 16:00 --days mon-fri'")
+            }
+            var table = Table("ID", "TEXT", "TIME", "REPEAT", "ON", "THEN", "UNLESS", "NEXT")
+            for reminder in reminders {
+                table.add(
+                    "\(reminder.id)", reminder.text, reminder.time, reminder.days ?? "once \(reminder.date ?? "")",
+                    reminder.enabled ? "yes" : "no",
+                    reminder.followUps.isEmpty ? "-" : reminder.followUps.joined(separator: "; "),
+                    reminder.unless ?? "-", reminder.next ?? "-")
+            }
+            table.print()
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a reminder.")
+
+        @Argument(help: "The reminder's id (see 'reveille reminder list').") var id: Int
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws { try checkID(id, of: "reminder", list: "reveille reminder list") }
+
+        func run() throws { report(try send(.reminderRemove(id: id), to: connection)) }
+    }
+}
+
+/// The fields `reminder add` and `reminder edit` share.
+struct ReminderFields: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Repeat on these days: mon-fri, mon,wed,fri, daily.", valueName: "days"))
+    var days: String?
+    @Option(
+        name: .long, help: ArgumentHelp("Chime once, on this date (YYYY-MM-DD, today, tomorrow).", valueName: "date"))
+    var date: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A WAV, FLAC, Ogg or MP3 file; \"\" for the built-in chime.", valueName: "file"))
+    var sound: String?
+    @Option(
+        name: .long, parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "A follow-up: how long after, then its text, like --then 2h \"how did it go?\" (repeatable).",
+            valueName: "after text"))
+    var then: [String] = []
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A shell command run when it is due; if it exits 0 the chime is skipped (30 s limit, logged).",
+            valueName: "command"))
+    var unless: String?
+    @Flag(inversion: .prefixedNo, help: "Turn it on or off.") var enabled: Bool?
+
+    func spec(text: String?, time: String?) throws -> ReminderSpec {
+        try parsed {
+            var spec = ReminderSpec()
+            spec.text = text
+            spec.time = try time.map { text throws(InputError) in try LocalTime.parse(text) }
+            spec.days = try days.map { text throws(InputError) in try DaySet.parse(text) }
+            spec.date = date
+            if let date, !["today", "tomorrow"].contains(date.lowercased()) { _ = try CivilDate.parse(date) }
+            spec.sound = sound.map {
+                $0.isEmpty || $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
+            }
+            if !then.isEmpty {
+                guard then.count % 2 == 0 else {
+                    throw InputError(
+                        "--then takes two values, how long after and the text, like --then 2h \"how did it go?\"")
+                }
+                var followUps: [FollowUp] = []
+                for index in stride(from: 0, to: then.count, by: 2) {
+                    let after = try DurationText.parse(then[index], range: 60...Reminder.maxFollowUpSeconds)
+                    followUps.append(FollowUp(afterSeconds: after, text: then[index + 1]))
+                }
+                spec.followUps = followUps
+            }
+            spec.unless = unless
+            spec.enabled = enabled
+            return spec
+        }
+    }
+}

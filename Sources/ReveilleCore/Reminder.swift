@@ -1,0 +1,230 @@
+/// A reminder set by the clock, without a calendar (`reveille reminder add`): a chime with a line
+/// of text at a time of day, on some weekdays or on one date, with follow-ups after it.
+public struct Reminder: Hashable, Sendable, Identifiable {
+    public var id: Int
+    public var text: String
+    public var time: LocalTime
+    public var repeats: Repeat
+    public var enabled: Bool
+    /// A sound file; nil means the built-in chime.
+    public var sound: String?
+    /// Chimes that follow each occurrence (`--then 2h "how did it go?"`).
+    public var followUps: [FollowUp]
+    /// A command run through `/bin/sh -c` when a chime is due; exit status 0 skips that chime.
+    public var unless: String?
+
+    public init(
+        id: Int, text: String, time: LocalTime, repeats: Repeat, enabled: Bool = true, sound: String? = nil,
+        followUps: [FollowUp] = [], unless: String? = nil
+    ) {
+        self.id = id
+        self.text = text
+        self.time = time
+        self.repeats = repeats
+        self.enabled = enabled
+        self.sound = sound
+        self.followUps = followUps
+        self.unless = unless
+    }
+
+    /// `#3 check-in`.
+    public var name: String { "#\(id) \(text)" }
+
+    /// The most follow-ups one reminder takes, and how far after it the last may come.
+    public static let maxFollowUps = 5
+    public static let maxFollowUpSeconds = 86_400
+}
+
+/// A chime some time after a reminder's own.
+public struct FollowUp: Hashable, Sendable, Codable {
+    public var afterSeconds: Int
+    public var text: String
+
+    public init(afterSeconds: Int, text: String) {
+        self.afterSeconds = afterSeconds
+        self.text = text
+    }
+}
+
+/// One chime due at one instant: a reminder's occurrence, one of its follow-ups, or a calendar
+/// event's reminder. Its key names it across restarts and calendar refreshes, so that it is never
+/// played twice.
+public struct Chime: Hashable, Sendable, Codable {
+    /// `reminder:3:0@1764255600` (reminder 3, its own chime (0) or a follow-up (1...), on the
+    /// occurrence due then), or `calendar:2:UID:RECURRENCE:15` (calendar 2, the event and occurrence
+    /// as iCalendar names them, 15 minutes before).
+    public var key: String
+    public var instant: Int
+    public var text: String
+    /// A sound file; nil means the built-in chime.
+    public var sound: String?
+    public var unless: String?
+    /// What set it: `reminder #3`, `calendar school, 15 min before`.
+    public var origin: String
+    /// The local date whose pause or date override decides whether it plays (a follow-up goes with
+    /// its reminder's day).
+    public var day: CivilDate
+
+    public init(
+        key: String, instant: Int, text: String, sound: String?, unless: String?, origin: String, day: CivilDate
+    ) {
+        self.key = key
+        self.instant = instant
+        self.text = text
+        self.sound = sound
+        self.unless = unless
+        self.origin = origin
+        self.day = day
+    }
+}
+
+/// How a due chime ended, as the store keeps it.
+public enum ChimeOutcome: String, Hashable, Sendable, Codable {
+    case played
+    /// Its `--unless` command exited 0.
+    case skipped
+    /// Found more than the grace period late (the daemon was down, the clock jumped).
+    case missed
+}
+
+/// Which chimes fall in a span: schedule reminders expanded on the wall clock of the zone, calendar
+/// reminders as computed from their events, less those on paused days and on days a date
+/// override turns every alarm off. Pure: the machine and `next` both ask it.
+public struct ReminderPlan {
+    public let reminders: [Reminder]
+    /// Calendar reminders, sorted by instant (as `CalendarReminders.sorted` leaves them).
+    public let calendarChimes: [Chime]
+    public let master: MasterSwitch
+    /// Dates on which an override turns every alarm off.
+    private let silentDays: Set<CivilDate>
+    private var zone: ZoneResolver
+
+    public init(state: ScheduleState, zone: Zone) {
+        reminders = state.reminders.filter(\.enabled)
+        calendarChimes = state.calendarChimes
+        master = state.master
+        silentDays = Set(state.overrides.filter { $0.alarmID == nil && $0.change == .off }.map(\.date))
+        self.zone = ZoneResolver(zone: zone)
+    }
+
+    /// Whether chimes of `day` play: not paused, not silenced by an override for all alarms.
+    public func plays(on day: CivilDate) -> Bool {
+        master.allows(day) && !silentDays.contains(day)
+    }
+
+    /// Why chimes of `day` do not play, or nil when they do.
+    public func silence(on day: CivilDate) -> String? {
+        if !master.allows(day) { return "paused" }
+        if silentDays.contains(day) { return "override: all alarms off" }
+        return nil
+    }
+
+    /// Chimes due after `after` and at or before `through`, in order; with `all`, also those a pause
+    /// or an override silences.
+    public mutating func chimes(after: Int, through: Int, all: Bool = false) -> [Chime] {
+        guard through > after else { return [] }
+        var result: [Chime] = []
+        // Follow-ups come up to a day after their reminder: start a day early.
+        let longest = reminders.flatMap(\.followUps).map(\.afterSeconds).max() ?? 0
+        let first = zone.local(at: after - longest).date.adding(days: -1)
+        let last = zone.local(at: through).date.adding(days: 1)
+        for reminder in reminders {
+            for day in occurrenceDays(of: reminder, from: first, through: last) {
+                let base = zone.resolve(day, reminder.time).instant
+                for chime in chimes(of: reminder, on: day, at: base)
+                where chime.instant > after && chime.instant <= through {
+                    result.append(chime)
+                }
+            }
+        }
+        let start = firstIndex(after: after)
+        for chime in calendarChimes[start...] {
+            guard chime.instant <= through else { break }
+            result.append(chime)
+        }
+        if !all { result.removeAll { !plays(on: $0.day) } }
+        return result.sorted { ($0.instant, $0.key) < ($1.instant, $1.key) }
+    }
+
+    /// The first chime that plays after `after`, looking at most `horizonDays` ahead.
+    public mutating func next(after: Int, horizonDays: Int = 400) -> Chime? {
+        // A week at a time: most households have a reminder within one.
+        var from = after
+        for _ in 0..<((horizonDays + 6) / 7) {
+            let through = from + 7 * 86_400
+            if let chime = chimes(after: from, through: through).first { return chime }
+            from = through
+        }
+        return nil
+    }
+
+    /// A reminder's own chime and its follow-ups, for its occurrence on `day` due at `base`.
+    public func chimes(of reminder: Reminder, on day: CivilDate, at base: Int) -> [Chime] {
+        let own = Chime(
+            key: "reminder:\(reminder.id):0@\(base)", instant: base, text: reminder.text, sound: reminder.sound,
+            unless: reminder.unless, origin: "reminder #\(reminder.id)", day: day)
+        return [own]
+            + reminder.followUps.enumerated().map { index, followUp in
+                Chime(
+                    key: "reminder:\(reminder.id):\(index + 1)@\(base)", instant: base + followUp.afterSeconds,
+                    text: followUp.text, sound: reminder.sound, unless: reminder.unless,
+                    origin: "reminder #\(reminder.id), \(DurationText.format(seconds: followUp.afterSeconds)) after",
+                    day: day)
+            }
+    }
+
+    private func occurrenceDays(of reminder: Reminder, from first: CivilDate, through last: CivilDate) -> [CivilDate] {
+        switch reminder.repeats {
+        case .once(let date):
+            return date >= first && date <= last ? [date] : []
+        case .weekly(let days):
+            guard first <= last else { return [] }
+            return (0...(last.dayNumber - first.dayNumber)).map { first.adding(days: $0) }.filter {
+                days.contains($0.weekday)
+            }
+        }
+    }
+
+    /// The index of the first calendar chime after `after` (binary search).
+    private func firstIndex(after: Int) -> Int {
+        var low = 0
+        var high = calendarChimes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if calendarChimes[middle].instant <= after { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// Calendar events as chimes: a reminder calendar chimes a set number of minutes before each timed
+/// event; an event with its own VALARM triggers chimes at those instead.
+public enum CalendarReminders {
+    public static func chimes(
+        calendarID: Int, name: String, occurrences: [CalendarOccurrence], minutes: [Int], sounds: [Int: String],
+        zone: Zone
+    ) -> [Chime] {
+        let resolver = ZoneResolver(zone: zone)
+        var result: [Chime] = []
+        for occurrence in occurrences {
+            guard let start = occurrence.start else { continue }  // all-day: no time to count back from
+            let offsets = occurrence.alarmMinutes ?? minutes
+            for offset in Set(offsets).sorted(by: >) {
+                let instant = start - offset * 60
+                result.append(
+                    Chime(
+                        key: "calendar:\(calendarID):\(occurrence.uid):\(occurrence.recurrence ?? start):\(offset)",
+                        instant: instant,
+                        text: occurrence.summary, sound: sounds[offset], unless: nil,
+                        origin: "calendar \(name), \(offset == 0 ? "at the start" : "\(offset) min before")",
+                        day: resolver.local(at: instant).date))
+            }
+        }
+        return sorted(result)
+    }
+
+    /// Chimes in the order the plan needs them.
+    public static func sorted(_ chimes: [Chime]) -> [Chime] {
+        chimes.sorted { ($0.instant, $0.key) < ($1.instant, $1.key) }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+
+/// `reminder add|list|rm|edit` (README, "Reminders"), and the reminders `next` and `status` show.
+extension Controller {
+    func reminderOperation(_ operation: Command) throws -> Response {
+        switch operation {
+        case .reminderList:
+            var response = Response()
+            let state = try currentState(today: today())
+            response.reminders = state.reminders.map { reminderInfo($0, in: state) }
+            return response
+        case .reminderAdd(let spec):
+            guard let text = spec.text, spec.time != nil else {
+                throw InputError(
+                    "a reminder needs its text and a time, like: reveille reminder add \"check-in\" --at 16:00")
+            }
+            var reminder = Reminder(id: 0, text: text, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily))
+            try apply(spec, to: &reminder, isNew: true)
+            reminder = try store.insert(reminder)
+            logger.info("reminder \(reminder.name) added: \(describe(reminder))")
+            return try reminderResponse(reminder, "added reminder \(reminder.name): \(describe(reminder))")
+        case .reminderEdit(let id, let spec):
+            var reminder = try existingReminder(id)
+            try apply(spec, to: &reminder, isNew: false)
+            guard try store.update(reminder) else { throw noReminder(id) }
+            logger.info("reminder \(reminder.name) changed: \(describe(reminder))")
+            return try reminderResponse(reminder, "changed reminder \(reminder.name): \(describe(reminder))")
+        case .reminderRemove(let id):
+            let reminder = try existingReminder(id)
+            guard try store.deleteReminder(id: id) else { throw noReminder(id) }
+            logger.info("reminder \(reminder.name) removed")
+            return Response(message: "removed reminder \(reminder.name)")
+        default:
+            return Response()
+        }
+    }
+
+    /// `16:00 mon,wed,fri, then 2h later` or `17:00 once on 2026-12-05`.
+    func describe(_ reminder: Reminder) -> String {
+        var text =
+            switch reminder.repeats {
+            case .weekly(let days): "\(reminder.time) \(days)"
+            case .once(let date): "\(reminder.time) once on \(date)"
+            }
+        for followUp in reminder.followUps {
+            text += ", then \(DurationText.format(seconds: followUp.afterSeconds)) later \"\(followUp.text)\""
+        }
+        if let unless = reminder.unless { text += ", unless \(unless)" }
+        return reminder.enabled ? text : text + " (disabled)"
+    }
+
+    /// The next chime to play, for `status`: `2026-11-27 16:00 check-in`.
+    func nextReminder(in state: ScheduleState, after instant: Int) -> String? {
+        var plan = ReminderPlan(state: state, zone: zone)
+        guard let chime = plan.next(after: instant) else { return nil }
+        return "\(stamp(chime.instant)) \(chime.text)"
+    }
+
+    /// The chimes from now through the last day of `next`, each with why it will not play if so.
+    func reminderRows(in state: ScheduleState, from instant: Int, through last: CivilDate) -> [ReminderRow] {
+        var plan = ReminderPlan(state: state, zone: zone)
+        var end = ZoneResolver(zone: zone)
+        let through = end.resolve(last.adding(days: 1), LocalTime(secondsOfDay: 0)!).instant - 1
+        return plan.chimes(after: instant, through: through, all: true).map { chime in
+            let local = ZoneResolver(zone: zone).local(at: chime.instant)
+            return ReminderRow(
+                date: local.date.description, time: local.time.hoursAndMinutes, text: chime.text, origin: chime.origin,
+                silenced: plan.silence(on: chime.day))
+        }
+    }
+
+    private func reminderInfo(_ reminder: Reminder, in state: ScheduleState) -> ReminderInfo {
+        var only = state
+        only.reminders = [reminder]
+        only.calendarChimes = []
+        var plan = ReminderPlan(state: only, zone: zone)
+        let next = plan.next(after: nowSeconds()).map { stamp($0.instant) }
+        var days: String?
+        var date: String?
+        switch reminder.repeats {
+        case .weekly(let set): days = set.description
+        case .once(let day): date = day.description
+        }
+        return ReminderInfo(
+            id: reminder.id, text: reminder.text, time: reminder.time.description, days: days, date: date,
+            enabled: reminder.enabled, sound: reminder.sound,
+            followUps: reminder.followUps.map { "\(DurationText.format(seconds: $0.afterSeconds)): \($0.text)" },
+            unless: reminder.unless, next: next)
+    }
+
+    private func reminderResponse(_ reminder: Reminder, _ message: String) throws -> Response {
+        let state = try currentState(today: today())
+        let info = reminderInfo(reminder, in: state)
+        var response = Response(message: message + (info.next.map { "; next chime \($0)" } ?? ""))
+        if reminder.enabled && info.next == nil {
+            response.warnings = ["it will not chime again: its date is past, or pause or an override silences it"]
+        }
+        response.reminders = [info]
+        return response
+    }
+
+    /// `2026-11-27 16:00` on the wall clock.
+    private func stamp(_ instant: Int) -> String {
+        let local = ZoneResolver(zone: zone).local(at: instant)
+        return "\(local.date) \(local.time.hoursAndMinutes)"
+    }
+
+    /// Applies the fields of `spec` that are set. A new reminder with neither days nor a date
+    /// repeats every day.
+    private func apply(_ spec: ReminderSpec, to reminder: inout Reminder, isNew: Bool) throws {
+        let now = self.now()
+        guard spec.days == nil || spec.date == nil else {
+            throw InputError("give --days (repeating) or --date (once), not both")
+        }
+        if let text = spec.text {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty, trimmed.count <= 200 else {
+                throw InputError("the reminder's text must be 1-200 characters")
+            }
+            reminder.text = trimmed
+        }
+        if let time = spec.time { reminder.time = time }
+        if let days = spec.days {
+            guard !days.isEmpty else { throw InputError("--days: give at least one day, like mon,wed,fri") }
+            reminder.repeats = .weekly(days)
+        } else if let dateText = spec.date {
+            let date = try CivilDate.parse(dateText, today: now.date)
+            guard date > now.date || (date == now.date && reminder.time > now.time) else {
+                throw InputError("\(date) \(reminder.time) has already passed; pick a later date or time")
+            }
+            reminder.repeats = .once(date)
+        }
+        if let enabled = spec.enabled { reminder.enabled = enabled }
+        if let sound = spec.sound {
+            if !sound.isEmpty { try checkSound(sound) }
+            reminder.sound = sound.isEmpty ? nil : sound
+        }
+        if let followUps = spec.followUps {
+            guard followUps.count <= Reminder.maxFollowUps else {
+                throw InputError("--then: at most \(Reminder.maxFollowUps) follow-ups")
+            }
+            for followUp in followUps {
+                guard (60...Reminder.maxFollowUpSeconds).contains(followUp.afterSeconds) else {
+                    throw InputError(
+                        "--then \(DurationText.format(seconds: followUp.afterSeconds)): a follow-up comes 1 minute to 24 hours after the reminder"
+                    )
+                }
+                guard !followUp.text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw InputError("--then: give the follow-up's text, like --then 2h \"how did it go?\"")
+                }
+            }
+            reminder.followUps = followUps
+        }
+        if let unless = spec.unless {
+            guard unless.count <= 1000, !unless.contains("\0") else {
+                throw InputError("--unless: the command must be at most 1000 characters")
+            }
+            reminder.unless = unless.trimmingCharacters(in: .whitespaces).isEmpty ? nil : unless
+        }
+    }
+
+    private func existingReminder(_ id: Int) throws -> Reminder {
+        guard let reminder = try store.reminder(id: id) else { throw noReminder(id) }
+        return reminder
+    }
+
+    private func noReminder(_ id: Int) -> Refusal {
+        Refusal(.notFound, "no reminder #\(id); 'reveille reminder list' shows the ids")
+    }
+}
