@@ -45,8 +45,7 @@ public enum ICalendar {
         // Overrides of single occurrences: UID → the original starts they replace.
         var replaced: [String: Set<Int>] = [:]
         for event in events {
-            let recurrence = icalcomponent_get_recurrenceid(event)
-            guard icaltime_is_null_time(recurrence) == 0 else { continue }
+            guard let recurrence = recurrenceID(event) else { continue }
             replaced[uid(event), default: []].insert(wallOrInstant(recurrence))
         }
         // A margin of two days either side catches events whose local date differs from UTC's.
@@ -62,7 +61,8 @@ public enum ICalendar {
             }
             if isCancelled(event) { continue }
             let summary = icalcomponent_get_summary(event).map { String(cString: $0) } ?? "(no title)"
-            let isOverride = icaltime_is_null_time(icalcomponent_get_recurrenceid(event)) == 0
+            let overridden = recurrenceID(event)
+            let isOverride = overridden != nil
             // Occurrences named by an override's RECURRENCE-ID are the override's to show; those an
             // EXDATE names are taken out here (libical would look each TZID up again for every
             // occurrence: measured at 270 ms for 40,000 occurrences, against 2 ms for this).
@@ -89,7 +89,7 @@ public enum ICalendar {
                     floating: floating, allDay: allDay, zone: zone)
                 guard occurrence.lastDate >= first && occurrence.firstDate <= last else { continue }
                 occurrence.recurrence =
-                    isOverride ? wallOrInstant(icalcomponent_get_recurrenceid(event)) : spanStart
+                    overridden.map(wallOrInstant) ?? spanStart
                 if !triggers.isEmpty, let start = occurrence.start {
                     occurrence.alarmMinutes = triggers.map { trigger in
                         switch trigger {
@@ -154,6 +154,15 @@ public enum ICalendar {
             if let related, icalparameter_get_related(related) == ICAL_RELATED_END { return .beforeEnd(seconds) }
             return .beforeStart(seconds)
         }
+    }
+
+    /// The occurrence an override replaces, with its TZID resolved as for EXDATE (the component's
+    /// own getter leaves a TZID's zone unset, which would read the time as UTC); nil for an event
+    /// that overrides nothing.
+    private static func recurrenceID(_ event: OpaquePointer) -> icaltimetype? {
+        guard let property = icalcomponent_get_first_property(event, ICAL_RECURRENCEID_PROPERTY) else { return nil }
+        let time = icalproperty_get_datetime_with_component(property, event)
+        return icaltime_is_null_time(time) == 0 ? time : nil
     }
 
     /// Removes the event's EXDATEs and returns the starts they exclude, as libical's spans give them.

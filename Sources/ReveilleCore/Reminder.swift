@@ -30,6 +30,13 @@ public struct Reminder: Hashable, Sendable, Identifiable {
     /// `#3 check-in`.
     public var name: String { "#\(id) \(text)" }
 
+    /// `2 h`, `90 min` → `1 h 30 min`: how long after its reminder a follow-up comes.
+    public static func after(_ seconds: Int) -> String {
+        let minutes = seconds / 60
+        if minutes < 60 { return "\(minutes) min" }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
     /// The most follow-ups one reminder takes, and how far after it the last may come.
     public static let maxFollowUps = 5
     public static let maxFollowUpSeconds = 86_400
@@ -168,7 +175,7 @@ public struct ReminderPlan {
                 Chime(
                     key: "reminder:\(reminder.id):\(index + 1)@\(base)", instant: base + followUp.afterSeconds,
                     text: followUp.text, sound: reminder.sound, unless: reminder.unless,
-                    origin: "reminder #\(reminder.id), \(DurationText.format(seconds: followUp.afterSeconds)) after",
+                    origin: "reminder #\(reminder.id), \(Reminder.after(followUp.afterSeconds)) after",
                     day: day)
             }
     }

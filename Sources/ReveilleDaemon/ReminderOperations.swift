@@ -45,7 +45,7 @@ extension Controller {
             case .once(let date): "\(reminder.time) once on \(date)"
             }
         for followUp in reminder.followUps {
-            text += ", then \(DurationText.format(seconds: followUp.afterSeconds)) later \"\(followUp.text)\""
+            text += ", then \(Reminder.after(followUp.afterSeconds)) later \"\(followUp.text)\""
         }
         if let unless = reminder.unless { text += ", unless \(unless)" }
         return reminder.enabled ? text : text + " (disabled)"
@@ -86,7 +86,7 @@ extension Controller {
         return ReminderInfo(
             id: reminder.id, text: reminder.text, time: reminder.time.description, days: days, date: date,
             enabled: reminder.enabled, sound: reminder.sound,
-            followUps: reminder.followUps.map { "\(DurationText.format(seconds: $0.afterSeconds)): \($0.text)" },
+            followUps: reminder.followUps.map { "\(Reminder.after($0.afterSeconds)): \($0.text)" },
             unless: reminder.unless, next: next)
     }
 
@@ -144,7 +144,7 @@ extension Controller {
             for followUp in followUps {
                 guard (60...Reminder.maxFollowUpSeconds).contains(followUp.afterSeconds) else {
                     throw InputError(
-                        "--then \(DurationText.format(seconds: followUp.afterSeconds)): a follow-up comes 1 minute to 24 hours after the reminder"
+                        "--then \(Reminder.after(followUp.afterSeconds)): a follow-up comes 1 minute to 24 hours after the reminder"
                     )
                 }
                 guard !followUp.text.trimmingCharacters(in: .whitespaces).isEmpty else {

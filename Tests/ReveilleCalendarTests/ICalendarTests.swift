@@ -221,4 +221,52 @@ import Testing
             """, from: "2026-03-01", through: "2026-05-31")
         #expect(list.map(\.firstDate) == [date("2026-03-15"), date("2026-04-15"), date("2026-05-15")])
     }
+
+    // MARK: Reminder calendars (issue 16, part 3)
+
+    @Test func valarmTriggersBecomeMinutesBeforeAndAMovedOccurrenceKeepsItsRecurrence() throws {
+        let list = try expand(
+            """
+            BEGIN:VEVENT
+            UID:training
+            SUMMARY:Training
+            DTSTART;TZID=Europe/Berlin:20261124T180000
+            DTEND;TZID=Europe/Berlin:20261124T193000
+            RRULE:FREQ=WEEKLY;COUNT=3
+            BEGIN:VALARM
+            ACTION:DISPLAY
+            DESCRIPTION:soon
+            TRIGGER:-PT45M
+            END:VALARM
+            BEGIN:VALARM
+            ACTION:AUDIO
+            TRIGGER;RELATED=END:-PT1H30M
+            END:VALARM
+            END:VEVENT
+            BEGIN:VEVENT
+            UID:training
+            RECURRENCE-ID;TZID=Europe/Berlin:20261201T180000
+            SUMMARY:Training (moved)
+            DTSTART;TZID=Europe/Berlin:20261202T170000
+            DTEND;TZID=Europe/Berlin:20261202T183000
+            END:VEVENT
+            BEGIN:VEVENT
+            UID:plain
+            SUMMARY:No alarms
+            DTSTART:20261125T090000Z
+            END:VEVENT
+
+            """, from: "2026-11-20", through: "2026-12-31")
+        let training = list.filter { $0.uid == "training" }
+        #expect(training.map(\.start) == [
+            utc("2026-11-24T17:00:00Z"), utc("2026-12-02T16:00:00Z"), utc("2026-12-08T17:00:00Z"),
+        ])
+        // The override names the occurrence it replaces: the 1st, 18:00 Berlin.
+        #expect(training[1].recurrence == utc("2026-12-01T17:00:00Z"))
+        #expect(training[1].summary == "Training (moved)")
+        #expect(training[0].recurrence == training[0].start)
+        // 45 minutes before the start; 90 minutes before the end is the start itself.
+        #expect(training[0].alarmMinutes == [45, 0])
+        #expect(list.first { $0.uid == "plain" }?.alarmMinutes == nil)
+    }
 }
