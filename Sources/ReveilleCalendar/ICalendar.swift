@@ -82,14 +82,17 @@ public enum ICalendar {
             // (DTEND is exclusive; none, or one not after DTSTART, is a single day).
             let days = allDay ? max(1, dayNumber(icalcomponent_get_dtend(event)) - dayNumber(dtstart)) : 0
             let triggers = alarmTriggers(event)
+            let recurs =
+                icalcomponent_get_first_property(event, ICAL_RRULE_PROPERTY) != nil
+                || icalcomponent_get_first_property(event, ICAL_RDATE_PROPERTY) != nil
             for (spanStart, spanEnd) in collector.spans {
                 guard !skip.contains(spanStart) else { continue }
                 var occurrence = occurrenceOf(
                     uid: name, summary: summary, start: spanStart, end: allDay ? spanStart + days * 86_400 : spanEnd,
                     floating: floating, allDay: allDay, zone: zone)
                 guard occurrence.lastDate >= first && occurrence.firstDate <= last else { continue }
-                occurrence.recurrence =
-                    overridden.map(wallOrInstant) ?? spanStart
+                // Which occurrence of a recurring event this is; a single event is its UID alone.
+                occurrence.recurrence = overridden.map(wallOrInstant) ?? (recurs ? spanStart : nil)
                 if !triggers.isEmpty, let start = occurrence.start {
                     occurrence.alarmMinutes = triggers.map { trigger in
                         switch trigger {

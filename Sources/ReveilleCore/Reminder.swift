@@ -59,7 +59,8 @@ public struct FollowUp: Hashable, Sendable, Codable {
 public struct Chime: Hashable, Sendable, Codable {
     /// `reminder:3:0@1764255600` (reminder 3, its own chime (0) or a follow-up (1...), on the
     /// occurrence due then), or `calendar:2:UID:RECURRENCE:15` (calendar 2, the event and occurrence
-    /// as iCalendar names them, 15 minutes before).
+    /// as iCalendar names them, `single` for an event that does not recur, 15 minutes before): an
+    /// event moved after its chime played does not chime again for that offset.
     public var key: String
     public var instant: Int
     public var text: String
@@ -220,7 +221,8 @@ public enum CalendarReminders {
                 let instant = start - offset * 60
                 result.append(
                     Chime(
-                        key: "calendar:\(calendarID):\(occurrence.uid):\(occurrence.recurrence ?? start):\(offset)",
+                        key:
+                            "calendar:\(calendarID):\(occurrence.uid):\(occurrence.recurrence.map(String.init) ?? "single"):\(offset)",
                         instant: instant,
                         text: occurrence.summary, sound: sounds[offset], unless: nil,
                         origin: "calendar \(name), \(offset == 0 ? "at the start" : "\(offset) min before")",

@@ -159,7 +159,9 @@ final class Calendars {
             entry.loadedAt = now
             if changed {
                 logger.info(
-                    "\(name): \(CalendarOccurrence.holidays(occurrences).count) holiday dates read from \(record.source)"
+                    record.purpose == "reminders"
+                        ? "\(name): \(occurrences.filter { $0.start != nil }.count) timed events read from \(record.source)"
+                        : "\(name): \(CalendarOccurrence.holidays(occurrences).count) holiday dates read from \(record.source)"
                 )
             }
             if let fetchProblem {

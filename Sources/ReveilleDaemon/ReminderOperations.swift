@@ -63,7 +63,10 @@ extension Controller {
         var plan = ReminderPlan(state: state, zone: zone)
         var end = ZoneResolver(zone: zone)
         let through = end.resolve(last.adding(days: 1), LocalTime(secondsOfDay: 0)!).instant - 1
-        return plan.chimes(after: instant, through: through, all: true).map { chime in
+        // A chime already played stays played, even when its event moved later.
+        let kept = Set(((try? store.chimes(since: instant - 8 * 86_400)) ?? []).map(\.key))
+        return plan.chimes(after: instant, through: through, all: true).filter { !kept.contains($0.key) }.map {
+            chime in
             let local = ZoneResolver(zone: zone).local(at: chime.instant)
             return ReminderRow(
                 date: local.date.description, time: local.time.hoursAndMinutes, text: chime.text, origin: chime.origin,

@@ -258,9 +258,10 @@ import Testing
 
             """, from: "2026-11-20", through: "2026-12-31")
         let training = list.filter { $0.uid == "training" }
-        #expect(training.map(\.start) == [
-            utc("2026-11-24T17:00:00Z"), utc("2026-12-02T16:00:00Z"), utc("2026-12-08T17:00:00Z"),
-        ])
+        #expect(
+            training.map(\.start) == [
+                utc("2026-11-24T17:00:00Z"), utc("2026-12-02T16:00:00Z"), utc("2026-12-08T17:00:00Z"),
+            ])
         // The override names the occurrence it replaces: the 1st, 18:00 Berlin.
         #expect(training[1].recurrence == utc("2026-12-01T17:00:00Z"))
         #expect(training[1].summary == "Training (moved)")

@@ -99,7 +99,8 @@ import Testing
         )
         #expect(
             error("time_zone = \"Mars/Olympus\"")
-                == "reveille.toml:1: time_zone: \"Mars/Olympus\" is not a time zone (none such in /usr/share/zoneinfo); try \"Europe/Berlin\"")
+                == "reveille.toml:1: time_zone: \"Mars/Olympus\" is not a time zone (none such in /usr/share/zoneinfo); try \"Europe/Berlin\""
+        )
         #expect(error("max_ring_minutes = \"ten\"") == "reveille.toml:1: max_ring_minutes: must be a whole number")
         #expect(
             error("[audio]\nsound = \"alarm.wav\"")

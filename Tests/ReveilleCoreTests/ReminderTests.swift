@@ -39,9 +39,10 @@ import Testing
     @Test func aOneTimeReminderChimesOnItsDateOnly() {
         let once = Reminder(id: 2, text: "competition", time: time("17:00"), repeats: .once(date("2026-12-05")))
         var plan = plan(ScheduleState(reminders: [once]))
-        #expect(plan.chimes(after: Self.six, through: Self.six + 60 * 86_400).map(\.instant) == [
-            utc("2026-12-05T16:00:00Z")
-        ])
+        #expect(
+            plan.chimes(after: Self.six, through: Self.six + 60 * 86_400).map(\.instant) == [
+                utc("2026-12-05T16:00:00Z")
+            ])
         #expect(plan.next(after: utc("2026-12-05T16:00:00Z")) == nil)
     }
 

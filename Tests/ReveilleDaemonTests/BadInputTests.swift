@@ -88,7 +88,8 @@ import Testing
         #expect(outcome.status == 64)
         #expect(
             outcome.stderr.hasPrefix(
-                "Error: time zone \"Mars/Olympus\" is not a time zone (none such in /usr/share/zoneinfo); try Europe/Berlin or America/New_York\n"))
+                "Error: time zone \"Mars/Olympus\" is not a time zone (none such in /usr/share/zoneinfo); try Europe/Berlin or America/New_York\n"
+            ))
     }
 
     @Test func anUnwritableRootIsExplainedAtStart() throws {

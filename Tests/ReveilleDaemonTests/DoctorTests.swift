@@ -17,7 +17,8 @@ import Testing
             ? "ok    fanotify: permission events available\n"
             : "note  fanotify: cannot tell without CAP_SYS_ADMIN\n      fix: run 'sudo reveille doctor' to check\n"
         // The daemons here run in Europe/Berlin, with the system's tzdata.
-        let version = (try? String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8))?
+        let version =
+            (try? String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8))?
             .split(separator: "\n").first?.dropFirst("# version ".count) ?? "?"
         let zone = "ok    time zone: Europe/Berlin, rules from tzdata \(version)\n"
         return time + zone + fanotify

@@ -7,7 +7,8 @@ import Testing
 /// relayed request is served with.
 @Suite struct WebPairingTests {
     /// Sends `command` as reveille-web would for a browser: with a cap and a device token.
-    func relay(_ daemon: DaemonHarness, _ command: Command, cap: Role? = nil, device: String? = nil) throws -> Response {
+    func relay(_ daemon: DaemonHarness, _ command: Command, cap: Role? = nil, device: String? = nil) throws -> Response
+    {
         let client = try daemon.connect()
         try client.sendRaw(Framing.encode(Request(command, cap: cap, device: device)))
         let line = try #require(try client.readLine())
@@ -49,12 +50,14 @@ import Testing
 
         let devices = try daemon.cli("web", "devices")
         #expect(devices.stdout.contains("kitchen phone") && devices.stdout.contains("user"))
-        #expect(try daemon.cli("web", "unpair", "1").stdout == "unpaired device #1; its browser is refused from now on\n")
+        #expect(
+            try daemon.cli("web", "unpair", "1").stdout == "unpaired device #1; its browser is refused from now on\n")
         let refused = try relay(daemon, .status, device: token)
         #expect(refused.error?.code == .forbidden)
         #expect(
             refused.error?.message
-                == "this browser is not paired, or was unpaired; pair it again with a code from 'sudo reveille web pair'")
+                == "this browser is not paired, or was unpaired; pair it again with a code from 'sudo reveille web pair'"
+        )
         #expect(try daemon.cli("web", "unpair", "1").status == 1)
     }
 

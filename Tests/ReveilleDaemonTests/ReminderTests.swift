@@ -1,0 +1,207 @@
+import CSndFile
+import Foundation
+import ReveilleProtocol
+import ReveilleTestSupport
+import Testing
+
+/// Reminders end to end (issue 16, part 3): the real daemon on a shifted clock, chimes captured by
+/// ALSA's file plugin, the real CLI.
+@Suite(.serialized) struct ReminderDaemonTests {
+    /// A chime sound: a sine of `frequency` Hz, half a second, in the test's root.
+    func chime(_ daemon: DaemonHarness, _ frequency: Double) throws -> String {
+        let path = daemon.root.appendingPathComponent("chime-\(Int(frequency)).wav").path
+        try Recording.sine(frequency, seconds: 0.5, sampleRate: 44_100, channels: 2).write(
+            to: path, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        chmod(path, 0o644)
+        return path
+    }
+
+    /// The lines of the daemon's log that say a reminder chimed.
+    func chimed(_ daemon: DaemonHarness) -> [String] {
+        daemon.logText().split(separator: "\n").filter { $0.contains(") chimes (due ") }.map(String.init)
+    }
+
+    /// The frequency the last chime played, read back from the capture once the file plugin closed it.
+    func capturedFrequency(_ daemon: DaemonHarness, among candidates: [Double]) throws -> Double {
+        #expect(
+            daemon.waitFor(3) { daemon.logText().components(separatedBy: "finished on").count > chimed(daemon).count })
+        Thread.sleep(forTimeInterval: 0.1)  // the WAV header is completed at close
+        let capture = try Recording(contentsOf: daemon.soundCapture)
+        return capture.dominant(among: candidates, from: 0.1, to: 0.4)
+    }
+
+    @Test func aReminderAndItsFollowUpChimeAtTheirInstantsOnceEvenAcrossARestart() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:57"))
+        let sound = try chime(daemon, 880)
+        let add = try daemon.cli(
+            "reminder", "add", "check-in", "--days", "mon,wed,fri", "--at", "16:00", "--sound", sound, "--then", "2h",
+            "how did it go?")
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(add.stdout.contains("added reminder #1 check-in: 16:00 mon,wed,fri, then 2 h later \"how did it go?\""))
+        #expect(add.stdout.contains("next chime 2026-11-23 16:00"))
+        let next = try daemon.cli("next", "--days", "3")
+        #expect(next.stdout.contains("2026-11-23  Mon  16:00  check-in        reminder #1"))
+        #expect(next.stdout.contains("2026-11-23  Mon  18:00  how did it go?  reminder #1, 2 h after"))
+        #expect(try daemon.cli("status").stdout.contains("next reminder: 2026-11-23 16:00 check-in"))
+        #expect(daemon.capturedBytes() == 0)
+
+        #expect(daemon.waitFor(15) { chimed(daemon).count == 1 })
+        #expect(chimed(daemon).first?.contains("reminder \"check-in\" (reminder #1) chimes (due 16:00)") == true)
+        #expect(chimed(daemon).first?.contains("late") == false)
+        #expect(try capturedFrequency(daemon, among: [440, 880]) == 880)
+
+        try daemon.advance(by: 2 * 3600 - 3)
+        #expect(daemon.waitFor(15) { chimed(daemon).count == 2 })
+        #expect(chimed(daemon).last?.contains("\"how did it go?\" (reminder #1, 2 h after) chimes (due 18:00)") == true)
+
+        // A restart a minute later finds both kept: neither plays again.
+        daemon.stop()
+        try daemon.advance(by: 60)
+        try daemon.start()
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(chimed(daemon).count == 2)
+        let list = try daemon.cli("reminder", "list")
+        #expect(list.stdout.contains("2026-11-25 16:00"), "\(list.stdout)")  // next: Wednesday
+    }
+
+    @Test func aFollowUpAcrossTheSpringForwardNightComesTwoRealHoursLater() throws {
+        // 2026-03-29 in Berlin: at 02:00 CET the clock goes to 03:00 CEST.
+        let daemon = try DaemonHarness(now: instant("2026-03-29 01:29:57"))
+        let add = try daemon.cli(
+            "reminder", "add", "night feed", "--date", "2026-03-29", "--at", "01:30", "--then", "2h", "again")
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(daemon.waitFor(15) { chimed(daemon).count == 1 })
+        #expect(chimed(daemon)[0].contains("chimes (due 01:30)"))
+        // 00:30 UTC + 2 h = 02:30 UTC, which is 04:30 CEST on the wall clock.
+        try daemon.setNow(instant("2026-03-29 04:29:57"))
+        #expect(daemon.waitFor(15) { chimed(daemon).count == 2 })
+        #expect(chimed(daemon)[1].contains("\"again\" (reminder #1, 2 h after) chimes (due 04:30)"))
+    }
+
+    @Test func unlessSkipsTheChimeWhenItsCommandExitsZeroAndLetsItPlayOtherwise() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:55"))
+        let flag = daemon.root.appendingPathComponent("form-sent").path
+        let add = try daemon.cli(
+            "reminder", "add", "send the form", "--at", "16:00", "--then", "1h", "last call", "--unless",
+            "test -e \(flag)")
+        #expect(add.status == 0, "\(add.stderr)")
+        // No form yet: the command exits 1, the reminder plays.
+        #expect(daemon.waitFor(15) { chimed(daemon).count == 1 })
+        #expect(daemon.logText().contains("reminder \"send the form\": --unless test -e \(flag) exited 1"))
+        // The form is sent: the follow-up is skipped, and says why.
+        FileManager.default.createFile(atPath: flag, contents: nil)
+        try daemon.advance(by: 3600 - 3)
+        #expect(
+            daemon.waitFor(15) { daemon.logText().contains("reminder \"last call\" (reminder #1, 1 h after) skipped") })
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(chimed(daemon).count == 1)
+    }
+
+    @Test func aReminderDueWhileAnAlarmRingsWaitsAndChimesOnceTheAlarmIsDismissed() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 06:59:55"))
+        let sound = try chime(daemon, 880)
+        #expect(try daemon.cli("alarm", "add", "7:00", "--days", "daily", "--fade-in", "0").status == 0)
+        #expect(try daemon.cli("reminder", "add", "vitamins", "--at", "07:00", "--sound", sound).status == 0)
+        #expect(try daemon.waitFor(15) { try daemon.session()?.state == .ringing })
+        #expect(daemon.waitFor(5) { daemon.logText().contains("reminder \"vitamins\" waits until alarm #1 is quiet") })
+        Thread.sleep(forTimeInterval: 1)
+        #expect(chimed(daemon).isEmpty)
+        #expect(try daemon.dismissByMath().status == 0)
+        #expect(daemon.waitFor(5) { chimed(daemon).count == 1 })
+        #expect(try capturedFrequency(daemon, among: [440, 880]) == 880)
+    }
+
+    @Test func aReminderCalendarChimesBeforeEachEventAndFollowsMovesAndCancellations() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:55"))
+        let early = try chime(daemon, 660)
+        let calendar = daemon.root.appendingPathComponent("club.ics").path
+        func write(swimAt start: String, cancelRun: Bool) throws {
+            let text = """
+                BEGIN:VCALENDAR\r
+                VERSION:2.0\r
+                PRODID:-//tests//EN\r
+                BEGIN:VEVENT\r
+                UID:swim\r
+                SUMMARY:Swim\r
+                DTSTART;TZID=Europe/Berlin:\(start)\r
+                END:VEVENT\r
+                BEGIN:VEVENT\r
+                UID:run\r
+                SUMMARY:Run\r
+                DTSTART;TZID=Europe/Berlin:20261123T190000\r
+                \(cancelRun ? "STATUS:CANCELLED\r\n" : "")END:VEVENT\r
+                BEGIN:VEVENT\r
+                UID:meet\r
+                SUMMARY:Meet\r
+                DTSTART;TZID=Europe/Berlin:20261124T100000\r
+                BEGIN:VALARM\r
+                ACTION:DISPLAY\r
+                DESCRIPTION:Meet\r
+                TRIGGER:-PT5M\r
+                END:VALARM\r
+                END:VEVENT\r
+                END:VCALENDAR\r
+
+                """
+            let staged = calendar + ".new"
+            try text.write(toFile: staged, atomically: false, encoding: .utf8)
+            chmod(staged, 0o644)
+            #expect(rename(staged, calendar) == 0)
+        }
+        try write(swimAt: "20261123T163000", cancelRun: false)
+        let add = try daemon.cli(
+            "calendar", "add", "club", calendar, "--reminders", "--minutes", "30,15", "--sound", "30=\(early)")
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(add.stdout.contains("each chimes 30, 15 minutes before"), "\(add.stdout)")
+        func reminderRows() throws -> [ScheduleRow] {
+            let json = try daemon.cli("next", "--days", "2", "--json").stdout
+            return try JSONDecoder().decode([ScheduleRow].self, from: Data(json.utf8)).filter { $0.reminder != nil }
+        }
+        #expect(
+            try reminderRows().map { "\($0.time ?? "") \($0.label ?? "")" } == [
+                "16:00 Swim", "16:15 Swim", "18:30 Run", "18:45 Run", "09:55 Meet",
+            ])
+        #expect(daemon.waitFor(15) { chimed(daemon).count == 1 })
+        #expect(chimed(daemon)[0].contains("\"Swim\" (calendar club, 30 min before) chimes (due 16:00)"))
+        #expect(try capturedFrequency(daemon, among: [440, 660]) == 660)
+
+        // Swim moves to 17:00 and Run is cancelled: the 30-minute chime already played stays
+        // played, the 15-minute one moves, Run's go.
+        try write(swimAt: "20261123T170000", cancelRun: true)
+        let moved = try daemon.waitFor(10) {
+            try reminderRows().map { "\($0.time ?? "") \($0.label ?? "")" } == ["16:45 Swim", "09:55 Meet"]
+        }
+        let rows = try reminderRows()
+        #expect(moved, "\(rows) \(daemon.logText())")
+        try daemon.setNow(instant("2026-11-23 16:44:57"))
+        #expect(daemon.waitFor(15) { chimed(daemon).count == 2 })
+        #expect(chimed(daemon)[1].contains("\"Swim\" (calendar club, 15 min before) chimes (due 16:45)"))
+        let list = try daemon.cli("calendar", "list")
+        #expect(list.stdout.contains("reminders"), "\(list.stdout)")
+    }
+
+    @Test func badRemindersAreRefusedWithWhatToDo() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 12:00:00"))
+        let noTime = try daemon.cli("reminder", "add", "x")
+        #expect(noTime.status == 64)
+        #expect(noTime.stderr.contains("--at"))
+        let badThen = try daemon.cli("reminder", "add", "x", "--at", "10:00", "--then", "2h")
+        #expect(badThen.status == 64)
+        #expect(badThen.stderr.contains("--then takes two values"))
+        let past = try daemon.cli("reminder", "add", "x", "--at", "10:00", "--date", "2026-11-23")
+        #expect(past.status == 64)
+        #expect(past.stderr.contains("has already passed"))
+        let both = try daemon.cli("reminder", "add", "x", "--at", "10:00", "--days", "mon", "--date", "2026-12-01")
+        #expect(both.status == 64)
+        let missing = try daemon.cli("reminder", "rm", "9")
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("no reminder #9; 'reveille reminder list' shows the ids"))
+        let noSound = try daemon.cli("reminder", "add", "x", "--at", "10:00", "--sound", "/nowhere.wav")
+        #expect(noSound.status == 64)
+        #expect(noSound.stderr.contains("--sound /nowhere.wav: no such file"))
+        let badMinutes = try daemon.cli("calendar", "add", "c", "/x.ics", "--reminders", "--minutes", "soon")
+        #expect(badMinutes.status == 64)
+        #expect(try daemon.cli("reminder", "list").stdout.hasPrefix("no reminders"))
+        #expect(daemon.answersStatus())
+    }
+}
