@@ -252,7 +252,7 @@ def idle(seconds, with_calendar=True):
         for i in range(10):
             spec = {"time": f"{(now.tm_hour + i // 4) % 24:02d}:{(i * 7) % 60:02d}", "days": "daily"}
             assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
-        # And a holiday calendar (the engine benchmark's five years, 2,000 events; CALENDAR=0: none):
+        # And a holiday calendar (the engine benchmark's five years, 2,000 events; CALENDAR=0: none, and no reminders):
         # its folder is watched, which must cost nothing while nothing changes.
         if with_calendar:
             calendar = os.path.join(root, "holidays.ics")
@@ -260,6 +260,18 @@ def idle(seconds, with_calendar=True):
             os.chmod(calendar, 0o644)
             os.chmod(root, 0o755)
             assert request(sock, {"calendarAdd": {"name": "holidays", "source": calendar}})["ok"]
+            # And reminders: a reminder calendar (two years of a household's events, chiming 60 and
+            # 15 minutes before each, or at its own VALARM) and three reminders with a follow-up,
+            # none due in the window: the machine wakes for the next chime, not before.
+            reminders = os.path.join(root, "reminders.ics")
+            subprocess.run([os.path.join(BIN, "reveille-bench"), "reminders", reminders], check=True)
+            os.chmod(reminders, 0o644)
+            assert request(sock, {"calendarAdd": {"name": "club", "source": reminders, "purpose": "reminders",
+                                                  "minutes": [60, 15]}})["ok"]
+            for i in range(3):
+                spec = {"text": f"reminder {i}", "time": f"{(now.tm_hour + i) % 24:02d}:30",
+                        "followUps": [{"afterSeconds": 7200, "text": "follow-up"}]}
+                assert request(sock, {"reminderAdd": {"spec": spec}})["ok"]
         time.sleep(5)  # the connection threads of those requests have ended
         # The daemon's threads do not come and go while it is idle (no dispatch worker pool).
         window = idle_window(proc, sock, seconds)
@@ -272,7 +284,7 @@ def idle(seconds, with_calendar=True):
     minutes = seconds / 60
     status = window["resources"]
     print(f"   over {seconds} s idle with 10 alarms set (the next one hours away)"
-          f"{' and a holiday calendar' if with_calendar else ''}, {window['threads']} threads:")
+          f"{', a holiday calendar, a reminder calendar and 3 reminders' if with_calendar else ''}, {window['threads']} threads:")
     print(f"   CPU {window['cpu_ms']:.3f} ms, i.e. {window['cpu_ms'] * 60 / minutes:.2f} ms per idle hour")
     print(f"   wake-ups (voluntary context switches, all threads) {window['wakeups']}, "
           f"i.e. {window['wakeups'] / minutes:.2f} per minute ({window['preempted']} preemptions)")

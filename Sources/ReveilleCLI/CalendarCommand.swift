@@ -5,7 +5,7 @@ import ReveilleProtocol
 struct CalendarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calendar",
-        abstract: "Calendars (.ics files): holidays that silence alarms, or events that chime reminders.",
+        abstract: "Holiday and reminder calendars (.ics files): days off, events that chime.",
         discussion: """
             A calendar is an iCalendar (.ics) file on this machine, or on the web (http or https, \
             fetched by 'calendar refresh'). A holiday calendar (--holidays): a school's term dates, \

@@ -12,7 +12,8 @@ struct MonthCommand: ParsableCommand {
             alarm as set (base), R a weekly rule, O a date override. A silent day shows - and what \
             silenced it: R, O, H (a holiday) or P (paused). Days gone by show a dot. On a terminal \
             the layers are coloured (base orange, rule blue, override green, holiday grey) and \
-            silent days struck through; NO_COLOR or --plain turns colour off.
+            silent days struck through; NO_COLOR or --plain turns colour off. Below, how many \
+            reminders chime in the month, and the next ones.
             """)
 
     @Argument(help: ArgumentHelp("The month, YYYY-MM (default: this month).", valueName: "month"))
@@ -156,7 +157,23 @@ enum MonthView {
         ]
         let key = legend.map { item in colour ? "\u{1B}[\(colourCode(item.1))m\(item.0)\u{1B}[0m" : item.0 }
         lines.append(key.joined(separator: "   ") + "   - silent   " + (colour ? "today inverted" : "* today"))
+        if let line = reminderLine(report, first: first, count: count) { lines.append(line) }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `reminders: 26 chimes this month; the next: 25 Wed 16:00 check-in, ...`, or nil for none.
+    static func reminderLine(_ report: ScheduleReport, first: CivilDate, count: Int) -> String? {
+        let last = first.adding(days: count - 1).description
+        let chimes = (report.reminders ?? []).filter {
+            $0.silenced == nil && $0.date >= first.description && $0.date <= last
+        }
+        guard !chimes.isEmpty else { return nil }
+        let soon = chimes.prefix(3).map { chime in
+            let date = try? CivilDate.parse(chime.date)
+            return "\(date?.components.day ?? 0) \(date?.weekday.displayName ?? "") \(chime.time) \(chime.text)"
+        }
+        return "reminders: \(chimes.count) chime\(chimes.count == 1 ? "" : "s") this month; the next: "
+            + soon.joined(separator: ", ") + (chimes.count > 3 ? ", ... ('reveille next' lists them)" : "")
     }
 
     static let monthNames = [

@@ -170,7 +170,9 @@ struct NextCommand: ParsableCommand {
         abstract: "List the coming rings, day by day, with the layer that decided each.",
         discussion: """
             Layers, highest first: paused (master switch), disabled (the alarm), override (one date), \
-            rule (a weekday), holiday, base (the alarm as set). A silent day says why.
+            rule (a weekday), holiday, base (the alarm as set). A silent day says why. Below the \
+            alarms, the reminders that chime in those days (from 'reminder add' and reminder \
+            calendars), each with what set it, and why one will not chime.
             """)
 
     @Option(name: .long, help: "How many days, from today.")

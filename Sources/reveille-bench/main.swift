@@ -114,9 +114,43 @@ func householdHolidays() -> String {
     return (lines + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
 }
 
-// `reveille-bench calendar FILE` (the 2,000 events) or `holidays FILE`: writes it for the scripts and stops.
-if CommandLine.arguments.count == 3, ["calendar", "holidays"].contains(CommandLine.arguments[1]) {
-    let text = CommandLine.arguments[1] == "calendar" ? fiveYearCalendar() : householdHolidays()
+/// A household's reminder calendar of two years from now: training twice a week (a weekly rule),
+/// a monthly appointment with its own alarm (VALARM, 2 hours before), and 300 one-off events; all
+/// start at the hour three hours from now (UTC), so that no chime falls in the next two hours.
+func householdReminders() -> String {
+    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Reveille bench//EN"]
+    let now = Int(Date().timeIntervalSince1970)
+    let hour = (now / 3600 + 3) % 24
+    let today = CivilDate(dayNumber: now / 86_400)
+    func stamp(_ date: CivilDate) -> String {
+        date.description.replacingOccurrences(of: "-", with: "") + String(format: "T%02d0000Z", hour)
+    }
+    let first = today.adding(days: 1)
+    lines += [
+        "BEGIN:VEVENT", "UID:training", "SUMMARY:Training", "DTSTART:\(stamp(first))",
+        "RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=208", "END:VEVENT",
+        "BEGIN:VEVENT", "UID:appointment", "SUMMARY:Appointment", "DTSTART:\(stamp(first.adding(days: 2)))",
+        "RRULE:FREQ=MONTHLY;COUNT=24", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Appointment",
+        "TRIGGER:-PT2H", "END:VALARM", "END:VEVENT",
+    ]
+    for index in 0..<300 {
+        lines += [
+            "BEGIN:VEVENT", "UID:event-\(index)", "SUMMARY:Event \(index)",
+            "DTSTART:\(stamp(first.adding(days: index * 730 / 300)))", "END:VEVENT",
+        ]
+    }
+    return (lines + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+}
+
+// `reveille-bench calendar FILE` (the 2,000 events), `holidays FILE` or `reminders FILE`: writes it
+// for the scripts and stops.
+if CommandLine.arguments.count == 3, ["calendar", "holidays", "reminders"].contains(CommandLine.arguments[1]) {
+    let text =
+        switch CommandLine.arguments[1] {
+        case "calendar": fiveYearCalendar()
+        case "holidays": householdHolidays()
+        default: householdReminders()
+        }
     try! text.write(toFile: CommandLine.arguments[2], atomically: true, encoding: .utf8)
     exit(0)
 }

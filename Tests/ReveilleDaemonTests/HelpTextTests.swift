@@ -70,7 +70,8 @@ import Testing
                   apps                    App time windows and daily limits (the policy in apps.toml).
                   run                     Start an app of the policy if it may run now (asks the daemon first).
                   web                     Pair browsers with the clock's page (reveille-web).
-                  calendar                Holiday calendars (.ics files) that silence --skip-holidays alarms.
+                  calendar                Holiday and reminder calendars (.ics files): days off, events that chime.
+                  reminder                Reminders: a chime with a line of text, at a time, without a calendar.
                   doctor                  Check the setup: settings, daemon, reader, sound, buttons, voice, time,
                                           files.
                 """))
