@@ -272,6 +272,13 @@ def idle(seconds, with_calendar=True):
                 spec = {"text": f"reminder {i}", "time": f"{(now.tm_hour + i) % 24:02d}:30",
                         "followUps": [{"afterSeconds": 7200, "text": "follow-up"}]}
                 assert request(sock, {"reminderAdd": {"spec": spec}})["ok"]
+            if os.environ.get("CHIME_IN_WINDOW") == "1":
+                # One reminder that chimes inside the window (a minute into it, or two): what
+                # one chime costs, all threads together (the timer, the audio thread's writes).
+                due = time.localtime(time.time() + 5 + 120)
+                spec = {"text": "in the window", "time": f"{due.tm_hour:02d}:{due.tm_min:02d}",
+                        "date": time.strftime("%Y-%m-%d", due)}
+                assert request(sock, {"reminderAdd": {"spec": spec}})["ok"]
         time.sleep(5)  # the connection threads of those requests have ended
         # The daemon's threads do not come and go while it is idle (no dispatch worker pool).
         window = idle_window(proc, sock, seconds)
