@@ -2,6 +2,24 @@ import Foundation
 import GRDB
 import ReveilleCore
 
+extension Repeat {
+    /// How `alarm` and `reminder` rows keep it: a weekday mask, or 0 and the date (`YYYY-MM-DD`).
+    var columns: (days: Int, date: String?) {
+        switch self {
+        case .weekly(let set): (Int(set.mask), nil)
+        case .once(let day): (0, day.description)
+        }
+    }
+
+    init(days: Int, date: String?) throws {
+        if let date {
+            self = .once(try CivilDate.parse(date))
+        } else {
+            self = .weekly(DaySet(mask: UInt8(truncatingIfNeeded: days)))
+        }
+    }
+}
+
 /// A row of `alarm`. Conversions to and from the core's `Alarm` live here, so no other module sees SQL.
 struct AlarmRecord: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "alarm"
@@ -34,14 +52,7 @@ struct AlarmRecord: Codable, FetchableRecord, MutablePersistableRecord {
         id = alarm.id > 0 ? Int64(alarm.id) : nil
         label = alarm.label
         time = alarm.time.secondsOfDay
-        switch alarm.repeats {
-        case .weekly(let set):
-            days = Int(set.mask)
-            date = nil
-        case .once(let day):
-            days = 0
-            date = day.description
-        }
+        (days, date) = alarm.repeats.columns
         enabled = alarm.enabled
         sound = alarm.sound
         volume = alarm.volume
@@ -58,12 +69,7 @@ struct AlarmRecord: Codable, FetchableRecord, MutablePersistableRecord {
         guard let id, let localTime = LocalTime(secondsOfDay: time) else {
             throw StoreError.corrupt("alarm row \(id ?? 0) has time \(time)")
         }
-        let repeats: Repeat
-        if let date {
-            repeats = .once(try CivilDate.parse(date))
-        } else {
-            repeats = .weekly(DaySet(mask: UInt8(truncatingIfNeeded: days)))
-        }
+        let repeats = try Repeat(days: days, date: date)
         return Alarm(
             id: Int(id), label: label, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
             volume: volume, fadeInSeconds: fadeInSeconds, challenge: Challenge(rawValue: challenge) ?? .math,

@@ -28,14 +28,7 @@ struct ReminderRecord: Codable, FetchableRecord, MutablePersistableRecord {
         id = reminder.id > 0 ? Int64(reminder.id) : nil
         text = reminder.text
         time = reminder.time.secondsOfDay
-        switch reminder.repeats {
-        case .weekly(let set):
-            days = Int(set.mask)
-            date = nil
-        case .once(let day):
-            days = 0
-            date = day.description
-        }
+        (days, date) = reminder.repeats.columns
         enabled = reminder.enabled
         sound = reminder.sound
         followUps = String(decoding: (try? JSONEncoder().encode(reminder.followUps)) ?? Data("[]".utf8), as: UTF8.self)
@@ -46,10 +39,7 @@ struct ReminderRecord: Codable, FetchableRecord, MutablePersistableRecord {
         guard let id, let localTime = LocalTime(secondsOfDay: time) else {
             throw StoreError.corrupt("reminder row \(id ?? 0) has time \(time)")
         }
-        let repeats: Repeat =
-            if let date { .once(try CivilDate.parse(date)) } else {
-                .weekly(DaySet(mask: UInt8(truncatingIfNeeded: days)))
-            }
+        let repeats = try Repeat(days: days, date: date)
         return Reminder(
             id: Int(id), text: text, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
             followUps: (try? JSONDecoder().decode([FollowUp].self, from: Data(followUps.utf8))) ?? [], unless: unless)
