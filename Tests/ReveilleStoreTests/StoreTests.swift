@@ -102,4 +102,32 @@ import Testing
             ])
         #expect(try store.appGrants(on: day.adding(days: 1)).isEmpty)
     }
+
+    @Test func remindersRoundTripAndAChimeIsKeptOnceWithItsFirstOutcome() throws {
+        let store = try Store()
+        let reminder = try store.insert(
+            Reminder(
+                id: 0, text: "competition", time: try LocalTime.parse("17:00"),
+                repeats: .once(try CivilDate.parse("2026-12-05")), sound: "/sounds/bell.wav",
+                followUps: [FollowUp(afterSeconds: 7200, text: "how did it go?")], unless: "test -e /tmp/sent"))
+        #expect(reminder.id == 1)
+        #expect(try store.scheduleState().reminders == [reminder])
+        var changed = reminder
+        changed.repeats = .weekly(.weekdays)
+        changed.unless = nil
+        #expect(try store.update(changed))
+        #expect(try store.reminder(id: 1) == changed)
+        #expect(try store.update(Reminder(id: 9, text: "x", time: changed.time, repeats: changed.repeats)) == false)
+
+        let chime = Chime(
+            key: "reminder:1:0@1000", instant: 1000, text: "competition", sound: nil, unless: nil,
+            origin: "reminder #1", day: try CivilDate.parse("2026-12-05"))
+        try store.record(chime: chime, outcome: .played, at: 1001)
+        try store.record(chime: chime, outcome: .missed, at: 2000)  // a second word on it changes nothing
+        let kept = try store.chimes(since: 0)
+        #expect(kept.map(\.key) == ["reminder:1:0@1000"])
+        #expect(kept.map(\.outcome) == ["played"])
+        #expect(try store.deleteReminder(id: 1))
+        #expect(try store.reminders().isEmpty)
+    }
 }
