@@ -35,6 +35,7 @@ struct Doctor {
         checkInputs(settings, status: status, &findings)
         checkTime(&findings)
         if let status { checkZoneAndCalendars(status, &findings) }
+        if status != nil { checkReminders(&findings) }
         checkAppGuard(&findings)
         if let status, status.appGuard.mode != .starting {
             let guarded = status.appGuard.mode == .fanotify
@@ -267,6 +268,40 @@ struct Doctor {
                     fix:
                         "correct the file ('reveille calendar show NAME' shows what is read); it is read again when saved"
                 ))
+        }
+    }
+
+    /// How many reminders chime, the next one, and sound files that are gone (a chime then plays the
+    /// built-in tone: never silence, but not the sound chosen).
+    private func checkReminders(_ findings: inout [Finding]) {
+        guard let reminders = try? ControlClient(path: paths.socket).send(.reminderList).reminders,
+            let calendars = try? ControlClient(path: paths.socket).send(.calendarList).calendars
+        else { return }
+        let reminderCalendars = calendars.filter { $0.purpose == "reminders" }
+        if !reminders.isEmpty || !reminderCalendars.isEmpty {
+            let next = reminders.compactMap(\.next).min()
+            findings.append(
+                Finding(
+                    level: .ok, subject: "reminders",
+                    detail: "\(reminders.count) set, \(reminderCalendars.count) reminder calendar(s)"
+                        + (next.map { "; next of those set: \($0)" } ?? "")))
+        }
+        var sounds = reminders.compactMap { reminder in
+            reminder.sound.map {
+                ($0, "reminder #\(reminder.id)", "reveille reminder edit \(reminder.id) --sound FILE")
+            }
+        }
+        for calendar in reminderCalendars {
+            for (minutes, path) in (calendar.sounds ?? [:]).sorted(by: { $0.key < $1.key }) {
+                sounds.append((path, "calendar \(calendar.name) (\(minutes) min)", "remove and add the calendar again"))
+            }
+        }
+        for (path, owner, fix) in sounds where access(path, R_OK) != 0 {
+            findings.append(
+                Finding(
+                    level: .warning, subject: "reminders",
+                    detail: "\(owner): its sound \(path) cannot be read; it chimes with the built-in tone",
+                    fix: "put the file back, or \(fix)"))
         }
     }
 

@@ -27,9 +27,10 @@ extension Controller {
             case .publish(let change): publish(change)
             case .wake(let instant): onWake(instant)
             case .chime(let chime):
-                // Once, at the alarms' default volume, without fade: a chime is a few seconds long.
+                // Once, at the alarms' default volume, without fade. No sound of its own: one cycle of
+                // the built-in tone ("" skips the configured alarm sound, which may be minutes long).
                 ring.audio.play(
-                    AudioRequest(sound: chime.sound, volume: ring.defaultVolume, fadeInSeconds: 0, length: .once))
+                    AudioRequest(sound: chime.sound ?? "", volume: ring.defaultVolume, fadeInSeconds: 0, length: .once))
             case .checkChime(let chime):
                 let report = reportChimeCheck
                 hooks.check(chime.unless ?? "false", for: chime.text) { skip, detail in

@@ -206,4 +206,18 @@ import Testing
         #expect(try daemon.cli("reminder", "list").stdout.hasPrefix("no reminders"))
         #expect(daemon.answersStatus())
     }
+
+    @Test func doctorCountsRemindersAndNamesASoundThatIsGone() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 12:00:00"))
+        let sound = try chime(daemon, 880)
+        #expect(try daemon.cli("reminder", "add", "tea", "--at", "16:00", "--sound", sound).status == 0)
+        var doctor = try daemon.cli("doctor", "--no-tone")
+        #expect(
+            doctor.stdout.contains("1 set, 0 reminder calendar(s); next of those set: 2026-11-23 16:00"),
+            "\(doctor.stdout)")
+        unlink(sound)
+        doctor = try daemon.cli("doctor", "--no-tone")
+        #expect(
+            doctor.stdout.contains("reminder #1: its sound \(sound) cannot be read; it chimes with the built-in tone"))
+    }
 }
