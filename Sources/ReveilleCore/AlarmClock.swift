@@ -520,7 +520,8 @@ public struct AlarmClock: Sendable {
         nextChime = nil
         var plan = ReminderPlan(state: schedule, zone: zone)
         let waiting = Set(waitingChimes.map(\.key))
-        let due = plan.chimes(after: through, through: now).filter {
+        // As for alarms, a look back after a long gap (daemon down, clock set) stops at a week.
+        let due = plan.chimes(after: max(through, now - limits.lookBackSeconds), through: now).filter {
             handledChimes[$0.key] == nil && checkingChimes[$0.key] == nil && !waiting.contains($0.key)
         }
         chimesThrough = now
