@@ -21,10 +21,11 @@ struct ReminderCommand: ParsableCommand {
             abstract: "Add a reminder.",
             discussion: """
                 Examples:
-                  reveille reminder add "check-in" --days mon,wed,fri --at 16:00
-                  reveille reminder add "training" --days tue,thu --at 17:30 --then 2h "how did it go?"
-                  reveille reminder add "competition" --date 2026-12-05 --at 17:00 --unless "test -e /home/kim/form-sent"
-                With neither --days nor --date it chimes every day.
+                  reveille reminder add check-in --days mon,wed,fri --at 16:00
+                  reveille reminder add training --at 17:30 --then 2h "how was it?"
+                  reveille reminder add meet --date 2026-12-05 --at 17:00 --unless "test -e F"
+                With neither --days nor --date it chimes every day. The last one is skipped \
+                once the file F exists (the form was sent, say).
                 """)
 
         @Argument(help: ArgumentHelp("What it says, like \"check-in\".", valueName: "text"))
