@@ -131,18 +131,7 @@ struct CalendarTool: ParsableCommand {
         FileHandle.standardError.write(Data("reveille: \(message)\n".utf8))
     }
 
-    static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
-        {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
-        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadInapplicableStringEncodingError {
-            return "not UTF-8 text"
-        }
-        return nsError.localizedDescription
-    }
+    static func reason(_ error: any Error) -> String { FileProblem.reason(error) }
 }
 
 struct CalendarToolError: Error, CustomStringConvertible {
