@@ -7,7 +7,7 @@ import Synchronization
 
 /// Runs the hooks (README, "When an alarm rings"): every executable file in the hooks folder, in name order, for every
 /// event, with the event in the environment. Each runs on a thread of its own with a time limit
-/// (SIGTERM, then SIGKILL 2 s later); what it prints is logged. A hook that is missing, fails or
+/// (SIGTERM, then SIGKILL 2 s later), without the daemon's capabilities; what it prints is logged. A hook that is missing, fails or
 /// hangs never touches the ring.
 ///
 /// Environment: `REVEILLE_EVENT` (fire, snooze, dismiss, missed, auto-stop), `REVEILLE_ALARM_ID`,
@@ -63,7 +63,17 @@ final class HookRunner: Sendable {
     }
 
     private func runOne(_ path: String, event: HookEvent, environment: [String]) {
-        _ = runBounded([path], what: "hook \(path) (\(event.rawValue))", environment: environment)
+        _ = runBounded(
+            Self.withoutCapabilities([path]), what: "hook \(path) (\(event.rawValue))", environment: environment)
+    }
+
+    /// `argv` as run without the daemon's capabilities (CAP_SYS_ADMIN, CAP_KILL, ambient under
+    /// systemd, so passed on to what it executes): setpriv clears the ambient and inheritable sets,
+    /// so the program it executes has none; NoNewPrivileges stops setuid. Unchanged when the daemon
+    /// holds none.
+    static func withoutCapabilities(_ argv: [String]) -> [String] {
+        RV_effective_capabilities() == 0
+            ? argv : ["/usr/bin/setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--"] + argv
     }
 
     /// Runs a reminder's `--unless` command through `/bin/sh -c` under the hooks' rules (time limit,
@@ -73,13 +83,8 @@ final class HookRunner: Sendable {
         let environment = ProcessInfo.processInfo.environment.merging(["REVEILLE_REMINDER": text]) { $1 }.map {
             "\($0)=\($1)"
         }
-        // An admin set the command over the socket: it must not get the daemon's capabilities
-        // (CAP_SYS_ADMIN, CAP_KILL, ambient under systemd). setpriv clears the ambient and
-        // inheritable sets, so the shell it executes has none; NoNewPrivileges stops setuid.
-        let shell = ["/bin/sh", "-c", command]
-        let argv =
-            RV_effective_capabilities() == 0
-            ? shell : ["/usr/bin/setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--"] + shell
+        // An admin set the command over the socket: it must not get the daemon's capabilities.
+        let argv = Self.withoutCapabilities(["/bin/sh", "-c", command])
         let thread = Thread { [self] in
             let (status, detail) = runBounded(
                 argv, what: "reminder \"\(text)\": --unless \(command)", environment: environment,
