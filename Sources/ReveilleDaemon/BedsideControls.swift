@@ -138,6 +138,9 @@ final class BedsideControls {
             device = try InputDevice(path: path)
         } catch {
             guard configured else { return }
+            // A device that was open and went away stays "unplugged", with its name, until it is
+            // back: its node being gone too (udev removes it) says nothing new.
+            if error.absent, missing[path]?.condition == .unplugged { return }
             let state = InputState(
                 path: path, name: "", condition: error.absent ? .absent : .failing,
                 detail: error.absent ? "picked up when it appears" : error.message)

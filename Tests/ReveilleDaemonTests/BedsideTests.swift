@@ -181,7 +181,8 @@ import Testing
         let daemon = bedside.daemon
         bedside.unplug()
         #expect(try daemon.waitFor(3) { try bedside.inputCondition() == .unplugged })
-        #expect(try daemon.cli("status").stdout.contains("buttons: unplugged: keypad (\(bedside.keypad))"))
+        let status = try daemon.cli("status").stdout
+        #expect(status.contains("buttons: unplugged: keypad (\(bedside.keypad))"), "\(status)")
         // udev creates the node again on re-plug.
         #expect(mkfifo(bedside.keypad, 0o600) == 0)
         try bedside.plugIn()
