@@ -184,10 +184,7 @@ extension Controller {
             let id = Int(entry.record.id ?? 0)
             let ahead = calendars.chimes.filter { $0.instant > now && $0.key.hasPrefix("calendar:\(id):") }
             info.upcomingDays = Set(ahead.map(\.day)).count
-            info.next = ahead.first.map { chime in
-                let local = ZoneResolver(zone: zone).local(at: chime.instant)
-                return "\(local.date) \(local.time.hoursAndMinutes) \(chime.text)"
-            }
+            info.next = ahead.first.map { "\(chimeStamp($0.instant)) \($0.text)" }
             info.minutes = entry.record.reminderMinutes
             let sounds = entry.record.reminderSounds
             info.sounds =

@@ -55,7 +55,7 @@ extension Controller {
     func nextReminder(in state: ScheduleState, after instant: Int) -> String? {
         var plan = ReminderPlan(state: state, zone: zone)
         guard let chime = plan.next(after: instant) else { return nil }
-        return "\(stamp(chime.instant)) \(chime.text)"
+        return "\(chimeStamp(chime.instant)) \(chime.text)"
     }
 
     /// The chimes from now through the last day of `next`, each with why it will not play if so.
@@ -79,7 +79,7 @@ extension Controller {
         only.reminders = [reminder]
         only.calendarChimes = []
         var plan = ReminderPlan(state: only, zone: zone)
-        let next = plan.next(after: nowSeconds()).map { stamp($0.instant) }
+        let next = plan.next(after: nowSeconds()).map { chimeStamp($0.instant) }
         var days: String?
         var date: String?
         switch reminder.repeats {
@@ -104,8 +104,8 @@ extension Controller {
         return response
     }
 
-    /// `2026-11-27 16:00` on the wall clock.
-    private func stamp(_ instant: Int) -> String {
+    /// `2026-11-27 16:00` on the wall clock: when a chime is due.
+    func chimeStamp(_ instant: Int) -> String {
         let local = ZoneResolver(zone: zone).local(at: instant)
         return "\(local.date) \(local.time.hoursAndMinutes)"
     }
