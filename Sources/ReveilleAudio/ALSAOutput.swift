@@ -111,12 +111,13 @@ public final class ALSAOutput: AudioOutput, Sendable {
         "idle; devices: " + configuration.candidates.joined(separator: ", ")
     }
 
-    public func availableDevices() -> [AudioDevice] { DeviceList.playbackDevices() }
+    /// The closed set a request may name: the configured devices, then alsa-lib's plain outputs.
+    public func availableDevices() -> [AudioDevice] { DeviceList.permitted(configured: configuration.devices) }
 
     /// Opens the file with libsndfile, as a ring would.
     public func problem(withSound path: String) -> String? {
         do {
-            _ = try SoundFile(path: path)
+            _ = try SoundFile.open(path, within: Playback.fileOpenSeconds)
             return nil
         } catch {
             return "\(error)"

@@ -43,6 +43,9 @@ struct Playback {
     /// (ALSA's null or file plugins) is paced here instead of spinning a core.
     private static let maximumLead = 0.3
 
+    /// How long a sound file may take to open and be recognised before the tone plays instead.
+    static let fileOpenSeconds = 1.0
+
     mutating func run() {
         var source = openSource()
         if case .untilStopped = request.length, let mixer = output.configuration.mixer {
@@ -139,7 +142,9 @@ struct Playback {
         }
         guard let path = request.sound ?? output.configuration.defaultSound, !path.isEmpty else { return ToneSource() }
         do {
-            let file = try SoundFile(path: path)
+            // Checked and opened now, at play time: what `alarm add` saw may since have been
+            // replaced (by a FIFO, say) in a folder its owner controls.
+            let file = try SoundFile.open(path, within: Playback.fileOpenSeconds)
             sourceName = path
             return file
         } catch {

@@ -71,7 +71,7 @@ public protocol AudioOutput: Sendable {
     func stop()
     /// One line for `reveille status`: what it is doing and on which device.
     var statusLine: String { get }
-    /// The devices sound can go to.
+    /// The devices sound can go to: the only names a request may pick (`sound test --device`).
     func availableDevices() -> [AudioDevice]
     /// Why the sound file at `path` cannot be played, or nil when it can.
     func problem(withSound path: String) -> String?

@@ -135,26 +135,31 @@ extension Controller {
     }
 
     /// Refuses a sound file the daemon could not play, saying why and what to do.
+    ///
+    /// The daemon reads what its own user may read, which is more than a household member may
+    /// (its state folder, say). So a file named in a request must be one everyone may read, in
+    /// folders everyone may search (`PublicFile`), and every other case gets one answer: the
+    /// answers cannot tell what exists where the asker cannot look.
     func checkSound(_ sound: String, option: String = "--sound") throws {
-        guard sound.hasPrefix("/") else {
-            throw InputError("\(option) \"\(sound)\": give the file's absolute path")
-        }
-        var info = stat()
-        if stat(sound, &info) != 0 {
-            throw InputError(
-                errno == ENOENT || errno == ENOTDIR
-                    ? "\(option) \(sound): no such file"
-                    : "\(option) \(sound): the daemon cannot reach it (\(String(cString: strerror(errno)))); check the folders' permissions"
-            )
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw InputError("\(option) \(sound): not a file") }
-        guard access(sound, R_OK) == 0 else {
-            throw InputError(
-                "\(option) \(sound): the daemon's user cannot read it; make it readable by others (chmod o+r) or put it in /usr/local/share/sounds"
-            )
-        }
+        try checkPublic(sound, option: option)
         if let problem = ring.audio.problem(withSound: sound) {
-            throw InputError("\(option): cannot play \(problem); use a WAV, FLAC, Ogg or MP3 file")
+            throw InputError("\(option): cannot play \(Sanitized.line(problem)); use a WAV, FLAC, Ogg or MP3 file")
+        }
+    }
+
+    /// The first half of `checkSound`: an absolute path to a file everyone may read.
+    func checkPublic(_ sound: String, option: String) throws {
+        guard sound.hasPrefix("/") else {
+            throw InputError("\(option) \"\(Sanitized.line(sound))\": give the file's absolute path")
+        }
+        switch PublicFile.check(sound) {
+        case .regular: break
+        case .missing: throw InputError("\(option) \(Sanitized.line(sound)): no such file")
+        case .notRegular: throw InputError("\(option) \(Sanitized.line(sound)): not a file")
+        case .notPublic:
+            throw InputError(
+                "\(option) \(Sanitized.line(sound)): not a file everyone may read; make it and its folders readable by others (chmod o+r, o+x) or put it in /usr/local/share/sounds"
+            )
         }
     }
 }

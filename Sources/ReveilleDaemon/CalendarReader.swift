@@ -63,7 +63,8 @@ struct CalendarReader {
         let envp = environment.map { strdup($0) } + [nil]
         defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, helper, &actions, nil, argv, envp)
+        let spawnAttributes = SpawnAttributes()
+        let spawned = posix_spawn(&pid, helper, &actions, &spawnAttributes.attributes, argv, envp)
         close(pipeFDs[1])
         guard spawned == 0 else {
             return .failure(

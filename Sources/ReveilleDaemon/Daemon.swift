@@ -77,6 +77,9 @@ public enum Daemon {
         sigemptyset(&set)
         for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
+        // A write to a closed pipe (standard error's reader gone, a client that left) is an
+        // error to handle where it happens, never a reason to die.
+        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Why `run` returned.

@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import Logging
+import ReveilleCore
 import Synchronization
 
 /// Writes log lines: `2026-11-21 06:45:00.012 notice reveilled: message`, in local time, to the
@@ -7,11 +9,38 @@ import Synchronization
 /// handler writes both the terminal's lines (standard error) and the log file of a development
 /// setup (`--root`), so the two always agree; under systemd the journal stamps stderr's lines itself.
 public struct FileLogHandler: LogHandler {
+    /// One descriptor, written with plain `write(2)`: a full disk, a closed pipe or any other
+    /// failure drops the line and is counted, and never stops the daemon (Foundation's
+    /// `FileHandle.write` traps on an error).
     private final class Sink: Sendable {
-        let handle: Mutex<FileHandle>
+        let fd: Int32
+        let owned: Bool
+        private let lock = Mutex(())
+        let dropped = Atomic<Int>(0)
 
-        init(handle: FileHandle) {
-            self.handle = Mutex(handle)
+        init(fd: Int32, owned: Bool) {
+            self.fd = fd
+            self.owned = owned
+        }
+
+        deinit { if owned { close(fd) } }
+
+        func write(_ line: String) {
+            let bytes = Array(line.utf8)
+            lock.withLock { _ in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = bytes.withUnsafeBytes { raw in
+                        Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    }
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        dropped.add(1, ordering: .relaxed)
+                        return
+                    }
+                    offset += written
+                }
+            }
         }
     }
 
@@ -23,14 +52,11 @@ public struct FileLogHandler: LogHandler {
 
     /// Opens `path` for appending, creating it (mode 0640) if needed.
     public init(label: String, path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o640])
-        }
-        guard let handle = FileHandle(forWritingAtPath: path) else {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
+        guard fd >= 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
         }
-        handle.seekToEndOfFile()
-        self.sink = Sink(handle: handle)
+        self.sink = Sink(fd: fd, owned: true)
         self.label = label
         self.stamped = true
     }
@@ -38,7 +64,7 @@ public struct FileLogHandler: LogHandler {
     /// Standard error; without stamps when it is the journal's stream (`$JOURNAL_STREAM`).
     public static func standardError(label: String) -> FileLogHandler {
         FileLogHandler(
-            label: label, sink: Sink(handle: FileHandle.standardError),
+            label: label, sink: Sink(fd: STDERR_FILENO, owned: false),
             stamped: ProcessInfo.processInfo.environment["JOURNAL_STREAM"] == nil)
     }
 
@@ -69,7 +95,10 @@ public struct FileLogHandler: LogHandler {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         let extra =
             merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
-        let line = (stamped ? FileLogHandler.stamp() + " " : "") + "\(event.level) \(label): \(event.message)\(extra)\n"
-        sink.handle.withLock { $0.write(Data(line.utf8)) }
+        // One event, one line: a newline in a label or a calendar's name cannot forge another.
+        let line =
+            (stamped ? FileLogHandler.stamp() + " " : "")
+            + "\(event.level) \(label): \(Sanitized.line("\(event.message)\(extra)"))\n"
+        sink.write(line)
     }
 }

@@ -120,7 +120,8 @@ final class HookRunner: Sendable {
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer { (arguments + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, arguments, envp)
+        let spawnAttributes = SpawnAttributes()
+        let spawned = posix_spawn(&pid, path, &actions, &spawnAttributes.attributes, arguments, envp)
         close(pipeFDs[1])
         guard spawned == 0 else {
             let reason = "could not start: \(String(cString: strerror(spawned)))"

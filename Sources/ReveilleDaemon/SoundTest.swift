@@ -41,15 +41,24 @@ extension Controller {
         if let volume, !(0...100).contains(volume) {
             return .answer(.failure(.invalid, "--volume \(volume): must be 0-100"))
         }
-        if let file, !file.hasPrefix("/") {
+        // A device name is a program for alsa-lib (`file:'|cmd'` runs cmd): only a name from the
+        // closed list of `sound devices` is ever opened.
+        if let device, !ring.audio.availableDevices().contains(where: { $0.name == device }) {
             return .answer(
                 .failure(
-                    .invalid, "sound file \"\(file)\": give an absolute path (the daemon does not share your folder)"))
+                    .invalid,
+                    "--device \"\(Sanitized.line(device))\": not a sound device of this clock; pick one that 'reveille sound devices' lists, or add it to [audio] devices in reveille.toml"
+                ))
         }
-        if let device, device.trimmingCharacters(in: .whitespaces).isEmpty {
-            return .answer(
-                .failure(
-                    .invalid, "--device \"\(device)\": name an ALSA device; list them with: reveille sound devices"))
+        if let file {
+            do {
+                // Only what everyone may read: a file that does not decode plays the tone, with a note.
+                try checkPublic(file, option: "sound file")
+            } catch let error as InputError {
+                return .answer(.failure(.invalid, error.message))
+            } catch {
+                return .answer(.failure(.invalid, "sound file \(file): \(error)"))
+            }
         }
         if let session = machine.session {
             return .answer(

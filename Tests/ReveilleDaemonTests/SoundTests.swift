@@ -92,13 +92,13 @@ import Testing
         #expect(test.stdout.hasSuffix("\nPlaying the built-in tone on \(daemon.captureDevice) for 1 s.\n"))
     }
 
-    @Test func soundTestOnAMissingDeviceFailsWithTheReason() throws {
+    @Test func soundTestOnADeviceNotListedIsRefusedWithTheFix() throws {
         let daemon = try DaemonHarness()
         let test = try daemon.cli("sound", "test", "--device", "reveille_no_such_device", "--seconds", "1")
-        #expect(test.status == 1)
+        #expect(test.status == 64)
         #expect(
             test.stderr
-                == "reveille: no device could play it: cannot open reveille_no_such_device: No such file or directory (snd_pcm_open); list devices with: reveille sound devices\n"
+                == "reveille: --device \"reveille_no_such_device\": not a sound device of this clock; pick one that 'reveille sound devices' lists, or add it to [audio] devices in reveille.toml\n"
         )
         #expect(try daemon.answersStatus())
     }
@@ -125,8 +125,12 @@ import Testing
         let daemon = try DaemonHarness()
         let devices = try daemon.cli("sound", "devices")
         #expect(devices.status == 0)
-        #expect(devices.stdout.hasPrefix("DEVICE  DESCRIPTION\n"))
-        #expect(devices.stdout.contains("\nnull    Discard all samples"))
+        let rows = devices.stdout.split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }
+        #expect(rows.first?.first == "DEVICE")
+        #expect(rows.dropFirst().first?.first == daemon.captureDevice)
+        #expect(rows.contains { $0.first == "default" })
+        #expect(devices.stdout.contains { $0 == "|" } == false)
+        #expect(rows.contains { $0.first == "null" && $0.last?.contains("Discard all samples") == true })
         #expect(try daemon.cli("sound", "devices", "--json").stdout.contains(#""name" : "null""#))
     }
 

@@ -1,0 +1,110 @@
+import CSndFile
+import Foundation
+import ReveilleProtocol
+import ReveilleTestSupport
+import Testing
+
+/// What a household member can do to the sound with nothing but the socket: name a device that is
+/// really a program, or a sound file that is really a FIFO. Neither runs anything or keeps an
+/// alarm silent. (README, "Who may do what"; docs/ARCHITECTURE.md, "Strings from requests".)
+@Suite struct HouseholdSoundTests {
+    /// Debian's `nobody` user and `nogroup` group: a household member of the socket group.
+    static let nobody = PeerRightsTests.nobody
+
+    @Test func aDeviceNameThatRunsAProgramIsRefusedAndNothingRuns() throws {
+        let daemon = try DaemonHarness()
+        let marker = daemon.root.appendingPathComponent("ran").path
+        for device in [
+            "file:FILE='|touch \(marker); cat >/dev/null',FORMAT=raw",
+            "file:'|touch \(marker)',raw",
+            "plug:'file:\"|touch \(marker)\"'",
+            "pipe",
+        ] {
+            let test = try daemon.cli("sound", "test", "--seconds", "1", "--device", device)
+            #expect(test.status == 64, "\(device): \(test.stderr)")
+            #expect(test.stderr.contains("not a sound device of this clock; pick one that 'reveille sound devices' lists"))
+        }
+        #expect(try daemon.answersStatus())
+        #expect(!FileManager.default.fileExists(atPath: marker), "a device name ran a program")
+        #expect(!daemon.logText().contains("snd_pcm_open"), "a refused name reached alsa-lib")
+    }
+
+    @Test(.enabled(if: isRoot, "needs root: the client runs as another user (setpriv) to be a household member"))
+    func aHouseholdMemberCannotNameAProgramEither() throws {
+        let daemon = try DaemonHarness(arguments: ["--socket-group", "nogroup"])
+        let marker = daemon.root.appendingPathComponent("ran").path
+        let test = try daemon.cli(
+            asUID: Self.nobody, gid: Self.nobody, "sound", "test", "--seconds", "1", "--device",
+            "file:FILE='|id > \(marker); cat >/dev/null',FORMAT=raw")
+        #expect(test.status == 64, "\(test.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func theListedDevicesAreTheOnesAccepted() throws {
+        let daemon = try DaemonHarness()
+        let devices = try #require(try daemon.request(.soundDevices).devices).map(\.name)
+        #expect(devices.first == daemon.captureDevice, "the configured device comes first: \(devices)")
+        #expect(devices.contains("null"))
+        #expect(!devices.contains { $0.contains("|") || $0.hasPrefix("file") && $0 != daemon.captureDevice })
+        let null = try daemon.cli("sound", "test", "--seconds", "1", "--device", "null")
+        #expect(null.status == 0, "\(null.stderr)")
+        #expect(null.stdout == "Playing the built-in tone on null for 1 s.\n")
+        let configured = try daemon.cli("sound", "test", "--seconds", "1", "--device", daemon.captureDevice)
+        #expect(configured.status == 0, "\(configured.stderr)")
+    }
+
+    @Test func aFIFOAsASoundTestFileIsRefusedAndTheDaemonStaysFree() throws {
+        let daemon = try DaemonHarness()
+        let fifo = daemon.root.appendingPathComponent("song.wav").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let test = try daemon.cli("sound", "test", fifo, "--seconds", "1")
+        #expect(test.status == 64)
+        #expect(test.stderr == "reveille: sound file \(fifo): not a file\n")
+        // The next alarm rings, with sound.
+        #expect(try daemon.cli("alarm", "add", "--in", "1s", "--fade-in", "0").status == 0)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(daemon.waitFor(2) { daemon.capturedBytes() > 44 })
+    }
+
+    @Test func aSoundFileSwappedForAFIFOAfterItWasAddedRingsTheTone() throws {
+        let daemon = try DaemonHarness()
+        let folder = daemon.root.appendingPathComponent("mine")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let sound = folder.appendingPathComponent("birds.wav").path
+        try Recording.sine(440, seconds: 0.5, sampleRate: 44_100, channels: 1).write(
+            to: sound, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        let add = try daemon.cli("alarm", "add", "--in", "2s", "--sound", sound, "--fade-in", "0")
+        #expect(add.status == 0, "\(add.stderr)")
+        try FileManager.default.removeItem(atPath: sound)
+        #expect(mkfifo(sound, 0o644) == 0)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        let rang = Date()
+        #expect(daemon.waitFor(1.5) { daemon.capturedBytes() > 44 }, "nothing played within a second of the ring")
+        #expect(Date().timeIntervalSince(rang) < 1.5)
+        #expect(daemon.logText().contains("not a regular file (a FIFO) (fstat); playing the built-in tone instead"))
+        #expect(try daemon.dismissByMath().status == 0)
+    }
+
+    @Test func aPrivateFileGetsTheSameAnswerWhetherItExistsOrNot() throws {
+        let daemon = try DaemonHarness()
+        let closed = daemon.root.appendingPathComponent("closed")
+        try FileManager.default.createDirectory(at: closed, withIntermediateDirectories: true)
+        chmod(closed.path, 0o700)
+        let there = closed.appendingPathComponent("there.wav").path
+        try Recording.sine(440, seconds: 0.2, sampleRate: 44_100, channels: 1).write(
+            to: there, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        let missing = closed.appendingPathComponent("missing.wav").path
+        let answers = try [there, missing].map { path in
+            try daemon.cli("alarm", "add", "7:00", "--sound", path).stderr.replacingOccurrences(of: path, with: "FILE")
+        }
+        #expect(answers[0] == answers[1])
+        #expect(answers[0].contains("not a file everyone may read"))
+        let secret = daemon.root.appendingPathComponent("secret.wav").path
+        try Recording.sine(440, seconds: 0.2, sampleRate: 44_100, channels: 1).write(
+            to: secret, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        chmod(secret, 0o600)
+        let test = try daemon.cli("sound", "test", secret, "--seconds", "1")
+        #expect(test.status == 64)
+        #expect(test.stderr.contains("not a file everyone may read"))
+    }
+}
