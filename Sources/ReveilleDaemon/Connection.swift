@@ -31,9 +31,21 @@ final class Connection {
     var drained = 0
     /// The client closed its side: drop the connection once the output is sent.
     var closing = false
+    /// Since when (monotonic seconds) part of a line has waited for the rest, if any does.
+    var partialSince: Double?
+    /// The epoll events asked for now (readable at first).
+    var interest = EventLoop.readable
 
     /// How long a client may stay silent before it is let go.
     static let idleTimeoutSeconds = 60.0
+    /// How long a request line may take to arrive whole, from its first byte.
+    static let lineTimeoutSeconds = 10.0
+    /// Past this much unsent reply, the connection's requests wait (and its input is not read)
+    /// until the client reads: a client that pipelines without reading cannot grow the daemon.
+    static let maxUnsentBytes = 256 * 1024
+    /// Past this much received but unanswered input, nothing more is read from the socket (the
+    /// client's writes then block in its own kernel buffer).
+    static let maxBufferedInput = 2 * Framing.maxLineBytes
     /// A watcher that stops reading is dropped past this much unsent output.
     static let maxWatchBacklog = 4 * 1024 * 1024
 
@@ -48,16 +60,31 @@ final class Connection {
     /// When the loop must look at this connection again on its own (monotonic seconds), if ever.
     var deadline: Double? {
         switch phase {
-        case .serving: lastHeard + Connection.idleTimeoutSeconds
+        case .serving:
+            min(lastHeard + Connection.idleTimeoutSeconds, (partialSince ?? .infinity) + Connection.lineTimeoutSeconds)
         case .draining(let until): until
         case .parked, .watching: nil
         }
     }
 
-    /// Reads what is there. Returns false when the client closed or the connection failed.
+    /// Whether more input may be read now: not while the replies or the requests already here
+    /// are waiting for the client or for their turn.
+    var mayRead: Bool {
+        if closing { return false }
+        if case .draining = phase { return true }
+        return output.count <= Connection.maxUnsentBytes && input.pendingCount < Connection.maxBufferedInput
+    }
+
+    /// The epoll events this connection needs now.
+    var wantedEvents: UInt32 {
+        (mayRead ? EventLoop.readable : 0) | (output.isEmpty ? 0 : EventLoop.writable)
+    }
+
+    /// Reads what is there, up to `maxBufferedInput`. Returns false when the client closed or the
+    /// connection failed.
     func receive() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 16_384)
-        while true {
+        while mayRead {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -71,6 +98,7 @@ final class Connection {
                 input.append(chunk[..<count])
             }
         }
+        return true
     }
 
     /// Queues a line and sends what the socket takes now. Returns false when the client is gone.

@@ -6,6 +6,17 @@ import ReveilleProtocol
 /// Serves the control socket (README, "Who may do what") on the event loop: accepts, reads request lines, answers
 /// them through the controller, parks what must wait (a tap, a sound device), and streams `watch`
 /// events. Nothing here blocks; a slow client never holds up another.
+///
+/// Fair to everyone (README, "Limits on the control socket"):
+/// - a household member (user rights) holds at most `perUserConnections` connections, and they all
+///   share `maxConnections`; admins have a reserve above that, and root and the daemon's own user
+///   are admitted up to `hardLimit`, so a user's forgotten `status --watch` loops never lock root out;
+/// - one request per connection per turn of the loop, none in the last `quietBeforeWake` seconds
+///   before the machine's wake (a ring), so no client delays a ring;
+/// - a connection whose replies are not read stops being read (`Connection.maxUnsentBytes`);
+/// - a line must arrive whole within `Connection.lineTimeoutSeconds`, and a silent client goes
+///   after `Connection.idleTimeoutSeconds`;
+/// - out of descriptors, the listener rests a second instead of spinning.
 final class ControlServer {
     let listener: Listener
     let access: PeerAccess
@@ -18,9 +29,28 @@ final class ControlServer {
     /// Idle connections, drains and tag waits end at this timer.
     private let deadlines: LoopTimer
     private var armedDeadline: Double?
+    /// Wakes the loop for the next turn of connections that have requests waiting.
+    private let turns: LoopTimer
+    /// Connections with requests left over from their turn, in the order they wait.
+    private var waitingTurn: [Int] = []
+    /// Re-opens the listener after it rested for want of descriptors.
+    private let listenerRest: LoopTimer
+    private var listenerResting = false
 
-    /// Connections served at once; more are told the daemon is busy.
-    static let maxConnections = 32
+    /// Connections served at once for everyone; past it only admins, root and the daemon's user.
+    static let maxConnections = 48
+    /// Admins' reserve above `maxConnections` (the page's relays are admin connections).
+    static let adminReserve = 16
+    /// Root and the daemon's own user are turned away only past this many connections in all.
+    static let hardLimit = 96
+    /// Connections one household member (user rights) may hold at once.
+    static let perUserConnections = 8
+    /// Connections one admin user may hold at once (reveille-web relays each request on its own).
+    static let perAdminConnections = 32
+    /// Requests answered per connection per turn of the loop.
+    static let requestsPerTurn = 1
+    /// Requests wait while the machine's wake is closer than this: the ring goes first.
+    static let quietBeforeWake = 0.25
 
     init(
         listener: Listener, access: PeerAccess, controller: Controller, loop: EventLoop, doorbell: Doorbell,
@@ -33,7 +63,19 @@ final class ControlServer {
         self.doorbell = doorbell
         self.logger = logger
         deadlines = try LoopTimer(.monotonic, logger: logger)
+        turns = try LoopTimer(.monotonic, logger: logger)
+        listenerRest = try LoopTimer(.monotonic, logger: logger)
         try loop.watch(listener.fd) { [unowned self] _ in acceptWaiting() }
+        try loop.watch(turns.fd) { [unowned self] _ in
+            _ = turns.acknowledge()
+            nextTurn()
+        }
+        try loop.watch(listenerRest.fd) { [unowned self] _ in
+            _ = listenerRest.acknowledge()
+            listenerResting = false
+            loop.change(listener.fd, events: EventLoop.readable)
+            acceptWaiting()
+        }
         try loop.watch(deadlines.fd) { [unowned self] _ in
             _ = deadlines.acknowledge()
             armedDeadline = nil
@@ -46,13 +88,18 @@ final class ControlServer {
     // MARK: Accepting
 
     private func acceptWaiting() {
-        while let result = listener.accept() {
+        while !listenerResting, let result = listener.accept() {
             let fd: Int32
             switch result {
             case .success(let value): fd = value
             case .failure(let error):
-                logger.warning("control socket: \(error)")
-                return  // out of descriptors: the backlog waits for the next readiness
+                // Out of descriptors (EMFILE, ENFILE): the listener would stay readable and the loop
+                // spin. It rests a second; the timers and the open connections go on meanwhile.
+                logger.warning("control socket: \(error); not accepting for 1 s")
+                listenerResting = true
+                loop.change(listener.fd, events: 0)
+                listenerRest.arm(after: 1)
+                return
             }
             let peer: Peer
             do {
@@ -62,18 +109,17 @@ final class ControlServer {
                 close(fd)
                 continue
             }
-            guard connections.count < ControlServer.maxConnections else {
-                let busy = Framing.encode(
-                    Response.failure(.busy, "reveilled is serving too many connections; try again in a moment"))
+            let role = access.role(of: peer)
+            if let refusal = admission(of: peer, role: role) {
+                let busy = Framing.encode(Response.failure(.busy, refusal))
                 _ = busy.withUnsafeBytes {
                     Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                 }
                 close(fd)
-                logger.warning("\(peer): refused, \(ControlServer.maxConnections) connections already open")
+                logger.warning("\(peer): refused: \(refusal)")
                 continue
             }
-            let connection = Connection(
-                id: nextID, fd: fd, peer: peer, role: access.role(of: peer), now: Controller.monotonic())
+            let connection = Connection(id: nextID, fd: fd, peer: peer, role: role, now: Controller.monotonic())
             nextID += 1
             do {
                 try loop.watch(fd) { [unowned self] events in serve(connection, events: events) }
@@ -87,20 +133,50 @@ final class ControlServer {
         rearm()
     }
 
+    /// Why a new connection from `peer` is turned away, or nil when it is served.
+    private func admission(of peer: Peer, role: Role) -> String? {
+        let open = connections.count
+        if open >= ControlServer.hardLimit {
+            return "reveilled is serving too many connections (\(open)); try again in a moment"
+        }
+        if role == .owner { return nil }
+        let limit = role >= .admin ? ControlServer.perAdminConnections : ControlServer.perUserConnections
+        let own = connections.values.reduce(0) { $0 + ($1.peer.uid == peer.uid ? 1 : 0) }
+        if own >= limit {
+            return
+                "uid \(peer.uid) already has \(own) connections open, the most one user may; close some (a forgotten 'reveille status --watch'?) and try again"
+        }
+        let shared = ControlServer.maxConnections + (role >= .admin ? ControlServer.adminReserve : 0)
+        if open >= shared {
+            return "reveilled is serving too many connections (\(open)); try again in a moment"
+        }
+        return nil
+    }
+
     // MARK: Serving
 
     private func serve(_ connection: Connection, events: UInt32) {
-        defer { rearm() }
+        defer {
+            updateInterest(connection)
+            rearm()
+        }
         if events & EventLoop.writable != 0 {
             guard connection.flush() else { return drop(connection) }
-            if connection.output.isEmpty {
-                guard !connection.closing else { return drop(connection) }
-                loop.change(connection.fd, events: EventLoop.readable)
+            if connection.output.isEmpty, connection.closing { return drop(connection) }
+            // Room again for replies: the requests that waited for the client to read go on.
+            if connection.output.count <= Connection.maxUnsentBytes, connection.input.pendingCount > 0 {
+                awaitTurn(connection)
             }
         }
         guard !connection.closing, events & (EventLoop.readable | EventLoop.hangUp) != 0 else { return }
+        guard connection.mayRead else {
+            // Not reading now (its replies wait): a hang-up still ends it.
+            if events & EventLoop.hangUp != 0 { drop(connection) }
+            return
+        }
+        let before = connection.input.pendingCount
         let open = connection.receive()
-        connection.lastHeard = Controller.monotonic()
+        if connection.input.pendingCount != before || !open { connection.lastHeard = Controller.monotonic() }
         process(connection)
         guard !open else { return }
         // The client has closed its side: what is still queued goes out first, unless it is gone.
@@ -108,17 +184,38 @@ final class ControlServer {
             drop(connection)
         } else {
             connection.closing = true
-            loop.change(connection.fd, events: EventLoop.writable)
         }
     }
 
-    /// Answers the complete lines that have arrived, unless a request is parked.
+    /// Asks epoll for what the connection needs now (reading stops while its replies wait).
+    private func updateInterest(_ connection: Connection) {
+        guard connections[connection.id] != nil else { return }
+        let wanted = connection.wantedEvents
+        guard wanted != connection.interest else { return }
+        connection.interest = wanted
+        loop.change(connection.fd, events: wanted)
+    }
+
+    /// Answers up to `requestsPerTurn` complete lines, unless a request is parked, its replies wait
+    /// to be read, or a ring is about to be due; what is left waits for the next turn.
     private func process(_ connection: Connection) {
+        var answered = 0
         while case .serving = connection.phase, connections[connection.id] != nil {
+            guard connection.output.count <= Connection.maxUnsentBytes else { return }
+            if answered >= ControlServer.requestsPerTurn || ringIsClose() {
+                if connection.input.pendingCount > 0 { awaitTurn(connection) }
+                return
+            }
             let line: [UInt8]
             do {
-                guard let next = try connection.input.nextLine() else { return }
+                guard let next = try connection.input.nextLine() else {
+                    let pending = connection.input.pendingCount > 0
+                    if !pending { connection.partialSince = nil }
+                    else if connection.partialSince == nil { connection.partialSince = Controller.monotonic() }
+                    return
+                }
                 line = next
+                connection.partialSince = nil
             } catch {
                 logger.notice("\(connection.peer): request longer than \(Framing.maxLineBytes) bytes; disconnecting")
                 reply(
@@ -131,6 +228,7 @@ final class ControlServer {
                 return
             }
             guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else { continue }
+            answered += 1
             switch Connection.decode(line) {
             case .failure(let error): reply(error.response, to: connection)
             case .success(let request):
@@ -140,6 +238,32 @@ final class ControlServer {
                 }
             }
         }
+    }
+
+    /// Whether the machine's wake (a ring, a snooze's end, a chime) is due within
+    /// `quietBeforeWake`: requests then wait, so that no request's cost lands on the ring.
+    private func ringIsClose() -> Bool {
+        guard let seconds = controller.secondsUntilWake() else { return false }
+        return seconds > -1 && seconds < ControlServer.quietBeforeWake
+    }
+
+    /// Puts `connection` in line for the next turn, and makes sure a turn comes.
+    private func awaitTurn(_ connection: Connection) {
+        if !waitingTurn.contains(connection.id) { waitingTurn.append(connection.id) }
+        let delay = ringIsClose() ? max(0.001, (controller.secondsUntilWake() ?? 0) + 0.002) : 0
+        turns.arm(after: max(delay, 0.000_001))
+    }
+
+    /// One request from each connection that had some left over, in the order they waited.
+    private func nextTurn() {
+        let turn = waitingTurn
+        waitingTurn.removeAll()
+        for id in turn {
+            guard let connection = connections[id] else { continue }
+            process(connection)
+            updateInterest(connection)
+        }
+        rearm()
     }
 
     /// The rights `request` is served with: the connection's, lowered by the request's `cap`, and
@@ -198,6 +322,7 @@ final class ControlServer {
         connection.lastHeard = Controller.monotonic()
         reply(response, to: connection)
         process(connection)
+        updateInterest(connection)
         rearm()
     }
 
@@ -223,7 +348,7 @@ final class ControlServer {
                 logger.notice("\(connection.peer): watcher stopped reading; disconnecting")
                 return drop(connection)
             }
-            loop.change(connection.fd, events: EventLoop.readable | EventLoop.writable)
+            updateInterest(connection)
         }
     }
 
@@ -240,6 +365,7 @@ final class ControlServer {
 
     private func drop(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        waitingTurn.removeAll { $0 == connection.id }
         if case .parked = connection.phase, controller.tagWait?.connection == connection.id {
             controller.endTagWait(answer: false)
         }

@@ -79,6 +79,8 @@ public final class Controller {
     var appSupervisor: AppSupervisor?
     /// The buttons and keypads; set once at start.
     var bedside: BedsideControls?
+    /// The instant the wake timer was last armed at (wall-clock seconds).
+    var armedWake: Int?
     /// Arms the wake timer at a wall-clock instant (set by the daemon).
     var onWake: (Int) -> Void = { _ in }
     /// The calendars were read again: their folders may need watching (set by the daemon).

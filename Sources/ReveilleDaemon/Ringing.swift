@@ -25,7 +25,9 @@ extension Controller {
             case .disableAlarm(let id): disableOneShot(id)
             case .log(let level, let text): logger.log(level: Logger.Level(level), "\(text)")
             case .publish(let change): publish(change)
-            case .wake(let instant): onWake(instant)
+            case .wake(let instant):
+                armedWake = instant
+                onWake(instant)
             case .chime(let chime):
                 // Once, at the alarms' default volume, without fade. No sound of its own: one cycle of
                 // the built-in tone ("" skips the configured alarm sound, which may be minutes long).
@@ -168,6 +170,12 @@ extension Controller {
             autoStopped: entries.filter { $0.state == .autoStopped }.count,
             missed: entries.count - rang.count, averageSnoozes: average(rang.map(\.snoozes)),
             averageSecondsToDismiss: average(dismissed), wrongAnswers: rang.reduce(0) { $0 + $1.wrongAnswers })
+    }
+
+    /// Seconds from now to the instant the machine asked to be woken at (negative once passed),
+    /// nil when it asked for none: the control server keeps requests back just before a ring.
+    func secondsUntilWake() -> Double? {
+        armedWake.map { Double($0) - clock.now().timeIntervalSince1970 }
     }
 
     func nowSeconds() -> Int { Int(clock.now().timeIntervalSince1970.rounded(.down)) }

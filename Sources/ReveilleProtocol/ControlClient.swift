@@ -59,7 +59,16 @@ public final class ControlClient {
 
     /// Sends one request and waits for its response.
     public func send(_ operation: Command) throws(Failure) -> Response {
-        try sendRaw(Framing.encode(Request(operation)))
+        do {
+            try sendRaw(Framing.encode(Request(operation)))
+        } catch {
+            // A daemon that refuses a connection (busy) says why, then closes: the reason is
+            // already here to read, and it says more than "Broken pipe".
+            if let line = try? readLine(), let refusal = try? JSONDecoder().decode(Response.self, from: Data(line)) {
+                return refusal
+            }
+            throw error
+        }
         guard let line = try readLine() else { throw .closed }
         do {
             return try JSONDecoder().decode(Response.self, from: Data(line))
