@@ -179,6 +179,12 @@ struct CalendarCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("Refuse a calendar larger than this (default 4).", valueName: "MiB"))
         var maxSize = 4
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Refuse a calendar whose parse takes more CPU time than this (default 20).", valueName: "seconds"))
+        var cpuSeconds = 20
+
         @OptionGroup var connection: ConnectionOptions
 
         func validate() throws {
@@ -186,6 +192,9 @@ struct CalendarCommand: ParsableCommand {
                 throw ValidationError("--timeout \(timeout): must be 1-600 seconds")
             }
             guard (1...64).contains(maxSize) else { throw ValidationError("--max-size \(maxSize): must be 1-64 MiB") }
+            guard (1...600).contains(cpuSeconds) else {
+                throw ValidationError("--cpu-seconds \(cpuSeconds): must be 1-600")
+            }
         }
 
         /// `reveille-calendar refresh`, beside this binary: libcurl and libical are linked there, so
@@ -193,7 +202,9 @@ struct CalendarCommand: ParsableCommand {
         func run() throws {
             let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
             let tool = (executable as NSString).deletingLastPathComponent + "/reveille-calendar"
-            var arguments = [tool, "refresh", "--timeout", "\(timeout)", "--max-size", "\(maxSize)"]
+            var arguments = [
+                tool, "refresh", "--timeout", "\(timeout)", "--max-size", "\(maxSize)", "--cpu-seconds", "\(cpuSeconds)",
+            ]
             if force { arguments.append("--force") }
             if let root = connection.root { arguments += ["--root", root] }
             if let calendar { arguments.append(calendar) }

@@ -24,10 +24,18 @@ public struct CalendarRefresh {
     public let limits: HTTPFetch.Limits
     /// Try even while backing off after failures.
     public let force: Bool
+    /// Reads a fetched body as libical would: nil when it is a calendar, else why not. The tool
+    /// gives one that parses in a confined child process (`CalendarCheck`), so a calendar that
+    /// would take libical forever costs one child its CPU bound, not the whole refresh.
+    public let validate: @Sendable (Data, CivilDate) -> String?
 
-    public init(folder: String, limits: HTTPFetch.Limits = .init(), force: Bool = false) {
+    public init(
+        folder: String, limits: HTTPFetch.Limits = .init(), force: Bool = false,
+        validate: @escaping @Sendable (Data, CivilDate) -> String? = CalendarRefresh.parseHere
+    ) {
         self.folder = folder
         self.limits = limits
+        self.validate = validate
         self.force = force
     }
 
@@ -99,8 +107,12 @@ public struct CalendarRefresh {
 
     /// nil when the body is a calendar libical reads; else why not, with the line.
     private func check(_ body: Data, now: Int) -> String? {
+        validate(body, CivilDate(dayNumber: now / 86_400))
+    }
+
+    /// Parses in this process, unbounded: for tests of the refresh logic only.
+    public static func parseHere(_ body: Data, today: CivilDate) -> String? {
         guard let text = String(data: body, encoding: .utf8) else { return "not UTF-8 text" }
-        let today = CivilDate(dayNumber: now / 86_400)
         do {
             _ = try ICalendar.occurrences(in: text, from: today, through: today.adding(days: 1), zone: .utc)
             return nil

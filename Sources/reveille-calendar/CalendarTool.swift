@@ -37,6 +37,13 @@ struct CalendarTool: ParsableCommand {
 
         @Option(
             name: .long,
+            help: ArgumentHelp(
+                "CPU time one calendar's parse may take (in a process of its own) before it is refused.",
+                valueName: "seconds"))
+        var cpuSeconds = 20
+
+        @Option(
+            name: .long,
             help: ArgumentHelp("The daemon's root folder (default: $REVEILLE_ROOT, else /).", valueName: "dir"))
         var root: String?
 
@@ -45,6 +52,9 @@ struct CalendarTool: ParsableCommand {
                 throw ValidationError("--timeout \(timeout): must be 1-600 seconds")
             }
             guard (1...64).contains(maxSize) else { throw ValidationError("--max-size \(maxSize): must be 1-64 MiB") }
+            guard (1...600).contains(cpuSeconds) else {
+                throw ValidationError("--cpu-seconds \(cpuSeconds): must be 1-600")
+            }
         }
 
         func run() throws {
@@ -75,8 +85,8 @@ struct CalendarTool: ParsableCommand {
                 throw ExitCode(1)
             }
             let refresh = CalendarRefresh(
-                folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20), force: force
-            )
+                folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20), force: force,
+                validate: CalendarCheck(cpuSeconds: cpuSeconds).validate)
             var failed = false
             for calendar in web {
                 let outcome = refresh.refresh(
@@ -97,10 +107,12 @@ struct CalendarTool: ParsableCommand {
         @Option(name: .long) var from: String
         @Option(name: .long) var through: String
         @Option(name: .long) var zone: String
+        @Option(name: .long, help: ArgumentHelp("CPU time allowed (default 20).", valueName: "seconds"))
+        var cpuSeconds = 20
 
         func run() throws {
             // No capability (the daemon's ambient CAP_SYS_ADMIN is not passed on), 512 MiB, 20 s of CPU.
-            let confined = RV_confine_helper(512 << 20, 20)
+            let confined = RV_confine_helper(512 << 20, UInt(max(1, min(cpuSeconds, 600))))
             var reply = CalendarExpansion(capabilities: String(RV_effective_capabilities(), radix: 16))
             if confined != 0 {
                 reply.error = CalendarError(

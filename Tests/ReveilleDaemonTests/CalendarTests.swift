@@ -309,3 +309,41 @@ extension CalendarTests {
         #expect(error?.description == "line 2: BEGIN:VEVENT is never ended (END:VEVENT is missing)")
     }
 }
+
+extension CalendarTests {
+    /// A rule libical would iterate forever (there is no 30 February, to the second).
+    static let endless = ics(
+        """
+        BEGIN:VEVENT
+        UID:spin
+        SUMMARY:never
+        DTSTART:20260101T000000Z
+        RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30
+        END:VEVENT
+
+        """)
+
+    @Test func aCalendarThatWouldParseForeverStopsAtItsCPUBoundAndTheOthersAreFetched() throws {
+        let daemon = try daemonWithAlarms()
+        let spinFolder = daemon.root.appendingPathComponent("spin-server")
+        try FileManager.default.createDirectory(at: spinFolder, withIntermediateDirectories: true)
+        let spin = try CalendarServer(root: spinFolder)
+        try spin.serve("ok", body: Self.endless)
+        let school = try CalendarServer(root: daemon.root)
+        try school.serve("ok", body: Self.thanksgiving)
+        let spinURL = "http://127.0.0.1:\(spin.port)/spin.ics"
+        let schoolURL = "http://127.0.0.1:\(school.port)/school.ics"
+        #expect(try daemon.cli("calendar", "add", "aaa-spin", spinURL, "--holidays").status == 0)
+        #expect(try daemon.cli("calendar", "add", "school", schoolURL, "--holidays").status == 0)
+        let started = Date()
+        let outcome = try daemon.cli("calendar", "refresh", "--cpu-seconds", "2")
+        #expect(outcome.status == 1, "\(outcome)")
+        #expect(
+            outcome.stdout.contains(
+                "aaa-spin: \(spinURL): libical took more than 2 s of CPU on it (a recurrence rule that never ends?); refused"
+            ), "\(outcome)")
+        #expect(outcome.stdout.contains("school: fetched 0 KiB from \(schoolURL)"), "\(outcome)")
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(try daemon.waitFor(5) { try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break" })
+    }
+}
