@@ -25,6 +25,9 @@ public struct Settings: Sendable, Equatable {
         /// network is opted into, with `0.0.0.0`, `::` or the address of one interface.
         public var address = "127.0.0.1"
         public var port = 8080
+        /// Names the page is also served under (besides IP addresses, `localhost` and this machine's
+        /// host name): a DNS name a household gave the clock. Any other `Host` is refused.
+        public var hosts: [String] = []
 
         /// Whether browsers reach it only from this machine.
         public var loopbackOnly: Bool { address == "::1" || address.hasPrefix("127.") || address == "localhost" }
@@ -138,7 +141,7 @@ public struct Settings: Sendable, Equatable {
         "time_zone", "missed_grace_minutes", "max_ring_minutes", "admin_group", "socket_group", "audio", "nfc", "apps",
         "input", "voice", "web",
     ]
-    static let webKeys = ["address", "port"]
+    static let webKeys = ["address", "port", "hosts"]
     static let inputKeys = [
         "devices", "snooze_keys", "answer_keys", "enter_keys", "backspace_keys", "long_press_ms",
         "answer_timeout_seconds",
@@ -215,6 +218,14 @@ public struct Settings: Sendable, Equatable {
                 settings.web.address = address
             }
             settings.web.port = try document.int(web, "port", in: "web", range: 1...65535) ?? settings.web.port
+            if let hosts = try document.strings(web, "hosts", in: "web") {
+                for host in hosts
+                where host.isEmpty || !host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }) {
+                    throw document.error(
+                        "hosts", in: "web", "\"\(host)\" is not a host name; give names like \"clock.home.arpa\"")
+                }
+                settings.web.hosts = hosts
+            }
         }
         if let nfc = try document.table("nfc") {
             try document.checkKeys(nfc, in: "nfc", known: nfcKeys)

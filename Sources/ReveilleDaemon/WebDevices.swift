@@ -11,8 +11,10 @@ import ReveilleStore
 struct WebPairing {
     /// How long a pairing code is good for.
     static let codeLifetime = 600
-    /// After this many wrong codes every open code is voided: eight digits cannot be guessed.
-    static let wrongCodeLimit = 10
+    /// After this many wrong codes every open code is voided: eight digits cannot be guessed. High
+    /// enough that guesses (reveille-web holds off each address after 5) cannot void an admin's
+    /// code on purpose: 200 tries at 10^8 codes is a 1 in 500,000 chance.
+    static let wrongCodeLimit = 200
 
     struct Pending {
         let role: Role

@@ -83,28 +83,78 @@ public struct CSRFGuard: Sendable {
     }
 }
 
-/// Pairing attempts per address and in all, over a sliding window: a code cannot be guessed by
-/// trying, and one noisy device cannot lock the others out for long.
+/// Wrong pairing codes per address over a sliding window: a code cannot be guessed by trying,
+/// and a guesser cannot turn the limit against anyone else. All of loopback counts as one address
+/// (127.0.0.0/8 would otherwise give a local guesser sixteen million), and so does an IPv6 /64;
+/// a right code is never counted, and no one address's guesses hold off another's.
 public struct PairingLimiter: Sendable {
     public let perAddress: Int
-    public let total: Int
     public let windowSeconds: Double
-    private var attempts: [(address: String, at: Double)] = []
+    private var wrong: [(address: String, at: Double)] = []
 
-    public init(perAddress: Int = 5, total: Int = 20, windowSeconds: Double = 600) {
+    public init(perAddress: Int = 5, windowSeconds: Double = 600) {
         self.perAddress = perAddress
-        self.total = total
         self.windowSeconds = windowSeconds
     }
 
-    /// Counts an attempt from `address` at `now` (monotonic seconds): nil if it may go on, else the
-    /// seconds until it may.
-    public mutating func attempt(from address: String, at now: Double) -> Int? {
-        attempts.removeAll { $0.at <= now - windowSeconds }
-        let mine = attempts.filter { $0.address == address }
-        if mine.count >= perAddress { return Int((mine[0].at + windowSeconds - now).rounded(.up)) }
-        if attempts.count >= total { return Int((attempts[0].at + windowSeconds - now).rounded(.up)) }
-        attempts.append((address, now))
-        return nil
+    /// nil if `address` may try a code at `now` (monotonic seconds), else the seconds until it may.
+    public mutating func wait(for address: String, at now: Double) -> Int? {
+        wrong.removeAll { $0.at <= now - windowSeconds }
+        let key = Self.key(address)
+        let mine = wrong.filter { $0.address == key }
+        guard mine.count >= perAddress else { return nil }
+        return Int((mine[0].at + windowSeconds - now).rounded(.up))
+    }
+
+    /// Counts a wrong code from `address`.
+    public mutating func wrongCode(from address: String, at now: Double) {
+        wrong.append((Self.key(address), now))
+    }
+
+    /// What an address counts as: `loopback`, an IPv6 /64 prefix, or the IPv4 address itself.
+    static func key(_ address: String) -> String {
+        if address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.") { return "loopback" }
+        if address.contains(":") {
+            let groups = address.split(separator: ":", omittingEmptySubsequences: false).prefix(4)
+            return groups.joined(separator: ":") + "::/64"
+        }
+        return address
+    }
+}
+
+/// DNS rebinding: a page on `evil.example` whose name then resolves to 127.0.0.1 reaches the
+/// kiosk's rights with `Host: evil.example`. Only names that cannot be an attacker's are served:
+/// IP literals (an attacker's page cannot send another site's literal as its Host), `localhost`,
+/// this machine's host name (and `.local`, as mDNS serves it), and the names in `[web] hosts`.
+public struct HostCheck: Sendable {
+    public let names: Set<String>
+
+    public init(hostName: String, extra: [String] = []) {
+        let host = hostName.lowercased()
+        names = Set(["localhost", host, host + ".local"] + extra.map { $0.lowercased() })
+    }
+
+    /// Whether a `Host` header value (with or without a port) may be served.
+    public func allows(_ header: String?) -> Bool {
+        guard let header, !header.isEmpty else { return false }
+        var name = header.lowercased()
+        if name.hasPrefix("[") {
+            // [v6]:port
+            guard let end = name.firstIndex(of: "]") else { return false }
+            let inner = name[name.index(after: name.startIndex)..<end]
+            return !inner.isEmpty && inner.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        }
+        if let colon = name.lastIndex(of: ":") {
+            guard name[name.index(after: colon)...].allSatisfy(\.isNumber) else { return false }
+            name = String(name[..<colon])
+        }
+        if name.hasSuffix(".") { name.removeLast() }
+        if Self.isIPv4(name) { return true }
+        return names.contains(name)
+    }
+
+    static func isIPv4(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in part.count <= 3 && !part.isEmpty && part.allSatisfy(\.isNumber) && Int(part)! <= 255 }
     }
 }

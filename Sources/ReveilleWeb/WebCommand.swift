@@ -52,7 +52,10 @@ public struct WebCommand: AsyncParsableCommand {
         logger.logLevel = .info
         if let executorNote { logger.warning("\(executorNote)") }
         let host = address ?? settings.web.address
-        let server = WebServer(socketPath: paths.socket, logger: logger)
+        var name = [CChar](repeating: 0, count: 256)
+        let hostName = gethostname(&name, name.count) == 0 ? String(cString: name) : "localhost"
+        let server = WebServer(
+            socketPath: paths.socket, hosts: HostCheck(hostName: hostName, extra: settings.web.hosts), logger: logger)
         let log = logger
         try await server.run(host: host, port: port ?? settings.web.port) { bound in
             let shown = host.contains(":") ? "[\(host)]" : host

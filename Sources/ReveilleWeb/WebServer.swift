@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
+import ReveilleCore
 import ReveilleProtocol
 import Synchronization
 
@@ -43,9 +44,18 @@ public final class WebServer: Sendable {
     let hub: EventHub
     let csrf: CSRFGuard
     let limiter = Mutex(PairingLimiter())
+    let hosts: HostCheck
     let logger: Logger
+    /// Connections that have not sent a whole request head yet, capped (`ConnectionGuard`).
+    let unfinished = UnfinishedConnections(limit: WebServer.maxUnfinishedConnections)
 
-    public init(socketPath: String, logger: Logger) {
+    /// Connections sending their request head at once; past it the oldest is closed.
+    public static let maxUnfinishedConnections = 128
+    /// A connection that sends no request part for this long is closed (a half-sent head too).
+    public static let idleSeconds: Int64 = 15
+
+    public init(socketPath: String, hosts: HostCheck = HostCheck(hostName: "localhost"), logger: Logger) {
+        self.hosts = hosts
         self.link = DaemonLink(socketPath: socketPath)
         self.hub = EventHub(logger: logger)
         var random = SystemRandomNumberGenerator()
@@ -61,13 +71,25 @@ public final class WebServer: Sendable {
         let logger = self.logger
         // Hummingbird's Application would also start a task that refreshes the Date header every
         // second: 60 wake-ups a minute on an idle clock. The server is built here without it.
-        let server = try HTTPServerBuilder.http1().buildServer(
+        let unfinished = self.unfinished
+        let hosts = self.hosts
+        let server = try HTTPServerBuilder.http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard(registry: unfinished)],
+                idleTimeout: .seconds(WebServer.idleSeconds))
+        ).buildServer(
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger,
             responder: { request, writer, channel in
                 let context = WebContext(source: .init(channel: channel, logger: logger))
                 var response: WebResponse
                 do {
+                    // DNS rebinding: only names that cannot be an attacker's (`HostCheck`).
+                    guard hosts.allows(request.head.authority) else {
+                        logger.notice(
+                            "\(context.remoteName): refused Host \(Sanitized.line(request.head.authority ?? "(none)"))")
+                        throw HTTPError(.misdirectedRequest, message: "unknown host name; open the clock by its address")
+                    }
                     response = try await responder.respond(to: request, context: context)
                 } catch let error as HTTPError {
                     response =
@@ -181,7 +203,7 @@ public final class WebServer: Sendable {
     /// Trades a code from `reveille web pair` for the device cookie.
     func pair(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
         try checkCSRF(request)
-        if let wait = limiter.withLock({ $0.attempt(from: context.remoteName, at: Self.monotonic()) }) {
+        if let wait = limiter.withLock({ $0.wait(for: context.remoteName, at: Self.monotonic()) }) {
             logger.warning("\(context.remoteName): too many pairing attempts")
             return try json(
                 .failure(.refused, "too many pairing attempts; try again in \(wait) seconds"), status: .tooManyRequests)
@@ -196,6 +218,9 @@ public final class WebServer: Sendable {
             link.send(ReveilleProtocol.Request(.webRedeem(code: form.code)))
         }
         guard reply.ok, let token = reply.web?.token else {
+            if reply.error?.code != .unavailable {
+                limiter.withLock { $0.wrongCode(from: context.remoteName, at: Self.monotonic()) }
+            }
             logger.notice("\(context.remoteName): pairing refused: \(reply.error?.message ?? "")")
             return try json(reply, status: .forbidden)
         }

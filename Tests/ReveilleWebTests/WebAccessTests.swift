@@ -45,15 +45,39 @@ import Testing
                 == "this request came from another site (http://evil.example); it is refused")
     }
 
-    @Test func pairingAttemptsAreLimitedPerAddressAndInAll() {
-        var limiter = PairingLimiter(perAddress: 3, total: 5, windowSeconds: 600)
-        for second in 0..<3 { #expect(limiter.attempt(from: "10.0.0.7", at: Double(second)) == nil) }
-        #expect(limiter.attempt(from: "10.0.0.7", at: 10) == 590)
-        // Another device is still heard, until the total is reached.
-        #expect(limiter.attempt(from: "10.0.0.8", at: 11) == nil)
-        #expect(limiter.attempt(from: "10.0.0.9", at: 12) == nil)
-        #expect(limiter.attempt(from: "10.0.0.10", at: 13) == 587)
+    @Test func wrongPairingCodesHoldOffTheirAddressOnlyAndRightCodesNeverCount() {
+        var limiter = PairingLimiter(perAddress: 3, windowSeconds: 600)
+        for second in 0..<3 {
+            #expect(limiter.wait(for: "10.0.0.7", at: Double(second)) == nil)
+            limiter.wrongCode(from: "10.0.0.7", at: Double(second))
+        }
+        #expect(limiter.wait(for: "10.0.0.7", at: 10) == 590)
+        // Other devices are heard whatever one guesser does: there is no total to exhaust.
+        for octet in 8..<40 { #expect(limiter.wait(for: "10.0.0.\(octet)", at: 11) == nil) }
+        // All of loopback is one address, and so is an IPv6 /64.
+        for octet in 2..<5 { limiter.wrongCode(from: "127.0.0.\(octet)", at: 20) }
+        #expect(limiter.wait(for: "127.9.9.9", at: 21) != nil)
+        #expect(limiter.wait(for: "::1", at: 21) != nil)
+        for host in 1..<4 { limiter.wrongCode(from: "2001:db8:1:2::\(host)", at: 30) }
+        #expect(limiter.wait(for: "2001:db8:1:2:aaaa::1", at: 31) != nil)
+        #expect(limiter.wait(for: "2001:db8:1:3::1", at: 31) == nil)
         // The window slides.
-        #expect(limiter.attempt(from: "10.0.0.7", at: 601) == nil)
+        #expect(limiter.wait(for: "10.0.0.7", at: 601) == nil)
+    }
+
+    @Test func onlyNamesThatCannotBeAnAttackersAreServed() {
+        let check = HostCheck(hostName: "clock", extra: ["bedside.home.arpa"])
+        for allowed in [
+            "127.0.0.1:8080", "localhost:8080", "LOCALHOST", "[::1]:8080", "192.168.1.20:8080", "clock:8080",
+            "clock.local", "clock.local.", "bedside.home.arpa:80",
+        ] {
+            #expect(check.allows(allowed), "\(allowed)")
+        }
+        for refused in [
+            nil, "", "evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.evil.example",
+            "clock.evil", "999.1.1.1", "[::1", "localhost:80x",
+        ] {
+            #expect(!check.allows(refused), "\(refused ?? "nil")")
+        }
     }
 }
