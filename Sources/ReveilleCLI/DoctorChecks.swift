@@ -261,6 +261,12 @@ struct Doctor {
                 detail: "\(status.timeZone), rules from \(rules.isEmpty ? "?" : rules)",
                 fix: rules.hasPrefix("built-in")
                     ? "install tzdata (apt-get install tzdata) so that rule changes arrive with system updates" : nil))
+        for problem in status.stateProblems ?? [] {
+            findings.append(
+                Finding(
+                    level: .warning, subject: "state", detail: problem,
+                    fix: "free space on the state's disk (df -h /var/lib/reveille); check 'reveille alarm list'"))
+        }
         for problem in status.calendarProblems ?? [] {
             findings.append(
                 Finding(

@@ -79,6 +79,8 @@ public final class Controller {
     var appSupervisor: AppSupervisor?
     /// The buttons and keypads; set once at start.
     var bedside: BedsideControls?
+    /// Said in `status` after a start that restored the state from its backup.
+    var stateRestored: String?
     /// The instant the wake timer was last armed at (wall-clock seconds).
     var armedWake: Int?
     /// Arms the wake timer at a wall-clock instant (set by the daemon).

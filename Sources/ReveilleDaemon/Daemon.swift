@@ -95,8 +95,12 @@ public enum Daemon {
         let paths = options.paths
         try prepareDirectories(paths)
         let store: Store
+        let stateLayout = StateFiles.Layout(database: paths.database)
+        let opening: StateFiles.Opening
         do {
-            store = try Store(path: paths.database)
+            (store, opening) = try StateFiles.open(
+                stateLayout, now: Int(options.clock.now().timeIntervalSince1970),
+                notes: { logger.critical("\($0)") })
         } catch {
             throw StartupError(description: "cannot open the state database \(paths.database): \(error)")
         }
@@ -138,6 +142,11 @@ public enum Daemon {
         let controller = try Controller(
             store: store, clock: options.clock, zone: zoneSource, calendarCache: paths.stateDirectory + "/calendars",
             calendarFetchFolder: paths.calendarCache, ring: environment, logger: logger)
+        if case .restored(let problem, let backupAt, let kept) = opening {
+            let since = controller.now()
+            controller.stateRestored =
+                "restored at start from the backup of \(StateFiles.stamp(backupAt)): the database was \(problem) (kept as \(kept); since \(since.date) \(since.time.hoursAndMinutes)); check 'reveille alarm list'"
+        }
         let access = PeerAccess(adminGroup: options.adminGroup, socketGroup: options.socketGroup)
         logger.info(
             "reveilled \(reveilleVersion) starting: root \(paths.root), time zone \(controller.zone.identifier)\(options.zoneName == nil ? " (the system's)" : "") from \(controller.zone.origin), state \(paths.database)"
@@ -154,7 +163,15 @@ public enum Daemon {
         let server = try ControlServer(
             listener: listener, access: access, controller: controller, loop: loop, doorbell: doorbell, logger: logger)
         let bedside = try startBedsideControls(options, loop: loop, controller: controller, logger: logger)
-        let timers = try wireTimers(loop: loop, controller: controller, clock: options.clock, logger: logger)
+        var timers = try wireTimers(loop: loop, controller: controller, clock: options.clock, logger: logger)
+        // The state's care: checkpoint, marker and a daily backup, every 6 hours (4 wake-ups a day).
+        let stateCare = try LoopTimer(.monotonic, logger: logger)
+        stateCare.arm(after: StateFiles.maintenanceSeconds, interval: StateFiles.maintenanceSeconds)
+        try loop.watch(stateCare.fd) { _ in
+            _ = stateCare.acknowledge()
+            maintainState(store, stateLayout, controller: controller, logger: logger)
+        }
+        timers.append(stateCare)
         let watches = try wireWatches(
             loop: loop, controller: controller, options: options, logger: logger)
         let supervisor = startAppSupervisor(
@@ -219,12 +236,23 @@ public enum Daemon {
         ServiceManager.stopping()
         server.stop()
         controller.shutDown()
+        maintainState(store, stateLayout, controller: controller, logger: logger)
         reader?.stop()
         supervisor.guardian?.close()
         supervisor.flush()
         withExtendedLifetime((timers, watches, follower, bedside)) {}
         logger.info(ending == .reload ? "reveilled stopped, to start again" : "reveilled stopped")
         return ending
+    }
+
+    /// Checkpoints the state, writes its marker, backs it up once a day (`StateFiles`); a failure
+    /// (a full disk) is logged and shows in `status` through the store's problem.
+    static func maintainState(_ store: Store, _ layout: StateFiles.Layout, controller: Controller, logger: Logger) {
+        do {
+            try StateFiles.maintain(store, layout, now: controller.nowSeconds())
+        } catch {
+            logger.error("state: checkpoint or backup failed: \(error); trying again in 6 hours")
+        }
     }
 
     /// Executes this same program with the same arguments (same pid, so systemd follows it): the

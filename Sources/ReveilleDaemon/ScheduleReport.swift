@@ -26,6 +26,8 @@ extension Controller {
         info.nextReminder = nextReminder(in: state, after: now.instant)
         let problems = calendarProblems()
         info.calendarProblems = problems.isEmpty ? nil : problems
+        let stateProblems = [stateRestored, store.problem].compactMap { $0 }
+        info.stateProblems = stateProblems.isEmpty ? nil : stateProblems
         info.session = machine.session.map(self.info)
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine

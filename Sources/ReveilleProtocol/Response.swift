@@ -413,6 +413,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var timeZoneRules: String?
     /// Calendars that could not be read: `calendar NAME: why (since when); ...`.
     public var calendarProblems: [String]?
+    /// What is wrong with the state on disk: a full disk, a restore from the backup at start.
+    public var stateProblems: [String]?
     /// The next reminder to chime: `2026-11-27 16:00 check-in`.
     public var nextReminder: String?
     /// The daemon's local time, `YYYY-MM-DD HH:MM:SS`.

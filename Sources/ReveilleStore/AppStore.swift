@@ -47,7 +47,7 @@ extension Store {
     /// Keeps `text`, an apps.toml that loaded, as the policy to enforce when the file does not
     /// load at a later start: a broken file never opens the gates.
     public func saveGoodAppPolicy(_ text: String, at instant: Int) throws {
-        try db.write { db in
+        try write { db in
             try db.execute(
                 sql: "INSERT INTO app_policy (id, text, saved_at) VALUES (1, ?, ?) "
                     + "ON CONFLICT(id) DO UPDATE SET text = excluded.text, saved_at = excluded.saved_at "
@@ -77,7 +77,7 @@ extension Store {
     }
 
     public func setAppUsage(_ seconds: Int, for key: AppUsageKey, on date: CivilDate) throws {
-        try db.write { db in
+        try write { db in
             try db.execute(
                 sql: "INSERT INTO app_usage (date, app, user, seconds) VALUES (?, ?, ?, ?) "
                     + "ON CONFLICT(date, app, user) DO UPDATE SET seconds = excluded.seconds",
@@ -102,7 +102,7 @@ extension Store {
     /// grant's new total.
     public func addAppGrant(_ minutes: Int, app: String, user: String? = nil, on date: CivilDate) throws -> Int {
         let user = user ?? "*"
-        return try db.write { db in
+        return try write { db in
             try db.execute(
                 sql: "INSERT INTO app_grant (date, app, user, minutes) VALUES (?, ?, ?, ?) "
                     + "ON CONFLICT(date, app, user) DO UPDATE SET minutes = minutes + excluded.minutes",

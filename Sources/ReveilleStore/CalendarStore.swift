@@ -57,7 +57,7 @@ extension Store {
     }
 
     public func insert(_ calendar: CalendarRecord) throws -> CalendarRecord {
-        try db.write { db in
+        try write { db in
             var calendar = calendar
             try calendar.insert(db)
             return calendar
@@ -70,6 +70,6 @@ extension Store {
 
     /// False when no calendar has that id.
     public func deleteCalendar(id: Int) throws -> Bool {
-        try db.write { db in try CalendarRecord.deleteOne(db, key: id) }
+        try write { db in try CalendarRecord.deleteOne(db, key: id) }
     }
 }

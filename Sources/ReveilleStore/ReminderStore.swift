@@ -100,7 +100,7 @@ extension Store {
     }
 
     public func insert(_ reminder: Reminder) throws -> Reminder {
-        try db.write { db in
+        try write { db in
             var record = ReminderRecord(reminder)
             record.id = nil
             try record.insert(db)
@@ -110,7 +110,7 @@ extension Store {
 
     /// False when no reminder has that id.
     public func update(_ reminder: Reminder) throws -> Bool {
-        try db.write { db in
+        try write { db in
             let record = ReminderRecord(reminder)
             guard try ReminderRecord.exists(db, key: reminder.id) else { return false }
             try record.update(db)
@@ -120,12 +120,12 @@ extension Store {
 
     /// False when no reminder has that id.
     public func deleteReminder(id: Int) throws -> Bool {
-        try db.write { db in try ReminderRecord.deleteOne(db, key: id) }
+        try write { db in try ReminderRecord.deleteOne(db, key: id) }
     }
 
     /// Keeps how a chime ended; a key already kept stays as it was (a chime plays once).
     public func record(chime: Chime, outcome: ChimeOutcome, at: Int) throws {
-        try db.write { db in
+        try write { db in
             try db.execute(
                 sql: """
                     INSERT INTO chime(key, instant, text, origin, outcome, at) VALUES (?, ?, ?, ?, ?, ?)

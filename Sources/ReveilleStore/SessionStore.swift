@@ -88,7 +88,7 @@ extension Store {
 
     /// Stores a new session (or missed occurrence) and returns it with its id.
     public func insert(_ session: RingSession) throws -> RingSession {
-        try db.write { db in
+        try write { db in
             var record = try SessionRecord(session)
             record.id = nil
             try record.insert(db)
@@ -98,14 +98,14 @@ extension Store {
 
     /// Writes the session's current state (every transition is persisted).
     public func update(_ session: RingSession) throws {
-        try db.write { db in try SessionRecord(session).update(db) }
+        try write { db in try SessionRecord(session).update(db) }
     }
 
     /// Stores a session together with the instant up to which occurrences are handled, in one
     /// transaction: after a crash, either both are there or neither.
     @discardableResult
     public func record(_ sessions: [RingSession], evaluatedThrough instant: Int?) throws -> [RingSession] {
-        try db.write { db in
+        try write { db in
             var stored: [RingSession] = []
             for session in sessions {
                 var record = try SessionRecord(session)
@@ -146,7 +146,7 @@ extension Store {
     }
 
     public func setEvaluatedThrough(_ instant: Int) throws {
-        try db.write { db in try Store.setSetting(db, "evaluated_through", String(instant)) }
+        try write { db in try Store.setSetting(db, "evaluated_through", String(instant)) }
     }
 
     static func setting(_ db: Database, _ key: String) throws -> String? {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ReveilleCore
+import Synchronization
 
 /// What went wrong with the state database.
 public struct StoreError: Error, CustomStringConvertible {
@@ -17,9 +18,14 @@ public struct StoreError: Error, CustomStringConvertible {
 /// Thread-safe: GRDB's `DatabaseQueue` serializes access.
 public final class Store: Sendable {
     let db: DatabaseQueue
+    /// The space held back for a write on a full disk (`StateFiles`); nil in memory.
+    let reserve: StateFiles.Layout?
+    /// What went wrong with the last write, while it stays wrong (a full disk), for `status`.
+    private let writeProblem = Mutex<String?>(nil)
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String) throws {
+        reserve = StateFiles.Layout(database: path)
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
@@ -33,6 +39,7 @@ public final class Store: Sendable {
 
     /// An in-memory store, for tests.
     public init() throws {
+        reserve = nil
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         db = try DatabaseQueue(configuration: configuration)
@@ -86,6 +93,38 @@ public final class Store: Sendable {
         return migrator
     }
 
+    /// One write transaction. When SQLite finds the disk full, the reserve beside the database is
+    /// given up and the write tried once more: a dismissal is recorded even then. What stays
+    /// wrong is kept for `status` until a write goes through.
+    func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        do {
+            let result = try db.write(updates)
+            if reserve.map({ access($0.reserve, F_OK) == 0 }) ?? true { writeProblem.withLock { $0 = nil } }
+            return result
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            guard let reserve, StateFiles.releaseReserve(reserve) else {
+                writeProblem.withLock { $0 = "the disk is full: \(error.message ?? "SQLITE_FULL"); changes are not saved" }
+                throw error
+            }
+            writeProblem.withLock {
+                $0 = "the disk is full; the space held in reserve was used to save the last change. Free some space"
+            }
+            return try db.write(updates)
+        } catch {
+            writeProblem.withLock { $0 = "cannot save: \(error)" }
+            throw error
+        }
+    }
+
+    /// Why changes may not be saved now, if they may not.
+    public var problem: String? { writeProblem.withLock { $0 } }
+
+    /// Something the state's care could not do, for `status`.
+    func noteProblem(_ problem: String) { writeProblem.withLock { $0 = $0 ?? problem } }
+
+    /// After maintenance found room again.
+    func clearProblem() { writeProblem.withLock { $0 = nil } }
+
     // MARK: Reading
 
     /// Everything the schedule engine needs (holidays come from calendars, not from here).
@@ -110,7 +149,7 @@ public final class Store: Sendable {
 
     /// Stores a new alarm and returns it with its id.
     public func insert(_ alarm: Alarm) throws -> Alarm {
-        try db.write { db in
+        try write { db in
             var record = AlarmRecord(alarm)
             record.id = nil
             try record.insert(db)
@@ -120,7 +159,7 @@ public final class Store: Sendable {
 
     /// Replaces the alarm with the same id; false when there is none.
     public func update(_ alarm: Alarm) throws -> Bool {
-        try db.write { db in
+        try write { db in
             guard try AlarmRecord.exists(db, key: Int64(alarm.id)) else { return false }
             try AlarmRecord(alarm).update(db)
             return true
@@ -130,7 +169,7 @@ public final class Store: Sendable {
     /// Turns off the enabled one-shots whose day is before `today` (their day is over: they rang,
     /// were missed or were silenced); returns them as they were.
     public func disableOneShots(before today: CivilDate) throws -> [Alarm] {
-        try db.write { db in
+        try write { db in
             let stale = try AlarmRecord.filter(Column("days") == 0 && Column("enabled") == true)
                 .filter(Column("date") < today.description).fetchAll(db)
             for var record in stale {
@@ -143,14 +182,14 @@ public final class Store: Sendable {
 
     /// Removes the alarm and the rules and overrides that name it; false when there is none.
     public func deleteAlarm(id: Int) throws -> Bool {
-        try db.write { db in try AlarmRecord.deleteOne(db, key: Int64(id)) }
+        try write { db in try AlarmRecord.deleteOne(db, key: Int64(id)) }
     }
 
     // MARK: Rules and overrides
 
     /// Stores a weekly rule unless `check` refuses it against the rules already there (one transaction).
     public func insertRule(_ rule: WeeklyRule, check: ([WeeklyRule]) throws -> Void) throws -> WeeklyRule {
-        try db.write { db in
+        try write { db in
             try check(try RuleRecord.fetchAll(db).map { try $0.rule() })
             var record = RuleRecord(rule)
             record.id = nil
@@ -162,7 +201,7 @@ public final class Store: Sendable {
     /// Changes rule `id` through `change`, which also sees the other rules to check against, in
     /// one transaction; nil when there is no such rule.
     public func updateRule(id: Int, _ change: (inout WeeklyRule, [WeeklyRule]) throws -> Void) throws -> WeeklyRule? {
-        try db.write { db in
+        try write { db in
             guard let record = try RuleRecord.fetchOne(db, key: Int64(id)) else { return nil }
             var rule = try record.rule()
             try change(&rule, try RuleRecord.fetchAll(db).map { try $0.rule() })
@@ -175,7 +214,7 @@ public final class Store: Sendable {
     public func updateOverride(id: Int, _ change: (inout DateOverride, [DateOverride]) throws -> Void) throws
         -> DateOverride?
     {
-        try db.write { db in
+        try write { db in
             guard let record = try OverrideRecord.fetchOne(db, key: Int64(id)) else { return nil }
             var override = try record.override()
             try change(&override, try OverrideRecord.fetchAll(db).map { try $0.override() })
@@ -185,13 +224,13 @@ public final class Store: Sendable {
     }
 
     public func deleteRule(id: Int) throws -> Bool {
-        try db.write { db in try RuleRecord.deleteOne(db, key: Int64(id)) }
+        try write { db in try RuleRecord.deleteOne(db, key: Int64(id)) }
     }
 
     /// Stores a date override unless `check` refuses it against the overrides already there (one transaction).
     public func insertOverride(_ override: DateOverride, check: ([DateOverride]) throws -> Void) throws -> DateOverride
     {
-        try db.write { db in
+        try write { db in
             try check(try OverrideRecord.fetchAll(db).map { try $0.override() })
             var record = OverrideRecord(override)
             record.id = nil
@@ -201,13 +240,13 @@ public final class Store: Sendable {
     }
 
     public func deleteOverride(id: Int) throws -> Bool {
-        try db.write { db in try OverrideRecord.deleteOne(db, key: Int64(id)) }
+        try write { db in try OverrideRecord.deleteOne(db, key: Int64(id)) }
     }
 
     /// Removes overrides dated before `today`; returns how many.
     @discardableResult
     public func purgeOverrides(before today: CivilDate) throws -> Int {
-        try db.write { db in
+        try write { db in
             try OverrideRecord.filter(Column("date") < today.description).deleteAll(db)
         }
     }
@@ -221,7 +260,7 @@ public final class Store: Sendable {
         case .off: value = "off"
         case .pausedUntil(let date): value = date.description
         }
-        try db.write { db in try Store.setSetting(db, "master", value) }
+        try write { db in try Store.setSetting(db, "master", value) }
     }
 
     public func master() throws -> MasterSwitch {

@@ -37,7 +37,7 @@ extension Store {
 
     /// Stores a tag unless its label or UID is taken (checked and inserted in one transaction).
     public func insert(_ tag: Tag) throws -> Result<Tag, TagConflict> {
-        try db.write { db in
+        try write { db in
             if let existing = try TagRecord.fetchOne(db, key: tag.label) { return .failure(.label(existing.tag)) }
             if let existing = try TagRecord.filter(Column("uid") == tag.uid).fetchOne(db) {
                 return .failure(.uid(existing.tag))
@@ -57,6 +57,6 @@ extension Store {
 
     /// False when no tag has that label.
     public func deleteTag(label: String) throws -> Bool {
-        try db.write { db in try TagRecord.deleteOne(db, key: label) }
+        try write { db in try TagRecord.deleteOne(db, key: label) }
     }
 }

@@ -38,7 +38,7 @@ extension Store {
     }
 
     public func insert(_ device: PairedDevice) throws -> PairedDevice {
-        try db.write { db in
+        try write { db in
             var device = device
             try device.insert(db)
             return device
@@ -51,6 +51,6 @@ extension Store {
 
     /// False when no device has that id.
     public func deletePairedDevice(id: Int) throws -> Bool {
-        try db.write { db in try PairedDevice.deleteOne(db, key: id) }
+        try write { db in try PairedDevice.deleteOne(db, key: id) }
     }
 }

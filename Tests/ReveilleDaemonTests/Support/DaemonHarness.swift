@@ -35,10 +35,12 @@ final class DaemonHarness {
     init(
         zone: String = "Europe/Berlin", zoneLink: String? = nil, now: Int? = nil, systemClock: Bool = false,
         arguments: [String] = [], settings: String? = nil, nfcReader: Bool = false,
-        environment: [String: String] = [:], apps: String? = nil
+        environment: [String: String] = [:], apps: String? = nil, root: URL? = nil
     ) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "reveille-e2e-\(UUID().uuidString.prefix(8))")
+        self.root =
+            root ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "reveille-e2e-\(UUID().uuidString.prefix(8))")
+        let root = self.root
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         chmod(root.path, 0o755)  // so that a test can connect as another user
         clockFile = root.appendingPathComponent("clock-offset")

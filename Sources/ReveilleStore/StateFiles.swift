@@ -1,0 +1,295 @@
+import Foundation
+import GRDB
+
+/// The state database and what keeps it from being lost silently (README, "When the state is
+/// damaged"):
+/// - `state.sqlite.id`, a marker beside it: the database's own random id and what it held at the
+///   last checkpoint. A database that is missing, empty, or holds another id (its write-ahead log
+///   deleted before anything reached the main file) while the marker exists is not the state it was;
+/// - `state.backup.sqlite`, a copy made with SQLite's backup API;
+/// - at start, `PRAGMA quick_check`; a damaged, lost or unreadable database is moved aside and the
+///   backup restored, loudly; with no backup the start is refused, saying what was there and how to
+///   go on. Never an empty clock where there were alarms, without a word;
+/// - the backup is made at start, every 6 hours and at a clean stop, each time the live database
+///   passes its check;
+/// - the write-ahead log is checkpointed at a clean stop and with each backup, so the main file
+///   holds (nearly) everything and a lost log loses little;
+/// - `state.reserve`, 256 KiB held back on the same disk: when a write fails for want of space it is
+///   given up and the write tried again, so a dismissal is recorded even on a full disk.
+public enum StateFiles {
+    /// What the marker says.
+    public struct Marker: Codable, Sendable, Equatable {
+        public var id: String
+        public var counts: Counts
+        /// Seconds since the epoch of the last checkpoint.
+        public var at: Int
+    }
+
+    /// What the state holds, for the marker and the log.
+    public struct Counts: Codable, Sendable, Equatable, CustomStringConvertible {
+        public var alarms = 0
+        public var rules = 0
+        public var overrides = 0
+        public var tags = 0
+        public var reminders = 0
+
+        public var description: String {
+            "\(alarms) alarms, \(rules) weekly rules, \(overrides) overrides, \(tags) tags, \(reminders) reminders"
+        }
+    }
+
+    /// The files beside `database`.
+    public struct Layout: Sendable {
+        public let database: String
+        public var marker: String { database + ".id" }
+        public var backup: String {
+            (database as NSString).deletingLastPathComponent + "/state.backup.sqlite"
+        }
+        public var reserve: String {
+            (database as NSString).deletingLastPathComponent + "/state.reserve"
+        }
+
+        public init(database: String) {
+            self.database = database
+        }
+    }
+
+    /// How the state came to be open, for the log and `status`.
+    public enum Opening: Sendable, Equatable {
+        case fresh
+        case intact
+        /// Restored from the backup made at `backupAt`; the bad file was kept at `keptAt`.
+        case restored(problem: String, backupAt: Int, keptAt: String)
+    }
+
+    public static let reserveBytes = 256 * 1024
+    /// How often the daemon checkpoints, rewrites the marker and checks the backup's age.
+    public static let maintenanceSeconds = 6.0 * 3600
+
+    /// Opens the state at `layout`, checking it as the type says; `notes` receives what a person
+    /// should read in the log (a damaged write-ahead log, a restore).
+    public static func open(
+        _ layout: Layout, now: Int, notes: (String) -> Void
+    ) throws -> (Store, Opening) {
+        let fileManager = FileManager.default
+        let marker = readMarker(layout.marker)
+        if let problem = damagedLog(layout.database) { notes(problem) }
+        var problem: String?
+        var store: Store?
+        let size = (try? fileManager.attributesOfItem(atPath: layout.database)[.size] as? Int) ?? nil
+        if size == nil || size == 0 {
+            if let marker {
+                problem = size == nil ? "missing" : "empty (0 bytes)"
+                _ = marker
+            }
+        } else {
+            do {
+                let opened = try Store(path: layout.database)
+                if let damage = try opened.quickCheck() {
+                    problem = "damaged (quick_check: \(damage))"
+                } else if let marker, try opened.stateID() != marker.id {
+                    problem = "not the state it was (its id is not the one recorded in \(layout.marker))"
+                } else {
+                    store = opened
+                }
+            } catch {
+                problem = "unreadable (\(error))"
+            }
+        }
+        if let problem {
+            store = nil
+            let (restored, opening) = try restore(layout, problem: problem, marker: marker, now: now)
+            notes(
+                "the state database \(layout.database) was \(problem); restored from the backup of \(stamp(backupTime(layout) ?? 0)) (the bad file is kept as \(openingKept(opening))). Changes made since then are lost: check 'reveille alarm list'"
+            )
+            store = restored
+            careAtStart(restored, layout, now: now, notes: notes)
+            return (restored, opening)
+        }
+        let opened = try store ?? Store(path: layout.database)
+        let fresh = try opened.stateID() == nil
+        if fresh { try? opened.setStateID(UUID().uuidString) }  // a full disk: the marker waits for room
+        careAtStart(opened, layout, now: now, notes: notes)
+        return (opened, fresh ? .fresh : .intact)
+    }
+
+    /// `finish` at start, where a failure (a full disk) must not keep the clock from starting.
+    private static func careAtStart(_ store: Store, _ layout: Layout, now: Int, notes: (String) -> Void) {
+        do {
+            try finish(store, layout, now: now)
+        } catch {
+            store.noteProblem("cannot checkpoint or back up the state: \(error)")
+            notes("state: cannot checkpoint or back up at start: \(error); the clock runs on, and tries again in 6 hours")
+        }
+    }
+
+    /// After opening: the log checkpointed, the reserve in place, the marker written, a backup.
+    static func finish(_ store: Store, _ layout: Layout, now: Int) throws {
+        try store.checkpoint()
+        ensureReserve(layout)
+        if access(layout.reserve, F_OK) == 0 { store.clearProblem() }
+        try writeMarker(store, layout, now: now)
+        // A copy each time (a few kilobytes), never of a database that fails its check.
+        if try store.quickCheck() == nil { try backup(store, layout) }
+    }
+
+    /// The periodic care (every 6 hours, and at a clean stop): checkpoint, marker, backup.
+    /// Throws what went wrong (a full disk), for `status`.
+    public static func maintain(_ store: Store, _ layout: Layout, now: Int) throws {
+        try finish(store, layout, now: now)
+    }
+
+    /// Copies the live database to the backup with SQLite's backup API, into a file beside it that
+    /// is renamed over the last backup only once it is whole.
+    public static func backup(_ store: Store, _ layout: Layout) throws {
+        let temporary = layout.backup + ".new"
+        try? FileManager.default.removeItem(atPath: temporary)
+        let copy = try DatabaseQueue(path: temporary)
+        try store.db.backup(to: copy)
+        try copy.close()
+        guard rename(temporary, layout.backup) == 0 else {
+            throw StoreError(description: "cannot keep the backup \(layout.backup): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Gives up the reserve, so that a write refused for want of space can go through. Returns
+    /// whether there was one to give.
+    @discardableResult
+    public static func releaseReserve(_ layout: Layout) -> Bool {
+        unlink(layout.reserve) == 0
+    }
+
+    /// Puts the reserve back (at start and with each checkpoint, once there is room again).
+    static func ensureReserve(_ layout: Layout) {
+        var info = stat()
+        if stat(layout.reserve, &info) == 0, Int(info.st_size) >= reserveBytes { return }
+        let fd = Glibc.open(layout.reserve, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        if posix_fallocate(fd, 0, off_t(reserveBytes)) != 0 { unlink(layout.reserve) }
+    }
+
+    // MARK: Restoring
+
+    private static func restore(_ layout: Layout, problem: String, marker: Marker?, now: Int) throws -> (
+        Store, Opening
+    ) {
+        let held = marker.map { "it held \($0.counts) on \(stamp($0.at))" } ?? "nothing was recorded of what it held"
+        guard let backupAt = backupTime(layout), (try? checkBackup(layout)) == true else {
+            throw StoreError(
+                description:
+                    "the state database \(layout.database) is \(problem), and there is no usable backup (\(layout.backup)); \(held). Put a good copy in its place, or move \(layout.database) and \(layout.marker) away to start with an empty clock"
+            )
+        }
+        let kept = layout.database + ".broken-\(now)"
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: layout.database + suffix) {
+            guard rename(layout.database + suffix, kept + suffix) == 0 else {
+                throw StoreError(
+                    description:
+                        "the state database \(layout.database) is \(problem), and it cannot be moved aside to restore the backup: \(String(cString: strerror(errno)))"
+                )
+            }
+        }
+        try FileManager.default.copyItem(atPath: layout.backup, toPath: layout.database)
+        let store = try Store(path: layout.database)
+        if try store.stateID() == nil { try store.setStateID(UUID().uuidString) }
+        return (store, .restored(problem: problem, backupAt: backupAt, keptAt: kept))
+    }
+
+    private static func openingKept(_ opening: Opening) -> String {
+        if case .restored(_, _, let kept) = opening { return kept }
+        return "-"
+    }
+
+    private static func checkBackup(_ layout: Layout) throws -> Bool {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: layout.backup, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") == "ok" }
+    }
+
+    static func backupTime(_ layout: Layout) -> Int? {
+        guard let date = try? FileManager.default.attributesOfItem(atPath: layout.backup)[.modificationDate] as? Date
+        else { return nil }
+        return Int(date.timeIntervalSince1970)
+    }
+
+    // MARK: Marker
+
+    static func readMarker(_ path: String) -> Marker? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(Marker.self, from: data)
+    }
+
+    static func writeMarker(_ store: Store, _ layout: Layout, now: Int) throws {
+        guard let id = try store.stateID() else { return }
+        let data = try JSONEncoder().encode(Marker(id: id, counts: try store.counts(), at: now))
+        let temporary = layout.marker + ".new"
+        guard FileManager.default.createFile(atPath: temporary, contents: data), rename(temporary, layout.marker) == 0
+        else {
+            throw StoreError(description: "cannot write \(layout.marker): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// A write-ahead log whose header is not SQLite's: SQLite would drop it without a word.
+    static func damagedLog(_ database: String) -> String? {
+        let log = database + "-wal"
+        guard let handle = FileHandle(forReadingAtPath: log) else { return nil }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4)) ?? Data()
+        guard !head.isEmpty else { return nil }
+        let magic = head.count == 4 ? head.reduce(0) { $0 << 8 | UInt32($1) } : 0
+        guard magic != 0x377F_0682, magic != 0x377F_0683 else { return nil }
+        return
+            "the state's write-ahead log \(log) is damaged (its header is not SQLite's): changes since the last checkpoint are lost; check 'reveille alarm list'"
+    }
+
+    public static func stamp(_ instant: Int) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(instant)))
+    }
+}
+
+extension Store {
+    /// `PRAGMA quick_check`: nil when the database is sound, else SQLite's first complaint.
+    func quickCheck() throws -> String? {
+        try db.read { db in
+            let result = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "no answer"
+            return result == "ok" ? nil : result
+        }
+    }
+
+    /// `PRAGMA wal_checkpoint(TRUNCATE)`: everything into the main file, the log emptied.
+    public func checkpoint() throws {
+        try db.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
+    func stateID() throws -> String? {
+        try db.read { db in
+            guard try db.tableExists("setting") else { return nil }
+            return try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'state_id'")
+        }
+    }
+
+    func setStateID(_ id: String) throws {
+        try write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('state_id', ?)", arguments: [id])
+        }
+    }
+
+    /// What the state holds.
+    public func counts() throws -> StateFiles.Counts {
+        try db.read { db in
+            var counts = StateFiles.Counts()
+            counts.alarms = try Int.fetchOne(db, sql: "SELECT count(*) FROM alarm") ?? 0
+            counts.rules = try Int.fetchOne(db, sql: "SELECT count(*) FROM weekly_rule") ?? 0
+            counts.overrides = try Int.fetchOne(db, sql: "SELECT count(*) FROM date_override") ?? 0
+            counts.tags = try Int.fetchOne(db, sql: "SELECT count(*) FROM tag") ?? 0
+            counts.reminders = try Int.fetchOne(db, sql: "SELECT count(*) FROM reminder") ?? 0
+            return counts
+        }
+    }
+}
