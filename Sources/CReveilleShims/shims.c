@@ -312,3 +312,4 @@ unsigned long long RV_effective_capabilities(void) {
     if (syscall(SYS_capget, &header, data) != 0) return ~0ULL;
     return ((unsigned long long)data[1].effective << 32) | data[0].effective;
 }
+

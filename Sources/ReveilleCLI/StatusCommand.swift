@@ -156,6 +156,7 @@ struct StatusCommand: ParsableCommand {
         if let rejected = status.settingsRejected { lines.append("REVEILLE.TOML REJECTED: \(rejected)") }
         lines += (status.calendarProblems ?? []).map { "CALENDAR PROBLEM: \($0)" }
         lines += (status.stateProblems ?? []).map { "STATE PROBLEM: \($0)" }
+        if let waiting = status.clockWaiting { lines.append("CLOCK BEHIND: \(waiting)") }
         if let use = status.resources {
             lines.append(
                 "daemon: \(use.cpuMicroseconds / 1000) ms CPU since start, \(use.rssKilobytes / 1024) MB resident "

@@ -82,6 +82,16 @@ public struct AlarmClock: Sendable {
     private var nextSessionID: Int
     private var lastTick: (wall: Double, monotonic: Double)?
     private var warnedClockBehind = false
+    /// While the clock reads before `evaluatedThrough` and is not known to be right: that instant.
+    /// Nothing rings meanwhile (`status` says so); see `catchUp`.
+    public private(set) var waitingForClock: Int?
+    /// The wall-clock second before the last forward jump seen while running: where a clock that
+    /// then turns out to have been wrong went wrong.
+    private var lastJumpFrom: Int?
+    /// Why the occurrences being caught up were not rung at their time, for the missed records' log.
+    private var catchUpReason: String?
+    /// How often the machine looks again while it waits for the clock.
+    static let clockCheckSeconds = 60
     private var random: ProblemRandom
     /// Chimes due up to this instant have been looked at.
     private var chimesThrough: Int?
@@ -140,18 +150,26 @@ public struct AlarmClock: Sendable {
 
     /// Time to look: at the instant asked for, when the system clock was set, or as a safety net.
     /// Ends snoozes, stops a ring that lasted too long, rings what came due and records what was missed.
-    public mutating func tick(now: Double, monotonic: Double, clockWasSet: Bool) -> [ClockAction] {
+    /// `clockSynchronized`: the kernel says network time keeps the clock right (adjtimex), which
+    /// ends a wait for a clock that reads before the last handled instant.
+    public mutating func tick(
+        now: Double, monotonic: Double, clockWasSet: Bool, clockSynchronized: Bool = false
+    ) -> [ClockAction] {
         var actions: [ClockAction] = []
+        var steppedBack = false
         if let last = lastTick {
             let drift = (now - last.wall) - (monotonic - last.monotonic)
             if abs(drift) > 2 || clockWasSet {
                 actions.append(.log(.notice, "the clock jumped by \(AlarmClock.signed(drift)); checking what came due"))
             }
+            if drift > 2 { lastJumpFrom = Int(last.wall.rounded(.down)) + Int(monotonic - last.monotonic) }
+            // Set back while running: someone (time sync, an admin) corrected a clock that was ahead.
+            steppedBack = drift < -2
         }
         lastTick = (now, monotonic)
         let seconds = Int(now.rounded(.down))
         actions += advanceSession(now: seconds)
-        actions += catchUp(now: now)
+        actions += catchUp(now: now, clockTrusted: clockSynchronized || steppedBack)
         actions += dueChimes(now: seconds)
         return actions + wake(now: seconds)
     }
@@ -400,7 +418,15 @@ public struct AlarmClock: Sendable {
     }
 
     /// Rings what came due since the last look, by the missed-alarm rule.
-    private mutating func catchUp(now: Double) -> [ClockAction] {
+    ///
+    /// A clock that reads before `evaluatedThrough` is one of two things. A Raspberry Pi without a
+    /// real-time clock boots with an old time until network time sync: nothing before `through` may
+    /// ring twice, so the machine waits for the clock to catch up. Or the clock was ahead (a bad RTC,
+    /// a wrong fake-hwclock file) and has been put right: then `through` is a wrong instant and
+    /// waiting would silence the clock for as long as it was wrong. The two are told apart by trust:
+    /// when the kernel says the clock is synchronized, or the clock was set back while the daemon
+    /// watched, the wait ends (`recoverFromWrongClock`).
+    private mutating func catchUp(now: Double, clockTrusted: Bool = false) -> [ClockAction] {
         let seconds = Int(now.rounded(.down))
         guard let through = evaluatedThrough else {
             // The first start ever: nothing before now can have been missed.
@@ -408,12 +434,18 @@ public struct AlarmClock: Sendable {
             return [.persist([], evaluatedThrough: seconds)]
         }
         guard seconds >= through else {
-            // A Raspberry Pi without a real-time clock boots with an old time until network time
-            // sync. Nothing before `through` may ring twice: wait for the clock to catch up.
+            if clockTrusted { return recoverFromWrongClock(now: now, wrongThrough: through) }
+            waitingForClock = through
             guard !warnedClockBehind else { return [] }
             warnedClockBehind = true
-            return [.log(.warning, "the clock is behind the last handled instant; waiting for it (time sync?)")]
+            return [
+                .log(
+                    .warning,
+                    "the clock reads \(DurationText.format(seconds: through - seconds)) earlier than the last handled instant; nothing rings until it is synchronized (time sync) or reaches that instant"
+                )
+            ]
         }
+        waitingForClock = nil
         warnedClockBehind = false
         guard seconds > through else { return [] }
         if case .some(let next) = nextRing, next.map({ seconds < $0 }) ?? true {
@@ -429,6 +461,41 @@ public struct AlarmClock: Sendable {
         handled = handled.filter { $0.instant > seconds - limits.lookBackSeconds }
         guard !due.isEmpty else { return [] }
         return AlarmClock.oneTransaction(ringDue(due, now: now))
+    }
+
+    /// The clock is right and reads before `wrongThrough`, an instant handled under a clock that
+    /// was ahead. What was judged for the future under that clock is forgotten (it comes due again
+    /// in its time); what fell between the jump (if the daemon saw it, else a week back) and now is
+    /// caught up by the missed-alarm rule, the missed ones recorded as passed while the clock was
+    /// wrong.
+    private mutating func recoverFromWrongClock(now: Double, wrongThrough: Int) -> [ClockAction] {
+        let seconds = Int(now.rounded(.down))
+        let from = max(seconds - limits.lookBackSeconds, min(lastJumpFrom ?? .min, seconds))
+        handled = handled.filter { $0.instant <= seconds }
+        handledChimes = handledChimes.filter { $0.value <= seconds }
+        evaluatedThrough = from
+        chimesThrough = min(chimesThrough ?? from, from)
+        waitingForClock = nil
+        warnedClockBehind = false
+        nextRing = nil
+        nextChime = nil
+        lastJumpFrom = nil
+        let local = ZoneResolver(zone: zone).local(at: wrongThrough)
+        var actions: [ClockAction] = [
+            .log(
+                .notice,
+                "the clock is right again and reads \(DurationText.format(seconds: wrongThrough - seconds)) before \(local.date) \(local.time.hoursAndMinutes), an instant handled while it was wrong; catching up from there"
+            ),
+            .persist([], evaluatedThrough: from),
+        ]
+        catchUpReason = "passed while the clock was wrong"
+        actions += catchUp(now: now)
+        catchUpReason = nil
+        if evaluatedThrough == from {
+            evaluatedThrough = seconds
+            actions.append(.persist([], evaluatedThrough: seconds))
+        }
+        return actions
     }
 
     private mutating func ringDue(_ due: [Decision], now: Double) -> [ClockAction] {
@@ -450,7 +517,7 @@ public struct AlarmClock: Sendable {
             actions.append(
                 .log(
                     .warning,
-                    "alarm \(alarm.name) was due at \(local); recorded as missed (over \(limits.graceSeconds / 60) min ago)"
+                    "alarm \(alarm.name) was due at \(local); recorded as missed (\(catchUpReason ?? "over \(limits.graceSeconds / 60) min ago"))"
                 ))
             after.append(.runHook(.missed, record))
             after.append(.publish(.missed(record)))
@@ -645,6 +712,7 @@ public struct AlarmClock: Sendable {
         }
         let candidates: [Int?] = [
             session?.nextDeadline, nextRing ?? nil, nextChime ?? nil, now + limits.longestSleepSeconds,
+            waitingForClock.map { _ in now + AlarmClock.clockCheckSeconds },
         ]
         return actions + [.wake(at: candidates.compactMap { $0 }.min()!)]
     }

@@ -150,7 +150,8 @@ public final class Controller {
     func tick(clockWasSet: Bool = false) {
         carryOut(
             machine.tick(
-                now: clock.now().timeIntervalSince1970, monotonic: Controller.monotonic(), clockWasSet: clockWasSet))
+                now: clock.now().timeIntervalSince1970, monotonic: Controller.monotonic(), clockWasSet: clockWasSet,
+                clockSynchronized: clock.isSynchronized))
         if calendars.isStale(today: today()) { reloadCalendars() }
     }
 

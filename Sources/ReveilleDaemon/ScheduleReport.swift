@@ -28,6 +28,11 @@ extension Controller {
         info.calendarProblems = problems.isEmpty ? nil : problems
         let stateProblems = [stateRestored, store.problem].compactMap { $0 }
         info.stateProblems = stateProblems.isEmpty ? nil : stateProblems
+        if let through = machine.waitingForClock {
+            let local = ZoneResolver(zone: zone).local(at: through)
+            info.clockWaiting =
+                "the clock reads before \(local.date) \(local.time.withSeconds), the last instant handled; nothing rings until network time says the clock is right (timedatectl), or it reaches that instant"
+        }
         info.session = machine.session.map(self.info)
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine

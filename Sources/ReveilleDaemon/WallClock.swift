@@ -1,3 +1,4 @@
+import CReveilleShims
 import Foundation
 
 /// Where the daemon reads the time. The real one reads the system clock; tests move their own.
@@ -9,10 +10,14 @@ public protocol WallClock: Sendable {
     /// How often the scheduler must look to notice this clock moving other than by the system
     /// clock (nil: the system clock's own jump notices suffice).
     var checkInterval: Duration? { get }
+    /// Whether network time is known to keep this clock right: it then ends a wait for a clock
+    /// that reads before the last handled instant (README, "When the clock was wrong").
+    var isSynchronized: Bool { get }
 }
 
 extension WallClock {
     public var checkInterval: Duration? { nil }
+    public var isSynchronized: Bool { false }
 
     public func elapsed() -> Double { bootTime() }
 
@@ -27,6 +32,12 @@ public struct SystemClock: WallClock {
     public init() {}
 
     public func now() -> Date { Date() }
+
+    /// systemd-timesyncd's `/run/systemd/timesync/synchronized`, else the kernel's own flag
+    /// (adjtimex, read only; refused under the unit's ProtectClock=, hence the file first).
+    public var isSynchronized: Bool {
+        access("/run/systemd/timesync/synchronized", F_OK) == 0 || RV_clock_synchronized() == 1
+    }
 }
 
 /// CLOCK_BOOTTIME in seconds.
@@ -54,6 +65,9 @@ public struct OffsetFileClock: WallClock {
     }
 
     public func elapsed() -> Double { bootTime() + offsets().elapsed }
+
+    /// A test says network time is right by creating `PATH.synchronized`.
+    public var isSynchronized: Bool { access(path + ".synchronized", F_OK) == 0 }
 
     /// Tests move the offset by rewriting the file: look often enough to see it.
     public var checkInterval: Duration? { .milliseconds(100) }

@@ -415,6 +415,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var calendarProblems: [String]?
     /// What is wrong with the state on disk: a full disk, a restore from the backup at start.
     public var stateProblems: [String]?
+    /// Set while the clock reads before the last instant handled and nothing rings: why, and until when.
+    public var clockWaiting: String?
     /// The next reminder to chime: `2026-11-27 16:00 check-in`.
     public var nextReminder: String?
     /// The daemon's local time, `YYYY-MM-DD HH:MM:SS`.

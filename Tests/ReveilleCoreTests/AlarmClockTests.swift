@@ -137,9 +137,62 @@ import Testing
         let first = clock.tick(now: Double(Self.six - 86_400), monotonic: 0, clockWasSet: false)
         #expect(plays(first) == 0)
         #expect(
-            first.contains(.log(.warning, "the clock is behind the last handled instant; waiting for it (time sync?)")))
+            first.contains(
+                .log(
+                    .warning,
+                    "the clock reads 1d 2h 0m earlier than the last handled instant; nothing rings until it is synchronized (time sync) or reaches that instant"
+                )))
+        #expect(clock.waitingForClock == Self.six + 7200)
+        // It looks again every minute while it waits (to see network time arrive).
+        #expect(wakes(first).last == Self.six - 86_400 + 60)
         let second = clock.tick(now: Double(Self.six - 86_000), monotonic: 400, clockWasSet: false)
         #expect(!second.contains { if case .log(.warning, _) = $0 { true } else { false } })
+    }
+
+    @Test func aClockThatWasAYearAheadAndIsPutRightRingsAgainAndRecordsWhatItPassedOver() {
+        let year = 365 * 86_400
+        // Running at 06:00 with a daily 06:30 and 07:00; at 06:10 the clock jumps a year ahead.
+        var clock = machine([daily(1, "06:30"), daily(2, "07:00")], at: Self.six, through: Self.six)
+        var wall = ManualClock(wall: Double(Self.six))
+        _ = clock.tick(now: wall.wall, monotonic: wall.monotonic, clockWasSet: false)
+        wall.advance(600)
+        let ahead = clock.tick(now: wall.wall + Double(year), monotonic: wall.monotonic, clockWasSet: true)
+        // A year ahead, the last week's occurrences look missed (they are, by that clock).
+        #expect(persisted(ahead).allSatisfy { $0.state == .missed })
+        // At 06:40 time sync steps it back while the daemon watches: trusted, caught up at once.
+        wall.advance(1800)
+        let back = clock.tick(now: wall.wall, monotonic: wall.monotonic, clockWasSet: true)
+        #expect(clock.waitingForClock == nil)
+        #expect(back.contains { if case .log(.notice, let text) = $0 { text.hasPrefix("the clock is right again") } else { false } })
+        // 06:30 passed while the clock was wrong, 10 minutes ago: within the grace, it rings now.
+        #expect(plays(back) == 1)
+        #expect(clock.session?.settings.alarmID == 1)
+        // And 07:00 rings at its time, not a year from now.
+        #expect(clock.nextRing == .some(Self.six + 3600))
+    }
+
+    @Test func aClockBehindAtStartWaitsUntilNetworkTimeSaysItIsRightThenCatchesUp() {
+        // Handled through 06:00 a year from now (the clock had been a year ahead); now it reads 06:00.
+        let year = 365 * 86_400
+        var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six + year)
+        let waiting = clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        #expect(plays(waiting) == 0)
+        #expect(clock.waitingForClock == Self.six + year)
+        // Not synchronized yet: still waiting a minute later.
+        _ = clock.tick(now: Double(Self.six + 60), monotonic: 60, clockWasSet: false)
+        #expect(clock.waitingForClock != nil)
+        // At 06:45 network time says the clock is right: 06:30 is within the grace and rings.
+        let synced = clock.tick(
+            now: Double(Self.six + 2700), monotonic: 2700, clockWasSet: false, clockSynchronized: true)
+        #expect(clock.waitingForClock == nil)
+        #expect(plays(synced) == 1)
+        // Occurrences of the past week with no record (the daemon restarted while the clock was
+        // wrong: where it went wrong is not known) are recorded as missed, with the reason.
+        #expect(
+            synced.contains {
+                if case .log(.warning, let text) = $0 { text.hasSuffix("recorded as missed (passed while the clock was wrong)") }
+                else { false }
+            })
     }
 
     @Test func aJumpOfTheClockIsNoticedAgainstTheMonotonicClock() {

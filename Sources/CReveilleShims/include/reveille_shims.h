@@ -143,3 +143,4 @@ int RV_confine_helper(unsigned long memory_bytes, unsigned long cpu_seconds);
 
 /// The calling process's effective capabilities (CapEff), or ~0 when they cannot be read.
 unsigned long long RV_effective_capabilities(void);
+
