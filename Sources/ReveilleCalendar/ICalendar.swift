@@ -60,7 +60,8 @@ public enum ICalendar {
                     "the event \(name) has no DTSTART", line: line(in: text, mentioning: "UID:" + name))
             }
             if isCancelled(event) { continue }
-            let summary = icalcomponent_get_summary(event).map { String(cString: $0) } ?? "(no title)"
+            // Shown on terminals, the page and in the log: no escape sequence or line break survives.
+            let summary = icalcomponent_get_summary(event).map { Sanitized.line(String(cString: $0)) } ?? "(no title)"
             let overridden = recurrenceID(event)
             let isOverride = overridden != nil
             // Occurrences named by an override's RECURRENCE-ID are the override's to show; those an

@@ -94,7 +94,7 @@ final class Calendars {
     func check(_ path: String, today: CivilDate, zone: Zone) -> Result<[CalendarOccurrence], CalendarError> {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = try SmallFile.read(path, maxBytes: SmallFile.maxCalendarBytes)
         } catch {
             return .failure(CalendarError("cannot read it: \(Self.reason(error))"))
         }
@@ -131,7 +131,7 @@ final class Calendars {
                 throw CalendarError(
                     "not fetched yet: 'reveille calendar refresh' fetches it (the reveille-calendar timer)")
             }
-            let text = try String(contentsOfFile: path, encoding: .utf8)
+            let text = try SmallFile.read(path, maxBytes: SmallFile.maxCalendarBytes)
             let key = ParseKey(text: text.hashValue, spanStart: spanStart, zone: zone)
             if entry.parsed == key && entry.loadedAt != nil {
                 outcome = .success((text, entry.occurrences))
@@ -234,5 +234,7 @@ final class Calendars {
         return nil
     }
 
-    static func reason(_ error: any Error) -> String { FileProblem.reason(error) }
+    static func reason(_ error: any Error) -> String {
+        (error as? SmallFile.Problem)?.description ?? FileProblem.reason(error)
+    }
 }

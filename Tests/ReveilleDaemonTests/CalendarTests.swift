@@ -347,3 +347,41 @@ extension CalendarTests {
         #expect(try daemon.waitFor(5) { try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break" })
     }
 }
+
+extension CalendarTests {
+    @Test func aFIFOOrAHugeFileIsRefusedAtAddWithoutTheDaemonReadingIt() throws {
+        let daemon = try daemonWithAlarms()
+        let fifo = daemon.root.appendingPathComponent("school.ics").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let fromFIFO = try daemon.cli("calendar", "add", "school", fifo, "--holidays")
+        #expect(fromFIFO.status == 64 || fromFIFO.status == 1, "\(fromFIFO)")
+        #expect(fromFIFO.stderr.contains("not a regular file (a FIFO)"), "\(fromFIFO)")
+        let huge = daemon.root.appendingPathComponent("huge.ics").path
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil))
+        #expect(truncate(huge, 1 << 30) == 0)  // 1 GiB, sparse: nothing is written
+        let fromHuge = try daemon.cli("calendar", "add", "huge", huge, "--holidays")
+        #expect(fromHuge.stderr.contains("it is 1024 MiB, more than the 4 MiB a calendar may be"), "\(fromHuge)")
+        #expect(FairSocketTests.residentKilobytes(daemon.process.processIdentifier) < 200_000)
+        #expect(daemon.answersStatus())
+    }
+
+    @Test func aSummaryWithEscapeSequencesIsShownEscaped() throws {
+        let daemon = try daemonWithAlarms()
+        let file = daemon.root.appendingPathComponent("evil.ics").path
+        try Self.ics(
+            """
+            BEGIN:VEVENT
+            UID:evil
+            SUMMARY:Break\u{1B}]0;owned\u{07}\u{1B}[2J
+            DTSTART;VALUE=DATE:20261126
+            DTEND;VALUE=DATE:20261127
+            END:VEVENT
+
+            """
+        ).write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try daemon.cli("calendar", "add", "evil", file, "--holidays").status == 0)
+        let shown = try daemon.cli("calendar", "show", "evil").stdout
+        #expect(!shown.contains("\u{1B}"), "\(shown.debugDescription)")
+        #expect(shown.contains("Break\\u{1B}]0;owned\\u{7}\\u{1B}[2J"), "\(shown.debugDescription)")
+    }
+}
