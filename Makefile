@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test bench format clean release release-build install uninstall man order-file
+.PHONY: all build run test fuzz bench format clean release release-build install uninstall man order-file
 
 all: build
 
@@ -35,6 +35,17 @@ test:
 	$(MAKE) man
 	$(SWIFT) test --skip-build
 	python3 Tests/web/test_web.py  # the page in headless Chromium (screenshots: .build/web-screenshots)
+
+## A longer fuzzing run than `make test`'s: the control protocol's decoder on FUZZ_CASES mutated
+## requests, the calendar reader on FUZZ_CASES/100 mutated calendars (about 10 minutes by default).
+## A failure names its case; FUZZ_SEED replays the same cases.
+FUZZ_CASES ?= 1000000
+FUZZ_SEED ?= $(shell date +%s)
+fuzz:
+	scripts/install-deps.sh test
+	$(SWIFT) build --build-tests
+	@echo "fuzzing with FUZZ_SEED=$(FUZZ_SEED) FUZZ_CASES=$(FUZZ_CASES)"
+	REVEILLE_FUZZ_CASES=$(FUZZ_CASES) REVEILLE_FUZZ_SEED=$(FUZZ_SEED) $(SWIFT) test --skip-build --filter FuzzTests
 
 ## Man pages from the commands' help (swift-argument-parser's generate-manual plugin).
 man:
