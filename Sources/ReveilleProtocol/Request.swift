@@ -175,6 +175,11 @@ public enum Command: Codable, Sendable, Equatable {
     /// Who may do it (README, "Who may do what").
     public var requiredRole: Role {
         switch self {
+        // `--unless` is a shell command the daemon runs as its own user: only for those who are
+        // that user already (root and the daemon's user), never for the admin group.
+        case .reminderAdd(let spec) where spec.unless.map({ !$0.isEmpty }) == true,
+            .reminderEdit(_, let spec) where spec.unless.map({ !$0.isEmpty }) == true:
+            .owner
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
             .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appCheck, .appStart,
             .watch, .webRedeem, .calendarList, .calendarShow, .reminderList:

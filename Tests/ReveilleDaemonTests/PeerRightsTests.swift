@@ -57,3 +57,20 @@ import Testing
                 + "here. Ask an admin, or use sudo.")
     }
 }
+
+extension PeerRightsTests {
+    @Test(.enabled(if: isRoot, "needs root: the client must run as another user (setpriv) to be a different peer"))
+    func anAdminCannotHaveTheDaemonRunAShellCommand() throws {
+        let daemon = try DaemonHarness(arguments: ["--admin-group", "nogroup", "--socket-group", "nogroup"])
+        let marker = daemon.root.appendingPathComponent("ran").path
+        let withCommand = try daemon.cli(
+            asUID: Self.nobody, gid: Self.nobody, "reminder", "add", "bins", "--at", "19:00", "--days", "tue",
+            "--unless", "touch \(marker)")
+        #expect(withCommand.status == 1, "\(withCommand)")
+        #expect(withCommand.stderr.hasPrefix("reveille: permission denied: 'reminder add' needs root"))
+        let plain = try daemon.cli(
+            asUID: Self.nobody, gid: Self.nobody, "reminder", "add", "bins", "--at", "19:00", "--days", "tue")
+        #expect(plain.status == 0, "\(plain)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+}
