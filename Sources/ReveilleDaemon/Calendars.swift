@@ -23,6 +23,9 @@ final class Calendars {
         /// What `occurrences` were read from: the text's hash, the span's start and the zone. The
         /// same again (a refresh that found nothing new rewrites only its notes) is not parsed again.
         var parsed: ParseKey?
+        /// What failed to parse last, and why: the same text is not parsed again (a calendar that
+        /// costs its reader its CPU bound costs it once, not at every change in its folder).
+        var failed: (key: ParseKey, error: CalendarError)?
     }
 
     struct ParseKey: Equatable {
@@ -135,15 +138,19 @@ final class Calendars {
             let key = ParseKey(text: text.hashValue, spanStart: spanStart, zone: zone)
             if entry.parsed == key && entry.loadedAt != nil {
                 outcome = .success((text, entry.occurrences))
+            } else if let failed = entry.failed, failed.key == key {
+                throw failed.error
             } else {
                 // The reader parses exactly the text read here, from a copy of the daemon's own; a
                 // good one becomes the last good copy.
                 let staged = cacheFile(record.id) + ".reading"
                 defer { unlink(staged) }
                 try stage(text, at: staged)
-                outcome = .success((text, try expand(staged, from: spanStart, zone: zone)))
+                let expanded = expandRemembering(staged, key: key, into: &entry, zone: zone)
+                outcome = .success((text, try expanded.get()))
                 rename(staged, cacheFile(record.id))
                 entry.parsed = key
+                entry.failed = nil
             }
         } catch let error as CalendarError {
             outcome = .failure(error)
@@ -175,6 +182,22 @@ final class Calendars {
             if entry.loadedAt == nil { readCopy(of: record, into: &entry, zone: zone) }
         }
         return entry
+    }
+
+    /// `expand`, remembering a failure with the key of what failed.
+    private func expandRemembering(_ staged: String, key: ParseKey, into entry: inout Entry, zone: Zone) -> Result<
+        [CalendarOccurrence], CalendarError
+    > {
+        do {
+            return .success(try expand(staged, from: spanStart, zone: zone))
+        } catch let error as CalendarError {
+            entry.failed = (key, error)
+            return .failure(error)
+        } catch {
+            let failure = CalendarError("cannot read it: \(Self.reason(error))")
+            entry.failed = (key, failure)
+            return .failure(failure)
+        }
     }
 
     /// The fetcher's last failure for a web calendar, with since when; nil when it went well.

@@ -58,6 +58,13 @@ struct CalendarTool: ParsableCommand {
         }
 
         func run() throws {
+            // Bounded itself too (each calendar's parse has its own, tighter bounds): no capability,
+            // 1 GiB of address space, 10 minutes of CPU for the whole refresh.
+            let confined = RV_confine_helper(1 << 30, 600)
+            if confined != 0 {
+                CalendarTool.complain("cannot bound the refresh (\(String(cString: strerror(-confined)))); not fetching")
+                throw ExitCode(1)
+            }
             let paths = Paths.resolve(root: root, environment: ProcessInfo.processInfo.environment)
             let calendars: [CalendarInfo]
             do {
