@@ -6,6 +6,8 @@ fire: one-shot alarms 10 s apart, each dismissed by math as soon as it rings; th
       minute that writes the time it started, which is compared with the minute it was due.
       The same run gives the sound figures (issue 4) from the daemon's log: ring start to the first
       frame written to ALSA, and dismissal (stop requested) to the PCM dropped.
+hostile: fire accuracy while clients flood, pipeline without reading and hold connections, and
+      root's `status` latency meanwhile.
 ringing: CPU of the daemon while it rings a 48 kHz stereo WAV file for a while.
 idle: a daemon holding alarms none of which is due soon, following the system's time zone; CPU
       time (per-thread schedstat, ns), context switches (each a wake-up of a thread) and RSS over
@@ -169,6 +171,107 @@ def fire(count):
           f"p99 {percentile(stop, 99):.2f} ms, max {max(stop):.2f} ms")
 
 
+HOLDER = r"""
+import json, socket, sys, time
+path, watches, drips = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+held = []
+for i in range(watches + drips):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    try:
+        s.sendall((json.dumps({"v": 1, "op": {"watch": {}}}) + "\n").encode() if i < watches else b'{"v":1,')
+    except OSError:
+        pass
+    held.append(s)
+time.sleep(3600)
+"""
+
+
+def hostile(count):
+    """Fire accuracy while clients do their worst: two clients asking ten years of `next` back to
+    back (the loop is never idle), four connections each pipelining thousands of those requests
+    without reading a reply, and a household member (nobody, as the socket group) holding 40
+    `watch` streams and 32 half-sent requests. Also root's `status` latency meanwhile."""
+    import threading
+    root = tempfile.mkdtemp(prefix="reveille-hostile.")
+    os.chmod(root, 0o755)
+    proc, sock = start_daemon(root, "--time-zone", "UTC", "--socket-group", "nogroup")
+    stop = threading.Event()
+    busy_requests = [0]
+
+    def busy():
+        while not stop.is_set():
+            try:
+                request(sock, {"next": {"days": 3660}})
+                busy_requests[0] += 1
+            except OSError:
+                time.sleep(0.01)
+
+    pipes = []
+    holder = None
+    try:
+        for minute in range(10):
+            request(sock, {"alarmAdd": {"spec": {"time": f"06:{10 + minute}", "days": "mon-fri"}}})
+        threads = [threading.Thread(target=busy, daemon=True) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        line = (json.dumps({"v": 1, "op": {"next": {"days": 3660}}}) + "\n").encode()
+        for _ in range(4):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sock)
+            s.setblocking(False)
+            data = line * 5000
+            sent = 0
+            for _ in range(200):
+                try:
+                    sent += s.send(data[sent:])
+                except BlockingIOError:
+                    break
+            pipes.append(s)
+        holder = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                   sys.executable, "-c", HOLDER, sock, "40", "32"])
+        time.sleep(2)
+        base = (int(time.time()) // 10 + 3) * 10
+        dues = [base + 10 * i for i in range(count)]
+        for due in dues:
+            stamp = time.gmtime(due)
+            spec = {"time": time.strftime("%H:%M:%S", stamp), "date": time.strftime("%Y-%m-%d", stamp)}
+            assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
+        print(f"   {count} one-shots, 10 s apart, under hostile clients (about {count * 10 // 60 + 1} min)", flush=True)
+        status_ms = []
+        for due in dues:
+            while time.time() < due + 0.5:
+                t = time.perf_counter()
+                daemon_status(sock)
+                status_ms.append((time.perf_counter() - t) * 1000)
+                time.sleep(0.2)
+            for _ in range(100):
+                if daemon_status(sock).get("session"):
+                    break
+                time.sleep(0.05)
+            assert send_answer(sock, solve(current_problem(sock)))
+        rss = int(re.search(r"VmRSS:\s+(\d+)", open(f"/proc/{proc.pid}/status").read()).group(1))
+    finally:
+        stop.set()
+        if holder:
+            holder.kill()
+            holder.wait()
+        for s in pipes:
+            s.close()
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait()
+    text = open(os.path.join(root, "reveilled.out")).read()
+    late = [float(m) for m in re.findall(r"rings \(due [0-9:]+, started ([+-][0-9.]+) ms\)", text)]
+    refused = text.count("refused: uid 65534 already has 8 connections open")
+    shutil.rmtree(root)
+    print(f"   reveilled: {len(late)} fires, late by p50 {percentile(late, 50):.2f} ms, "
+          f"p99 {percentile(late, 99):.2f} ms, max {max(late):.2f} ms")
+    print(f"   root's status meanwhile: {len(status_ms)} requests, p50 {percentile(status_ms, 50):.1f} ms, "
+          f"p99 {percentile(status_ms, 99):.1f} ms, max {max(status_ms):.1f} ms")
+    print(f"   busy clients answered {busy_requests[0]} ten-year `next` requests; "
+          f"nobody's connections refused: {refused} of 72; RSS at the end {rss / 1024:.1f} MB")
+
+
 def process_cpu_ns(pid):
     return sum(threads(pid)[t][0] for t in threads(pid))
 
@@ -304,6 +407,9 @@ if __name__ == "__main__":
     if what in ("fire", "all"):
         print("== fire accuracy: scheduled instant to ring start")
         fire(int(os.environ.get("FIRES", "50")))
+    if what in ("hostile", "all"):
+        print("== fire accuracy under hostile clients")
+        hostile(int(os.environ.get("FIRES", "50")) // 2)
     if what in ("ringing", "all"):
         print("== CPU while ringing a 48 kHz stereo file")
         ringing(int(os.environ.get("RINGING_SECONDS", "30")))

@@ -324,29 +324,13 @@ public enum Daemon {
         func watchZoneFolders() {
             for folder in controller.zoneSource.folders(for: controller.zone) where !zoneFolders.contains(folder) {
                 do {
-                    try watches.watch(folder: folder, names: nil) {
+                    // The link's own folder (/etc, written hourly by fake-hwclock, by DHCP, by package
+                    // scripts) only for the link's names; the zone file's folder for any change (a
+                    // tzdata update rewrites the files there).
+                    let names = controller.zoneSource.linkNames(in: folder)
+                    try watches.watch(folder: folder, names: names) {
                         controller.zoneFolderChanged()
                         watchZoneFolders()
-                        // The folders of the calendar files: an edited or replaced file is read again.
-                        var calendarFolders: Set<String> = []
-                        func watchCalendarFolders() {
-                            let folders = Set(
-                                controller.calendars.entries.map { SystemZone.folder(of: $0.record.source) })
-                            for folder in folders.subtracting(calendarFolders) {
-                                do {
-                                    try watches.watch(folder: folder, names: nil) {
-                                        controller.calendarFolderChanged(folder)
-                                    }
-                                    calendarFolders.insert(folder)
-                                } catch {
-                                    logger.warning(
-                                        "calendars: cannot watch \(folder): \(error); restart reveilled after editing a calendar there"
-                                    )
-                                }
-                            }
-                        }
-                        controller.onCalendarsChanged = watchCalendarFolders
-                        watchCalendarFolders()
                     }
                     zoneFolders.insert(folder)
                 } catch {

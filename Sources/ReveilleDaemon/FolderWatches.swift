@@ -10,6 +10,8 @@ final class FolderWatches {
     private let loop: EventLoop
     private let logger: Logger
     private var watches: [(fd: Int32, timer: LoopTimer)] = []
+    /// One watch per folder: a folder asked for again gets another handler, not another descriptor.
+    private var handlers: [String: [(names: Set<String>?, onChange: () -> Void)]] = [:]
     /// What a change of apps.toml does (set once the app supervisor exists).
     var onPolicyChange: () -> Void = {}
 
@@ -28,19 +30,35 @@ final class FolderWatches {
 
     /// Calls `onChange` after files named `names` in `folder` (nil: any file) are written, replaced or removed.
     func watch(folder: String, names: Set<String>?, _ onChange: @escaping () -> Void) throws {
+        if handlers[folder] != nil {
+            handlers[folder]?.append((names, onChange))
+            return
+        }
         let fd = try systemCall("inotify_add_watch", folder) { RV_inotify_watch_directory(folder) }
         let settle = try LoopTimer(.monotonic, logger: logger)
-        try loop.watch(fd) { _ in
-            if FolderWatches.changedNames(fd).contains(where: { names?.contains($0) ?? true }) {
-                settle.arm(after: 0.05)
+        handlers[folder] = [(names, onChange)]
+        var due: [Int] = []
+        try loop.watch(fd) { [unowned self] _ in
+            let changed = FolderWatches.changedNames(fd)
+            let wanted = (handlers[folder] ?? []).indices.filter { index in
+                let names = handlers[folder]![index].names
+                return changed.contains { names?.contains($0) ?? true }
             }
+            guard !wanted.isEmpty else { return }
+            due = Array(Set(due + wanted)).sorted()
+            settle.arm(after: 0.05)
         }
-        try loop.watch(settle.fd) { _ in
+        try loop.watch(settle.fd) { [unowned self] _ in
             _ = settle.acknowledge()
-            onChange()
+            let now = due
+            due = []
+            for index in now { handlers[folder]?[index].onChange() }
         }
         watches.append((fd, settle))
     }
+
+    /// Open inotify descriptors (one per folder), for `status`.
+    var count: Int { watches.count }
 
     /// The names in the events waiting on an inotify descriptor.
     static func changedNames(_ fd: Int32) -> [String] {

@@ -35,6 +35,13 @@ public enum ZoneSource: Sendable {
 
     /// The folders whose changes may change the rules: the zone file's (a tzdata update, zic), and
     /// for the system's zone the link's (timedatectl and raspi-config replace the link).
+    /// The names in `folder` that say which zone the system uses (the link and Debian's
+    /// `/etc/timezone`), when `folder` holds the zone link; nil: any name there matters.
+    func linkNames(in folder: String) -> Set<String>? {
+        guard case .system(let link) = self, SystemZone.folder(of: link) == folder else { return nil }
+        return [(link as NSString).lastPathComponent, "timezone"]
+    }
+
     func folders(for zone: Zone) -> [String] {
         let file: String
         var folders: [String] = []

@@ -1,0 +1,75 @@
+import Foundation
+import ReveilleProtocol
+import Testing
+
+/// Descriptors stay flat however often the folders the daemon watches are written: on a Pi,
+/// fake-hwclock writes /etc every hour and DHCP rewrites resolv.conf.
+@Suite struct DescriptorTests {
+    static func openDescriptors(_ pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+    }
+
+    /// What each descriptor is, for a failure's message.
+    static func descriptors(_ pid: Int32) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return names.sorted { Int($0)! < Int($1)! }.map {
+            "\($0)->" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "?")
+        }
+    }
+
+    /// Two holiday calendars in two folders of their own.
+    func addCalendars(to daemon: DaemonHarness) throws {
+        for name in ["school", "work"] {
+            let folder = daemon.root.appendingPathComponent("cal-\(name)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let file = folder.appendingPathComponent("\(name).ics").path
+            try CalendarTests.thanksgiving.write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(try daemon.cli("calendar", "add", name, file, "--holidays").status == 0)
+        }
+    }
+
+    @Test func writesToTheZoneLinksFolderLeakNothing() throws {
+        let daemon = try DaemonHarness(zoneLink: "Europe/Berlin")
+        try addCalendars(to: daemon)
+        let etc = daemon.root.appendingPathComponent("etc")
+        usleep(200_000)
+        let before = Self.descriptors(daemon.process.processIdentifier)
+        for index in 0..<400 {
+            try "\(index)".write(to: etc.appendingPathComponent("fake-hwclock.data"), atomically: true, encoding: .utf8)
+            if index % 50 == 0 { usleep(60_000) }  // let some settle timers fire
+        }
+        usleep(200_000)
+        let afterWrites = Self.descriptors(daemon.process.processIdentifier)
+        #expect(afterWrites == before, "descriptors went from \(before) to \(afterWrites)")
+        // The zone link replaced too, as timedatectl does: it is still followed.
+        try daemon.changeZoneLink(to: "America/New_York")
+        #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.timeZone == "America/New_York" })
+        // Following the new zone's folder costs one watch (its inotify descriptor and settle timer).
+        usleep(200_000)
+        let after = Self.descriptors(daemon.process.processIdentifier)
+        #expect(after.count <= before.count + 2, "descriptors went from \(before) to \(after)")
+    }
+
+    @Test func replacingTheNamedZonesFileLeaksNothing() throws {
+        // A made-up zone compiled into a folder of the test's own, named with TZDIR.
+        let zones = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-tz-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: zones, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: zones) }
+        let source = zones.appendingPathComponent("zones.txt")
+        try "Zone Test/Home 1:00 - HOME\n".write(to: source, atomically: true, encoding: .utf8)
+        #expect(try runProcess(URL(fileURLWithPath: "/usr/sbin/zic"), ["-d", zones.path, source.path]).status == 0)
+        let daemon = try DaemonHarness(zone: "Test/Home", environment: ["TZDIR": zones.path])
+        try addCalendars(to: daemon)
+        usleep(200_000)
+        let before = Self.descriptors(daemon.process.processIdentifier)
+        for offset in 2..<7 {
+            try "Zone Test/Home \(offset):00 - HOME\n".write(to: source, atomically: true, encoding: .utf8)
+            #expect(try runProcess(URL(fileURLWithPath: "/usr/sbin/zic"), ["-d", zones.path, source.path]).status == 0)
+            usleep(150_000)
+        }
+        usleep(200_000)
+        let after = Self.descriptors(daemon.process.processIdentifier)
+        #expect(after == before, "descriptors went from \(before) to \(after)")
+        #expect(daemon.answersStatus())
+    }
+}
