@@ -21,15 +21,17 @@ public struct AppDecision: Hashable, Sendable {
 /// clock on DST days: a window covering a skipped hour is shorter that day). Pure: the instant,
 /// the zone, the usage and the grant come in as data.
 public enum AppEvaluator {
+    /// `isPerson`: whether `user` is one of the people who use the machine (not root, not a system
+    /// account): an app whose `users` are left out limits only them.
     public static func decide(
-        _ rule: AppRule, user: String, at instant: Int, resolver: inout ZoneResolver, usedSeconds: Int,
-        grantMinutes: Int = 0
+        _ rule: AppRule, user: String, isPerson: Bool = true, at instant: Int, resolver: inout ZoneResolver,
+        usedSeconds: Int, grantMinutes: Int = 0
     ) -> AppDecision {
         guard rule.enabled else {
             return AppDecision(
                 allowed: true, reason: "not limited (disabled in the policy)", nextChange: nil, secondsLeft: nil)
         }
-        guard rule.users.isEmpty || rule.users.contains(user) else {
+        guard rule.applies(to: user, isPerson: isPerson) else {
             return AppDecision(allowed: true, reason: "not limited for \(user)", nextChange: nil, secondsLeft: nil)
         }
         let today = resolver.local(at: instant).date

@@ -88,14 +88,14 @@ public struct AppLimits: Sendable {
     /// May `app` start now for `user`? Time is counted up to `now` first, in memory: an exec
     /// waiting for this answer never waits for the disk.
     public mutating func decide(
-        _ app: String, user: String, at instant: Int, now: Double, resolver: inout ZoneResolver
+        _ app: String, user: String, isPerson: Bool = true, at instant: Int, now: Double, resolver: inout ZoneResolver
     ) -> AppDecision {
         guard let rule = policy.app(named: app) else {
             return AppDecision(allowed: true, reason: "not in the policy", nextChange: nil, secondsLeft: nil)
         }
         count(until: now)
         return AppEvaluator.decide(
-            rule, user: user, at: instant, resolver: &resolver,
+            rule, user: user, isPerson: isPerson, at: instant, resolver: &resolver,
             usedSeconds: usage[AppUsageKey(app: app, user: user)] ?? 0, grantMinutes: grantMinutes(app, user: user))
     }
 

@@ -57,7 +57,8 @@ public struct AppRule: Hashable, Sendable {
     /// Daily minutes per weekday; a day without an entry has no limit.
     public var limits: [Weekday: Int]
     public var enabled: Bool
-    /// Only these users are limited; empty: everyone.
+    /// Only these users are limited; empty: the people who use the machine (never root or a system
+    /// account: `applies(to:isPerson:)`).
     public var users: [String]
 
     public init(
@@ -97,4 +98,14 @@ public struct AppUsageKey: Hashable, Sendable, Comparable {
     }
 
     public static func < (lhs: AppUsageKey, rhs: AppUsageKey) -> Bool { (lhs.app, lhs.user) < (rhs.app, rhs.user) }
+}
+
+extension AppRule {
+    /// Whether this app's limits fall on `user`: those named in `users`, whoever they are (root
+    /// too, if named); with no `users`, the people who use the machine only (`isPerson`: a login
+    /// UID from `UID_MIN` in /etc/login.defs on, not `nobody`), so that services, package scripts,
+    /// containers and root are never limited by default.
+    public func applies(to user: String, isPerson: Bool) -> Bool {
+        users.isEmpty ? isPerson : users.contains(user)
+    }
 }

@@ -136,7 +136,7 @@ public struct ExecSequence: Sendable {
 extension AppPolicy {
     /// Whether any enabled app limits `user`: such users may not run the dynamic loader directly,
     /// since what it would load cannot be known when it starts.
-    public func limits(user: String) -> Bool {
-        apps.contains { $0.enabled && ($0.users.isEmpty || $0.users.contains(user)) }
+    public func limits(user: String, isPerson: Bool = true) -> Bool {
+        apps.contains { $0.enabled && $0.applies(to: user, isPerson: isPerson) }
     }
 }

@@ -41,7 +41,7 @@ extension Controller {
                 throw noApp(name, apps)
             }
             guard info.allowed else { throw Refusal(.refused, "\(name): \(info.reason)") }
-            apps.follow(pid: peer.pid, app: name, user: caller)
+            if apps.appliesTo(name, user: caller) { apps.follow(pid: peer.pid, app: name, user: caller) }
             response.payload = .apps(AppsReply(apps: [info], executable: executable))
         default: break
         }

@@ -349,7 +349,8 @@ final class AppSupervisor: Sendable {
         let verdict = verdict(of: stamp, fd: event.fd)
         if event.exec, memory.withLock({ $0.sequence.exec(pid: event.pid, verdict) }) {
             let user = ProcessOwner.user(of: event.pid)
-            if state.withLock({ $0.limits.policy.limits(user: user) }) {
+            let person = ProcessOwner.isPerson(name: user)
+            if state.withLock({ $0.limits.policy.limits(user: user, isPerson: person) }) {
                 logger.notice(
                     "app guard: the dynamic loader run directly (\(event.path)) denied to \(user) (pid \(event.pid)): what it would load cannot be checked"
                 )
@@ -371,7 +372,8 @@ final class AppSupervisor: Sendable {
         let how = event.exec ? "" : ", read by its interpreter"
         if decision.allowed {
             logger.info("app \(name) started by \(user) (pid \(event.pid)\(how)): \(decision.reason)")
-            follow(pid: event.pid, app: name, user: user)
+            // Time is counted only for those the app's limits fall on.
+            if appliesTo(name, user: user) { follow(pid: event.pid, app: name, user: user) }
         } else {
             logger.notice("app \(name) denied to \(user) (pid \(event.pid), \(event.path)\(how)): \(decision.reason)")
         }
@@ -395,6 +397,7 @@ final class AppSupervisor: Sendable {
     }
 
     func decide(_ name: String, user: String) -> AppDecision {
+        let person = ProcessOwner.isPerson(name: user)
         let wall = clock.now().timeIntervalSince1970
         let now = clock.elapsed()
         var resolver = ZoneResolver(zone: zone())
@@ -404,7 +407,8 @@ final class AppSupervisor: Sendable {
             if state.limits.day != today {
                 actions = state.limits.beginDay(today, usage: [:], grants: [:])
             }
-            let decision = state.limits.decide(name, user: user, at: Int(wall), now: now, resolver: &resolver)
+            let decision = state.limits.decide(
+                name, user: user, isPerson: person, at: Int(wall), now: now, resolver: &resolver)
             return (decision, actions)
         }
         carryOut(actions)
@@ -421,8 +425,15 @@ final class AppSupervisor: Sendable {
             return AppStatusInfo(
                 name: name, user: user, allowed: decision.allowed, reason: decision.reason,
                 usedMinutes: (state.limits.usage[AppUsageKey(app: name, user: user)] ?? 0) / 60,
-                limitMinutes: rule.users.isEmpty || rule.users.contains(user) ? limit : nil, grantMinutes: grant)
+                limitMinutes: rule.applies(to: user, isPerson: ProcessOwner.isPerson(name: user)) ? limit : nil,
+                grantMinutes: grant)
         }
+    }
+
+    /// Whether app `name`'s limits fall on `user`.
+    func appliesTo(_ name: String, user: String) -> Bool {
+        let person = ProcessOwner.isPerson(name: user)
+        return state.withLock { $0.limits.policy.app(named: name)?.applies(to: user, isPerson: person) ?? false }
     }
 
     var appNames: [String] { state.withLock { $0.limits.policy.apps.map(\.name) } }

@@ -27,9 +27,10 @@ extension AppGuardSuites {
             return game
         }
 
+        /// The tests launch as root, whom a policy limits only when it names root.
         static func policy(_ game: String, windows: String = "[\"07:00-20:00\"]", limit: String? = nil) -> String {
             "[[app]]\nname = \"game\"\npaths = [\"\(game)\"]\nwindows = \(windows)\n"
-                + (limit.map { "limit_minutes = \($0)\n" } ?? "")
+                + (limit.map { "limit_minutes = \($0)\n" } ?? "") + "users = [\"root\"]\n"
         }
 
         /// A harness whose root already holds the game and a policy for it.
@@ -74,6 +75,29 @@ extension AppGuardSuites {
         /// Runs `game 0` through a shell: exit 0 when it ran, 126 when the exec was refused.
         static func launch(_ game: String) throws -> Outcome {
             try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "\(game) 0"])
+        }
+
+        @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
+        func aPolicyForEveryoneLimitsThePeopleNotRootNorServices() throws {
+            let daemon = try DaemonHarness(now: instant("2026-11-23 21:00:00"))
+            let game = try Self.installGame(in: daemon.root)
+            // No `users`: the people who use the machine. Outside its window now.
+            try Self.writePolicy(
+                "[[app]]\nname = \"game\"\npaths = [\"\(game)\"]\nwindows = [\"07:00-20:00\"]\n", to: daemon)
+            #expect(try daemon.waitFor(5) { try daemon.request(.appsStatus(user: "root")).apps?.count == 1 })
+            // Root, and a system account (daemon, uid 1): not limited, not even counted.
+            #expect(try Self.launch(game).status == 0)
+            let service = try runProcess(
+                URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=1", "--regid=1", "--clear-groups", game, "0"])
+            #expect(service.status == 0, "\(service)")
+            // A person (a login UID) is.
+            let person = try runProcess(
+                URL(fileURLWithPath: "/usr/bin/setpriv"),
+                ["--reuid=1000", "--regid=1000", "--clear-groups", game, "0"])
+            #expect(person.status != 0, "\(person)")
+            #expect(daemon.waitFor(2) { daemon.logText().contains("app game denied to 1000") || daemon.logText().contains("denied to") })
+            let status = try #require(try daemon.request(.appsStatus(user: "root")).apps?.first)
+            #expect(status.allowed && status.limitMinutes == nil)
         }
 
         @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
@@ -173,7 +197,8 @@ extension AppGuardSuites {
             // The gate's app is a different file than the guarded one, so that only the gate decides.
             let gated = try Self.installGame(in: daemon.root, name: "gated", from: "/usr/bin/echo")
             try Self.writePolicy(
-                "[[app]]\nname = \"echo\"\npaths = [\"\(gated)\"]\nwindows = [\"07:00-20:00\"]\n", to: daemon)
+                "[[app]]\nname = \"echo\"\npaths = [\"\(gated)\"]\nwindows = [\"07:00-20:00\"]\nusers = [\"root\"]\n",
+                to: daemon)
             #expect(daemon.waitFor(5) { daemon.logText().contains("app policy: 1 apps") })
             _ = game
             let refused = try daemon.cli("run", "echo", "--", "hello")
