@@ -122,6 +122,11 @@ extension Controller {
             guard !trimmed.isEmpty, trimmed.count <= 200 else {
                 throw InputError("the reminder's text must be 1-200 characters")
             }
+            // Shown on terminals and in the log, and spoken: no line break or escape sequence.
+            guard Sanitized.line(trimmed) == trimmed else {
+                throw InputError(
+                    "the reminder's text: control characters are not allowed; use letters, digits, spaces and punctuation")
+            }
             reminder.text = trimmed
         }
         if let time = spec.time { reminder.time = time }
@@ -152,6 +157,9 @@ extension Controller {
                 }
                 guard !followUp.text.trimmingCharacters(in: .whitespaces).isEmpty else {
                     throw InputError("--then: give the follow-up's text, like --then 2h \"how did it go?\"")
+                }
+                guard Sanitized.line(followUp.text) == followUp.text else {
+                    throw InputError("--then: control characters are not allowed in the follow-up's text")
                 }
             }
             reminder.followUps = followUps

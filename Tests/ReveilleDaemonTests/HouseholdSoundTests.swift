@@ -108,3 +108,18 @@ import Testing
         #expect(test.stderr.contains("not a file everyone may read"))
     }
 }
+
+/// Text that reaches terminals and the log (README, "When the state is damaged": every log line
+/// escapes control characters).
+@Suite struct OutputHygieneTests {
+    @Test func aReminderWithAnEscapeSequenceIsRefusedAndLogLinesCannotBeForged() throws {
+        let daemon = try DaemonHarness()
+        let escape = try daemon.cli("reminder", "add", "bins\u{1B}[2J", "--at", "19:00", "--days", "tue")
+        #expect(escape.status == 64, "\(escape)")
+        #expect(escape.stderr.contains("control characters are not allowed"))
+        // A name that reaches the log with a line break stays on its line.
+        _ = try daemon.cli("calendar", "rm", "x\nFAKE critical reveilled: forged")
+        #expect(daemon.waitFor(2) { daemon.logText().contains("x\\nFAKE critical reveilled: forged") })
+        #expect(!daemon.logText().split(separator: "\n").contains { $0.hasPrefix("FAKE") })
+    }
+}
