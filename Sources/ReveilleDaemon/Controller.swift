@@ -115,12 +115,16 @@ public final class Controller {
             cacheFolder: calendarCache, fetchFolder: calendarFetchFolder,
             reader: CalendarReader(helper: CalendarReader.besideDaemon()), logger: logger)
         calendars.reload(try store.calendars(), today: today, zone: zone, now: now)
-        var schedule = try Controller.purgedState(store, today: today, logger: logger)
+        // Days the machine has not finished judging keep their overrides and one-shots: after a
+        // crash past midnight, the catch-up must still see yesterday's "off".
+        let evaluatedThrough = try store.evaluatedThrough()
+        let judged = evaluatedThrough.map { ZoneResolver(zone: zone).local(at: $0).date } ?? today
+        var schedule = try Controller.purgedState(store, today: min(today, judged), logger: logger)
         schedule.holidays = calendars.holidays
         schedule.calendarChimes = calendars.chimes
         let lookBack = now - 8 * 86_400
         let stored = AlarmClock.Stored(
-            evaluatedThrough: try store.evaluatedThrough(), activeSession: try store.activeSession(),
+            evaluatedThrough: evaluatedThrough, activeSession: try store.activeSession(),
             handled: try store.history(since: now - 7 * 86_400).map {
                 AlarmClock.Occurrence(alarmID: $0.settings.alarmID, instant: $0.scheduledAt)
             },
@@ -427,7 +431,9 @@ public final class Controller {
 
     /// The schedule state, after purging overrides for days gone by (README, "How the schedule decides").
     func currentState(today: CivilDate) throws -> ScheduleState {
-        var state = try Controller.purgedState(store, today: today, logger: logger)
+        // Only days the machine has judged to their end (see `init`).
+        let judged = machine.evaluatedThrough.map { ZoneResolver(zone: zone).local(at: $0).date } ?? today
+        var state = try Controller.purgedState(store, today: min(today, judged), logger: logger)
         state.holidays = calendars.holidays
         state.calendarChimes = calendars.chimes
         return state

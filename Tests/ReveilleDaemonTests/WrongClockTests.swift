@@ -39,3 +39,25 @@ import Testing
         #expect(try daemon.waitFor(5) { try daemon.session()?.state == .ringing }, "\(daemon.logText())")
     }
 }
+
+/// A day silenced by an override, then a crash after midnight (a power cut, a watchdog restart):
+/// the catch-up still sees the override, so the silenced occurrence neither rings nor is missed.
+@Suite struct SilencedDayCrashTests {
+    @Test(arguments: ["2026-11-24 23:56:00", "2026-11-25 00:05:00", "2026-11-25 00:09:30"])
+    func aSilencedDayStaysSilentAcrossAKillAfterMidnight(killAt: String) throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-24 22:00:00"))
+        #expect(try daemon.cli("alarm", "add", "23:55", "--days", "daily").status == 0)
+        #expect(try daemon.cli("override", "add", "2026-11-24", "--off").status == 0)
+        try daemon.setNow(instant(killAt))
+        usleep(300_000)
+        daemon.crash()
+        try daemon.start()
+        usleep(500_000)
+        #expect(try daemon.session() == nil, "the silenced 23:55 rang after a restart at \(killAt)")
+        let history = try #require(try daemon.request(.history(days: 2)).history)
+        #expect(history.isEmpty, "recorded: \(history)")
+        #expect(!daemon.logText().contains("recorded as missed"))
+        // The next day rings as usual.
+        #expect(try daemon.cli("next", "--brief").stdout.hasPrefix("Wed 23:55"))
+    }
+}
