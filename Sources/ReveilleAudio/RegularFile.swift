@@ -20,7 +20,8 @@ public enum RegularFile {
             throw AudioError("fstat", target: path, code: errno, message: reason(errno))
         }
         guard checked.st_mode & S_IFMT == S_IFREG else {
-            throw AudioError("fstat", target: path, code: EINVAL, message: "not a regular file (\(kind(checked.st_mode)))")
+            throw AudioError(
+                "fstat", target: path, code: EINVAL, message: "not a regular file (\(kind(checked.st_mode)))")
         }
         var fd = Glibc.open("/proc/self/fd/\(handle)", O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0, errno == ENOENT {

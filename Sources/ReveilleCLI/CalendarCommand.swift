@@ -203,7 +203,8 @@ struct CalendarCommand: ParsableCommand {
             let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
             let tool = (executable as NSString).deletingLastPathComponent + "/reveille-calendar"
             var arguments = [
-                tool, "refresh", "--timeout", "\(timeout)", "--max-size", "\(maxSize)", "--cpu-seconds", "\(cpuSeconds)",
+                tool, "refresh", "--timeout", "\(timeout)", "--max-size", "\(maxSize)", "--cpu-seconds",
+                "\(cpuSeconds)",
             ]
             if force { arguments.append("--force") }
             if let root = connection.root { arguments += ["--root", root] }

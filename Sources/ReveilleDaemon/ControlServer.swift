@@ -210,8 +210,11 @@ final class ControlServer {
             do {
                 guard let next = try connection.input.nextLine() else {
                     let pending = connection.input.pendingCount > 0
-                    if !pending { connection.partialSince = nil }
-                    else if connection.partialSince == nil { connection.partialSince = Controller.monotonic() }
+                    if !pending {
+                        connection.partialSince = nil
+                    } else if connection.partialSince == nil {
+                        connection.partialSince = Controller.monotonic()
+                    }
                     return
                 }
                 line = next

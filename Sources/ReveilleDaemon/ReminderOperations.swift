@@ -125,7 +125,8 @@ extension Controller {
             // Shown on terminals and in the log, and spoken: no line break or escape sequence.
             guard Sanitized.line(trimmed) == trimmed else {
                 throw InputError(
-                    "the reminder's text: control characters are not allowed; use letters, digits, spaces and punctuation")
+                    "the reminder's text: control characters are not allowed; use letters, digits, spaces and punctuation"
+                )
             }
             reminder.text = trimmed
         }

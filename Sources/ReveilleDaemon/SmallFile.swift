@@ -23,7 +23,9 @@ enum SmallFile {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Problem(description: String(cString: strerror(errno))) }
         guard Int(info.st_size) <= maxBytes else {
-            throw Problem(description: "it is \(Int(info.st_size) >> 20) MiB, more than the \(maxBytes >> 20) MiB a calendar may be")
+            throw Problem(
+                description:
+                    "it is \(Int(info.st_size) >> 20) MiB, more than the \(maxBytes >> 20) MiB a calendar may be")
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0

@@ -119,7 +119,8 @@ public enum StateFiles {
             try finish(store, layout, now: now)
         } catch {
             store.noteProblem("cannot checkpoint or back up the state: \(error)")
-            notes("state: cannot checkpoint or back up at start: \(error); the clock runs on, and tries again in 6 hours")
+            notes(
+                "state: cannot checkpoint or back up at start: \(error); the clock runs on, and tries again in 6 hours")
         }
     }
 
@@ -148,7 +149,8 @@ public enum StateFiles {
         try store.db.backup(to: copy)
         try copy.close()
         guard rename(temporary, layout.backup) == 0 else {
-            throw StoreError(description: "cannot keep the backup \(layout.backup): \(String(cString: strerror(errno)))")
+            throw StoreError(
+                description: "cannot keep the backup \(layout.backup): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -103,7 +103,9 @@ public final class Store: Sendable {
             return result
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             guard let reserve, StateFiles.releaseReserve(reserve) else {
-                writeProblem.withLock { $0 = "the disk is full: \(error.message ?? "SQLITE_FULL"); changes are not saved" }
+                writeProblem.withLock {
+                    $0 = "the disk is full: \(error.message ?? "SQLITE_FULL"); changes are not saved"
+                }
                 throw error
             }
             writeProblem.withLock {

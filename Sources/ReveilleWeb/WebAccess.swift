@@ -155,6 +155,9 @@ public struct HostCheck: Sendable {
 
     static func isIPv4(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in part.count <= 3 && !part.isEmpty && part.allSatisfy(\.isNumber) && Int(part)! <= 255 }
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                part.count <= 3 && !part.isEmpty && part.allSatisfy(\.isNumber) && Int(part)! <= 255
+            }
     }
 }

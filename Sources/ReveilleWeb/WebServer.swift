@@ -88,7 +88,8 @@ public final class WebServer: Sendable {
                     guard hosts.allows(request.head.authority) else {
                         logger.notice(
                             "\(context.remoteName): refused Host \(Sanitized.line(request.head.authority ?? "(none)"))")
-                        throw HTTPError(.misdirectedRequest, message: "unknown host name; open the clock by its address")
+                        throw HTTPError(
+                            .misdirectedRequest, message: "unknown host name; open the clock by its address")
                     }
                     response = try await responder.respond(to: request, context: context)
                 } catch let error as HTTPError {

@@ -62,7 +62,8 @@ struct CalendarTool: ParsableCommand {
             // 1 GiB of address space, 10 minutes of CPU for the whole refresh.
             let confined = RV_confine_helper(1 << 30, 600)
             if confined != 0 {
-                CalendarTool.complain("cannot bound the refresh (\(String(cString: strerror(-confined)))); not fetching")
+                CalendarTool.complain(
+                    "cannot bound the refresh (\(String(cString: strerror(-confined)))); not fetching")
                 throw ExitCode(1)
             }
             let paths = Paths.resolve(root: root, environment: ProcessInfo.processInfo.environment)
@@ -92,7 +93,8 @@ struct CalendarTool: ParsableCommand {
                 throw ExitCode(1)
             }
             let refresh = CalendarRefresh(
-                folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20), force: force,
+                folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20),
+                force: force,
                 validate: CalendarCheck(cpuSeconds: cpuSeconds).validate)
             var failed = false
             for calendar in web {

@@ -163,7 +163,10 @@ import Testing
         wall.advance(1800)
         let back = clock.tick(now: wall.wall, monotonic: wall.monotonic, clockWasSet: true)
         #expect(clock.waitingForClock == nil)
-        #expect(back.contains { if case .log(.notice, let text) = $0 { text.hasPrefix("the clock is right again") } else { false } })
+        #expect(
+            back.contains {
+                if case .log(.notice, let text) = $0 { text.hasPrefix("the clock is right again") } else { false }
+            })
         // 06:30 passed while the clock was wrong, 10 minutes ago: within the grace, it rings now.
         #expect(plays(back) == 1)
         #expect(clock.session?.settings.alarmID == 1)
@@ -190,8 +193,11 @@ import Testing
         // wrong: where it went wrong is not known) are recorded as missed, with the reason.
         #expect(
             synced.contains {
-                if case .log(.warning, let text) = $0 { text.hasSuffix("recorded as missed (passed while the clock was wrong)") }
-                else { false }
+                if case .log(.warning, let text) = $0 {
+                    text.hasSuffix("recorded as missed (passed while the clock was wrong)")
+                } else {
+                    false
+                }
             })
     }
 

@@ -95,7 +95,10 @@ extension AppGuardSuites {
                 URL(fileURLWithPath: "/usr/bin/setpriv"),
                 ["--reuid=1000", "--regid=1000", "--clear-groups", game, "0"])
             #expect(person.status != 0, "\(person)")
-            #expect(daemon.waitFor(2) { daemon.logText().contains("app game denied to 1000") || daemon.logText().contains("denied to") })
+            #expect(
+                daemon.waitFor(2) {
+                    daemon.logText().contains("app game denied to 1000") || daemon.logText().contains("denied to")
+                })
             let status = try #require(try daemon.request(.appsStatus(user: "root")).apps?.first)
             #expect(status.allowed && status.limitMinutes == nil)
         }

@@ -52,7 +52,8 @@ import Testing
 
     @Test func replacingTheNamedZonesFileLeaksNothing() throws {
         // A made-up zone compiled into a folder of the test's own, named with TZDIR.
-        let zones = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-tz-\(UUID().uuidString.prefix(8))")
+        let zones = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-tz-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: zones, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: zones) }
         let source = zones.appendingPathComponent("zones.txt")

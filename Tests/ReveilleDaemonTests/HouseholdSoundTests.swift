@@ -22,7 +22,8 @@ import Testing
         ] {
             let test = try daemon.cli("sound", "test", "--seconds", "1", "--device", device)
             #expect(test.status == 64, "\(device): \(test.stderr)")
-            #expect(test.stderr.contains("not a sound device of this clock; pick one that 'reveille sound devices' lists"))
+            #expect(
+                test.stderr.contains("not a sound device of this clock; pick one that 'reveille sound devices' lists"))
         }
         #expect(try daemon.answersStatus())
         #expect(!FileManager.default.fileExists(atPath: marker), "a device name ran a program")

@@ -139,7 +139,8 @@ import Testing
         try daemon.start()
         usleep(500_000)
         #expect(try daemon.session() == nil)
-        #expect(daemon.logText().contains("earlier than the last handled instant; nothing rings until it is synchronized"))
+        #expect(
+            daemon.logText().contains("earlier than the last handled instant; nothing rings until it is synchronized"))
         #expect(try daemon.cli("status").stdout.contains("CLOCK BEHIND: the clock reads before 2026-11-21 05:0"))
         // Network time arrives: 09:00 on the day of the last run.
         try daemon.setNow(instant("2026-11-21 09:00:00"))

@@ -10,7 +10,9 @@ import Testing
     /// A daemon with five alarms and a rule, stopped cleanly (which checkpoints and backs up).
     func stoppedWithAlarms() throws -> DaemonHarness {
         let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
-        for minute in 10..<15 { #expect(try daemon.cli("alarm", "add", "6:\(minute)", "--days", "mon-fri").status == 0) }
+        for minute in 10..<15 {
+            #expect(try daemon.cli("alarm", "add", "6:\(minute)", "--days", "mon-fri").status == 0)
+        }
         #expect(try daemon.cli("rule", "add", "--days", "sat", "--at", "9:00", "--alarm", "1").status == 0)
         daemon.stop()
         return daemon
@@ -24,7 +26,8 @@ import Testing
 
     @Test func aCleanStopLeavesEverythingInTheMainFile() throws {
         let daemon = try stoppedWithAlarms()
-        let wal = (try? FileManager.default.attributesOfItem(atPath: daemon.paths.database + "-wal")[.size] as? Int) ?? 0
+        let wal =
+            (try? FileManager.default.attributesOfItem(atPath: daemon.paths.database + "-wal")[.size] as? Int) ?? 0
         #expect(wal == 0, "the write-ahead log holds \(wal) bytes after a clean stop")
         // The log deleted: nothing is lost.
         try? FileManager.default.removeItem(atPath: daemon.paths.database + "-wal")
@@ -110,7 +113,8 @@ import Testing
 
     @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))
     func aDismissalOnAFullDiskIsRecordedAndNotRungAgain() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-full-\(UUID().uuidString.prefix(8))")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-full-\(UUID().uuidString.prefix(8))")
         let state = root.appendingPathComponent("var/lib/reveille").path
         let unmount = try Self.smallDisk(at: state, kilobytes: 2048)
         defer { unmount() }
@@ -132,7 +136,8 @@ import Testing
 
     @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))
     func aFullLogDiskDoesNotStopTheDaemon() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-full-\(UUID().uuidString.prefix(8))")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-full-\(UUID().uuidString.prefix(8))")
         let logs = root.appendingPathComponent("var/log/reveille").path
         let unmount = try Self.smallDisk(at: logs, kilobytes: 64)
         defer { unmount() }
@@ -144,7 +149,8 @@ import Testing
     }
 
     @Test func aClosedStandardErrorDoesNotStopTheDaemon() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-pipe-\(UUID().uuidString.prefix(8))")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-pipe-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: root) }
         let process = Process()
         process.executableURL = Binaries.daemon

@@ -38,7 +38,8 @@ final class DaemonHarness {
         environment: [String: String] = [:], apps: String? = nil, root: URL? = nil
     ) throws {
         self.root =
-            root ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+            root
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
                 "reveille-e2e-\(UUID().uuidString.prefix(8))")
         let root = self.root
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
