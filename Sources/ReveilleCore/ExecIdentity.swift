@@ -114,20 +114,39 @@ public struct ExecCatalog: Sendable, Equatable {
 /// the loader is the first and only file the exec opens; it then reads the game as plain data,
 /// which no exec check sees. So a loader is an interpreter when the same pid's previous exec
 /// event was a dynamic program, and otherwise run directly.
+///
+/// On overlayfs (a chroot, a container) each file an exec opens is reported twice, the overlay's
+/// then the real one in the layer beneath: program, program, loader, loader, with the same inode
+/// number, size and modification time on another device (measured on Debian 12's kernel). The
+/// second loader is the first one's layer, not a run of its own, when it matches the loader just
+/// seen in all three: a copy of the loader elsewhere has another inode.
 public struct ExecSequence: Sendable {
     /// Pids whose last exec event was a dynamic program, whose loader comes next.
     private var awaitingLoader: Set<Int32> = []
+    /// The loader a pid's exec just opened as its interpreter, which overlayfs reports once more.
+    private var lastLoader: [Int32: FileStamp] = [:]
     /// Bound on `awaitingLoader` (an exec that failed between the two events leaves its pid).
     public static let limit = 4096
 
     public init() {}
 
-    /// Records an exec event of `pid`; returns true when it is the loader run directly.
-    public mutating func exec(pid: Int32, _ verdict: ExecVerdict) -> Bool {
+    /// Records an exec event of `pid` for `file`; returns true when it is the loader run directly.
+    public mutating func exec(pid: Int32, _ verdict: ExecVerdict, file: FileStamp? = nil) -> Bool {
+        let previousLoader = lastLoader.removeValue(forKey: pid)
+        if verdict.isLoader, let previousLoader, let file, previousLoader.device != file.device,
+            previousLoader.inode == file.inode, previousLoader.size == file.size,
+            previousLoader.modified == file.modified
+        {
+            return false  // the overlay's loader again, from the layer beneath
+        }
         let expected = awaitingLoader.remove(pid) != nil
         if verdict.kind == .dynamicProgram {
             if awaitingLoader.count >= Self.limit { awaitingLoader.removeAll() }
             awaitingLoader.insert(pid)
+        }
+        if verdict.isLoader, expected, let file {
+            if lastLoader.count >= Self.limit { lastLoader.removeAll() }
+            lastLoader[pid] = file
         }
         return verdict.isLoader && !expected
     }

@@ -347,7 +347,7 @@ final class AppSupervisor: Sendable {
     func decideExec(_ event: FanotifyGuard.Event) -> Bool {
         guard event.pid != ownPid, let stamp = ExecutableFile.stamp(event.fd) else { return true }
         let verdict = verdict(of: stamp, fd: event.fd)
-        if event.exec, memory.withLock({ $0.sequence.exec(pid: event.pid, verdict) }) {
+        if event.exec, memory.withLock({ $0.sequence.exec(pid: event.pid, verdict, file: stamp) }) {
             let user = ProcessOwner.user(of: event.pid)
             let person = ProcessOwner.isPerson(name: user)
             if state.withLock({ $0.limits.policy.limits(user: user, isPerson: person) }) {

@@ -60,6 +60,34 @@ import Testing
         #expect(runs == [false, true, false, true, false, false])
     }
 
+    @Test func onOverlayfsTheLoaderReportedTwiceIsOneInterpreterButACopyIsNot() {
+        var sequence = ExecSequence()
+        func stamp(_ device: UInt64, _ inode: UInt64) -> FileStamp {
+            FileStamp(device: device, inode: inode, size: 210_968, modified: 1_700_000_000_000_000_000, changed: 1)
+        }
+        let overlay = stamp(41, 6_727_791)
+        let beneath = stamp(65_024, 6_727_791)
+        // Each entry: whether the event was judged as expected.
+        var runs: [Bool] = []
+        // A program started in a chroot on overlayfs: program twice, loader twice (overlay, layer).
+        runs.append(!sequence.exec(pid: 30, program, file: stamp(41, 6_726_389)))
+        runs.append(!sequence.exec(pid: 30, program, file: stamp(65_024, 6_726_389)))
+        runs.append(!sequence.exec(pid: 30, ld, file: overlay))
+        runs.append(!sequence.exec(pid: 30, ld, file: beneath))
+        // The loader run directly in that chroot: its first event already says so.
+        runs.append(sequence.exec(pid: 31, ld, file: overlay))
+        // After a normal start, the same process running a copy of the loader (another inode, on
+        // another device, even with the same size and time) is a direct run.
+        runs.append(!sequence.exec(pid: 32, program, file: stamp(65_024, 1)))
+        runs.append(!sequence.exec(pid: 32, ld, file: stamp(65_024, 332_717)))
+        runs.append(sequence.exec(pid: 32, ld, file: stamp(24, 99)))
+        // Nor does the same loader again on the same device count as the overlay's second report.
+        runs.append(!sequence.exec(pid: 33, program, file: stamp(65_024, 1)))
+        runs.append(!sequence.exec(pid: 33, ld, file: stamp(65_024, 332_717)))
+        runs.append(sequence.exec(pid: 33, ld, file: stamp(65_024, 332_717)))
+        #expect(runs == Array(repeating: true, count: 11), "\(runs)")
+    }
+
     @Test func theSequenceForgetsWhenItFillsUp() {
         var sequence = ExecSequence()
         let many = (0..<Int32(ExecSequence.limit + 10)).map { ($0, program) }
