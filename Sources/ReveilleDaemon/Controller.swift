@@ -312,7 +312,10 @@ public final class Controller {
             return Response(message: "removed rule #\(id)")
         case .overrideList:
             var response = Response()
-            response.overrides = try currentState(today: today).overrides.map(OverrideInfo.init)
+            // A past day's override may wait for the machine to judge that day to its end before
+            // it is purged (see `currentState`); it is history already, not listed.
+            response.overrides = try currentState(today: today).overrides.filter { $0.date >= today }.map(
+                OverrideInfo.init)
             return response
         case .overrideAdd(let alarmID, let dateText, let change):
             if let alarmID { _ = try existingAlarm(alarmID) }
