@@ -11,6 +11,12 @@ extension AppGuardSuites {
         /// A lower folder holding `/bin/true`, `/bin/sh`, the game and the libraries they load,
         /// mounted as an overlay at `root`. Returns the unmount.
         static func overlayChroot(in folder: URL) throws -> (root: String, unmount: () -> Void) {
+            // On a tmpfs of its own: an overlay's upper layer cannot be on an overlay (the test
+            // may itself run in a chroot on one).
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let space = try runProcess(
+                URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=64m", "tmpfs", folder.path])
+            try #require(space.status == 0, "mount tmpfs: \(space.stderr)")
             let lower = folder.appendingPathComponent("lower")
             for program in ["/bin/true", "/bin/sh", "/usr/bin/sleep"] {
                 let ldd = try runProcess(URL(fileURLWithPath: "/usr/bin/ldd"), [program])
@@ -44,7 +50,13 @@ extension AppGuardSuites {
                     "lowerdir=\(lower.path),upperdir=\(upper.path),workdir=\(work.path)", root.path,
                 ])
             try #require(mounted.status == 0, "mount: \(mounted.stderr)")
-            return (root.path, { _ = try? runProcess(URL(fileURLWithPath: "/bin/umount"), ["-l", root.path]) })
+            return (
+                root.path,
+                {
+                    _ = try? runProcess(URL(fileURLWithPath: "/bin/umount"), ["-l", root.path])
+                    _ = try? runProcess(URL(fileURLWithPath: "/bin/umount"), ["-l", folder.path])
+                }
+            )
         }
 
         @Test(
