@@ -190,13 +190,9 @@ final class Calendars {
     > {
         do {
             return .success(try expand(staged, from: spanStart, zone: zone))
-        } catch let error as CalendarError {
+        } catch {
             entry.failed = (key, error)
             return .failure(error)
-        } catch {
-            let failure = CalendarError("cannot read it: \(Self.reason(error))")
-            entry.failed = (key, failure)
-            return .failure(failure)
         }
     }
 

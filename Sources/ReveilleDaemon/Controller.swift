@@ -118,8 +118,8 @@ public final class Controller {
         // Days the machine has not finished judging keep their overrides and one-shots: after a
         // crash past midnight, the catch-up must still see yesterday's "off".
         let evaluatedThrough = try store.evaluatedThrough()
-        let judged = evaluatedThrough.map { ZoneResolver(zone: zone).local(at: $0).date } ?? today
-        var schedule = try Controller.purgedState(store, today: min(today, judged), logger: logger)
+        var schedule = try Controller.purgedState(
+            store, before: Controller.judgedDays(today: today, through: evaluatedThrough, zone: zone), logger: logger)
         schedule.holidays = calendars.holidays
         schedule.calendarChimes = calendars.chimes
         let lookBack = now - 8 * 86_400
@@ -434,15 +434,21 @@ public final class Controller {
 
     /// The schedule state, after purging overrides for days gone by (README, "How the schedule decides").
     func currentState(today: CivilDate) throws -> ScheduleState {
-        // Only days the machine has judged to their end (see `init`).
-        let judged = machine.evaluatedThrough.map { ZoneResolver(zone: zone).local(at: $0).date } ?? today
-        var state = try Controller.purgedState(store, today: min(today, judged), logger: logger)
+        var state = try Controller.purgedState(
+            store, before: Controller.judgedDays(today: today, through: machine.evaluatedThrough, zone: zone),
+            logger: logger)
         state.holidays = calendars.holidays
         state.calendarChimes = calendars.chimes
         return state
     }
 
-    private static func purgedState(_ store: Store, today: CivilDate, logger: Logger) throws -> ScheduleState {
+    /// The first day the machine has not judged to its end: today, or the day of the last instant
+    /// it handled when that is earlier. Overrides and one-shots before it may go.
+    private static func judgedDays(today: CivilDate, through: Int?, zone: Zone) -> CivilDate {
+        min(today, through.map { ZoneResolver(zone: zone).local(at: $0).date } ?? today)
+    }
+
+    private static func purgedState(_ store: Store, before today: CivilDate, logger: Logger) throws -> ScheduleState {
         var state = try store.scheduleState()
         if !LayerConflicts.expired(state.overrides, today: today).isEmpty {
             let purged = try store.purgeOverrides(before: today)
