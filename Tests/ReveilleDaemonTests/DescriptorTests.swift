@@ -74,3 +74,22 @@ import Testing
         #expect(daemon.answersStatus())
     }
 }
+
+extension DescriptorTests {
+    /// A dispatch worker thread (libdispatch names them `...default-qos...`) brings its pool's 1 Hz
+    /// monitor for the life of the process: the idle clock must start none, backups included.
+    @Test func theDaemonStartsNoDispatchWorkerEvenWhenItBacksUpItsState() throws {
+        let daemon = try DaemonHarness()
+        #expect(try daemon.cli("alarm", "add", "7:00", "--days", "daily").status == 0)
+        daemon.stop()
+        try daemon.start()  // a checkpoint and a backup at the stop, another at the start
+        usleep(300_000)
+        let pid = daemon.process.processIdentifier
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).map {
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8)) ?? ""
+        }
+        #expect(!names.contains { $0.contains("qos") }, "threads: \(names)")
+        let folder = (daemon.paths.database as NSString).deletingLastPathComponent
+        #expect(FileManager.default.fileExists(atPath: folder + "/state.backup.sqlite"))
+    }
+}
