@@ -228,10 +228,13 @@ public final class Controller {
             // Ring what is due by the old schedule before it changes (see AlarmClock.scheduleChanged).
             tick()
         }
+        // The instant the change is made at: `--in 1s` computed in one second must not find the
+        // machine already past its ring because the request ended in the next.
+        let asOf = nowSeconds()
         let response = reply(operation) { try perform(operation, role: role) }
         if response.ok && operation.changesSchedule {
             do {
-                carryOut(machine.scheduleChanged(try currentState(today: today()), now: nowSeconds()))
+                carryOut(machine.scheduleChanged(try currentState(today: today()), now: asOf))
             } catch {
                 logger.error("could not read the schedule after '\(operation.name)': \(error)")
             }
