@@ -115,6 +115,8 @@ import Testing
         // The one-shot's day goes by without a ring (silenced by an override): it is turned off.
         _ = try daemon.cli("override", "add", "2026-11-25", "--off", "--alarm", "1")
         try daemon.setNow(instant("2026-11-26 08:00:00"))
+        // A day is purged once the machine has judged it to its end: after it sees the jump.
+        #expect(daemon.waitFor(5) { daemon.logText().contains("the clock jumped by +") })
         let show = try daemon.cli("alarm", "show", "1").stdout
         #expect(show.contains("  on          no\n"))
         #expect(show.contains("  warning     it is off ('reveille alarm enable 1' turns it on)\n"))
