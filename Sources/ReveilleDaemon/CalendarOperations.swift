@@ -20,7 +20,8 @@ extension Controller {
             try? FileManager.default.removeItem(atPath: calendars.cacheFile(entry.record.id))
             // A web calendar's fetched copy is the fetcher's to replace: the next refresh of a new
             // calendar under this id starts afresh (it checks the address it fetched).
-            reloadCalendars(publish: false)
+            _ = calendars.remove(id: entry.record.id, zone: zone)  // the machine hears in `handle`
+            onCalendarsChanged()
             logger.notice("calendar \(entry.record.name) removed")
             let effect =
                 entry.record.purpose == "reminders"
@@ -49,25 +50,92 @@ extension Controller {
         }
     }
 
-    /// Reads every calendar again; when the holidays changed, the machine hears of it.
-    func reloadCalendars(publish: Bool = true) {
+    /// Reads every calendar again, off the loop (`OffLoop`): `calendarsRead` takes the result. One
+    /// read at a time; asked again meanwhile, it reads again once that one is in.
+    func reloadCalendars() {
         do {
             let now = self.now()
-            let changed = calendars.reload(try store.calendars(), today: now.date, zone: zone, now: now.instant)
-            if changed && publish {
-                carryOut(machine.scheduleChanged(try currentState(today: now.date), now: now.instant))
+            guard
+                let reading = calendars.beginReading(
+                    try store.calendars(), today: now.date, zone: zone, now: now.instant)
+            else { return }
+            let loader = calendars.loader
+            if let offLoop {
+                offLoop.run("calendars") { .calendarsRead(loader.read(reading)) }
+            } else {
+                calendarsRead(loader.read(reading))
             }
         } catch {
             logger.error("calendars: could not read the list: \(error)")
         }
+    }
+
+    /// The calendars were read: when their holidays or chimes changed, what is due by the old ones
+    /// rings first, then the machine hears of the new ones.
+    func calendarsRead(_ entries: [Calendars.Entry]) {
+        let (changed, again) = calendars.install(entries, zone: zone)
+        if changed { calendarsChanged() }
         onCalendarsChanged()
+        if again { reloadCalendars() }
+    }
+
+    private func calendarsChanged() {
+        tick()
+        do {
+            carryOut(machine.scheduleChanged(try currentState(today: today()), now: nowSeconds()))
+        } catch {
+            logger.error("could not read the schedule after the calendars changed: \(error)")
+        }
     }
 
     /// Something changed in a folder holding a calendar file: read the calendars there again.
     func calendarFolderChanged(_ folder: String) {
         guard calendars.entries.contains(where: { calendars.folder(of: $0.record) == folder }) else { return }
-        tick()  // what is due by the old holidays rings first
         reloadCalendars()
+    }
+
+    /// `calendar add` of a file, from the control server: what can be checked at once is, then the
+    /// file is read off the loop and the request parked (nil; the answer goes out through
+    /// `deliver` once `calendarChecked` has it). A web calendar is only written down: answered here.
+    func beginCalendarAdd(_ operation: Command, role: Role, connection: Int, refusal: () -> String) -> Response? {
+        guard let offLoop, role >= operation.requiredRole,
+            case .calendarAdd(let name, let source, let purpose, let minutes, let sounds) = operation,
+            !Calendars.isWeb(source)
+        else { return handle(operation, role: role, refusal: refusal) }
+        let use: CalendarUse
+        do {
+            use = try CalendarUse(purpose: purpose, minutes: minutes, sounds: sounds, check: checkSound)
+            try checkFileCalendar(name: name, source: source)
+        } catch {
+            return reply(operation) { throw error }
+        }
+        let (loader, today, zone) = (calendars.loader, today(), zone)
+        offLoop.run("calendar-check") {
+            .calendarChecked(
+                connection: connection,
+                CalendarAddition(
+                    name: name, source: source, use: use, checked: loader.check(source, today: today, zone: zone)))
+        }
+        return nil
+    }
+
+    /// The file of a parked `calendar add` was read: add it (or say why not) and answer.
+    func calendarChecked(connection: Int, _ addition: CalendarAddition) {
+        tick()  // what is due by the old holidays rings first
+        let asOf = nowSeconds()
+        let operation = Command.calendarAdd(name: addition.name, source: addition.source)
+        let response = reply(operation) {
+            try checkNameIsFree(addition.name)  // another add may have taken it meanwhile
+            return try addChecked(addition)
+        }
+        if response.ok {
+            do {
+                carryOut(machine.scheduleChanged(try currentState(today: today()), now: asOf))
+            } catch {
+                logger.error("could not read the schedule after 'calendar add': \(error)")
+            }
+        }
+        deliver(connection, response)
     }
 
     /// `calendar X: why (since when); the copy read at ... is used`, for status and doctor.
@@ -87,24 +155,43 @@ extension Controller {
         if Calendars.isWeb(source) {
             return try addWebCalendar(name: name, url: source, use: use)
         }
+        try checkFileCalendar(name: name, source: source)
+        return try addChecked(
+            CalendarAddition(
+                name: name, source: source, use: use,
+                checked: calendars.loader.check(source, today: today(), zone: zone)))
+    }
+
+    /// What `calendar add` of a file checks before reading it.
+    private func checkFileCalendar(name: String, source: String) throws {
+        try checkName(name)
         guard source.hasPrefix("/") else {
             throw InputError("\(source): give the file's absolute path")
         }
         // The daemon's rights may reach further than the admin's: only what anyone may read, or an
         // admin could have it read (and quote in an error) a file that is not theirs.
-        if let hidden = Calendars.notPublic(source) {
+        if let hidden = CalendarLoader.notPublic(source) {
             throw Refusal(
                 .refused,
                 "\(hidden) is not readable by everyone; a calendar must be (chmod o+r, and o+x on its folders)")
         }
         try checkNameIsFree(name)
+    }
+
+    /// Adds a calendar whose file read well: written down, in use at once (from what the check
+    /// read), and read again with the others.
+    private func addChecked(_ addition: CalendarAddition) throws -> Response {
+        let (name, source, use) = (addition.name, addition.source, addition.use)
         let occurrences: [CalendarOccurrence]
-        switch calendars.check(source, today: today(), zone: zone) {
+        switch addition.checked {
         case .success(let found): occurrences = found
         case .failure(let error): throw InputError("\(source) \(error); nothing added")
         }
         let record = try store.insert(use.record(name: name, source: source, addedAt: nowSeconds()))
-        reloadCalendars(publish: false)
+        _ = calendars.add(
+            Calendars.Entry(record: record, occurrences: occurrences, loadedAt: nowSeconds()), zone: zone)
+        onCalendarsChanged()
+        reloadCalendars()  // keeps the last good copy
         let message: String
         if use.purpose == "reminders" {
             let now = nowSeconds()
@@ -152,7 +239,11 @@ extension Controller {
         }
         try checkNameIsFree(name)
         let record = try store.insert(use.record(name: name, source: url, addedAt: nowSeconds()))
-        reloadCalendars(publish: false)
+        _ = calendars.add(
+            Calendars.Entry(record: record, problem: ("\(url) \(CalendarLoader.notFetchedYet)", nowSeconds())),
+            zone: zone)
+        onCalendarsChanged()
+        reloadCalendars()
         logger.notice(
             "calendar \(name) added (#\(record.id ?? 0)): \(url), to be fetched by 'reveille calendar refresh'")
         return Response(
@@ -200,7 +291,15 @@ extension Controller {
 
 /// What a calendar is added for: holidays, or reminders at some minutes before each event with a
 /// sound for some of them. Checked before anything is written.
-struct CalendarUse {
+/// What a parked `calendar add` read off the loop, for the loop to finish.
+struct CalendarAddition: Sendable {
+    let name: String
+    let source: String
+    let use: CalendarUse
+    let checked: Result<[CalendarOccurrence], CalendarError>
+}
+
+struct CalendarUse: Sendable {
     let purpose: String
     let minutes: [Int]
     let sounds: [Int: String]

@@ -10,11 +10,14 @@ import ReveilleStore
 /// expanded over two years from today. A good read is copied to `STATE/calendars/ID.ics`; when the
 /// source is broken or gone the last good copy (in memory, else that file) stays in use, and the
 /// problem is kept with since when, for `status`, `calendar list` and `doctor`.
+///
+/// Confined to the loop. Reading is not done here: it waits on files and on a helper process, so
+/// `CalendarLoader` does it on a thread of its own (`OffLoop`), and `install` takes what it read.
 final class Calendars {
     /// How far ahead calendars are expanded; `next --days` beyond this sees no holidays.
     static let spanDays = 731
 
-    struct Entry {
+    struct Entry: Sendable {
         var record: CalendarRecord
         var occurrences: [CalendarOccurrence] = []
         /// When the copy in use was read; nil: no copy was ever good.
@@ -28,10 +31,19 @@ final class Calendars {
         var failed: (key: ParseKey, error: CalendarError)?
     }
 
-    struct ParseKey: Equatable {
+    struct ParseKey: Equatable, Sendable {
         let text: Int
         let spanStart: CivilDate
         let zone: Zone
+    }
+
+    /// One read of every calendar: what it starts from, for the loader's thread.
+    struct Reading: Sendable {
+        let records: [CalendarRecord]
+        let previous: [Int64?: Entry]
+        let spanStart: CivilDate
+        let zone: Zone
+        let now: Int
     }
 
     private(set) var entries: [Entry] = []
@@ -41,41 +53,82 @@ final class Calendars {
     private(set) var holidays: [CivilDate: String] = [:]
     /// The chimes of reminder calendars, in order.
     private(set) var chimes: [Chime] = []
-    let cacheFolder: String
-    /// Where `reveille calendar refresh` leaves web calendars (`Paths.calendarCache`).
-    let fetchFolder: String
-    let reader: CalendarReader
-    let logger: Logger
+    /// A read is under way on the loader's thread; `again`: something changed since it began.
+    private(set) var reading = false
+    private var again = false
+    /// Calendars removed and added while a read was under way: it must not bring back the one, nor
+    /// lose the other.
+    private var removedMeanwhile: Set<Int64?> = []
+    private var addedMeanwhile: [Entry] = []
+    let loader: CalendarLoader
+    var cacheFolder: String { loader.cacheFolder }
+    var fetchFolder: String { loader.fetchFolder }
 
-    init(cacheFolder: String, fetchFolder: String, reader: CalendarReader, logger: Logger) {
-        self.cacheFolder = cacheFolder
-        self.fetchFolder = fetchFolder
-        self.reader = reader
-        self.logger = logger
+    init(loader: CalendarLoader) {
+        self.loader = loader
     }
 
     static func isWeb(_ source: String) -> Bool {
         source.hasPrefix("http://") || source.hasPrefix("https://")
     }
 
-    /// The file read for a calendar: its own, or the fetched copy of a web calendar.
-    func file(of record: CalendarRecord) -> String {
-        Self.isWeb(record.source) ? FetchState.files(in: fetchFolder, id: Int(record.id ?? 0)).body : record.source
-    }
+    func file(of record: CalendarRecord) -> String { loader.file(of: record) }
 
     /// The folder to watch for a calendar.
     func folder(of record: CalendarRecord) -> String {
         (file(of: record) as NSString).deletingLastPathComponent
     }
 
-    /// Reads every calendar again. Returns whether the holidays changed.
-    @discardableResult
-    func reload(_ records: [CalendarRecord], today: CivilDate, zone: Zone, now: Int) -> Bool {
-        spanStart = today.adding(days: -1)
-        let previous = Dictionary(entries.map { ($0.record.id, $0) }) { first, _ in first }
-        entries = records.map { record in
-            read(record, previous: previous[record.id], zone: zone, now: now)
+    /// A read of every calendar to hand to the loader, or nil when one is under way (it is read
+    /// again when that one is in: `install` says so).
+    func beginReading(_ records: [CalendarRecord], today: CivilDate, zone: Zone, now: Int) -> Reading? {
+        guard !reading else {
+            again = true
+            return nil
         }
+        reading = true
+        again = false
+        removedMeanwhile = []
+        addedMeanwhile = []
+        spanStart = today.adding(days: -1)
+        return Reading(
+            records: records, previous: Dictionary(entries.map { ($0.record.id, $0) }) { first, _ in first },
+            spanStart: spanStart, zone: zone, now: now)
+    }
+
+    /// Takes what a read found, for the calendars that are still there (one removed meanwhile stays
+    /// removed; one added meanwhile keeps the entry of its check). Returns whether the holidays or
+    /// chimes changed, and whether to read again (something changed while it read).
+    func install(_ read: [Entry], zone: Zone) -> (changed: Bool, readAgain: Bool) {
+        let kept = read.filter { !removedMeanwhile.contains($0.record.id) }
+        let ids = Set(kept.map(\.record.id))
+        entries = kept + addedMeanwhile.filter { !ids.contains($0.record.id) }
+        reading = false
+        removedMeanwhile = []
+        addedMeanwhile = []
+        return (recompute(zone: zone), again)
+    }
+
+    /// A calendar just added (its check read it, or a web calendar not fetched yet): in use at
+    /// once, before the next read.
+    func add(_ entry: Entry, zone: Zone) -> Bool {
+        entries.append(entry)
+        if reading {
+            addedMeanwhile.append(entry)
+            again = true
+        }
+        return recompute(zone: zone)
+    }
+
+    /// A calendar just removed.
+    func remove(id: Int64?, zone: Zone) -> Bool {
+        entries.removeAll { $0.record.id == id }
+        if reading { removedMeanwhile.insert(id) }
+        return recompute(zone: zone)
+    }
+
+    /// Holidays and chimes from the entries. Returns whether they changed.
+    private func recompute(zone: Zone) -> Bool {
         let before = (holidays, chimes)
         holidays = CalendarOccurrence.holidays(
             entries.filter { $0.record.purpose == "holidays" }.flatMap(\.occurrences))
@@ -93,6 +146,35 @@ final class Calendars {
         today.dayNumber - spanStart.dayNumber > 7
     }
 
+    func cacheFile(_ id: Int64?) -> String { loader.cacheFile(id) }
+}
+
+/// Reads calendars: their files, and `reveille-calendar expand` (`CalendarReader`) for what is in
+/// them. Everything here may wait (on the disk, on the helper for up to its time bound), so it runs
+/// on a thread of its own, or at start-up before the loop runs; it shares nothing with the loop.
+struct CalendarLoader: Sendable {
+    let cacheFolder: String
+    /// Where `reveille calendar refresh` leaves web calendars (`Paths.calendarCache`).
+    let fetchFolder: String
+    let reader: CalendarReader
+    let logger: Logger
+
+    static let notFetchedYet = "not fetched yet: 'reveille calendar refresh' fetches it (the reveille-calendar timer)"
+
+    /// The file read for a calendar: its own, or the fetched copy of a web calendar.
+    func file(of record: CalendarRecord) -> String {
+        Calendars.isWeb(record.source) ? FetchState.files(in: fetchFolder, id: Int(record.id ?? 0)).body : record.source
+    }
+
+    /// Every calendar of `reading`, each from its file (or its last good copy).
+    func read(_ reading: Calendars.Reading) -> [Calendars.Entry] {
+        reading.records.map { record in
+            read(
+                record, previous: reading.previous[record.id], spanStart: reading.spanStart, zone: reading.zone,
+                now: reading.now)
+        }
+    }
+
     /// Reads one file, for `calendar add`, without keeping it: the error if it is not a calendar.
     func check(_ path: String, today: CivilDate, zone: Zone) -> Result<[CalendarOccurrence], CalendarError> {
         let text: String
@@ -101,7 +183,8 @@ final class Calendars {
         } catch {
             return .failure(CalendarError("cannot read it: \(Self.reason(error))"))
         }
-        let staged = cacheFolder + "/adding.ics"
+        // Two adds may check at once: each stages its own copy.
+        let staged = cacheFolder + "/adding-\(UInt64.random(in: 1...UInt64.max)).ics"
         defer { unlink(staged) }
         do {
             try stage(text, at: staged)
@@ -119,8 +202,10 @@ final class Calendars {
 
     // MARK: Reading one calendar
 
-    private func read(_ record: CalendarRecord, previous: Entry?, zone: Zone, now: Int) -> Entry {
-        var entry = previous ?? Entry(record: record)
+    private func read(
+        _ record: CalendarRecord, previous: Calendars.Entry?, spanStart: CivilDate, zone: Zone, now: Int
+    ) -> Calendars.Entry {
+        var entry = previous ?? Calendars.Entry(record: record)
         entry.record = record
         let name = "calendar \(record.name)"
         let path = file(of: record)
@@ -130,12 +215,11 @@ final class Calendars {
             if let hidden = Self.notPublic(path) {
                 throw CalendarError("cannot read it: \(hidden) is not readable by everyone (chmod o+r)")
             }
-            if Self.isWeb(record.source) && !FileManager.default.fileExists(atPath: path) {
-                throw CalendarError(
-                    "not fetched yet: 'reveille calendar refresh' fetches it (the reveille-calendar timer)")
+            if Calendars.isWeb(record.source) && !FileManager.default.fileExists(atPath: path) {
+                throw CalendarError(Self.notFetchedYet)
             }
             let text = try SmallFile.read(path, maxBytes: SmallFile.maxCalendarBytes)
-            let key = ParseKey(text: text.hashValue, spanStart: spanStart, zone: zone)
+            let key = Calendars.ParseKey(text: text.hashValue, spanStart: spanStart, zone: zone)
             if entry.parsed == key && entry.loadedAt != nil {
                 outcome = .success((text, entry.occurrences))
             } else if let failed = entry.failed, failed.key == key {
@@ -146,7 +230,7 @@ final class Calendars {
                 let staged = cacheFile(record.id) + ".reading"
                 defer { unlink(staged) }
                 try stage(text, at: staged)
-                let expanded = expandRemembering(staged, key: key, into: &entry, zone: zone)
+                let expanded = expandRemembering(staged, key: key, into: &entry)
                 outcome = .success((text, try expanded.get()))
                 rename(staged, cacheFile(record.id))
                 entry.parsed = key
@@ -158,7 +242,7 @@ final class Calendars {
             outcome = .failure(CalendarError("cannot read it: \(Self.reason(error))"))
         }
         // A web calendar's fetched copy may read well while fetching fails: the fetcher says so beside it.
-        let fetchProblem = Self.isWeb(record.source) ? fetchProblem(of: record) : nil
+        let fetchProblem = Calendars.isWeb(record.source) ? fetchProblem(of: record) : nil
         switch outcome {
         case .success(let (text, occurrences)):
             let changed = occurrences != entry.occurrences
@@ -179,17 +263,17 @@ final class Calendars {
             }
         case .failure(let error):
             note(fetchProblem ?? ("\(record.source) \(error)", now), in: &entry, name: name)
-            if entry.loadedAt == nil { readCopy(of: record, into: &entry, zone: zone) }
+            if entry.loadedAt == nil { readCopy(of: record, into: &entry, spanStart: spanStart, zone: zone) }
         }
         return entry
     }
 
     /// `expand`, remembering a failure with the key of what failed.
-    private func expandRemembering(_ staged: String, key: ParseKey, into entry: inout Entry, zone: Zone) -> Result<
-        [CalendarOccurrence], CalendarError
-    > {
+    private func expandRemembering(_ staged: String, key: Calendars.ParseKey, into entry: inout Calendars.Entry)
+        -> Result<[CalendarOccurrence], CalendarError>
+    {
         do {
-            return .success(try expand(staged, from: spanStart, zone: zone))
+            return .success(try expand(staged, from: key.spanStart, zone: key.zone))
         } catch {
             entry.failed = (key, error)
             return .failure(error)
@@ -206,7 +290,7 @@ final class Calendars {
     }
 
     /// Keeps a problem (a new one replaces the old, with its own since) and logs it once.
-    private func note(_ problem: (text: String, since: Int), in entry: inout Entry, name: String) {
+    private func note(_ problem: (text: String, since: Int), in entry: inout Calendars.Entry, name: String) {
         guard entry.problem?.text != problem.text else { return }
         entry.problem = problem
         let meanwhile = entry.loadedAt == nil ? "trying the last good copy" : "keeping the last good copy"
@@ -216,7 +300,7 @@ final class Calendars {
     /// The file read by the helper process (`CalendarReader`), over the span from `start`.
     private func expand(_ path: String, from start: CivilDate, zone: Zone) throws(CalendarError) -> [CalendarOccurrence]
     {
-        try reader.read(path, from: start, through: start.adding(days: Self.spanDays), zone: zone).get()
+        try reader.read(path, from: start, through: start.adding(days: Calendars.spanDays), zone: zone).get()
     }
 
     /// A copy of the text in the daemon's own folder, for the reader: once it reads well it becomes
@@ -227,7 +311,9 @@ final class Calendars {
         try text.write(toFile: path, atomically: false, encoding: .utf8)
     }
 
-    private func readCopy(of record: CalendarRecord, into entry: inout Entry, zone: Zone) {
+    private func readCopy(
+        of record: CalendarRecord, into entry: inout Calendars.Entry, spanStart: CivilDate, zone: Zone
+    ) {
         let path = cacheFile(record.id)
         guard FileManager.default.fileExists(atPath: path),
             let occurrences = try? expand(path, from: spanStart, zone: zone)

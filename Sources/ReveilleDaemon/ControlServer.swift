@@ -299,6 +299,14 @@ final class ControlServer {
             } else {
                 connection.phase = .parked
             }
+        case .calendarAdd:
+            if let answer = controller.beginCalendarAdd(
+                operation, role: role, connection: connection.id, refusal: refusal)
+            {
+                reply(answer, for: operation, to: connection)
+            } else {
+                connection.phase = .parked
+            }
         case .soundTest:
             switch controller.planSoundTest(operation, role: role, refusal: refusal) {
             case .answer(let response): reply(response, for: operation, to: connection)

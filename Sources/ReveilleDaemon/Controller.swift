@@ -75,6 +75,8 @@ public final class Controller {
     var webPairing = WebPairing()
     /// Holiday calendars, read at start and again when their files change.
     let calendars: Calendars
+    /// Where what waits runs (calendar reads); nil: right here, for in-process tests.
+    let offLoop: OffLoop?
     /// The app policy and its enforcement; set once at start.
     var appSupervisor: AppSupervisor?
     /// The buttons and keypads; set once at start.
@@ -95,13 +97,14 @@ public final class Controller {
     /// Answers a parked request (a tag wait) on connection `id` (set by the control server).
     var deliver: (Int, Response) -> Void = { _, _ in }
 
-    public init(
+    init(
         store: Store, clock: any WallClock, zone: ZoneSource,
         calendarCache: String = NSTemporaryDirectory() + "reveille-calendars",
         calendarFetchFolder: String = NSTemporaryDirectory() + "reveille-fetched-calendars",
-        ring: RingEnvironment, logger: Logger
+        ring: RingEnvironment, offLoop: OffLoop? = nil, logger: Logger
     ) throws {
         self.store = store
+        self.offLoop = offLoop
         self.clock = clock
         self.zoneSource = zone
         self.startedAt = clock.now()
@@ -112,9 +115,13 @@ public final class Controller {
         let now = Int(clock.now().timeIntervalSince1970)
         let today = ZoneResolver(zone: zone).local(at: now).date
         calendars = Calendars(
-            cacheFolder: calendarCache, fetchFolder: calendarFetchFolder,
-            reader: CalendarReader(helper: CalendarReader.besideDaemon()), logger: logger)
-        calendars.reload(try store.calendars(), today: today, zone: zone, now: now)
+            loader: CalendarLoader(
+                cacheFolder: calendarCache, fetchFolder: calendarFetchFolder,
+                reader: CalendarReader(helper: CalendarReader.besideDaemon()), logger: logger))
+        // At start, before the loop runs: what is due now must know its holidays.
+        if let reading = calendars.beginReading(try store.calendars(), today: today, zone: zone, now: now) {
+            _ = calendars.install(calendars.loader.read(reading), zone: zone)
+        }
         // Days the machine has not finished judging keep their overrides and one-shots: after a
         // crash past midnight, the catch-up must still see yesterday's "off".
         let evaluatedThrough = try store.evaluatedThrough()
@@ -243,7 +250,7 @@ public final class Controller {
     }
 
     /// Runs `body`, turning what it throws into an error reply.
-    private func reply(_ operation: Command, _ body: () throws -> Response) -> Response {
+    func reply(_ operation: Command, _ body: () throws -> Response) -> Response {
         do {
             return try body()
         } catch let error as InputError {

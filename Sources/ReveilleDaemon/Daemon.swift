@@ -141,7 +141,8 @@ public enum Daemon {
             defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice)
         let controller = try Controller(
             store: store, clock: options.clock, zone: zoneSource, calendarCache: paths.stateDirectory + "/calendars",
-            calendarFetchFolder: paths.calendarCache, ring: environment, logger: logger)
+            calendarFetchFolder: paths.calendarCache, ring: environment, offLoop: OffLoop(doorbell: doorbell),
+            logger: logger)
         if case .restored(let problem, let backupAt, let kept) = opening {
             let since = controller.now()
             controller.stateRestored =
@@ -200,6 +201,8 @@ public enum Daemon {
                 case .appFollowed(let pid, let pidfd): follower.follow(pid: pid, pidfd: pidfd)
                 case .chimeChecked(let key, let skip, let detail):
                     controller.chimeChecked(key: key, skip: skip, detail: detail)
+                case .calendarsRead(let entries): controller.calendarsRead(entries)
+                case .calendarChecked(let id, let addition): controller.calendarChecked(connection: id, addition)
                 }
             }
         }

@@ -20,6 +20,10 @@ enum LoopEvent: Sendable {
     case appFollowed(pid: Int32, pidfd: Int32)
     /// A reminder's `--unless` command ended: `skip` when it exited 0.
     case chimeChecked(key: String, skip: Bool, detail: String)
+    /// The calendar loader read every calendar.
+    case calendarsRead([Calendars.Entry])
+    /// The calendar loader checked the file of a `calendar add` parked on connection `connection`.
+    case calendarChecked(connection: Int, CalendarAddition)
 }
 
 /// How other threads reach the loop: an eventfd and a queue of events.

@@ -385,3 +385,58 @@ extension CalendarTests {
         #expect(shown.contains("Break\\u{1B}]0;owned\\u{7}\\u{1B}[2J"), "\(shown.debugDescription)")
     }
 }
+
+extension CalendarTests {
+    /// A daemon beside a `reveille-calendar` that, once told to, sleeps `seconds` before reading:
+    /// a slow disk, a huge calendar, a loaded machine. Returns the folder and the file that tells it.
+    static func slowReaderFolder(seconds: Int) throws -> (folder: URL, slow: URL) {
+        let folder = Binaries.directory.appendingPathComponent("slow-reader-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let daemon = folder.appendingPathComponent("reveilled")
+        // A hard link where it can be (the same file system), else a copy: the daemon finds its
+        // reader beside /proc/self/exe.
+        if link(Binaries.daemon.path, daemon.path) != 0 {
+            try FileManager.default.copyItem(at: Binaries.daemon, to: daemon)
+        }
+        let slow = folder.appendingPathComponent("slow")
+        let reader = folder.appendingPathComponent("reveille-calendar")
+        try """
+        #!/bin/sh
+        if [ -e '\(slow.path)' ]; then : > '\(slow.path).reading'; sleep \(seconds); : > '\(slow.path).read'; fi
+        exec '\(Binaries.directory.appendingPathComponent("reveille-calendar").path)' "$@"
+
+        """.write(to: reader, atomically: true, encoding: .utf8)
+        chmod(reader.path, 0o755)
+        return (folder, slow)
+    }
+
+    @Test func aCalendarReadThatTakesTwentySecondsDelaysNoRingAndNoRequest() throws {
+        let (folder, slow) = try Self.slowReaderFolder(seconds: 20)
+        defer {
+            _ = try? runProcess(URL(fileURLWithPath: "/usr/bin/pkill"), ["-KILL", "-f", folder.path])
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let daemon = try DaemonHarness(
+            now: instant("2026-11-24 10:00:00"), executable: folder.appendingPathComponent("reveilled"))
+        let file = daemon.root.appendingPathComponent("school.ics")
+        try Self.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try daemon.cli("calendar", "add", "school", file.path, "--holidays").status == 0)
+
+        // From now on each read takes 20 s: an edit of the file starts one.
+        _ = FileManager.default.createFile(atPath: slow.path, contents: nil)
+        try (Self.thanksgiving + "\r\n").write(to: file, atomically: true, encoding: .utf8)
+        #expect(daemon.waitFor(5) { FileManager.default.fileExists(atPath: slow.path + ".reading") })
+
+        // While it reads, the daemon answers, and an alarm rings on time.
+        let add = try daemon.cli("alarm", "add", "--in", "2s", "--fade-in", "0")
+        #expect(add.status == 0, "\(add)")
+        #expect(try daemon.waitFor(6) { try daemon.request(.status).status?.session?.state == .ringing })
+        #expect(!FileManager.default.fileExists(atPath: slow.path + ".read"), "the read was still under way")
+        let line = try #require(daemon.logText().split(separator: "\n").first { $0.contains(" rings (due ") })
+        let late = try #require(
+            line.firstMatch(of: /started \+?(-?[0-9.]+) ms/).flatMap { Double($0.1) })
+        // A loop that waited for the reader would be 18 s late; on time is a few milliseconds.
+        #expect(late < 500, "\(line)")
+        #expect(try daemon.cli("status").status == 0)
+    }
+}

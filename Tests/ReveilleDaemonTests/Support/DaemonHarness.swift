@@ -14,6 +14,8 @@ final class DaemonHarness {
     let systemClock: Bool
     let arguments: [String]
     let extraEnvironment: [String: String]
+    /// The `reveilled` run: the build's, or a copy beside other helpers.
+    let executable: URL
     let output: URL
     var paths: Paths { Paths(root: root.path) }
     /// The emulated PN532 the daemon reads tags from (with `nfcReader: true`).
@@ -32,11 +34,13 @@ final class DaemonHarness {
     ///     `ROOT/etc/localtime` link, which the daemon then follows as the system's zone.
     ///   - systemClock: run on the system clock, with no test clock at all (whose file the daemon polls).
     ///   - settings: reveille.toml; by default the sound goes to `soundCapture`.
+    ///   - executable: the daemon run (it finds `reveille-calendar` beside itself).
     init(
         zone: String = "Europe/Berlin", zoneLink: String? = nil, now: Int? = nil, systemClock: Bool = false,
         arguments: [String] = [], settings: String? = nil, nfcReader: Bool = false,
-        environment: [String: String] = [:], apps: String? = nil, root: URL? = nil
+        environment: [String: String] = [:], apps: String? = nil, root: URL? = nil, executable: URL = Binaries.daemon
     ) throws {
+        self.executable = executable
         self.root =
             root
             ?? FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -82,7 +86,7 @@ final class DaemonHarness {
     /// Starts a new daemon process on the same root (after `stop()`), as systemd would after a crash.
     func start() throws {
         process = Process()
-        process.executableURL = Binaries.daemon
+        process.executableURL = executable
         process.arguments =
             ["--root", root.path] + (systemClock ? [] : ["--clock-offset-file", clockFile.path])
             + (zone.map { ["--time-zone", $0] } ?? []) + arguments
