@@ -84,6 +84,7 @@ struct Doctor {
                     Finding(
                         level: .ok, subject: "daemon", detail: "reveilled \(status.version) answers on \(paths.socket)")
                 )
+                if let use = status.resources { findings.append(Self.handles(use)) }
             }
             return status
         } catch {
@@ -424,6 +425,27 @@ struct Doctor {
                 Finding(level: .ok, subject: "files", detail: "settings, state, socket and hooks have safe modes"))
         }
         findings += problems
+    }
+
+    /// The daemon's descriptors and inotify watches against their limits: over three quarters of
+    /// either and something leaks, or the machine is short.
+    static func handles(_ use: ResourceUse) -> Finding {
+        guard let text = use.handlesText, let open = use.openDescriptors, let limit = use.descriptorLimit,
+            let watches = use.inotifyWatches
+        else { return Finding(level: .note, subject: "daemon", detail: "it does not count its descriptors (older)") }
+        if limit > 0, open * 4 > limit * 3 {
+            return Finding(
+                level: .warning, subject: "descriptors", detail: text,
+                fix:
+                    "restart it (sudo systemctl restart reveille) and report a leak with 'ls -l /proc/$(pidof reveilled)/fd'"
+            )
+        }
+        if let watchLimit = use.inotifyWatchLimit, watchLimit > 0, watches * 4 > watchLimit * 3 {
+            return Finding(
+                level: .warning, subject: "inotify", detail: text,
+                fix: "it should hold a few: restart it (sudo systemctl restart reveille) and report a leak")
+        }
+        return Finding(level: .ok, subject: "descriptors", detail: text)
     }
 
     static func enableHint(_ path: String) -> String {

@@ -160,7 +160,8 @@ struct StatusCommand: ParsableCommand {
         if let use = status.resources {
             lines.append(
                 "daemon: \(use.cpuMicroseconds / 1000) ms CPU since start, \(use.rssKilobytes / 1024) MB resident "
-                    + "(\(use.anonymousKilobytes / 1024) MB its own, the rest shared code)")
+                    + "(\(use.anonymousKilobytes / 1024) MB its own, the rest shared code)"
+                    + (use.handlesText.map { "; \($0)" } ?? ""))
         }
         return lines.joined(separator: "\n")
     }

@@ -88,6 +88,8 @@ public enum Daemon {
         case stopped
         /// SIGHUP with a reveille.toml that loads: start again with it (`reloadInPlace`).
         case reload
+        /// The event loop failed (logged): exit non-zero, for systemd to start the daemon again.
+        case failed
     }
 
     @discardableResult
@@ -128,8 +130,7 @@ public enum Daemon {
                 onLifted: { doorbell.post(.tagLifted) },
                 onHealth: { doorbell.post(.readerHealth($0)) })
             // Wait briefly for the first health, so that an alarm due at start sees the reader.
-            let deadline = Date().addingTimeInterval(3)
-            while reader.health == NFCReader.opening, Date() < deadline { usleep(10_000) }
+            reader.waitForHealth(within: 3)
         } else {
             logger.info("NFC reader: none configured; alarms are dismissed by math")
         }
@@ -236,6 +237,7 @@ public enum Daemon {
         controller.start()
         ServiceManager.ready("serving \(paths.socket)")
         loop.run()
+        if loop.failure != nil { ending = .failed }
         ServiceManager.stopping()
         server.stop()
         controller.shutDown()
@@ -244,7 +246,10 @@ public enum Daemon {
         supervisor.guardian?.close()
         supervisor.flush()
         withExtendedLifetime((timers, watches, follower, bedside)) {}
-        logger.info(ending == .reload ? "reveilled stopped, to start again" : "reveilled stopped")
+        logger.info(
+            ending == .reload
+                ? "reveilled stopped, to start again"
+                : ending == .failed ? "reveilled stopped on a failure" : "reveilled stopped")
         return ending
     }
 

@@ -68,6 +68,8 @@ final class EventLoop {
     private let epoll: Int32
     private var handlers: [Int32: Handler] = [:]
     private var running = false
+    /// Why `run` returned on its own: the loop could not wait any more.
+    private(set) var failure: SystemCallError?
     private let logger: Logger
 
     // <sys/epoll.h>'s EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP.
@@ -110,9 +112,11 @@ final class EventLoop {
             let count = RV_epoll_wait(epoll, &fds, &events, 64, -1)
             if count < 0 {
                 if errno == EINTR { continue }
-                logger.critical("event loop: epoll_wait: \(String(cString: strerror(errno)))")
-                usleep(100_000)
-                continue
+                // EBADF, EFAULT, EINVAL: the loop itself is broken and would only spin. Stop, so that
+                // the daemon ends and systemd starts it again (Restart=always) with a new one.
+                failure = SystemCallError("epoll_wait", "event loop")
+                logger.critical("event loop: \(failure!); stopping so that a new start repairs it")
+                return
             }
             for index in 0..<Int(count) {
                 // A handler may have unwatched a descriptor later in this batch.

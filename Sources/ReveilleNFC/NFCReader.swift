@@ -21,6 +21,8 @@ public final class NFCReader: TagReader, Sendable {
     /// Rung (eventfd) when `control` changes, to wake the thread from its sleep.
     private let bell: Int32
     private let healthState: Mutex<ReaderHealth>
+    /// An eventfd written at each change of health (`waitForHealth`).
+    private let firstHealth: Int32
     private let handlers = Mutex<Handlers>(Handlers())
 
     private struct Handlers {
@@ -39,10 +41,31 @@ public final class NFCReader: TagReader, Sendable {
         self.logger = logger
         self.healthState = Mutex(NFCReader.opening)
         self.bell = RV_eventfd()
+        self.firstHealth = RV_eventfd()
     }
 
     deinit {
         if bell >= 0 { close(bell) }
+        if firstHealth >= 0 { close(firstHealth) }
+    }
+
+    /// Waits, without spinning, until the reader knows its health (opened, or failed to), for at
+    /// most `seconds`: at start, so that an alarm due then sees the reader.
+    public func waitForHealth(within seconds: Double) {
+        guard firstHealth >= 0, health == NFCReader.opening else { return }
+        var poller = pollfd(fd: firstHealth, events: Int16(POLLIN), revents: 0)
+        let deadline = Self.monotonic() + seconds
+        while health == NFCReader.opening {
+            let left = deadline - Self.monotonic()
+            guard left > 0 else { return }
+            if poll(&poller, 1, Int32((left * 1000).rounded(.up))) < 0 && errno != EINTR { return }
+        }
+    }
+
+    private static func monotonic() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     private func ring() {
@@ -91,6 +114,8 @@ public final class NFCReader: TagReader, Sendable {
             return current != health
         }
         guard changed else { return }
+        var one: UInt64 = 1
+        _ = write(firstHealth, &one, 8)  // wakes `waitForHealth`; stays readable after
         switch health {
         case .ok: logger.notice("NFC reader: \(health)")
         default: logger.warning("NFC reader: \(health)")

@@ -846,6 +846,21 @@ public struct ResourceUse: Codable, Sendable, Equatable {
     /// the executable and libraries.
     public var rssKilobytes: Int
     public var anonymousKilobytes: Int
+    /// Open descriptors, and the soft limit (RLIMIT_NOFILE); nil from a daemon that did not count.
+    public var openDescriptors: Int?
+    public var descriptorLimit: Int?
+    /// inotify watches held, and the limit for the daemon's user (fs.inotify.max_user_watches).
+    public var inotifyWatches: Int?
+    public var inotifyWatchLimit: Int?
+    public var threads: Int?
+
+    /// "31 of 1024 descriptors, 6 inotify watches (of 65536), 4 threads", or nil.
+    public var handlesText: String? {
+        guard let openDescriptors, let descriptorLimit, let inotifyWatches, let threads else { return nil }
+        let watchLimit = inotifyWatchLimit.map { " (of \($0))" } ?? ""
+        return
+            "\(openDescriptors) of \(descriptorLimit) descriptors open, \(inotifyWatches) inotify watches\(watchLimit), \(threads) threads"
+    }
 
     public init(
         cpuMicroseconds: Int, wakeups: Int, preemptions: Int, peakRSSKilobytes: Int, rssKilobytes: Int,

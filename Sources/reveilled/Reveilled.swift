@@ -122,9 +122,12 @@ struct Reveilled: ParsableCommand {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
         }
-        if ending == .reload {
+        switch ending {
+        case .stopped: break
+        case .reload:
             Daemon.reloadInPlace(logger: logger)
             throw ExitCode(1)
+        case .failed: throw ExitCode(1)
         }
     }
 }

@@ -48,6 +48,20 @@ import Testing
         usleep(200_000)
         let after = Self.descriptors(daemon.process.processIdentifier)
         #expect(after.count <= before.count + 2, "descriptors went from \(before) to \(after)")
+
+        // status and doctor show the same counts, against their limits.
+        let use = try #require(try daemon.request(.status).status?.resources)
+        let counted = Self.openDescriptors(daemon.process.processIdentifier)
+        #expect(abs((use.openDescriptors ?? -100) - counted) <= 2, "\(use) against \(counted) in /proc")
+        // The zone's folders, the config folder and the two calendar folders, each watched once.
+        #expect((3...12).contains(use.inotifyWatches ?? -1), "\(use)")
+        #expect((use.descriptorLimit ?? 0) >= 1024 && (use.inotifyWatchLimit ?? 0) > 0 && (use.threads ?? 0) >= 1)
+        #expect(try daemon.cli("status").stdout.contains(" descriptors open, "))
+        let doctor = try daemon.cli("doctor").stdout
+        #expect(
+            doctor.split(separator: "\n").contains {
+                $0.contains("descriptors") && $0.contains("of \(use.descriptorLimit ?? 0) descriptors open")
+            }, "\(doctor)")
     }
 
     @Test func replacingTheNamedZonesFileLeaksNothing() throws {
