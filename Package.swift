@@ -89,7 +89,8 @@ let package = Package(
         .target(
             name: "ReveilleLaunch",
             dependencies: [
-                "ReveilleCore", "CReveilleShims", "CGcrypt", .product(name: "Logging", package: "swift-log"),
+                "ReveilleCore", "ReveilleConfig", "CReveilleShims", "CGcrypt",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Services wiring core + store + control socket.

@@ -87,7 +87,9 @@ struct AppsCommand: ParsableCommand {
             discussion: """
                 The daemon's checks: the file's syntax and values, and, for the device's own file \
                 (/etc/reveille/apps.toml) or when run as root, that it belongs to root and only root \
-                may write it (the daemon refuses it otherwise).
+                may write it (the daemon refuses it otherwise). Warns (and still exits 0) when an \
+                app's users names root, a system account or an unknown name: with no users, limits \
+                fall only on the people who log in (UID_MIN to UID_MAX of /etc/login.defs).
                 """)
 
         @Argument(
@@ -134,6 +136,7 @@ struct AppsCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             print("\(file): ok, \(policy.apps.count) apps (\(policy.apps.map(\.name).joined(separator: ", ")))")
+            for warning in LoginAccounts.warnings(for: policy) { printError("warning: \(warning)") }
         }
     }
 }

@@ -53,8 +53,22 @@ struct Doctor {
                     level: .failure, subject: "app policy", detail: "apps.toml refused: \(rejected)",
                     fix: "correct it ('reveille apps validate FILE' checks a file); the daemon loads it when saved"))
         }
+        checkPolicyAccounts(&findings)
         checkFiles(settings, &findings)
         return findings
+    }
+
+    /// An app policy whose users names root or a service account limits more than the household.
+    private func checkPolicyAccounts(_ findings: inout [Finding]) {
+        guard let text = try? AppPolicyFile.text(path: paths.appPolicy),
+            let document = try? TOMLDocument(path: paths.appPolicy, text: text)
+        else { return }
+        for warning in LoginAccounts.warnings(for: AppPolicyFile.check(document).policy) {
+            findings.append(
+                Finding(
+                    level: .warning, subject: "app policy", detail: warning,
+                    fix: "edit \(paths.appPolicy); root and services should never be limited by an alarm clock"))
+        }
     }
 
     private func checkSettings(_ findings: inout [Finding]) -> Settings {

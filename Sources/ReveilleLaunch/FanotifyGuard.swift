@@ -1,6 +1,7 @@
 import CReveilleShims
 import Foundation
 import Glibc
+import ReveilleConfig
 import Logging
 import ReveilleCore
 import Synchronization
@@ -235,43 +236,11 @@ public enum ProcessOwner {
         return name
     }
 
-    /// The people who use the machine: login UIDs from `UID_MIN` to `UID_MAX` of /etc/login.defs
-    /// (1000 and 60000 when it says nothing), not `nobody`. Root and system accounts are not people.
-    public static func isPerson(uid: UInt32) -> Bool {
-        let (low, high) = loginRange
-        return uid >= low && uid <= high && uid != 65_534
-    }
+    /// The people who use the machine (`LoginAccounts`): root and system accounts are not people.
+    public static func isPerson(uid: UInt32) -> Bool { LoginAccounts.isPerson(uid: uid) }
 
     /// `isPerson(uid:)` for a user name (a number is taken as a UID); unknown names are not people.
-    public static func isPerson(name: String) -> Bool {
-        if let known = people.withLock({ $0[name] }) { return known }
-        var uid = UInt32(name)
-        if uid == nil {
-            var entry = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            var buffer = [CChar](repeating: 0, count: 1024)
-            if getpwnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil { uid = entry.pw_uid }
-        }
-        let person = uid.map(isPerson(uid:)) ?? false
-        people.withLock { $0[name] = person }
-        return person
-    }
-
-    private static let people = Mutex<[String: Bool]>([:])
-
-    /// UID_MIN and UID_MAX from /etc/login.defs, read once.
-    static let loginRange: (UInt32, UInt32) = {
-        var low: UInt32 = 1000
-        var high: UInt32 = 60000
-        let text = (try? String(contentsOfFile: "/etc/login.defs", encoding: .utf8)) ?? ""
-        for line in text.split(separator: "\n") {
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard words.count >= 2, let value = UInt32(words[1]) else { continue }
-            if words[0] == "UID_MIN" { low = value }
-            if words[0] == "UID_MAX" { high = value }
-        }
-        return (low, high)
-    }()
+    public static func isPerson(name: String) -> Bool { LoginAccounts.isPerson(name: name) }
 
     public static func name(of uid: UInt32) -> String {
         var entry = passwd()

@@ -269,6 +269,26 @@ extension AppGuardSuites {
 
                     """)
 
+            // A policy that names root or a service account is valid, with a warning for each.
+            let wide = folder.appendingPathComponent("wide.toml").path
+            try """
+            [[app]]
+            name = "game"
+            paths = ["/usr/games/x"]
+            limit_minutes = 30
+            users = ["root", "daemon", "no-such-user-here"]
+
+            """.write(toFile: wide, atomically: true, encoding: .utf8)
+            let warned = try runProcess(Binaries.cli, ["apps", "validate", wide])
+            #expect(warned.status == 0 && warned.stdout == "\(wide): ok, 1 apps (game)\n", "\(warned)")
+            let warnings = warned.stderr.split(separator: "\n")
+            #expect(warnings.count == 3, "\(warned)")
+            #expect(
+                warnings.first?.hasPrefix(
+                    "reveille: warning: app game: users names root, root: its programs are limited too") == true)
+            #expect(warnings.contains { $0.contains("names daemon, a system account (UID 1, below UID_MIN ") })
+            #expect(warnings.contains { $0.contains("names no-such-user-here, not a user of this machine") })
+
             // The daemon's ownership check too: as root it refuses a file others may write, so validate does.
             if isRoot {
                 chmod(good, 0o666)
@@ -309,6 +329,12 @@ extension AppGuardSuites {
             try Self.writePolicy(Self.policy(game, windows: "[\"20:00-23:00\"]"), to: daemon)
             #expect(try daemon.waitFor(5) { try daemon.cli("apps", "check", "game").status == 0 })
             #expect(try !daemon.cli("status").stdout.contains("REJECTED"))
+
+            // This one limits root (the tests run as root): doctor says so.
+            let doctor = try daemon.cli("doctor").stdout
+            #expect(
+                doctor.contains("warn  app policy: app game: users names root, root: its programs are limited too"),
+                "\(doctor)")
         }
 
         @Test func aBrokenPolicyWithNoGoodOneEverSaysNothingIsLimited() throws {

@@ -1,0 +1,78 @@
+import Foundation
+import ReveilleCore
+import Synchronization
+
+/// Who counts as a person on this machine, for app limits that name nobody (README, "Apps"): login
+/// UIDs from `UID_MIN` to `UID_MAX` of /etc/login.defs. Root, system accounts (services, package
+/// scripts, containers' users) and `nobody` are not people, and are never limited unless a policy
+/// names them.
+public enum LoginAccounts {
+    /// The people who use the machine: login UIDs from `UID_MIN` to `UID_MAX` of /etc/login.defs
+    /// (1000 and 60000 when it says nothing), not `nobody`. Root and system accounts are not people.
+    public static func isPerson(uid: UInt32) -> Bool {
+        let (low, high) = loginRange
+        return uid >= low && uid <= high && uid != 65_534
+    }
+
+    /// `isPerson(uid:)` for a user name (a number is taken as a UID); unknown names are not people.
+    public static func isPerson(name: String) -> Bool {
+        if let known = people.withLock({ $0[name] }) { return known }
+        var uid = UInt32(name)
+        if uid == nil {
+            var entry = passwd()
+            var result: UnsafeMutablePointer<passwd>?
+            var buffer = [CChar](repeating: 0, count: 1024)
+            if getpwnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil { uid = entry.pw_uid }
+        }
+        let person = uid.map(isPerson(uid:)) ?? false
+        people.withLock { $0[name] = person }
+        return person
+    }
+
+    private static let people = Mutex<[String: Bool]>([:])
+
+    /// UID_MIN and UID_MAX from /etc/login.defs, read once.
+    public static let loginRange: (UInt32, UInt32) = {
+        var low: UInt32 = 1000
+        var high: UInt32 = 60000
+        let text = (try? String(contentsOfFile: "/etc/login.defs", encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard words.count >= 2, let value = UInt32(words[1]) else { continue }
+            if words[0] == "UID_MIN" { low = value }
+            if words[0] == "UID_MAX" { high = value }
+        }
+        return (low, high)
+    }()
+
+    /// What a policy's `users` lists beyond the people: root, a service account, a name this
+    /// machine does not know. Each with what it is, for `apps validate` and `doctor`.
+    public static func notPeople(in policy: AppPolicy) -> [(app: String, user: String, what: String)] {
+        policy.apps.flatMap { app in
+            app.users.filter { !isPerson(name: $0) }.map { user in
+                (app.name, user, describe(user))
+            }
+        }
+    }
+
+    /// "root", "a system account (UID 109)", "unknown here".
+    static func describe(_ user: String) -> String {
+        if user == "root" || user == "0" { return "root" }
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard
+            let uid = UInt32(user)
+                ?? (getpwnam_r(user, &entry, &buffer, buffer.count, &result) == 0 && result != nil ? entry.pw_uid : nil)
+        else { return "not a user of this machine" }
+        return uid == 65_534 ? "nobody (UID 65534)" : "a system account (UID \(uid), below UID_MIN \(loginRange.0))"
+    }
+
+    /// The warning for each, or none.
+    public static func warnings(for policy: AppPolicy) -> [String] {
+        notPeople(in: policy).map { entry in
+            "app \(entry.app): users names \(entry.user), \(entry.what): its programs are limited too; "
+                + "remove \(entry.user) from users unless that is meant (with no users, limits fall on the people: UIDs \(loginRange.0)-\(loginRange.1))"
+        }
+    }
+}
