@@ -68,6 +68,8 @@ public struct AlarmClock: Sendable {
     public private(set) var session: RingSession?
     /// Occurrences up to this instant have been rung or recorded as missed.
     public private(set) var evaluatedThrough: Int?
+    /// The evaluation point last written down (`followTime`).
+    private var persistedThrough: Int?
     /// Alarms, rules, overrides and the master switch, as the store last said.
     public private(set) var schedule: ScheduleState
     public private(set) var zone: Zone
@@ -114,6 +116,7 @@ public struct AlarmClock: Sendable {
         self.readerHealth = readerHealth
         self.limits = limits
         self.evaluatedThrough = stored.evaluatedThrough
+        self.persistedThrough = stored.evaluatedThrough
         self.session = stored.activeSession
         self.handled = Set(stored.handled)
         self.nextSessionID = stored.lastSessionID + 1
@@ -171,8 +174,34 @@ public struct AlarmClock: Sendable {
         actions += advanceSession(now: seconds)
         actions += catchUp(now: now, clockTrusted: clockSynchronized || steppedBack)
         actions += dueChimes(now: seconds)
+        notePersisted(actions)
+        actions += followTime()
         return actions + wake(now: seconds)
     }
+
+    /// Keeps `persistedThrough` at the last evaluation point the actions write down.
+    private mutating func notePersisted(_ actions: [ClockAction]) {
+        for case .persist(_, let through?) in actions { persistedThrough = through }
+    }
+
+    /// The evaluation point written down follows quiet time too: at most `followSeconds` behind,
+    /// and past every local midnight. A restart after a crash (power cut, `kill -9`, watchdog)
+    /// then catches up from there, not from the last ring days back, when a day's overrides it
+    /// judged may be purged already.
+    private mutating func followTime() -> [ClockAction] {
+        guard let through = evaluatedThrough, waitingForClock == nil else { return [] }
+        if let persisted = persistedThrough {
+            guard through > persisted else { return [] }
+            let resolver = ZoneResolver(zone: zone)
+            let sameDay = resolver.local(at: persisted).date == resolver.local(at: through).date
+            guard !sameDay || through - persisted >= AlarmClock.followSeconds else { return [] }
+        }
+        persistedThrough = through
+        return [.persist([], evaluatedThrough: through)]
+    }
+
+    /// How far behind quiet time the written evaluation point may fall.
+    static let followSeconds = 3600
 
     /// The store's alarms, rules, overrides or master switch changed. Call `tick` before the change
     /// is written, so that what was due rings by the old schedule; from `now` on the new one holds
@@ -186,6 +215,7 @@ public struct AlarmClock: Sendable {
         if let through = evaluatedThrough, now > through {
             evaluatedThrough = now
             actions.append(.persist([], evaluatedThrough: now))
+            persistedThrough = now
         }
         return actions + wake(now: now)
     }

@@ -55,6 +55,34 @@ import Testing
 
     // MARK: Waking and ringing
 
+    /// The evaluation point on disk follows quiet days: an hour behind at most, and written past
+    /// each local midnight, so that a crash at any moment restarts from a judged instant of today.
+    @Test func theWrittenEvaluationPointFollowsQuietTimeHourlyAndAtMidnight() {
+        // An alarm on Sundays only: two quiet weekdays (Monday and Tuesday).
+        let sundays = Alarm(id: 1, label: "up", time: time("06:30"), repeats: .weekly(DaySet([.sunday])))
+        var clock = machine([sundays], at: Self.six, through: Self.six - 60)
+        var manual = ManualClock(wall: Double(Self.six))
+        var written: [Int] = []
+        var now = Self.six
+        // Two days, woken whenever the machine asks.
+        while now < Self.six + 2 * 86_400 {
+            let actions = clock.tick(now: Double(now), monotonic: manual.monotonic, clockWasSet: false)
+            for case .persist(_, let through?) in actions { written.append(through) }
+            #expect(clock.session == nil)
+            let next = wakes(actions).last ?? now + 3600
+            manual.advance(Double(max(1, next - now)))
+            now = max(now + 1, next)
+        }
+        #expect((44...52).contains(written.count), "\(written.count) writes in two days")
+        for (earlier, later) in zip(written, written.dropFirst()) {
+            #expect(later - earlier <= 3600, "a gap of \(later - earlier) s after \(earlier)")
+        }
+        // Past each local midnight, a write of that day (the machine looks at midnight at the latest).
+        let midnight = utc("2026-11-23T23:00:00Z")
+        #expect(written.contains { $0 >= midnight && $0 < midnight + 3600 })
+        #expect((written.last ?? 0) >= Self.six + 2 * 86_400 - 3600)
+    }
+
     @Test func idleItAsksToWakeAtTheNextRingAndNoEarlier() {
         var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six - 60)
         let actions = clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
