@@ -36,6 +36,8 @@ final class ControlServer {
     /// Re-opens the listener after it rested for want of descriptors.
     private let listenerRest: LoopTimer
     private var listenerResting = false
+    /// Since when (monotonic) accepting fails for want of descriptors; nil while it works.
+    private var outOfDescriptorsSince: Double?
 
     /// Connections served at once for everyone; past it only admins, root and the daemon's user.
     static let maxConnections = 48
@@ -94,12 +96,22 @@ final class ControlServer {
             case .success(let value): fd = value
             case .failure(let error):
                 // Out of descriptors (EMFILE, ENFILE): the listener would stay readable and the loop
-                // spin. It rests a second; the timers and the open connections go on meanwhile.
-                logger.warning("control socket: \(error); not accepting for 1 s")
+                // spin. It rests a second at a time (logged once); the timers and the open
+                // connections go on meanwhile.
+                if outOfDescriptorsSince == nil {
+                    outOfDescriptorsSince = Controller.monotonic()
+                    logger.warning("control socket: \(error); not accepting, trying again every second")
+                }
                 listenerResting = true
                 loop.change(listener.fd, events: 0)
                 listenerRest.arm(after: 1)
                 return
+            }
+            if let since = outOfDescriptorsSince {
+                outOfDescriptorsSince = nil
+                logger.notice(
+                    "control socket: accepting again, after \(Int(Controller.monotonic() - since)) s out of descriptors"
+                )
             }
             let peer: Peer
             do {

@@ -147,3 +147,55 @@ import Testing
         #expect(daemon.answersStatus())
     }
 }
+
+extension FairSocketTests {
+    /// Seconds of CPU (user and system) a process has used, from /proc/PID/stat.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // After the command's closing parenthesis: state is field 3, utime 14 and stime 15.
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return -1 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test func outOfDescriptorsTheDaemonRingsOnTimeDoesNotSpinAndServesAgain() throws {
+        let daemon = try DaemonHarness()
+        let pid = daemon.process.processIdentifier
+        #expect(try daemon.cli("alarm", "add", "--in", "5s", "--fade-in", "0").status == 0)
+        // Its descriptor limit lowered to what it holds and a few more; then clients take them all.
+        let open = DescriptorTests.openDescriptors(pid)
+        let limit = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/prlimit"), ["--pid", "\(pid)", "--nofile=\(open + 6):\(open + 6)"])
+        #expect(limit.status == 0, "\(limit)")
+        let (holder, output) = try Self.python(Self.holder, [daemon.paths.socket, "40", "0"], asNobody: false)
+        defer {
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
+        _ = Self.firstLine(of: output)
+        #expect(daemon.waitFor(3) { daemon.logText().contains("not accepting, trying again every second") })
+        #expect(DescriptorTests.openDescriptors(pid) == open + 6, "every descriptor is taken")
+
+        // Meanwhile: no spinning (a spinning loop uses a whole core), and the alarm rings on time.
+        let cpuBefore = Self.cpuSeconds(pid)
+        usleep(2_000_000)
+        let cpu = Self.cpuSeconds(pid) - cpuBefore
+        #expect(cpu >= 0 && cpu < 0.2, "\(cpu) s of CPU in 2 s out of descriptors")
+        #expect(daemon.waitFor(8) { daemon.logText().contains(" rings (due ") })
+        let line = try #require(daemon.logText().split(separator: "\n").first { $0.contains(" rings (due ") })
+        let late = try #require(line.firstMatch(of: /started \+?(-?[0-9.]+) ms/).flatMap { Double($0.1) })
+        #expect(late < 500, "\(line)")
+        // The sound needs descriptors it cannot get: the log says which device, and it rings all the same.
+        #expect(
+            daemon.waitFor(3) { daemon.logText().contains("sound: cannot open ") || daemon.capturedBytes() > 0 },
+            "\(daemon.logText().suffix(2000))")
+        #expect(daemon.logText().components(separatedBy: "not accepting, trying again").count == 2, "logged once")
+
+        // The clients leave: the socket serves again.
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        #expect(daemon.waitFor(5) { daemon.answersStatus() })
+        #expect(daemon.waitFor(3) { daemon.logText().contains("control socket: accepting again, after ") })
+        #expect(try daemon.session()?.state == .ringing)
+    }
+}
