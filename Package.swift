@@ -135,7 +135,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The page, compiled into the binary as bytes: no bundle to install or find at run time.
+            resources: [.embedInCode("Resources/page.html")]
         ),
         .executableTarget(
             name: "reveille-web",

@@ -8,6 +8,8 @@ fire: one-shot alarms 10 s apart, each dismissed by math as soon as it rings; th
       frame written to ALSA, and dismissal (stop requested) to the PCM dropped.
 hostile: fire accuracy while clients flood, pipeline without reading and hold connections, and
       root's `status` latency meanwhile.
+slowcalendar: fire accuracy while every calendar read takes 20 s (a reveille-calendar that sleeps
+      first, beside a copy of the daemon), the calendar rewritten a second before each ring.
 ringing: CPU of the daemon while it rings a 48 kHz stereo WAV file for a while.
 idle: a daemon holding alarms none of which is due soon, following the system's time zone; CPU
       time (per-thread schedstat, ns), context switches (each a wake-up of a thread) and RSS over
@@ -169,6 +171,69 @@ def fire(count):
           f"p99 {percentile(first, 99):.2f} ms, max {max(first):.2f} ms")
     print(f"   sound, dismissal to PCM dropped: {len(stop)} stops, p50 {percentile(stop, 50):.2f} ms, "
           f"p99 {percentile(stop, 99):.2f} ms, max {max(stop):.2f} ms")
+
+
+def slow_calendar(count):
+    """Fire accuracy while calendar reads take 20 s each: a copy of the daemon beside a
+    reveille-calendar that sleeps 20 s before reading, the calendar file rewritten a second before
+    every ring (each write starts a read, or queues one behind the read under way)."""
+    root = tempfile.mkdtemp(prefix="reveille-slowcal.")
+    bin_dir = os.path.join(root, "bin")
+    os.makedirs(bin_dir)
+    try:
+        os.link(os.path.join(BIN, "reveilled"), os.path.join(bin_dir, "reveilled"))
+    except OSError:
+        shutil.copy(os.path.join(BIN, "reveilled"), os.path.join(bin_dir, "reveilled"))
+    reader = os.path.join(bin_dir, "reveille-calendar")
+    with open(reader, "w") as f:
+        f.write(f"#!/bin/sh\nsleep 20\nexec {os.path.join(BIN, 'reveille-calendar')} \"$@\"\n")
+    os.chmod(reader, 0o755)
+    calendar = os.path.join(root, "cal", "holidays.ics")
+    os.makedirs(os.path.dirname(calendar))
+    os.chmod(root, 0o755)
+
+    def write_calendar(n):
+        with open(calendar, "w") as f:
+            f.write("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//bench//EN\r\nBEGIN:VEVENT\r\n"
+                    f"UID:h{n}\r\nSUMMARY:Holiday {n}\r\nDTSTART;VALUE=DATE:20300101\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+        os.chmod(calendar, 0o644)
+
+    write_calendar(0)
+    os.chmod(os.path.dirname(calendar), 0o755)
+    proc, sock = start_daemon(root, "--time-zone", "UTC", command=[os.path.join(bin_dir, "reveilled")])
+    try:
+        started = time.time()
+        answer = request(sock, {"calendarAdd": {"name": "slow", "source": calendar}})
+        assert answer["ok"], answer
+        print(f"   calendar add, its file read by the slow reader: answered after {time.time() - started:.1f} s", flush=True)
+        base = (int(time.time()) // 10 + 3) * 10
+        dues = [base + 10 * i for i in range(count)]
+        for due in dues:
+            stamp = time.gmtime(due)
+            spec = {"time": time.strftime("%H:%M:%S", stamp), "date": time.strftime("%Y-%m-%d", stamp)}
+            assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
+        statuses = []
+        for n, due in enumerate(dues, start=1):
+            while time.time() < due - 1:
+                time.sleep(0.05)
+            write_calendar(n)
+            while time.time() < due + 0.5:
+                time.sleep(0.05)
+            t = time.time()
+            daemon_status(sock)
+            statuses.append((time.time() - t) * 1000)
+            problem = current_problem(sock)
+            assert send_answer(sock, solve(problem))
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait()
+    text = open(os.path.join(root, "reveilled.out")).read()
+    late = [float(m) for m in re.findall(r"rings \(due [0-9:]+, started ([+-][0-9.]+) ms\)", text)]
+    subprocess.run(["pkill", "-f", reader])
+    shutil.rmtree(root, ignore_errors=True)
+    print(f"   reveilled: {len(late)} fires, each during a 20 s calendar read, late by p50 {percentile(late, 50):.2f} ms, "
+          f"p99 {percentile(late, 99):.2f} ms, max {max(late):.2f} ms")
+    print(f"   status half a second after each ring: p50 {percentile(statuses, 50):.1f} ms, max {max(statuses):.1f} ms")
 
 
 HOLDER = r"""
@@ -421,6 +486,9 @@ if __name__ == "__main__":
     if what in ("hostile", "all"):
         print("== fire accuracy under hostile clients")
         hostile(int(os.environ.get("FIRES", "50")) // 2)
+    if what in ("slowcalendar", "all"):
+        print("== fire accuracy while calendar reads take 20 s")
+        slow_calendar(int(os.environ.get("FIRES", "50")) // 5)
     if what in ("ringing", "all"):
         print("== CPU while ringing a 48 kHz stereo file")
         ringing(int(os.environ.get("RINGING_SECONDS", "30")))

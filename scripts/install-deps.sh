@@ -21,6 +21,21 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
+# chromedriver reaches the browser it starts at "localhost": a bare chroot or container without
+# /etc/hosts cannot resolve that name, and every page test would fail with "unable to connect to
+# renderer". Debian's installer (and Docker) always write the entry; add it where it is missing.
+if [ "$what" = test ] || [ "$what" = bench ]; then
+    if ! getent hosts localhost >/dev/null 2>&1; then
+        if [ "$(id -u)" -eq 0 ]; then
+            echo "localhost does not resolve here (no /etc/hosts entry): adding '127.0.0.1 localhost' to /etc/hosts"
+            printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >>/etc/hosts
+        else
+            echo "localhost does not resolve here; the page's tests need it: add '127.0.0.1 localhost' to /etc/hosts" >&2
+            exit 1
+        fi
+    fi
+fi
+
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

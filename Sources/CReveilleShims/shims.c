@@ -239,20 +239,20 @@ int RV_epoll_create(void) {
     return epoll_create1(EPOLL_CLOEXEC);
 }
 
-int RV_epoll_control(int epfd, int op, int fd, unsigned int events) {
+int RV_epoll_control(int epfd, int op, int fd, unsigned long long tag, unsigned int events) {
     struct epoll_event event = {0};
     event.events = events;
-    event.data.fd = fd;
+    event.data.u64 = tag;
     int ops[] = {EPOLL_CTL_ADD, EPOLL_CTL_MOD, EPOLL_CTL_DEL};
     return epoll_ctl(epfd, ops[op], fd, &event);
 }
 
-int RV_epoll_wait(int epfd, int *fds, unsigned int *events, int capacity, int timeout_ms) {
+int RV_epoll_wait(int epfd, unsigned long long *tags, unsigned int *events, int capacity, int timeout_ms) {
     struct epoll_event ready[64];
     if (capacity > 64) capacity = 64;
     int count = epoll_wait(epfd, ready, capacity, timeout_ms);
     for (int i = 0; i < count; i++) {
-        fds[i] = ready[i].data.fd;
+        tags[i] = ready[i].data.u64;
         events[i] = ready[i].events;
     }
     return count;

@@ -127,7 +127,7 @@ struct CalendarCommand: ParsableCommand {
             var table = Table("ID", "NAME", "FOR", "AHEAD", "NEXT", "FILE")
             for calendar in calendars {
                 table.add(
-                    "\(calendar.id)", calendar.name, calendar.purpose, "\(calendar.upcomingDays) days",
+                    "\(calendar.id)", calendar.name, calendar.purpose.rawValue, "\(calendar.upcomingDays) days",
                     calendar.next ?? "-", calendar.source)
             }
             table.print()

@@ -298,7 +298,7 @@ struct Doctor {
         guard let reminders = try? ControlClient(path: paths.socket).send(.reminderList).reminders,
             let calendars = try? ControlClient(path: paths.socket).send(.calendarList).calendars
         else { return }
-        let reminderCalendars = calendars.filter { $0.purpose == "reminders" }
+        let reminderCalendars = calendars.filter { $0.purpose == .reminders }
         if !reminders.isEmpty || !reminderCalendars.isEmpty {
             let next = reminders.compactMap(\.next).min()
             findings.append(

@@ -61,3 +61,10 @@ public struct CalendarError: Error, Sendable, Hashable, Codable, CustomStringCon
 
     public var description: String { line.map { "line \($0): \(message)" } ?? message }
 }
+
+/// What a calendar is for: its all-day events silence --skip-holidays alarms, or its timed events
+/// chime. Stored and sent by name; a name not known here is refused, never taken for either.
+public enum CalendarPurpose: String, Codable, Sendable, CaseIterable {
+    case holidays
+    case reminders
+}

@@ -24,7 +24,7 @@ extension Controller {
             onCalendarsChanged()
             logger.notice("calendar \(entry.record.name) removed")
             let effect =
-                entry.record.purpose == "reminders"
+                entry.record.purpose == .reminders
                 ? "its events no longer chime" : "its holidays no longer silence alarms"
             return Response(message: "removed calendar \(entry.record.name); \(effect)")
         case .calendarShow(let which, let days):
@@ -193,7 +193,7 @@ extension Controller {
         onCalendarsChanged()
         reloadCalendars()  // keeps the last good copy
         let message: String
-        if use.purpose == "reminders" {
+        if use.purpose == .reminders {
             let now = nowSeconds()
             let events = occurrences.filter { ($0.start ?? 0) > now }.count
             logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(source), \(events) timed events ahead")
@@ -270,7 +270,7 @@ extension Controller {
             purpose: entry.record.purpose,
             problem: entry.problem.map { "\($0.text) (since \(AppSupervisor.stamp($0.since, zone: zone)))" },
             loadedAt: entry.loadedAt.map { AppSupervisor.stamp($0, zone: zone) })
-        if entry.record.purpose == "reminders" {
+        if entry.record.purpose == .reminders {
             let now = nowSeconds()
             let id = Int(entry.record.id ?? 0)
             let ahead = calendars.chimes.filter { $0.instant > now && $0.key.hasPrefix("calendar:\(id):") }
@@ -300,20 +300,23 @@ struct CalendarAddition: Sendable {
 }
 
 struct CalendarUse: Sendable {
-    let purpose: String
+    let purpose: CalendarPurpose
     let minutes: [Int]
     let sounds: [Int: String]
 
     init(purpose: String?, minutes: [Int]?, sounds: [String: String]?, check: (String, String) throws -> Void) throws {
-        self.purpose = purpose ?? "holidays"
-        switch self.purpose {
-        case "holidays":
+        guard let chosen = CalendarPurpose(rawValue: purpose ?? "holidays") else {
+            throw InputError("calendar purpose \"\(purpose ?? "")\": holidays or reminders")
+        }
+        self.purpose = chosen
+        switch chosen {
+        case .holidays:
             guard minutes == nil, sounds == nil else {
                 throw InputError("--minutes and --sound are for reminder calendars (--reminders), not holidays")
             }
             self.minutes = []
             self.sounds = [:]
-        case "reminders":
+        case .reminders:
             let given = minutes ?? [15]
             guard !given.isEmpty, given.count <= 6, given.allSatisfy({ (0...10_080).contains($0) }) else {
                 throw InputError(
@@ -331,8 +334,6 @@ struct CalendarUse: Sendable {
                 byOffset[offset] = path
             }
             self.sounds = byOffset
-        default:
-            throw InputError("calendar purpose \"\(self.purpose)\": holidays or reminders")
         }
     }
 

@@ -131,9 +131,9 @@ final class Calendars {
     private func recompute(zone: Zone) -> Bool {
         let before = (holidays, chimes)
         holidays = CalendarOccurrence.holidays(
-            entries.filter { $0.record.purpose == "holidays" }.flatMap(\.occurrences))
+            entries.filter { $0.record.purpose == .holidays }.flatMap(\.occurrences))
         chimes = CalendarReminders.sorted(
-            entries.filter { $0.record.purpose == "reminders" }.flatMap { entry in
+            entries.filter { $0.record.purpose == .reminders }.flatMap { entry in
                 CalendarReminders.chimes(
                     calendarID: Int(entry.record.id ?? 0), name: entry.record.name, occurrences: entry.occurrences,
                     minutes: entry.record.reminderMinutes, sounds: entry.record.reminderSounds, zone: zone)
@@ -250,7 +250,7 @@ struct CalendarLoader: Sendable {
             entry.loadedAt = now
             if changed {
                 logger.info(
-                    record.purpose == "reminders"
+                    record.purpose == .reminders
                         ? "\(name): \(occurrences.filter { $0.start != nil }.count) timed events read from \(record.source)"
                         : "\(name): \(CalendarOccurrence.holidays(occurrences).count) holiday dates read from \(record.source)"
                 )

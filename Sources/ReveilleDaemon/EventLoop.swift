@@ -66,7 +66,12 @@ final class EventLoop {
     typealias Handler = (_ events: UInt32) -> Void
 
     private let epoll: Int32
-    private var handlers: [Int32: Handler] = [:]
+    /// Each watched descriptor's handler, with the generation it was registered under. A descriptor
+    /// closed and reused within one batch of events gets a new generation: an event left for the
+    /// old registration is dropped, never handed to the new one (as containerization's
+    /// `ProcessSupervisor` does).
+    private var handlers: [Int32: (generation: UInt32, handler: Handler)] = [:]
+    private var nextGeneration: UInt32 = 1
     private var running = false
     /// Why `run` returned on its own: the loop could not wait any more.
     private(set) var failure: SystemCallError?
@@ -84,32 +89,50 @@ final class EventLoop {
 
     deinit { close(epoll) }
 
+    private static func tag(_ fd: Int32, _ generation: UInt32) -> UInt64 {
+        UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+    }
+
     /// Calls `handler` on the loop whenever `fd` has `events`.
     func watch(_ fd: Int32, events: UInt32 = EventLoop.readable, _ handler: @escaping Handler) throws {
-        try systemCall("epoll_ctl(ADD)", "fd \(fd)") { RV_epoll_control(epoll, 0, fd, events) }
-        handlers[fd] = handler
+        let generation = nextGeneration
+        nextGeneration &+= 1
+        try systemCall("epoll_ctl(ADD)", "fd \(fd)") {
+            RV_epoll_control(epoll, 0, fd, EventLoop.tag(fd, generation), events)
+        }
+        handlers[fd] = (generation, handler)
     }
 
     /// Changes which events of a watched `fd` wake the loop (EPOLLOUT while output waits).
     func change(_ fd: Int32, events: UInt32) {
-        if RV_epoll_control(epoll, 1, fd, events) != 0 {
+        guard let generation = handlers[fd]?.generation else {
+            logger.error("event loop: epoll_ctl(MOD) fd \(fd): not watched")
+            return
+        }
+        if RV_epoll_control(epoll, 1, fd, EventLoop.tag(fd, generation), events) != 0 {
             logger.error("event loop: epoll_ctl(MOD) fd \(fd): \(String(cString: strerror(errno)))")
         }
     }
 
     /// Stops watching `fd` (before it is closed).
     func unwatch(_ fd: Int32) {
-        handlers[fd] = nil
-        _ = RV_epoll_control(epoll, 2, fd, 0)
+        guard handlers.removeValue(forKey: fd) != nil else { return }
+        // ENOENT or EBADF would mean it was closed before: its events are gone with it.
+        if RV_epoll_control(epoll, 2, fd, 0, 0) != 0, errno != ENOENT, errno != EBADF {
+            logger.error("event loop: epoll_ctl(DEL) fd \(fd): \(String(cString: strerror(errno)))")
+        }
     }
+
+    /// How many descriptors the loop watches (status and tests).
+    var watchedCount: Int { handlers.count }
 
     /// Runs until `stop`, on the calling thread.
     func run() {
         running = true
-        var fds = [Int32](repeating: 0, count: 64)
+        var tags = [UInt64](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
         while running {
-            let count = RV_epoll_wait(epoll, &fds, &events, 64, -1)
+            let count = RV_epoll_wait(epoll, &tags, &events, 64, -1)
             if count < 0 {
                 if errno == EINTR { continue }
                 // EBADF, EFAULT, EINVAL: the loop itself is broken and would only spin. Stop, so that
@@ -119,8 +142,11 @@ final class EventLoop {
                 return
             }
             for index in 0..<Int(count) {
-                // A handler may have unwatched a descriptor later in this batch.
-                handlers[fds[index]]?(events[index])
+                let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: tags[index]))
+                let generation = UInt32(truncatingIfNeeded: tags[index] >> 32)
+                // A handler may have unwatched (or replaced) a descriptor later in this batch.
+                guard let entry = handlers[fd], entry.generation == generation else { continue }
+                entry.handler(events[index])
                 if !running { break }
             }
         }

@@ -171,8 +171,8 @@ public struct CalendarInfo: Codable, Sendable, Equatable {
     public var name: String
     /// The file's absolute path.
     public var source: String
-    /// What it is for: `holidays` or `reminders`.
-    public var purpose: String
+    /// What it is for.
+    public var purpose: CalendarPurpose
     /// A reminder calendar's minutes before each event.
     public var minutes: [Int]?
     /// A reminder calendar's sound per offset (minutes as text).
@@ -190,7 +190,7 @@ public struct CalendarInfo: Codable, Sendable, Equatable {
     public var entries: [String]?
 
     public init(
-        id: Int, name: String, source: String, purpose: String, upcomingDays: Int = 0, next: String? = nil,
+        id: Int, name: String, source: String, purpose: CalendarPurpose, upcomingDays: Int = 0, next: String? = nil,
         problem: String? = nil, loadedAt: String? = nil, entries: [String]? = nil
     ) {
         self.id = id

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReveilleCore
 
 /// A calendar the daemon reads: its name, where it lives and what it is for.
 public struct CalendarRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
@@ -9,8 +10,8 @@ public struct CalendarRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var name: String
     /// An iCalendar file's absolute path.
     public var source: String
-    /// `holidays` or `reminders`.
-    public var purpose: String
+    /// Stored by name (`holidays`, `reminders`); a row with another is refused when read.
+    public var purpose: CalendarPurpose
     public var addedAt: Int
     /// For reminders: minutes before each event, comma-separated (`60,15`).
     public var minutes: String
@@ -18,7 +19,7 @@ public struct CalendarRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var sounds: String
 
     public init(
-        name: String, source: String, purpose: String, addedAt: Int, minutes: [Int] = [], sounds: [Int: String] = [:]
+        name: String, source: String, purpose: CalendarPurpose, addedAt: Int, minutes: [Int] = [], sounds: [Int: String] = [:]
     ) {
         self.name = name
         self.source = source

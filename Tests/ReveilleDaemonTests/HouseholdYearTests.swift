@@ -439,14 +439,15 @@ struct SeededGenerator: RandomNumberGenerator {
         var lastDay: Use?
         var rings = 0
         for day in 0..<Self.days {
-            // The morning: the ring, answered.
-            try daemon.setNow(first + day * 86_400 + 3600 - 1)
+            // The morning: the ring, answered. (Local times: the days cross both clock changes.)
+            let date = HouseholdYearTests.date("2027-01-04").adding(days: day)
+            try daemon.setNow(instant("\(date) 06:59:59"))
             if try daemon.waitFor(5, { try daemon.session()?.state == .ringing }) {
                 #expect(try daemon.dismissByMath().status == 0)
                 rings += 1
             }
             // The day: the zone's folder written (fake-hwclock, DHCP), garbage on the socket.
-            try daemon.setNow(first + day * 86_400 + 6 * 3600)
+            try daemon.setNow(instant("\(date) 12:00:00"))
             for index in 0..<6 {
                 try "\(day).\(index)".write(
                     to: root.appendingPathComponent("etc/fake-hwclock.data"), atomically: true, encoding: .utf8)

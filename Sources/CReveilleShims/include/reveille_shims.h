@@ -119,11 +119,12 @@ int RV_signalfd_read(int fd);
 /// epoll_create1(EPOLL_CLOEXEC).
 int RV_epoll_create(void);
 
-/// epoll_ctl with the fd itself as the event's data: op 0 add, 1 modify, 2 delete.
-int RV_epoll_control(int epfd, int op, int fd, unsigned int events);
+/// epoll_ctl with `tag` as the event's data (the loop's fd and registration generation):
+/// op 0 add, 1 modify, 2 delete.
+int RV_epoll_control(int epfd, int op, int fd, unsigned long long tag, unsigned int events);
 
-/// epoll_wait filling parallel arrays of fds and their events.
-int RV_epoll_wait(int epfd, int *fds, unsigned int *events, int capacity, int timeout_ms);
+/// epoll_wait filling parallel arrays of tags and their events.
+int RV_epoll_wait(int epfd, unsigned long long *tags, unsigned int *events, int capacity, int timeout_ms);
 
 /// EVIOCGRAB: `on` 1 takes the input device for this descriptor alone, 0 gives it back.
 /// 0, or -errno (ENOTTY: not an evdev device, such as a test's FIFO; EBUSY: grabbed elsewhere).
