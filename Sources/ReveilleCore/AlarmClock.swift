@@ -78,6 +78,9 @@ public struct AlarmClock: Sendable {
     public private(set) var tagOnReader = false
     /// The next ring after `evaluatedThrough`, once known (nil inside: none within the horizon).
     public private(set) var nextRing: Int??
+    /// The decision behind `nextRing` (which alarm, at what local time, by which layer): the one
+    /// next ring, which `status`, watchers and the voice show as the machine decided it.
+    public private(set) var nextRingDecision: Decision?
     private var polling = false
     private var publishedNextRing: Int??
     private var handled: Set<Occurrence>
@@ -729,7 +732,8 @@ public struct AlarmClock: Sendable {
     private mutating func wake(now: Int) -> [ClockAction] {
         if nextRing == nil {
             var engine = ScheduleEngine(state: schedule, zone: zone)
-            nextRing = .some(engine.nextRing(after: max(now, evaluatedThrough ?? now))?.ringInstant)
+            nextRingDecision = engine.nextRing(after: max(now, evaluatedThrough ?? now))
+            nextRing = .some(nextRingDecision?.ringInstant)
         }
         if nextChime == nil {
             var plan = ReminderPlan(state: schedule, zone: zone)

@@ -285,8 +285,7 @@ final class BedsideControls {
     private func timeAndNext(now: Int) -> String {
         let resolver = ZoneResolver(zone: controller.zone)
         let local = resolver.local(at: now)
-        var engine = ScheduleEngine(state: controller.machine.schedule, zone: controller.zone)
-        let next = engine.nextRing(after: now).flatMap { decision -> (String, LocalTime)? in
+        let next = controller.machine.nextRingDecision.flatMap { decision -> (String, LocalTime)? in
             guard let instant = decision.ringInstant else { return nil }
             let day = resolver.local(at: instant).date
             let words =

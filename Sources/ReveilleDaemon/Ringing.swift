@@ -57,8 +57,8 @@ extension Controller {
                     MissedInfo(
                         alarmID: session.settings.alarmID, label: session.settings.label,
                         scheduledTime: localTime(session.scheduledAt))))
-        case .nextRing(let instant):
-            onPublish(.nextRing(instant.flatMap(nextRingInfo)))
+        case .nextRing:
+            onPublish(.nextRing(nextRingInfo()))
         case .tagOnReader(let present): onPublish(.tagOnReader(present))
         case .readerHealth(let health): onPublish(.readerHealth(ReaderState(health)))
         case .schedule: onPublish(.schedule)
@@ -67,10 +67,9 @@ extension Controller {
         }
     }
 
-    /// The next ring at `instant`, for watchers.
-    private func nextRingInfo(_ instant: Int) -> RingInfo? {
-        var engine = ScheduleEngine(state: machine.schedule, zone: zone)
-        guard let decision = engine.nextRing(after: instant - 1) else { return nil }
+    /// The next ring as the machine decided it, for status and watchers.
+    func nextRingInfo() -> RingInfo? {
+        guard let decision = machine.nextRingDecision else { return nil }
         let label = machine.schedule.alarms.first { $0.id == decision.alarmID }?.label ?? ""
         return ringInfo(decision, label: label)
     }

@@ -6,9 +6,7 @@ extension Controller {
     func status(role: Role) throws -> StatusInfo {
         let now = self.now()
         let state = try currentState(today: now.date)
-        var engine = ScheduleEngine(state: state, zone: zone)
-        let labels = Dictionary(uniqueKeysWithValues: state.alarms.map { ($0.id, $0.label) })
-        let next = engine.nextRing(after: now.instant).flatMap { ringInfo($0, label: labels[$0.alarmID] ?? "") }
+        let next = nextRingInfo()
         let (master, until): (String, String?) =
             switch state.master {
             case .on: ("on", nil)

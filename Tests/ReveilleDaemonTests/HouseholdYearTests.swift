@@ -407,7 +407,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
                 """, root: root)
         #expect(
-            try daemon.cli("alarm", "add", "07:00", "--days", "daily", "--skip-holidays", "--fade-in", "0").status == 0)
+            try daemon.cli("alarm", "add", "07:00", "--days", "daily", "--fade-in", "0").status == 0)
         #expect(
             try daemon.cli("reminder", "add", "pills", "--at", "19:00", "--days", "daily", "--then", "10m", "again")
                 .status == 0)
