@@ -173,6 +173,17 @@ def fire(count):
           f"p99 {percentile(stop, 99):.2f} ms, max {max(stop):.2f} ms")
 
 
+def add_one_shots(sock, count):
+    """One-shots 10 s apart from the next round ten seconds plus 30 s; their due instants."""
+    base = (int(time.time()) // 10 + 3) * 10
+    dues = [base + 10 * i for i in range(count)]
+    for due in dues:
+        stamp = time.gmtime(due)
+        spec = {"time": time.strftime("%H:%M:%S", stamp), "date": time.strftime("%Y-%m-%d", stamp)}
+        assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
+    return dues
+
+
 def slow_calendar(count):
     """Fire accuracy while calendar reads take 20 s each: a copy of the daemon beside a
     reveille-calendar that sleeps 20 s before reading, the calendar file rewritten a second before
@@ -206,12 +217,7 @@ def slow_calendar(count):
         answer = request(sock, {"calendarAdd": {"name": "slow", "source": calendar}})
         assert answer["ok"], answer
         print(f"   calendar add, its file read by the slow reader: answered after {time.time() - started:.1f} s", flush=True)
-        base = (int(time.time()) // 10 + 3) * 10
-        dues = [base + 10 * i for i in range(count)]
-        for due in dues:
-            stamp = time.gmtime(due)
-            spec = {"time": time.strftime("%H:%M:%S", stamp), "date": time.strftime("%Y-%m-%d", stamp)}
-            assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
+        dues = add_one_shots(sock, count)
         statuses = []
         for n, due in enumerate(dues, start=1):
             while time.time() < due - 1:
@@ -307,12 +313,7 @@ def hostile(count):
                     break
             pipes.append(s)
         time.sleep(1)
-        base = (int(time.time()) // 10 + 3) * 10
-        dues = [base + 10 * i for i in range(count)]
-        for due in dues:
-            stamp = time.gmtime(due)
-            spec = {"time": time.strftime("%H:%M:%S", stamp), "date": time.strftime("%Y-%m-%d", stamp)}
-            assert request(sock, {"alarmAdd": {"spec": spec}})["ok"]
+        dues = add_one_shots(sock, count)
         print(f"   {count} one-shots, 10 s apart, under hostile clients (about {count * 10 // 60 + 1} min)", flush=True)
         status_ms = []
         for due in dues:

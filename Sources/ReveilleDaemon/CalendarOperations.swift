@@ -73,6 +73,11 @@ extension Controller {
     /// The calendars were read: when their holidays or chimes changed, what is due by the old ones
     /// rings first, then the machine hears of the new ones.
     func calendarsRead(_ entries: [Calendars.Entry]) {
+        // Just before a ring, the read waits for the ring's tick (`tick` takes it after the ring).
+        if wakeIsClose() {
+            calendarsHeld = entries
+            return
+        }
         let (changed, again) = calendars.install(entries, zone: zone)
         if changed { calendarsChanged() }
         onCalendarsChanged()

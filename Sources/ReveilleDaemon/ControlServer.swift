@@ -52,7 +52,7 @@ final class ControlServer {
     /// Requests answered per connection per turn of the loop.
     static let requestsPerTurn = 1
     /// Requests wait while the machine's wake is closer than this: the ring goes first.
-    static let quietBeforeWake = 0.25
+    static let quietBeforeWake = Controller.quietBeforeWake
 
     init(
         listener: Listener, access: PeerAccess, controller: Controller, loop: EventLoop, doorbell: Doorbell,
@@ -255,12 +255,8 @@ final class ControlServer {
         }
     }
 
-    /// Whether the machine's wake (a ring, a snooze's end, a chime) is due within
-    /// `quietBeforeWake`: requests then wait, so that no request's cost lands on the ring.
-    private func ringIsClose() -> Bool {
-        guard let seconds = controller.secondsUntilWake() else { return false }
-        return seconds > -1 && seconds < ControlServer.quietBeforeWake
-    }
+    /// Whether the machine's wake is close (`Controller.wakeIsClose`): requests then wait.
+    private func ringIsClose() -> Bool { controller.wakeIsClose() }
 
     /// Puts `connection` in line for the next turn, and makes sure a turn comes.
     private func awaitTurn(_ connection: Connection) {

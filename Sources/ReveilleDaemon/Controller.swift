@@ -77,6 +77,8 @@ public final class Controller {
     let calendars: Calendars
     /// Where what waits runs (calendar reads); nil: right here, for in-process tests.
     let offLoop: OffLoop?
+    /// A calendar read that came in just before a ring: taken at the ring's tick, after it.
+    var calendarsHeld: [Calendars.Entry]?
     /// The app policy and its enforcement; set once at start.
     var appSupervisor: AppSupervisor?
     /// The buttons and keypads; set once at start.
@@ -163,6 +165,10 @@ public final class Controller {
             machine.tick(
                 now: clock.now().timeIntervalSince1970, monotonic: Controller.monotonic(), clockWasSet: clockWasSet,
                 clockSynchronized: clock.isSynchronized))
+        if let held = calendarsHeld {
+            calendarsHeld = nil
+            calendarsRead(held)
+        }
         if calendars.isStale(today: today()) { reloadCalendars() }
     }
 

@@ -177,6 +177,16 @@ extension Controller {
         armedWake.map { Double($0) - clock.now().timeIntervalSince1970 }
     }
 
+    /// Whether the machine's wake (a ring, a snooze's end, a chime) is due within
+    /// `quietBeforeWake`: what can wait (requests, a calendar read's result) then waits, so that
+    /// its cost never lands on the ring.
+    func wakeIsClose() -> Bool {
+        guard let seconds = secondsUntilWake() else { return false }
+        return seconds > -1 && seconds < Controller.quietBeforeWake
+    }
+
+    static let quietBeforeWake = 0.25
+
     func nowSeconds() -> Int { Int(clock.now().timeIntervalSince1970.rounded(.down)) }
 
     /// `06:45` (or `06:45:12`) on the wall clock.

@@ -70,12 +70,21 @@ struct AlarmRecord: Codable, FetchableRecord, MutablePersistableRecord {
             throw StoreError.corrupt("alarm row \(id ?? 0) has time \(time)")
         }
         let repeats = try Repeat(days: days, date: date)
+        // A value this version does not know (a newer one wrote it, or a hand edit) is refused,
+        // as sessions' are, never taken for a default that would ring another way.
+        guard let challenge = Challenge(rawValue: challenge) else {
+            throw StoreError.corrupt("alarm row \(id) has challenge \"\(self.challenge)\"")
+        }
+        guard let difficulty = MathDifficulty(rawValue: mathDifficulty) else {
+            throw StoreError.corrupt("alarm row \(id) has math difficulty \"\(mathDifficulty)\"")
+        }
+        guard let tagNames = try? JSONDecoder().decode([String].self, from: Data(tags.utf8)) else {
+            throw StoreError.corrupt("alarm row \(id) has tags \(tags.prefix(80))")
+        }
         return Alarm(
             id: Int(id), label: label, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
-            volume: volume, fadeInSeconds: fadeInSeconds, challenge: Challenge(rawValue: challenge) ?? .math,
-            mathDifficulty: MathDifficulty(rawValue: mathDifficulty) ?? .medium,
-            tags: (try? JSONDecoder().decode([String].self, from: Data(tags.utf8))) ?? [],
-            maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes, skipHolidays: skipHolidays)
+            volume: volume, fadeInSeconds: fadeInSeconds, challenge: challenge, mathDifficulty: difficulty,
+            tags: tagNames, maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes, skipHolidays: skipHolidays)
     }
 }
 

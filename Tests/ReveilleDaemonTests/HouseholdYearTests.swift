@@ -157,7 +157,7 @@ import Testing
         #expect(added.ok, "\(added)")
 
         // The script of the year: steps on dates, drawn from a seeded generator.
-        var random = SeededGenerator(seed: Self.seed)
+        var random = FuzzTests.Mixer(state: Self.seed)  // the same year for the same seed
         let first = ZoneResolver(zone: Self.zone).local(at: Self.start).date
         let last = first.adding(days: Self.days - 1)
         var steps: [(date: CivilDate, time: LocalTime, step: Step)] = []
@@ -331,19 +331,6 @@ import Testing
             "household year: \(Self.days) days, \(expectedRings.count) rings expected and \(sessions.count) rung, "
                 + "\(expectedChimes.count) chimes expected and \(played.count) played; faults: \(kinds)")
         #expect(faults.values.reduce(0, +) > 0)
-    }
-}
-
-/// A small seeded generator (SplitMix64): the same year for the same seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -29,6 +29,22 @@ import Testing
         #expect(try reopened.alarm(id: 99) == nil)
     }
 
+    /// A value this version does not know is refused with the row, never read as a default.
+    @Test func anAlarmWithAChallengeThisVersionDoesNotKnowIsRefused() throws {
+        let store = try Store()
+        _ = try store.insert(alarm("06:45", .weekly(.weekdays)))
+        try store.db.write { try $0.execute(sql: "UPDATE alarm SET challenge = 'qr' WHERE id = 1") }
+        #expect {
+            try store.scheduleState()
+        } throws: { "\($0)".contains("alarm row 1 has challenge \"qr\"") }
+        try store.db.write {
+            try $0.execute(sql: "UPDATE alarm SET challenge = 'math', mathDifficulty = 'insane' WHERE id = 1")
+        }
+        #expect {
+            try store.scheduleState()
+        } throws: { "\($0)".contains("alarm row 1 has math difficulty \"insane\"") }
+    }
+
     @Test func removingAnAlarmRemovesItsRulesAndOverrides() throws {
         let store = try Store()
         let kept = try store.insert(alarm("06:00", .weekly(.daily)))
