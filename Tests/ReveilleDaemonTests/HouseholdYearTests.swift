@@ -335,9 +335,9 @@ import Testing
 }
 
 /// The household's days on the real daemon, jumped from morning to morning on its test clock: a
-/// ring dismissed each day, a reminder, two holiday calendars (one edited monthly), hourly-ish
-/// writes to the zone's folder, garbage on the socket, the keypad unplugged and plugged back
-/// weekly. Its descriptors, inotify watches, threads and RSS stay flat from the second day to the
+/// ring dismissed each day, a reminder, two holiday calendars (one edited monthly), writes to the
+/// zone link's folder every day, a tzdata update monthly, garbage on the socket, the keypad
+/// unplugged and plugged back weekly. Its descriptors, inotify watches, threads and RSS stay flat from the second day to the
 /// last. `REVEILLE_SOAK_DAYS` days (20 in `make test`, 365 in `make soak`).
 @Suite struct DaemonDaysTests {
     static let days = Int(ProcessInfo.processInfo.environment["REVEILLE_SOAK_DAYS"] ?? "") ?? 20
@@ -381,9 +381,15 @@ import Testing
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         let keypad = input.appendingPathComponent("keypad").path
         #expect(mkfifo(keypad, 0o600) == 0)
+        // The system zone: a link to a zone file in a tzdata folder of the test's own, which a
+        // "tzdata update" replaces monthly, as the package does.
+        let zoneFolder = root.appendingPathComponent("zoneinfo/Europe")
+        try FileManager.default.createDirectory(at: zoneFolder, withIntermediateDirectories: true)
+        let zoneFile = zoneFolder.appendingPathComponent("Berlin")
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Europe/Berlin", toPath: zoneFile.path)
         let first = instant("2027-01-04 06:00:00")
         let daemon = try DaemonHarness(
-            zoneLink: "Europe/Berlin", now: first,
+            zoneLink: zoneFile.path, now: first,
             settings: """
                 [audio]
                 devices = ["file:'/dev/null',wav"]
@@ -451,6 +457,12 @@ import Testing
                 #expect(try daemon.waitFor(5) { try condition() == .unplugged })
                 #expect(mkfifo(keypad, 0o600) == 0)
                 try plugIn()
+            }
+            if day % 30 == 5 {
+                let update = zoneFolder.appendingPathComponent("Berlin.dpkg-new")
+                try? FileManager.default.removeItem(at: update)
+                try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Europe/Berlin", toPath: update.path)
+                #expect(rename(update.path, zoneFile.path) == 0)
             }
             if day % 30 == 15 {
                 try HouseholdYearTests.calendar(["20270301", "2027\(String(format: "%02d", day % 12 + 1))28"]).write(
