@@ -206,10 +206,19 @@ public struct AlarmClock: Sendable {
     /// How far behind quiet time the written evaluation point may fall.
     static let followSeconds = 3600
 
-    /// The store's alarms, rules, overrides or master switch changed. Call `tick` before the change
-    /// is written, so that what was due rings by the old schedule; from `now` on the new one holds
-    /// (an alarm added for a time already past today is not taken for a missed one).
-    public mutating func scheduleChanged(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
+    /// The store's alarms, rules, overrides or master switch changed, as of `now` (the instant the
+    /// request was read). What was due by the old schedule rings first, by a look at `now` with the
+    /// schedule the machine still holds; from `now` on the new one holds (an alarm added for a
+    /// time already past today is not taken for a missed one). Nobody has to remember to look first.
+    public mutating func scheduleChanged(
+        _ schedule: ScheduleState, now: Double, monotonic: Double, clockSynchronized: Bool = false
+    ) -> [ClockAction] {
+        let due = tick(now: now, monotonic: monotonic, clockWasSet: false, clockSynchronized: clockSynchronized)
+            .filter { if case .wake = $0 { false } else { true } }
+        return due + apply(schedule, now: Int(now.rounded(.down)))
+    }
+
+    private mutating func apply(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
         self.schedule = schedule
         nextRing = nil
         nextChime = nil

@@ -43,7 +43,7 @@ extension Controller {
             guard info.allowed else { throw Refusal(.refused, "\(name): \(info.reason)") }
             if apps.appliesTo(name, user: caller) { apps.follow(pid: peer.pid, app: name, user: caller) }
             response.payload = .apps(AppsReply(apps: [info], executable: executable))
-        default: break
+        default: throw Refusal(.internal, "'\(operation.name)' is not an app request: a routing mistake in the daemon")
         }
         return response
     }

@@ -46,7 +46,7 @@ extension Controller {
             response.calendars = [info]
             return response
         default:
-            return Response()
+            throw Refusal(.internal, "'\(operation.name)' is not a calendar request: a routing mistake in the daemon")
         }
     }
 
@@ -85,12 +85,7 @@ extension Controller {
     }
 
     private func calendarsChanged() {
-        tick()
-        do {
-            carryOut(machine.scheduleChanged(try currentState(today: today()), now: nowSeconds()))
-        } catch {
-            logger.error("could not read the schedule after the calendars changed: \(error)")
-        }
+        scheduleChanged(asOf: clock.now().timeIntervalSince1970, after: "the calendars changed")
     }
 
     /// Something changed in a folder holding a calendar file: read the calendars there again.
@@ -126,20 +121,13 @@ extension Controller {
 
     /// The file of a parked `calendar add` was read: add it (or say why not) and answer.
     func calendarChecked(connection: Int, _ addition: CalendarAddition) {
-        tick()  // what is due by the old holidays rings first
-        let asOf = nowSeconds()
+        let asOf = clock.now().timeIntervalSince1970
         let operation = Command.calendarAdd(name: addition.name, source: addition.source)
         let response = reply(operation) {
             try checkNameIsFree(addition.name)  // another add may have taken it meanwhile
             return try addChecked(addition)
         }
-        if response.ok {
-            do {
-                carryOut(machine.scheduleChanged(try currentState(today: today()), now: asOf))
-            } catch {
-                logger.error("could not read the schedule after 'calendar add': \(error)")
-            }
-        }
+        if response.ok { scheduleChanged(asOf: asOf, after: "'calendar add'") }
         deliver(connection, response)
     }
 

@@ -237,22 +237,25 @@ public final class Controller {
             return stopSoundTest()
         default: break
         }
-        if operation.changesSchedule {
-            // Ring what is due by the old schedule before it changes (see AlarmClock.scheduleChanged).
-            tick()
-        }
         // The instant the change is made at: `--in 1s` computed in one second must not find the
         // machine already past its ring because the request ended in the next.
-        let asOf = nowSeconds()
+        let asOf = clock.now().timeIntervalSince1970
         let response = reply(operation) { try perform(operation, role: role) }
-        if response.ok && operation.changesSchedule {
-            do {
-                carryOut(machine.scheduleChanged(try currentState(today: today()), now: asOf))
-            } catch {
-                logger.error("could not read the schedule after '\(operation.name)': \(error)")
-            }
-        }
+        if response.ok && operation.changesSchedule { scheduleChanged(asOf: asOf, after: operation.name) }
         return response
+    }
+
+    /// The schedule in the store changed, as of `asOf`: the machine rings what was due by the old
+    /// one first (`AlarmClock.scheduleChanged`), then takes the new.
+    func scheduleChanged(asOf: Double, after what: String) {
+        do {
+            carryOut(
+                machine.scheduleChanged(
+                    try currentState(today: today()), now: asOf, monotonic: Controller.monotonic(),
+                    clockSynchronized: clock.isSynchronized))
+        } catch {
+            logger.error("could not read the schedule after \(what): \(error)")
+        }
     }
 
     /// Runs `body`, turning what it throws into an error reply.
@@ -434,7 +437,8 @@ public final class Controller {
         case .soundTest, .soundDevices, .soundStop, .alarmTest, .tagAdd, .tagTest, .tagList, .tagRemove, .appsStatus,
             .appCheck, .appGrant, .appStart, .snooze, .problem, .answer, .watch, .webPair, .webRedeem, .webDevices,
             .webUnpair:
-            return Response()  // answered in `handle`, or parked by the control server
+            // Answered in `handle`, or parked by the control server: never here.
+            throw Refusal(.internal, "'\(operation.name)' reached the wrong handler: a routing mistake in the daemon")
         }
     }
 

@@ -33,7 +33,7 @@ extension Controller {
             logger.info("reminder \(reminder.name) removed")
             return Response(message: "removed reminder \(reminder.name)")
         default:
-            return Response()
+            throw Refusal(.internal, "'\(operation.name)' is not a reminder request: a routing mistake in the daemon")
         }
     }
 

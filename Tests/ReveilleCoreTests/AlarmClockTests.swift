@@ -239,7 +239,8 @@ import Testing
     @Test func anAlarmAddedForATimeAlreadyPastIsNotTakenForAMissedOne() {
         var clock = machine([], at: Self.six, through: Self.six)
         _ = clock.tick(now: Double(Self.six + 600), monotonic: 0, clockWasSet: false)
-        let changed = clock.scheduleChanged(ScheduleState(alarms: [daily(1, "06:05")]), now: Self.six + 600)
+        let changed = clock.scheduleChanged(
+            ScheduleState(alarms: [daily(1, "06:05")]), now: Double(Self.six + 600), monotonic: 0)
         #expect(changed.contains(.publish(.nextRing(Self.six + 86_400 + 300))))
         #expect(changed.first == .publish(.schedule))  // watchers re-read the schedule
         #expect(wakes(changed) == [Self.six + 600 + 3600])  // the longest sleep comes first

@@ -230,7 +230,7 @@ import Testing
         var clock = machine(ScheduleState(reminders: [checkIn(at: "16:00")]), through: Self.six - 60)
         _ = clock.tick(now: Double(Self.six + 5 * 3600), monotonic: 0, clockWasSet: false)
         let actions = clock.scheduleChanged(
-            ScheduleState(reminders: [checkIn(at: "11:30")]), now: Self.six + 5 * 3600 + 10)
+            ScheduleState(reminders: [checkIn(at: "11:30")]), now: Double(Self.six + 5 * 3600 + 10), monotonic: 10)
         #expect(wakes(actions) == [utc("2026-11-23T10:30:00Z")])
     }
 }
