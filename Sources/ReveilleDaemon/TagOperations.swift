@@ -130,6 +130,11 @@ extension Controller {
         }
         let health = ring.reader.health
         if let refusal = health.tapRefusal { return .failure(.unavailable, refusal) }
+        // While an alarm rings or is snoozed, every tap is the sleeper's: a wait would swallow
+        // the one that dismisses it.
+        if let session = machine.session {
+            return .failure(.busy, Self.tapsAreTheAlarms(session))
+        }
         guard tagWait == nil else {
             return .failure(.busy, "another 'tag add' or 'tag test' is waiting for a tap; try again")
         }
@@ -139,6 +144,11 @@ extension Controller {
         ring.reader.setPolling(purpose, true)
         logger.info("\(purpose): waiting up to \(timeout) s for a tag (reader \(health))")
         return nil
+    }
+
+    static func tapsAreTheAlarms(_ session: RingSession) -> String {
+        "alarm \(session.settings.name) is \(session.state == .snoozed ? "snoozed" : "ringing"): "
+            + "a tap now is for it; try again once it is dismissed"
     }
 
     /// The waiting `tag add`/`tag test` ran out of time (or its client left: `answer` false).
@@ -178,12 +188,18 @@ extension Controller {
         deliver(wait.connection, response)
     }
 
-    /// The reader saw a tag: a waiting `tag add`/`tag test` takes it (lying there or tapped);
-    /// otherwise the clock machine decides what it does.
+    /// The reader saw a tag: a waiting `tag add`/`tag test` takes it (lying there or tapped),
+    /// unless an alarm rang meanwhile: then the wait ends refused and the machine has the tap.
+    /// Otherwise the clock machine decides what it does.
     func tagPlaced(_ uid: [UInt8], fresh: Bool) {
         if let wait = tagWait {
-            finishTagWait(wait, uid: uid)
-            return
+            guard let session = machine.session else {
+                finishTagWait(wait, uid: uid)
+                return
+            }
+            tagWait = nil
+            ring.reader.setPolling(wait.purpose, false)
+            deliver(wait.connection, .failure(.busy, Self.tapsAreTheAlarms(session)))
         }
         let hex = UID.hex(uid)
         let label: String?

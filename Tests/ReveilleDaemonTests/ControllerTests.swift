@@ -97,6 +97,30 @@ final class ManualWallClock: WallClock {
         #expect(history.map(\.dismissedBy) == [.tag])
     }
 
+    /// A household member's `tag test` must not swallow the sleeper's tap: refused while an alarm
+    /// rings; a wait begun before the ring ends refused at the first tap, which dismisses.
+    @Test func aTagWaitNeverTakesTheTapThatDismissesAnAlarm() throws {
+        let rig = try Rig()
+        var delivered: [(Int, Response)] = []
+        rig.controller.deliver = { delivered.append(($0, $1)) }
+        #expect(rig.request(.tagAdd(label: "bathroom", uid: "04A1B2C3D4E5F6", timeoutSeconds: 10)).ok)
+        #expect(rig.request(.alarmAdd(spec: nfcAlarm(in: 5))).ok)
+        // Parked before the ring.
+        #expect(rig.controller.waitForTap(.tagTest(timeoutSeconds: 60), role: .user, connection: 7) { "" } == nil)
+        rig.pass(5)
+        #expect(rig.request(.status).status?.session?.state == .ringing)
+        // A second wait during the ring is refused at once.
+        let refused = rig.controller.waitForTap(.tagTest(timeoutSeconds: 60), role: .user, connection: 8) { "" }
+        #expect(refused?.error?.code == .busy)
+        #expect(refused?.error?.message.contains("a tap now is for it") == true)
+        // The tap dismisses; the parked wait is answered refused, not with the tag.
+        rig.controller.tagPlaced([0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], fresh: true)
+        #expect(rig.request(.status).status?.session == nil)
+        #expect(delivered.count == 1 && delivered.first?.0 == 7)
+        #expect(delivered.first?.1.error?.code == .busy)
+        #expect(rig.reader.pollingReasons.isEmpty)
+    }
+
     @Test func aTagLyingThereAtRingStartDoesNothingUntilLiftedAndTapped() throws {
         let rig = try Rig()
         #expect(rig.request(.tagAdd(label: "bathroom", uid: "04A1B2C3D4E5F6", timeoutSeconds: 10)).ok)
