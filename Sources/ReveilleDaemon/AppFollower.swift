@@ -1,0 +1,105 @@
+import CReveilleShims
+import Foundation
+import Glibc
+import Logging
+import ReveilleConfig
+import ReveilleCore
+import ReveilleLaunch
+import ReveilleProtocol
+import ReveilleStore
+import Synchronization
+
+/// The loop's side of the app guard: each followed process's pidfd on the event loop, and the
+/// review timer armed where `AppLimits` asked. Idle (no app running), it arms nothing.
+final class AppFollower {
+    let supervisor: AppSupervisor
+    let loop: EventLoop
+    private let timer: LoopTimer
+
+    /// /proc/self/mountinfo, which polls as changed (EPOLLPRI) when anything is mounted or
+    /// unmounted: a USB stick mounted later has its execs watched too.
+    private let mountinfo: Int32
+    private var listedWatches: FolderWatches?
+    /// What a listed executable written or replaced does (set by the daemon: the policy's reload).
+    var onListedFileChange: () -> Void = {}
+
+    init(supervisor: AppSupervisor, loop: EventLoop, logger: Logger) throws {
+        self.supervisor = supervisor
+        self.loop = loop
+        timer = try LoopTimer(.monotonic, logger: logger)
+        mountinfo = supervisor.guardian == nil ? -1 : open(Mounts.path, O_RDONLY | O_CLOEXEC)
+        try loop.watch(timer.fd) { [unowned self] _ in
+            _ = timer.acknowledge()
+            arm(supervisor.review())
+        }
+        if mountinfo >= 0 {
+            try loop.watch(mountinfo, events: AppFollower.priority) { _ in supervisor.watchFilesystems() }
+        }
+        if let guardian = supervisor.guardian, guardian.stallTimer >= 0 {
+            try loop.watch(guardian.stallTimer) { _ in
+                var expirations: UInt64 = 0
+                _ = read(guardian.stallTimer, &expirations, 8)
+                guard let stalled = supervisor.guardStalledSeconds() else { return }
+                // Every exec on the watched file systems waits for the guard: restart now, and the
+                // kernel allows what waited when its descriptor closes.
+                logger.critical(
+                    "app guard: one exec unanswered for \(String(format: "%.1f", stalled)) s; asking systemd to restart the daemon"
+                )
+                ServiceManager.watchdogTrigger()
+            }
+        }
+    }
+
+    deinit {
+        if let stallTimer = supervisor.guardian?.stallTimer, stallTimer >= 0 { loop.unwatch(stallTimer) }
+        if mountinfo >= 0 {
+            loop.unwatch(mountinfo)
+            close(mountinfo)
+        }
+    }
+
+    /// Watches the folders of the listed executables: one written or replaced (a package upgrade,
+    /// or its owner changing it) calls `onListedFileChange`, which reads them all again. Called
+    /// after each policy load.
+    func watchListedFiles() {
+        let files = supervisor.listedFiles
+        let folders = Dictionary(grouping: files) { ($0 as NSString).deletingLastPathComponent }
+        let watches = FolderWatches(loop: loop, logger: supervisor.logger)
+        for (folder, paths) in folders {
+            let names = Set(paths.map { ($0 as NSString).lastPathComponent })
+            do {
+                try watches.watch(folder: folder, names: names) { [unowned self] in
+                    supervisor.logger.notice(
+                        "app guard: a listed executable in \(folder) changed; reading the listed executables again")
+                    onListedFileChange()
+                }
+            } catch {
+                supervisor.logger.warning(
+                    "app guard: cannot watch \(folder): \(error); a listed file replaced there is read again when apps.toml is saved"
+                )
+            }
+        }
+        listedWatches = watches
+    }
+
+    /// EPOLLPRI | EPOLLERR: how procfs reports a changed mount table.
+    static let priority: UInt32 = 0x002 | 0x008
+
+    /// A process to follow (posted by the guard's thread or `reveille run`).
+    func follow(pid: Int32, pidfd: Int32) {
+        do {
+            try loop.watch(pidfd) { [unowned self] _ in
+                loop.unwatch(pidfd)
+                arm(supervisor.exited(pid: pid))
+            }
+        } catch {
+            // Not followed on the loop: the review timer still counts it and ends it when due.
+            supervisor.logger.error("app (pid \(pid)): cannot watch its pidfd: \(error)")
+        }
+        arm(supervisor.review())
+    }
+
+    private func arm(_ after: Double?) {
+        timer.arm(after: after ?? 0)
+    }
+}

@@ -1,0 +1,111 @@
+import ReveilleCore
+
+// Apps, web devices, tags and sound tests.
+
+/// Apps of the policy, and for `run`, the executable to start.
+public struct AppsReply: Codable, Sendable, Equatable {
+    public var apps: [AppStatusInfo]
+    public var executable: String?
+    /// apps.toml was refused: why (file:line), since when, and what is enforced meanwhile.
+    public var rejected: String?
+
+    public init(apps: [AppStatusInfo], executable: String? = nil) {
+        self.apps = apps
+        self.executable = executable
+    }
+}
+
+/// One app of the policy, for one user, now.
+public struct AppStatusInfo: Codable, Sendable, Equatable {
+    public var name: String
+    public var user: String
+    public var allowed: Bool
+    /// `allowed until 20:00 (35 of 60 min left today)`, `outside its hours; allowed from 15:00`.
+    public var reason: String
+    public var usedMinutes: Int
+    /// Today's limit with any grant; nil: none.
+    public var limitMinutes: Int?
+    public var grantMinutes: Int
+
+    public init(
+        name: String, user: String, allowed: Bool, reason: String, usedMinutes: Int, limitMinutes: Int?,
+        grantMinutes: Int
+    ) {
+        self.name = name
+        self.user = user
+        self.allowed = allowed
+        self.reason = reason
+        self.usedMinutes = usedMinutes
+        self.limitMinutes = limitMinutes
+        self.grantMinutes = grantMinutes
+    }
+}
+
+/// A browser paired with `reveille web pair`.
+public struct WebDevice: Codable, Sendable, Equatable {
+    /// The refusal of a request carrying a token no paired device has: `reveille-web` then forgets
+    /// the browser's cookie.
+    public static let unknown =
+        "this browser is not paired, or was unpaired; pair it again with a code from 'sudo reveille web pair'"
+
+    public var id: Int
+    public var name: String
+    public var role: Role
+    /// Seconds since the epoch.
+    public var pairedAt: Int
+
+    public init(id: Int, name: String, role: Role, pairedAt: Int) {
+        self.id = id
+        self.name = name
+        self.role = role
+        self.pairedAt = pairedAt
+    }
+}
+
+/// Pairing: the code `web pair` made, the token a redeemed code gives, the paired devices.
+public struct WebReply: Codable, Sendable, Equatable {
+    /// `web pair`: the one-time code, and until when (seconds since the epoch) it is good.
+    public var code: String?
+    public var expiresAt: Int?
+    /// A redeemed code: the device's secret, kept by the browser as a cookie.
+    public var token: String?
+    public var devices: [WebDevice]
+
+    public init(code: String? = nil, expiresAt: Int? = nil, token: String? = nil, devices: [WebDevice] = []) {
+        self.code = code
+        self.expiresAt = expiresAt
+        self.token = token
+        self.devices = devices
+    }
+}
+
+/// How a `sound test` started.
+public struct PlaybackInfo: Codable, Sendable, Equatable {
+    /// The device playing; nil when none could be opened.
+    public var device: String?
+    public var source: String
+    public var seconds: Int
+    public var problems: [String]
+
+    public init(device: String?, source: String, seconds: Int, problems: [String]) {
+        self.device = device
+        self.source = source
+        self.seconds = seconds
+        self.problems = problems
+    }
+}
+
+/// A tag placed on the reader, and whether it is registered.
+public struct TagScan: Codable, Sendable, Equatable {
+    public var uid: String
+    /// The registered tag's label; nil when it is not registered.
+    public var label: String?
+    /// Whether its UID is random (a new one at every tap), so it cannot be registered.
+    public var random: Bool
+
+    public init(uid: String, label: String?, random: Bool) {
+        self.uid = uid
+        self.label = label
+        self.random = random
+    }
+}

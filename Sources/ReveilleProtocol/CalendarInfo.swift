@@ -1,0 +1,93 @@
+import ReveilleCore
+
+// Reminders, their chimes, and calendars.
+
+/// A reminder, as `reminder list` shows it.
+public struct ReminderInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    public var text: String
+    /// `HH:MM`.
+    public var time: String
+    /// `mon,wed,fri` for a repeating reminder.
+    public var days: String?
+    /// `YYYY-MM-DD` for a one-time reminder.
+    public var date: String?
+    public var enabled: Bool
+    public var sound: String?
+    /// `2h: how did it go?`, one per follow-up.
+    public var followUps: [String]
+    public var unless: String?
+    /// When it next chimes: `2026-11-27 16:00`; nil when it does not any more.
+    public var next: String?
+
+    public init(
+        id: Int, text: String, time: String, days: String?, date: String?, enabled: Bool, sound: String?,
+        followUps: [String], unless: String?, next: String?
+    ) {
+        self.id = id
+        self.text = text
+        self.time = time
+        self.days = days
+        self.date = date
+        self.enabled = enabled
+        self.sound = sound
+        self.followUps = followUps
+        self.unless = unless
+        self.next = next
+    }
+}
+
+/// A chime that played, for watchers.
+public struct ChimeInfo: Codable, Sendable, Equatable {
+    public var text: String
+    /// What set it: `reminder #3`, `calendar school, 15 min before`.
+    public var origin: String
+    /// When it was due: `16:00`.
+    public var due: String
+
+    public init(text: String, origin: String, due: String) {
+        self.text = text
+        self.origin = origin
+        self.due = due
+    }
+}
+
+/// A calendar, as `calendar list` shows it.
+public struct CalendarInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    public var name: String
+    /// The file's absolute path.
+    public var source: String
+    /// What it is for.
+    public var purpose: CalendarPurpose
+    /// A reminder calendar's minutes before each event.
+    public var minutes: [Int]?
+    /// A reminder calendar's sound per offset (minutes as text).
+    public var sounds: [String: String]?
+    /// Holiday dates from today on (within the span read, two years).
+    public var upcomingDays: Int
+    /// The next holiday: `2026-11-26 Thanksgiving break`.
+    public var next: String?
+    /// Why the source could not be read, with the line where known, and since when; the last good
+    /// copy is used meanwhile.
+    public var problem: String?
+    /// When the copy in use was read (`YYYY-MM-DD HH:MM`); nil when no copy was ever good.
+    public var loadedAt: String?
+    /// `calendar show`: what it holds in the days asked for, a line each (`2026-11-26 to 2026-11-29  Thanksgiving break`).
+    public var entries: [String]?
+
+    public init(
+        id: Int, name: String, source: String, purpose: CalendarPurpose, upcomingDays: Int = 0, next: String? = nil,
+        problem: String? = nil, loadedAt: String? = nil, entries: [String]? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.source = source
+        self.purpose = purpose
+        self.upcomingDays = upcomingDays
+        self.next = next
+        self.problem = problem
+        self.loadedAt = loadedAt
+        self.entries = entries
+    }
+}

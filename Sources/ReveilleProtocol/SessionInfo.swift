@@ -1,0 +1,157 @@
+import ReveilleCore
+
+// Ring sessions: the one ringing, the answers to snooze and dismiss, history and stats.
+
+/// The ring session after `snooze`, `dismiss` or an answer.
+public struct RingReply: Codable, Sendable, Equatable {
+    public var session: SessionInfo
+    /// The math problem to answer, as shown: `37 × 4 + 19`.
+    public var problem: String?
+    /// After an answer: whether it was right.
+    public var correct: Bool?
+
+    public init(session: SessionInfo, problem: String? = nil, correct: Bool? = nil) {
+        self.session = session
+        self.problem = problem
+        self.correct = correct
+    }
+}
+
+/// The alarm that is ringing or snoozed.
+public struct SessionInfo: Codable, Sendable, Equatable {
+    public var id: Int
+    public var alarmID: Int
+    public var label: String
+    /// Ringing or snoozed (or how it ended, after a dismissal).
+    public var state: SessionState
+    /// Local `HH:MM` it was due (`HH:MM:SS` when set to the second).
+    public var scheduledTime: String
+    /// Rung by `reveille alarm test`.
+    public var test: Bool?
+    public var snoozeCount: Int
+    /// 0: unlimited.
+    public var maxSnoozes: Int
+    /// Local `HH:MM:SS` the snooze ends.
+    public var snoozedUntil: String?
+    /// What stops it now.
+    public var challenge: Challenge
+    /// NFC was asked for, but no reader was healthy when it fired.
+    public var fellBackToMath: Bool
+    public var howToDismiss: String
+    public var wrongAnswers: Int
+    /// How it ended, once dismissed.
+    public var dismissedBy: DismissalMethod?
+    /// A tag lies on the reader: it must be lifted, then tapped.
+    public var tagOnReader: Bool
+
+    public init(
+        id: Int, alarmID: Int, label: String, state: SessionState, scheduledTime: String, snoozeCount: Int,
+        maxSnoozes: Int, snoozedUntil: String?, challenge: Challenge, fellBackToMath: Bool, howToDismiss: String,
+        wrongAnswers: Int, dismissedBy: DismissalMethod?, tagOnReader: Bool
+    ) {
+        self.id = id
+        self.alarmID = alarmID
+        self.label = label
+        self.state = state
+        self.scheduledTime = scheduledTime
+        self.snoozeCount = snoozeCount
+        self.maxSnoozes = maxSnoozes
+        self.snoozedUntil = snoozedUntil
+        self.challenge = challenge
+        self.fellBackToMath = fellBackToMath
+        self.howToDismiss = howToDismiss
+        self.wrongAnswers = wrongAnswers
+        self.dismissedBy = dismissedBy
+        self.tagOnReader = tagOnReader
+    }
+
+    /// `#3 work` or `#3`.
+    public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
+}
+
+/// One line of `reveille history`.
+public struct HistoryEntry: Codable, Sendable, Equatable {
+    public var id: Int
+    public var alarmID: Int
+    public var label: String
+    /// Local date and time it was due: `2026-11-23 06:45`.
+    public var scheduled: String
+    /// Local time it first rang (`HH:MM:SS`); nil for a missed one.
+    public var started: String?
+    /// ringing, snoozed, dismissed, auto-stopped, missed.
+    public var state: SessionState
+    public var snoozes: Int
+    public var wrongAnswers: Int
+    /// Local time it ended (`HH:MM:SS`).
+    public var ended: String?
+    /// `math` or `tag`.
+    public var dismissedBy: DismissalMethod?
+    /// From first ring to dismissal.
+    public var secondsToDismiss: Int?
+    /// A tag alarm that asked for math instead: no reader worked.
+    public var fellBackToMath: Bool?
+    /// The registered tag that dismissed it.
+    public var dismissedTag: String?
+    /// Alarms that came due during it and rang as this session, by id.
+    public var joined: [Int]?
+    /// Rung by `reveille alarm test`.
+    public var test: Bool?
+
+    public init(
+        id: Int, alarmID: Int, label: String, scheduled: String, started: String?, state: SessionState, snoozes: Int,
+        wrongAnswers: Int, ended: String?, dismissedBy: DismissalMethod?, secondsToDismiss: Int?
+    ) {
+        self.id = id
+        self.alarmID = alarmID
+        self.label = label
+        self.scheduled = scheduled
+        self.started = started
+        self.state = state
+        self.snoozes = snoozes
+        self.wrongAnswers = wrongAnswers
+        self.ended = ended
+        self.dismissedBy = dismissedBy
+        self.secondsToDismiss = secondsToDismiss
+    }
+}
+
+/// `reveille stats`: how mornings went.
+public struct StatsInfo: Codable, Sendable, Equatable {
+    public var days: Int
+    /// Occurrences that rang.
+    public var sessions: Int
+    public var dismissed: Int
+    public var autoStopped: Int
+    public var missed: Int
+    public var averageSnoozes: Double?
+    public var averageSecondsToDismiss: Double?
+    public var wrongAnswers: Int
+
+    public init(
+        days: Int, sessions: Int, dismissed: Int, autoStopped: Int, missed: Int, averageSnoozes: Double?,
+        averageSecondsToDismiss: Double?, wrongAnswers: Int
+    ) {
+        self.days = days
+        self.sessions = sessions
+        self.dismissed = dismissed
+        self.autoStopped = autoStopped
+        self.missed = missed
+        self.averageSnoozes = averageSnoozes
+        self.averageSecondsToDismiss = averageSecondsToDismiss
+        self.wrongAnswers = wrongAnswers
+    }
+}
+
+/// An occurrence recorded as missed, never rung.
+public struct MissedInfo: Codable, Sendable, Equatable {
+    public var alarmID: Int
+    public var label: String
+    /// Local `HH:MM` it was due.
+    public var scheduledTime: String
+
+    public init(alarmID: Int, label: String, scheduledTime: String) {
+        self.alarmID = alarmID
+        self.label = label
+        self.scheduledTime = scheduledTime
+    }
+}

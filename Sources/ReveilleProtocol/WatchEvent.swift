@@ -1,0 +1,76 @@
+import ReveilleCore
+
+// `watch`: the events streamed to watchers, a line each.
+
+/// One line of `reveille status --watch` (and, later, what the buttons and the screen follow):
+/// a change as it happens, streamed after a `watch` request.
+public enum WatchEvent: Codable, Sendable, Equatable {
+    /// A session rang, was snoozed, rang again, changed its challenge, or ended.
+    case session(SessionInfo)
+    /// An occurrence was recorded as missed.
+    case missed(MissedInfo)
+    /// The next ring moved (nil: none ahead).
+    case nextRing(RingInfo?)
+    /// A tag lies on the reader during a session (it must be lifted, then tapped), or was lifted.
+    case tagOnReader(Bool)
+    case readerHealth(ReaderState)
+    /// apps.toml was refused; the policy in force is kept.
+    case policyRejected(String)
+    /// A button or keypad appeared, went away, or cannot be opened.
+    case input(InputState)
+    /// Alarms, rules, overrides or the master switch changed (the next ring may not have moved):
+    /// what shows the schedule reads it again.
+    case schedule
+    /// A reminder chimed.
+    case reminder(ChimeInfo)
+}
+
+extension WatchEvent {
+    private enum Kind: String, CodingKey {
+        case session, missed, nextRing, tagOnReader, readerHealth, policyRejected, input, schedule, reminder
+    }
+
+    /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Kind.self)
+        switch self {
+        case .session(let value): try container.encode(value, forKey: .session)
+        case .missed(let value): try container.encode(value, forKey: .missed)
+        case .nextRing(let value): try container.encode(value, forKey: .nextRing)
+        case .tagOnReader(let value): try container.encode(value, forKey: .tagOnReader)
+        case .readerHealth(let value): try container.encode(value, forKey: .readerHealth)
+        case .policyRejected(let value): try container.encode(value, forKey: .policyRejected)
+        case .input(let value): try container.encode(value, forKey: .input)
+        case .schedule: try container.encode(true, forKey: .schedule)
+        case .reminder(let value): try container.encode(value, forKey: .reminder)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Kind.self)
+        guard let kind = container.allKeys.first else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no event"))
+        }
+        switch kind {
+        case .session: self = .session(try container.decode(SessionInfo.self, forKey: kind))
+        case .missed: self = .missed(try container.decode(MissedInfo.self, forKey: kind))
+        case .nextRing: self = .nextRing(try container.decodeIfPresent(RingInfo.self, forKey: kind))
+        case .tagOnReader: self = .tagOnReader(try container.decode(Bool.self, forKey: kind))
+        case .readerHealth: self = .readerHealth(try container.decode(ReaderState.self, forKey: kind))
+        case .policyRejected: self = .policyRejected(try container.decode(String.self, forKey: kind))
+        case .input: self = .input(try container.decode(InputState.self, forKey: kind))
+        case .schedule: self = .schedule
+        case .reminder: self = .reminder(try container.decode(ChimeInfo.self, forKey: kind))
+        }
+    }
+}
+
+/// A line of a `watch` stream, after its first `ok` response.
+public struct WatchLine: Codable, Sendable, Equatable {
+    public var v: Int = protocolVersion
+    public var event: WatchEvent
+
+    public init(_ event: WatchEvent) {
+        self.event = event
+    }
+}
