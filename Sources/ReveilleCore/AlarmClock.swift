@@ -179,7 +179,29 @@ public struct AlarmClock: Sendable {
         actions += dueChimes(now: seconds)
         notePersisted(actions)
         actions += followTime()
+        actions += purgeJudgedDays()
         return actions + wake(now: seconds)
+    }
+
+    /// Date overrides and one-shots of days the machine has judged to their end go: after the
+    /// catch-up (so a crash past midnight still finds yesterday's "off"), never before. The
+    /// snapshot drops them at once; the edge deletes and turns them off in the store.
+    private mutating func purgeJudgedDays() -> [ClockAction] {
+        guard let through = evaluatedThrough, waitingForClock == nil else { return [] }
+        let judged = ZoneResolver(zone: zone).local(at: through).date
+        func stale(_ alarm: Alarm) -> Bool {
+            if alarm.enabled, case .once(let date) = alarm.repeats { return date < judged }
+            return false
+        }
+        guard schedule.overrides.contains(where: { $0.date < judged }) || schedule.alarms.contains(where: stale)
+        else { return [] }
+        schedule.overrides.removeAll { $0.date < judged }
+        schedule.alarms = schedule.alarms.map { alarm in
+            var alarm = alarm
+            if stale(alarm) { alarm.enabled = false }
+            return alarm
+        }
+        return [.purge(before: judged), .publish(.schedule)]
     }
 
     /// Keeps `persistedThrough` at the last evaluation point the actions write down.
@@ -215,10 +237,10 @@ public struct AlarmClock: Sendable {
     ) -> [ClockAction] {
         let due = tick(now: now, monotonic: monotonic, clockWasSet: false, clockSynchronized: clockSynchronized)
             .filter { if case .wake = $0 { false } else { true } }
-        return due + apply(schedule, now: Int(now.rounded(.down)))
+        return due + take(schedule, now: Int(now.rounded(.down)))
     }
 
-    private mutating func apply(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
+    private mutating func take(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
         self.schedule = schedule
         nextRing = nil
         nextChime = nil
@@ -229,6 +251,7 @@ public struct AlarmClock: Sendable {
             actions.append(.persist([], evaluatedThrough: now))
             persistedThrough = now
         }
+        actions += purgeJudgedDays()  // what the store still holds of judged days
         return actions + wake(now: now)
     }
 

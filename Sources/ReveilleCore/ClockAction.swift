@@ -25,6 +25,9 @@ public enum ClockAction: Hashable, Sendable {
     case persist([RingSession], evaluatedThrough: Int?)
     /// A one-shot alarm has rung: turn it off in the store.
     case disableAlarm(id: Int)
+    /// The machine has judged every day before `before` to its end: delete their date overrides,
+    /// and turn off their one-shots (which did not ring: one that rang was turned off then).
+    case purge(before: CivilDate)
     case log(LogLevel, String)
     /// Tell those who watch (`reveille status --watch`, the buttons, the screen).
     case publish(ClockChange)

@@ -124,11 +124,10 @@ public final class Controller {
         if let reading = calendars.beginReading(try store.calendars(), today: today, zone: zone, now: now) {
             _ = calendars.install(calendars.loader.read(reading), zone: zone)
         }
-        // Days the machine has not finished judging keep their overrides and one-shots: after a
-        // crash past midnight, the catch-up must still see yesterday's "off".
+        // As stored: the machine catches up first, then says what of the days gone by may go
+        // (after a crash past midnight, the catch-up must still see yesterday's "off").
         let evaluatedThrough = try store.evaluatedThrough()
-        var schedule = try Controller.purgedState(
-            store, before: Controller.judgedDays(today: today, through: evaluatedThrough, zone: zone), logger: logger)
+        var schedule = try store.scheduleState()
         schedule.holidays = calendars.holidays
         schedule.calendarChimes = calendars.chimes
         let lookBack = now - 8 * 86_400
@@ -452,44 +451,30 @@ public final class Controller {
 
     func today() -> CivilDate { now().date }
 
-    /// The schedule state, after purging overrides for days gone by (README, "How the schedule decides").
+    /// The schedule state as stored, with the calendars' holidays and chimes. Reading it changes
+    /// nothing: what the days gone by leave behind is purged when the machine says (`.purge`).
     func currentState(today: CivilDate) throws -> ScheduleState {
-        var state = try Controller.purgedState(
-            store, before: Controller.judgedDays(today: today, through: machine.evaluatedThrough, zone: zone),
-            logger: logger)
+        var state = try store.scheduleState()
         state.holidays = calendars.holidays
         state.calendarChimes = calendars.chimes
         return state
     }
 
-    /// The first day the machine has not judged to its end: today, or the day of the last instant
-    /// it handled when that is earlier. Overrides and one-shots before it may go.
-    private static func judgedDays(today: CivilDate, through: Int?, zone: Zone) -> CivilDate {
-        min(today, through.map { ZoneResolver(zone: zone).local(at: $0).date } ?? today)
-    }
-
-    private static func purgedState(_ store: Store, before today: CivilDate, logger: Logger) throws -> ScheduleState {
-        var state = try store.scheduleState()
-        if !LayerConflicts.expired(state.overrides, today: today).isEmpty {
-            let purged = try store.purgeOverrides(before: today)
-            logger.info("purged \(purged) past date override(s)")
-            state.overrides.removeAll { $0.date < today }
-        }
-        let stale = state.alarms.filter { alarm in
-            if alarm.enabled, case .once(let date) = alarm.repeats { return date < today }
-            return false
-        }
-        if !stale.isEmpty {
-            for alarm in try store.disableOneShots(before: today) {
+    /// Carries out `.purge`: the machine has judged the days before `before`.
+    func purge(before: CivilDate) {
+        do {
+            let purged = try store.purgeOverrides(before: before)
+            if purged > 0 { logger.info("purged \(purged) past date override(s)") }
+            for alarm in try store.disableOneShots(before: before) {
                 // One that rang was turned off when it was dismissed: this one never rang.
                 guard case .once(let date) = alarm.repeats else { continue }
                 logger.notice(
                     "alarm \(alarm.name): its day (\(date)) is over and it did not ring (missed, paused or silenced by a rule or override); turned off"
                 )
             }
-            state = try store.scheduleState()
+        } catch {
+            logger.error("could not purge the days before \(before): \(error); trying again at the next look")
         }
-        return state
     }
 
     func existingAlarm(_ id: Int) throws -> Alarm {

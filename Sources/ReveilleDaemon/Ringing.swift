@@ -23,6 +23,7 @@ extension Controller {
                     logger.error("could not save the ring state: \(error); it goes on in memory")
                 }
             case .disableAlarm(let id): disableOneShot(id)
+            case .purge(let before): purge(before: before)
             case .log(let level, let text): logger.log(level: Logger.Level(level), "\(text)")
             case .publish(let change): publish(change)
             case .wake(let instant):

@@ -55,6 +55,31 @@ import Testing
 
     // MARK: Waking and ringing
 
+    /// What days gone by leave behind is the machine's to purge, once it has judged them, after
+    /// the catch-up: a machine started past midnight still sees yesterday's "off".
+    @Test func judgedDaysArePurgedByTheMachineAfterTheCatchUp() throws {
+        let monday = try CivilDate.parse("2026-11-23")
+        let off = DateOverride(id: 1, alarmID: nil, date: monday, change: .off)
+        var oneShot = daily(2, "23:50")
+        oneShot.repeats = .once(monday)
+        // Down from Monday 23:40 to Tuesday 00:05: the one-shot was due at 23:50, the override
+        // silenced it; within the grace it would ring if the override were gone.
+        var clock = AlarmClock(
+            schedule: ScheduleState(alarms: [oneShot], overrides: [off]), zone: zone("Europe/Berlin"),
+            readerHealth: Self.reader,
+            stored: AlarmClock.Stored(
+                evaluatedThrough: utc("2026-11-23T22:40:00Z"), activeSession: nil, handled: [], lastSessionID: 41),
+            limits: AlarmClock.Limits(), random: ProblemRandom(seed: 7))
+        let actions = clock.start(now: Double(utc("2026-11-23T23:05:00Z")), monotonic: 0)
+        #expect(plays(actions) == 0 && persisted(actions).isEmpty, "silenced: neither rung nor missed")
+        #expect(actions.contains(.purge(before: try CivilDate.parse("2026-11-24"))))
+        #expect(clock.schedule.overrides.isEmpty)
+        #expect(clock.schedule.alarms.first?.enabled == false)
+        // Nothing more to purge at the next look.
+        let later = clock.tick(now: Double(utc("2026-11-23T23:30:00Z")), monotonic: 1500, clockWasSet: false)
+        #expect(!later.contains { if case .purge = $0 { true } else { false } })
+    }
+
     /// The evaluation point on disk follows quiet days: an hour behind at most, and written past
     /// each local midnight, so that a crash at any moment restarts from a judged instant of today.
     @Test func theWrittenEvaluationPointFollowsQuietTimeHourlyAndAtMidnight() {
