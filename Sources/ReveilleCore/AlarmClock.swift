@@ -204,6 +204,13 @@ public struct AlarmClock: Sendable {
         return [.purge(before: judged), .publish(.schedule)]
     }
 
+    /// An app's time runs out in `secondsLeft` (the app guard's machine says when): the hooks hear
+    /// of it; a short tone sounds too, unless an alarm is on (ringing or snoozed), which it would
+    /// only muddle.
+    public func appTimeRunningOut(app: String, user: String, secondsLeft: Int) -> [ClockAction] {
+        (session == nil ? [.warningTone] : []) + [.appWarningHook(app: app, user: user, secondsLeft: secondsLeft)]
+    }
+
     /// Keeps `persistedThrough` at the last evaluation point the actions write down.
     private mutating func notePersisted(_ actions: [ClockAction]) {
         for case .persist(_, let through?) in actions { persistedThrough = through }

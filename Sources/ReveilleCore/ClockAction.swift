@@ -25,6 +25,10 @@ public enum ClockAction: Hashable, Sendable {
     case persist([RingSession], evaluatedThrough: Int?)
     /// A one-shot alarm has rung: turn it off in the store.
     case disableAlarm(id: Int)
+    /// An app's time runs out soon: the short warning tone.
+    case warningTone
+    /// An app's time runs out soon: the hooks' `app-warning` event.
+    case appWarningHook(app: String, user: String, secondsLeft: Int)
     /// The machine has judged every day before `before` to its end: delete their date overrides,
     /// and turn off their one-shots (which did not ring: one that rang was turned off then).
     case purge(before: CivilDate)

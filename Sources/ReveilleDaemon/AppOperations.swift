@@ -58,12 +58,13 @@ extension Controller {
 }
 
 extension Controller {
-    /// An app's time runs out soon: a chime (unless an alarm rings), the log, and the hooks.
+    /// An app's time runs out soon: the machine says what follows (`AlarmClock.appTimeRunningOut`).
     func appTimeRunningOut(app: String, user: String, secondsLeft: Int) {
-        let ringing = machine.session != nil
-        if !ringing {
-            ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .once))
-        }
+        carryOut(machine.appTimeRunningOut(app: app, user: user, secondsLeft: secondsLeft))
+    }
+
+    /// Carries out `.appWarningHook`.
+    func runAppWarningHook(app: String, user: String, secondsLeft: Int) {
         hooks.run(
             .appWarning,
             environment: [

@@ -24,6 +24,9 @@ extension Controller {
                 }
             case .disableAlarm(let id): disableOneShot(id)
             case .purge(let before): purge(before: before)
+            case .warningTone: ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .once))
+            case .appWarningHook(let app, let user, let left):
+                runAppWarningHook(app: app, user: user, secondsLeft: left)
             case .log(let level, let text): logger.log(level: Logger.Level(level), "\(text)")
             case .publish(let change): publish(change)
             case .wake(let instant):

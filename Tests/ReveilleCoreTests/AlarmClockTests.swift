@@ -55,6 +55,21 @@ import Testing
 
     // MARK: Waking and ringing
 
+    /// An app's warning: the hooks always; the tone only when no alarm is on.
+    @Test func anAppWarningTonesOnlyWhenNoAlarmIsOn() {
+        var clock = machine([daily(1, "06:00")], at: Self.six, through: Self.six - 60)
+        #expect(
+            clock.appTimeRunningOut(app: "game", user: "kid", secondsLeft: 300) == [
+                .warningTone, .appWarningHook(app: "game", user: "kid", secondsLeft: 300),
+            ])
+        _ = clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        #expect(clock.session?.state == .ringing)
+        #expect(
+            clock.appTimeRunningOut(app: "game", user: "kid", secondsLeft: 60) == [
+                .appWarningHook(app: "game", user: "kid", secondsLeft: 60)
+            ])
+    }
+
     /// What days gone by leave behind is the machine's to purge, once it has judged them, after
     /// the catch-up: a machine started past midnight still sees yesterday's "off".
     @Test func judgedDaysArePurgedByTheMachineAfterTheCatchUp() throws {
