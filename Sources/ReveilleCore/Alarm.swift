@@ -24,6 +24,23 @@ public enum Repeat: Hashable, Sendable {
     case weekly(DaySet)
     /// Once, on this date.
     case once(CivilDate)
+
+    /// Once, on `dateText` (`YYYY-MM-DD`, `today`, `tomorrow`) at `time`, which must still be ahead
+    /// of `now`: the one rule alarms and reminders share for a date given.
+    public static func once(
+        _ dateText: String, at time: LocalTime, now: (date: CivilDate, time: LocalTime)
+    ) throws(InputError) -> Repeat {
+        let date = try CivilDate.parse(dateText, today: now.date)
+        guard date > now.date || (date == now.date && time > now.time) else {
+            throw InputError("\(date) \(time) has already passed; pick a later date or time")
+        }
+        return .once(date)
+    }
+
+    /// Once, at the next `time` from `now`: today if it is still ahead, else tomorrow.
+    public static func next(_ time: LocalTime, now: (date: CivilDate, time: LocalTime)) -> Repeat {
+        .once(time > now.time ? now.date : now.date.adding(days: 1))
+    }
 }
 
 /// An alarm as the user set it. The schedule engine decides, day by day, whether and when it rings.

@@ -102,13 +102,9 @@ extension Controller {
         if let days = spec.days {
             alarm.repeats = .weekly(days)
         } else if let dateText = spec.date {
-            let date = try CivilDate.parse(dateText, today: now.date)
-            guard date > now.date || (date == now.date && alarm.time > now.time) else {
-                throw InputError("\(date) \(alarm.time) has already passed; pick a later date or time")
-            }
-            alarm.repeats = .once(date)
+            alarm.repeats = try Repeat.once(dateText, at: alarm.time, now: (now.date, now.time))
         } else if isNew && spec.inSeconds == nil {
-            alarm.repeats = .once(alarm.time > now.time ? now.date : now.date.adding(days: 1))
+            alarm.repeats = Repeat.next(alarm.time, now: (now.date, now.time))
         }
         if let label = spec.label { alarm.label = label }
         if let enabled = spec.enabled { alarm.enabled = enabled }

@@ -135,11 +135,7 @@ extension Controller {
             guard !days.isEmpty else { throw InputError("--days: give at least one day, like mon,wed,fri") }
             reminder.repeats = .weekly(days)
         } else if let dateText = spec.date {
-            let date = try CivilDate.parse(dateText, today: now.date)
-            guard date > now.date || (date == now.date && reminder.time > now.time) else {
-                throw InputError("\(date) \(reminder.time) has already passed; pick a later date or time")
-            }
-            reminder.repeats = .once(date)
+            reminder.repeats = try Repeat.once(dateText, at: reminder.time, now: (now.date, now.time))
         }
         if let enabled = spec.enabled { reminder.enabled = enabled }
         if let sound = spec.sound {
