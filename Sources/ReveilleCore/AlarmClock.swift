@@ -204,6 +204,57 @@ public struct AlarmClock: Sendable {
         return [.purge(before: judged), .publish(.schedule)]
     }
 
+    // MARK: The bedside keys, and what the voice says
+
+    /// The snooze key: a snooze, or, refused because none are left, the voice says how to stop it.
+    public mutating func snoozeByKey(now: Int) -> ClockReply {
+        var reply = snooze(now: now)
+        if case .failure = reply.result, let session, session.snoozesLeft == 0 {
+            reply.actions.append(.say(Spoken.noSnoozesLeft(challenge: session.challenge)))
+        }
+        return reply
+    }
+
+    /// A number key while an alarm rings: the problem aloud, or "tap your tag" for an alarm only
+    /// a tag stops.
+    public mutating func problemByKey(now: Int) -> ClockReply {
+        if let session, session.challenge == .nfc {
+            return ClockReply(result: .success(session), actions: [.say(Spoken.tapYourTag)])
+        }
+        var reply = requestProblem(now: now)
+        if case .success(let asked) = reply.result, let problem = asked.problem {
+            reply.actions.append(.say(Spoken.problem(problem)))
+        }
+        return reply
+    }
+
+    /// An answer typed on the keypad: a wrong one brings a new problem, said aloud.
+    public mutating func answerByKey(_ value: Int, now: Int) -> ClockReply {
+        var reply = answer(value, now: now)
+        if case .success(let session) = reply.result, session.state != .dismissed, let problem = session.problem {
+            reply.actions.append(.say(Spoken.wrongAnswer(newProblem: problem)))
+        }
+        return reply
+    }
+
+    /// A key while nothing rings: the time and the next ring (the machine's own), aloud.
+    public func timeAndNext(now: Int) -> [ClockAction] {
+        let resolver = ZoneResolver(zone: zone)
+        let local = resolver.local(at: now)
+        let next = nextRingDecision.flatMap { decision -> (String, LocalTime)? in
+            guard let instant = decision.ringInstant else { return nil }
+            let day = resolver.local(at: instant).date
+            let words =
+                switch day.dayNumber - local.date.dayNumber {
+                case 0: "today"
+                case 1: "tomorrow"
+                default: "on \(day.weekday.fullName)"
+                }
+            return (words, decision.time)
+        }
+        return [.say(Spoken.timeAndNext(now: local.time, next: next))]
+    }
+
     /// An app's time runs out in `secondsLeft` (the app guard's machine says when): the hooks hear
     /// of it; a short tone sounds too, unless an alarm is on (ringing or snoozed), which it would
     /// only muddle.

@@ -25,6 +25,8 @@ public enum ClockAction: Hashable, Sendable {
     case persist([RingSession], evaluatedThrough: Int?)
     /// A one-shot alarm has rung: turn it off in the store.
     case disableAlarm(id: Int)
+    /// Say this aloud (the bedside voice): the machine words it (`Spoken`).
+    case say(String)
     /// An app's time runs out soon: the short warning tone.
     case warningTone
     /// An app's time runs out soon: the hooks' `app-warning` event.

@@ -219,38 +219,38 @@ final class BedsideControls {
     /// Carries the keypad's intents out through the machine, saying the outcome.
     private func carry(_ intents: [KeypadIntent], key: String?) {
         let now = controller.nowSeconds()
-        let voice = controller.ring.voice
         let by = key.map { " (\($0))" } ?? ""
         for intent in intents {
             switch intent {
             case .snooze:
-                let reply = controller.machine.snooze(now: now)
+                let reply = controller.machine.snoozeByKey(now: now)
                 controller.carryOut(reply.actions)
                 switch reply.result {
                 case .success(let session):
                     logger.info("input: snoozed alarm \(session.settings.name)\(by)")
                 case .failure(let refusal):
                     logger.info("input: snooze refused\(by): \(refusal.message)")
-                    if let session = controller.machine.session, session.snoozesLeft == 0 {
-                        voice.say(Spoken.noSnoozesLeft(challenge: session.challenge))
-                    }
                 }
             case .beginAnswering, .repeatProblem:
                 if intent == .beginAnswering { logger.info("input: answering begins\(by)") }
-                sayProblem(now: now, voice: voice)
+                guard controller.machine.session != nil else { continue }
+                let reply = controller.machine.problemByKey(now: now)
+                controller.carryOut(reply.actions)
+                if case .failure(let refusal) = reply.result {
+                    logger.info("input: no problem to say: \(refusal.message)")
+                }
             case .typed(let digits):
                 logger.debug("input: typed \(digits.isEmpty ? "nothing" : digits)")
                 // Typing keeps the sound lowered, as `reveille dismiss` does while it waits.
                 controller.carryOut(controller.machine.requestProblem(now: now).actions)
             case .submit(let value):
-                let reply = controller.machine.answer(value, now: now)
+                let reply = controller.machine.answerByKey(value, now: now)
                 controller.carryOut(reply.actions)
                 switch reply.result {
                 case .success(let session) where session.state == .dismissed:
                     logger.info("input: alarm \(session.settings.name) dismissed by the answer typed\(by)")
-                case .success(let session):
+                case .success:
                     logger.info("input: wrong answer typed (\(value))")
-                    if let problem = session.problem { voice.say(Spoken.wrongAnswer(newProblem: problem)) }
                 case .failure(let refusal):
                     logger.info("input: answer refused: \(refusal.message)")
                 }
@@ -260,42 +260,8 @@ final class BedsideControls {
                 )
             case .sayTimeAndNext:
                 guard configuration.sayTimeWhenIdle else { continue }
-                voice.say(timeAndNext(now: now))
+                controller.carryOut(controller.machine.timeAndNext(now: now))
             }
         }
-    }
-
-    /// The problem aloud, or "tap your tag" for an alarm only a tag stops.
-    private func sayProblem(now: Int, voice: any Voice) {
-        guard let session = controller.machine.session else { return }
-        if session.challenge == .nfc {
-            voice.say(Spoken.tapYourTag)
-            return
-        }
-        let reply = controller.machine.requestProblem(now: now)
-        controller.carryOut(reply.actions)
-        switch reply.result {
-        case .success(let session):
-            if let problem = session.problem { voice.say(Spoken.problem(problem)) }
-        case .failure(let refusal):
-            logger.info("input: no problem to say: \(refusal.message)")
-        }
-    }
-
-    private func timeAndNext(now: Int) -> String {
-        let resolver = ZoneResolver(zone: controller.zone)
-        let local = resolver.local(at: now)
-        let next = controller.machine.nextRingDecision.flatMap { decision -> (String, LocalTime)? in
-            guard let instant = decision.ringInstant else { return nil }
-            let day = resolver.local(at: instant).date
-            let words =
-                switch day.dayNumber - local.date.dayNumber {
-                case 0: "today"
-                case 1: "tomorrow"
-                default: "on \(day.weekday.fullName)"
-                }
-            return (words, decision.time)
-        }
-        return Spoken.timeAndNext(now: local.time, next: next)
     }
 }

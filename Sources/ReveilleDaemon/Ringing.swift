@@ -24,6 +24,7 @@ extension Controller {
                 }
             case .disableAlarm(let id): disableOneShot(id)
             case .purge(let before): purge(before: before)
+            case .say(let text): ring.voice.say(text)
             case .warningTone: ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .once))
             case .appWarningHook(let app, let user, let left):
                 runAppWarningHook(app: app, user: user, secondsLeft: left)

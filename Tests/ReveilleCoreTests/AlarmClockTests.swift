@@ -55,6 +55,33 @@ import Testing
 
     // MARK: Waking and ringing
 
+    /// What the bedside voice says is the machine's: the problem for a number key, a new one
+    /// after a wrong answer, how to stop it when no snooze is left, "tap your tag" for NFC.
+    @Test func theVoiceSaysWhatTheMachineDecides() throws {
+        var math = machine([daily(1, "06:00")], at: Self.six, through: Self.six - 60)
+        _ = math.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        let asked = math.problemByKey(now: Self.six + 5)
+        let problem = try #require(try asked.result.get().problem)
+        #expect(asked.actions.contains(ClockAction.say(Spoken.problem(problem))))
+        let wrong = math.answerByKey(problem.answer + 1, now: Self.six + 10)
+        let next = try #require(try wrong.result.get().problem)
+        #expect(wrong.actions.contains(ClockAction.say(Spoken.wrongAnswer(newProblem: next))))
+        var limited = daily(2, "06:00")
+        limited.maxSnoozes = 1
+        var none = machine([limited], at: Self.six, through: Self.six - 60)
+        _ = none.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        let snoozed = none.snoozeByKey(now: Self.six + 5)
+        #expect(!snoozed.actions.contains { if case .say = $0 { true } else { false } })
+        let back = try #require(none.session?.snoozedUntil)
+        _ = none.tick(now: Double(back), monotonic: Double(back - Self.six), clockWasSet: false)
+        #expect(none.session?.state == .ringing)
+        let refused = none.snoozeByKey(now: back + 5)
+        #expect(refused.actions.contains(.say(Spoken.noSnoozesLeft(challenge: .math))))
+        var tag = machine([nfcAlarm(3, "06:00")], at: Self.six, through: Self.six - 60)
+        _ = tag.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        #expect(tag.problemByKey(now: Self.six + 5).actions == [.say(Spoken.tapYourTag)])
+    }
+
     /// An app's warning: the hooks always; the tone only when no alarm is on.
     @Test func anAppWarningTonesOnlyWhenNoAlarmIsOn() {
         var clock = machine([daily(1, "06:00")], at: Self.six, through: Self.six - 60)
