@@ -31,7 +31,7 @@ extension Controller {
     /// Every alarm with its next ring, and why it will not ring where it will not.
     func alarmInfos() throws -> [AlarmInfo] {
         let now = self.now()
-        let state = try currentState(today: now.date)
+        let state = try currentState()
         let equipment = try self.equipment()
         return state.alarms.map { alarm in
             let next = nextRing(of: alarm, in: state, after: now.instant)
@@ -44,7 +44,7 @@ extension Controller {
 
     func alarmResponse(_ alarm: Alarm, _ message: String) throws -> Response {
         let now = self.now()
-        let state = try currentState(today: now.date)
+        let state = try currentState()
         let next = nextRing(of: alarm, in: state, after: now.instant)
         let warnings = RingWarnings.warnings(
             for: alarm, in: state, today: now.date, nextRing: next != nil, equipment: try equipment())

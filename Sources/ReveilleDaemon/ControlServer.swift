@@ -11,7 +11,7 @@ import ReveilleProtocol
 /// - a household member (user rights) holds at most `perUserConnections` connections, and they all
 ///   share `maxConnections`; admins have a reserve above that, and root and the daemon's own user
 ///   are admitted up to `hardLimit`, so a user's forgotten `status --watch` loops never lock root out;
-/// - one request per connection per turn of the loop, none in the last `quietBeforeWake` seconds
+/// - one request per connection per turn of the loop, none in the last `Controller.quietBeforeWake` seconds
 ///   before the machine's wake (a ring), so no client delays a ring;
 /// - a connection whose replies are not read stops being read (`Connection.maxUnsentBytes`);
 /// - a line must arrive whole within `Connection.lineTimeoutSeconds`, and a silent client goes
@@ -52,7 +52,6 @@ final class ControlServer {
     /// Requests answered per connection per turn of the loop.
     static let requestsPerTurn = 1
     /// Requests wait while the machine's wake is closer than this: the ring goes first.
-    static let quietBeforeWake = Controller.quietBeforeWake
 
     init(
         listener: Listener, access: PeerAccess, controller: Controller, loop: EventLoop, doorbell: Doorbell,

@@ -250,7 +250,7 @@ public final class Controller {
         do {
             carryOut(
                 machine.scheduleChanged(
-                    try currentState(today: today()), now: asOf, monotonic: Controller.monotonic(),
+                    try currentState(), now: asOf, monotonic: Controller.monotonic(),
                     clockSynchronized: clock.isSynchronized))
         } catch {
             logger.error("could not read the schedule after \(what): \(error)")
@@ -332,7 +332,7 @@ public final class Controller {
             var response = Response()
             // A past day's override may wait for the machine to judge that day to its end before
             // it is purged (see `currentState`); it is history already, not listed.
-            response.overrides = try currentState(today: today).overrides.filter { $0.date >= today }.map(
+            response.overrides = try currentState().overrides.filter { $0.date >= today }.map(
                 OverrideInfo.init)
             return response
         case .overrideAdd(let alarmID, let dateText, let change):
@@ -453,7 +453,7 @@ public final class Controller {
 
     /// The schedule state as stored, with the calendars' holidays and chimes. Reading it changes
     /// nothing: what the days gone by leave behind is purged when the machine says (`.purge`).
-    func currentState(today: CivilDate) throws -> ScheduleState {
+    func currentState() throws -> ScheduleState {
         var state = try store.scheduleState()
         state.holidays = calendars.holidays
         state.calendarChimes = calendars.chimes

@@ -123,9 +123,6 @@ final class EventLoop {
         }
     }
 
-    /// How many descriptors the loop watches (status and tests).
-    var watchedCount: Int { handlers.count }
-
     /// Runs until `stop`, on the calling thread.
     func run() {
         running = true

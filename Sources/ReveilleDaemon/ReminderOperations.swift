@@ -8,7 +8,7 @@ extension Controller {
         switch operation {
         case .reminderList:
             var response = Response()
-            let state = try currentState(today: today())
+            let state = try currentState()
             response.reminders = state.reminders.map { reminderInfo($0, in: state) }
             return response
         case .reminderAdd(let spec):
@@ -94,7 +94,7 @@ extension Controller {
     }
 
     private func reminderResponse(_ reminder: Reminder, _ message: String) throws -> Response {
-        let state = try currentState(today: today())
+        let state = try currentState()
         let info = reminderInfo(reminder, in: state)
         var response = Response(message: message + (info.next.map { "; next chime \($0)" } ?? ""))
         if reminder.enabled && info.next == nil {

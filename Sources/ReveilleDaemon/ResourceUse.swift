@@ -38,19 +38,20 @@ extension ResourceUse {
 
 /// What the daemon holds open, from /proc/self: what must stay flat over months (docs/ARCHITECTURE.md).
 enum Handles {
-    /// Open descriptors, and the watches of its inotify descriptors (the `inotify wd:` lines of
-    /// their fdinfo).
-    static func count() -> (descriptors: Int, inotifyWatches: Int) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    /// Open descriptors of `process` (`self`, or a pid), and the watches of its inotify
+    /// descriptors (the `inotify wd:` lines of their fdinfo).
+    static func count(of process: String = "self") -> (descriptors: Int, inotifyWatches: Int) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/fd")) ?? []
         var watches = 0
         for name in names {
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+            guard
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process)/fd/" + name),
                 target == "anon_inode:inotify",
-                let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + name, encoding: .utf8)
+                let info = try? String(contentsOfFile: "/proc/\(process)/fdinfo/" + name, encoding: .utf8)
             else { continue }
             watches += info.split(separator: "\n").filter { $0.hasPrefix("inotify wd:") }.count
         }
-        // Less the descriptor of the listing itself.
-        return (max(0, names.count - 1), watches)
+        // Of its own: less the descriptor of the listing itself.
+        return (process == "self" ? max(0, names.count - 1) : names.count, watches)
     }
 }

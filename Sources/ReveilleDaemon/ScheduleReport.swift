@@ -5,7 +5,7 @@ import ReveilleProtocol
 extension Controller {
     func status(role: Role) throws -> StatusInfo {
         let now = self.now()
-        let state = try currentState(today: now.date)
+        let state = try currentState()
         let next = nextRingInfo()
         let (master, until): (String, String?) =
             switch state.master {
@@ -46,7 +46,7 @@ extension Controller {
     /// nothing to show says why. Today's entries whose time has passed are left out.
     func schedule(days: Int) throws -> ScheduleReport {
         let now = self.now()
-        let state = try currentState(today: now.date)
+        let state = try currentState()
         var report = ScheduleReport(
             labels: Dictionary(uniqueKeysWithValues: state.alarms.map { (String($0.id), $0.label) }),
             times: Dictionary(uniqueKeysWithValues: state.alarms.map { (String($0.id), $0.time.description) }))

@@ -352,22 +352,14 @@ import Testing
         }
 
         static func of(_ pid: Int32) -> Use {
-            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            var watches = 0
-            for fd in fds
-            where (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"))
-                == "anon_inode:inotify"
-            {
-                let info = (try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8)) ?? ""
-                watches += info.split(separator: "\n").filter { $0.hasPrefix("inotify wd:") }.count
-            }
+            let handles = Handles.count(of: "\(pid)")  // the daemon's own count, from outside
             let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
             func field(_ name: String) -> Int {
                 let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
                 return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
             }
             return Use(
-                descriptors: fds.count, inotifyWatches: watches, threads: field("Threads"),
+                descriptors: handles.descriptors, inotifyWatches: handles.inotifyWatches, threads: field("Threads"),
                 rssKilobytes: field("VmRSS"))
         }
     }
