@@ -20,12 +20,13 @@ final class AppFollower {
     /// unmounted: a USB stick mounted later has its execs watched too.
     private let mountinfo: Int32
     private var listedWatches: FolderWatches?
-    /// What a listed executable written or replaced does (set by the daemon: the policy's reload).
-    var onListedFileChange: () -> Void = {}
+    /// Told when a changed apps.toml is refused.
+    private let feed: WatchFeed
 
-    init(supervisor: AppSupervisor, loop: EventLoop, logger: Logger) throws {
+    init(supervisor: AppSupervisor, loop: EventLoop, feed: WatchFeed, logger: Logger) throws {
         self.supervisor = supervisor
         self.loop = loop
+        self.feed = feed
         timer = try LoopTimer(.monotonic, logger: logger)
         mountinfo = supervisor.guardian == nil ? -1 : open(Mounts.path, O_RDONLY | O_CLOEXEC)
         try loop.watch(timer.fd) { [unowned self] _ in
@@ -58,9 +59,18 @@ final class AppFollower {
         }
     }
 
+    /// apps.toml changed (`force`: a listed executable did): load the policy again, review the
+    /// running apps, and watch the listed files anew. A policy refused keeps the one in force, and
+    /// watchers hear why.
+    func policyChanged(force: Bool) {
+        if let why = supervisor.reload(force: force) { feed.publish(.policyRejected(why)) }
+        supervisor.review()
+        watchListedFiles()
+    }
+
     /// Watches the folders of the listed executables: one written or replaced (a package upgrade,
-    /// or its owner changing it) calls `onListedFileChange`, which reads them all again. Called
-    /// after each policy load.
+    /// or its owner changing it) reads them all again (`policyChanged`). Called after each policy
+    /// load.
     func watchListedFiles() {
         let files = supervisor.listedFiles
         let folders = Dictionary(grouping: files) { ($0 as NSString).deletingLastPathComponent }
@@ -71,7 +81,7 @@ final class AppFollower {
                 try watches.watch(folder: folder, names: names) { [unowned self] in
                     supervisor.logger.notice(
                         "app guard: a listed executable in \(folder) changed; reading the listed executables again")
-                    onListedFileChange()
+                    policyChanged(force: true)
                 }
             } catch {
                 supervisor.logger.warning(

@@ -33,6 +33,7 @@ final class BedsideControls {
     private let configuration: Configuration
     private let loop: EventLoop
     private let controller: Controller
+    private let feed: WatchFeed
     private let logger: Logger
     private let watches: FolderWatches
     private let timer: LoopTimer
@@ -44,10 +45,13 @@ final class BedsideControls {
     private var watchedFolders: Set<String> = []
     private var grabbed = false
 
-    init(configuration: Configuration, loop: EventLoop, controller: Controller, logger: Logger) throws {
+    init(
+        configuration: Configuration, loop: EventLoop, controller: Controller, feed: WatchFeed, logger: Logger
+    ) throws {
         self.configuration = configuration
         self.loop = loop
         self.controller = controller
+        self.feed = feed
         self.logger = logger
         self.watches = FolderWatches(loop: loop, logger: logger)
         self.timer = try LoopTimer(.monotonic, logger: logger)
@@ -57,6 +61,9 @@ final class BedsideControls {
             _ = timer.acknowledge()
             carry(keypad.expire(now: Controller.monotonic(), phase: phase), key: nil)
             armTimer()
+        }
+        feed.subscribe { [unowned self] event in
+            if case .session = event { sessionChanged() }
         }
     }
 
@@ -147,7 +154,7 @@ final class BedsideControls {
             if missing[path] != state {
                 missing[path] = state
                 logger.log(level: error.absent ? .info : .warning, "input: \(state)")
-                controller.onPublish(.input(state))
+                feed.publish(.input(state))
             }
             return
         }
@@ -163,7 +170,7 @@ final class BedsideControls {
         let state = InputState(path: path, name: device.name, condition: .ok, detail: "")
         logger.notice(
             "input: \(state)\(device.isEvdev ? "" : " (not an evdev device: read as a stream of input events)")")
-        controller.onPublish(.input(state))
+        feed.publish(.input(state))
         if grabbed { grab(device, true) }
     }
 
@@ -175,7 +182,7 @@ final class BedsideControls {
         // A found device that goes away is forgotten; a configured one is listed as unplugged.
         if configuration.devices != nil { missing[device.path] = state }
         logger.warning("input: \(state)")
-        controller.onPublish(.input(state))
+        feed.publish(.input(state))
     }
 
     private func grab(_ device: InputDevice, _ on: Bool) {
@@ -218,13 +225,11 @@ final class BedsideControls {
 
     /// Carries the keypad's intents out through the machine, saying the outcome.
     private func carry(_ intents: [KeypadIntent], key: String?) {
-        let now = controller.nowSeconds()
         let by = key.map { " (\($0))" } ?? ""
         for intent in intents {
             switch intent {
             case .snooze:
-                let reply = controller.machine.snoozeByKey(now: now)
-                controller.carryOut(reply.actions)
+                let reply = controller.send { $0.snoozeByKey(now: $1) }
                 switch reply.result {
                 case .success(let session):
                     logger.info("input: snoozed alarm \(session.settings.name)\(by)")
@@ -234,18 +239,16 @@ final class BedsideControls {
             case .beginAnswering, .repeatProblem:
                 if intent == .beginAnswering { logger.info("input: answering begins\(by)") }
                 guard controller.machine.session != nil else { continue }
-                let reply = controller.machine.problemByKey(now: now)
-                controller.carryOut(reply.actions)
+                let reply = controller.send { $0.problemByKey(now: $1) }
                 if case .failure(let refusal) = reply.result {
                     logger.info("input: no problem to say: \(refusal.message)")
                 }
             case .typed(let digits):
                 logger.debug("input: typed \(digits.isEmpty ? "nothing" : digits)")
                 // Typing keeps the sound lowered, as `reveille dismiss` does while it waits.
-                controller.carryOut(controller.machine.requestProblem(now: now).actions)
+                controller.send { $0.requestProblem(now: $1) }
             case .submit(let value):
-                let reply = controller.machine.answerByKey(value, now: now)
-                controller.carryOut(reply.actions)
+                let reply = controller.send { $0.answerByKey(value, now: $1) }
                 switch reply.result {
                 case .success(let session) where session.state == .dismissed:
                     logger.info("input: alarm \(session.settings.name) dismissed by the answer typed\(by)")
@@ -260,7 +263,7 @@ final class BedsideControls {
                 )
             case .sayTimeAndNext:
                 guard configuration.sayTimeWhenIdle else { continue }
-                controller.carryOut(controller.machine.timeAndNext(now: now))
+                controller.send { $0.timeAndNext(now: $1) }
             }
         }
     }

@@ -244,7 +244,7 @@ struct CalendarLoader: Sendable {
         // A web calendar's fetched copy may read well while fetching fails: the fetcher says so beside it.
         let fetchProblem = Calendars.isWeb(record.source) ? fetchProblem(of: record) : nil
         switch outcome {
-        case .success(let (text, occurrences)):
+        case .success(let (_, occurrences)):
             let changed = occurrences != entry.occurrences
             entry.occurrences = occurrences
             entry.loadedAt = now
@@ -341,5 +341,19 @@ struct CalendarLoader: Sendable {
 
     static func reason(_ error: any Error) -> String {
         (error as? SmallFile.Problem)?.description ?? FileProblem.reason(error)
+    }
+}
+
+extension Calendars {
+    /// `calendar X: why (since when); the copy read at ... is used`, for status and doctor.
+    func problems(zone: Zone) -> [String] {
+        entries.compactMap { entry in
+            guard let problem = entry.problem else { return nil }
+            let meanwhile =
+                entry.loadedAt.map { "using the copy read \(AppSupervisor.stamp($0, zone: zone))" }
+                ?? "no good copy yet: its holidays are not known"
+            return
+                "calendar \(entry.record.name): \(problem.text) (since \(AppSupervisor.stamp(problem.since, zone: zone))); \(meanwhile)"
+        }
     }
 }

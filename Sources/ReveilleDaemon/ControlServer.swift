@@ -20,7 +20,7 @@ import ReveilleProtocol
 final class ControlServer {
     let listener: Listener
     let access: PeerAccess
-    let controller: Controller
+    let requests: Requests
     let loop: EventLoop
     let doorbell: Doorbell
     let logger: Logger
@@ -54,12 +54,12 @@ final class ControlServer {
     /// Requests wait while the machine's wake is closer than this: the ring goes first.
 
     init(
-        listener: Listener, access: PeerAccess, controller: Controller, loop: EventLoop, doorbell: Doorbell,
-        logger: Logger
+        listener: Listener, access: PeerAccess, requests: Requests, feed: WatchFeed, loop: EventLoop,
+        doorbell: Doorbell, logger: Logger
     ) throws {
         self.listener = listener
         self.access = access
-        self.controller = controller
+        self.requests = requests
         self.loop = loop
         self.doorbell = doorbell
         self.logger = logger
@@ -82,8 +82,7 @@ final class ControlServer {
             armedDeadline = nil
             expire()
         }
-        controller.deliver = { [unowned self] id, response in answerParked(id, response) }
-        controller.onPublish = { [unowned self] event in publish(event) }
+        feed.subscribe { [unowned self] event in publish(event) }
     }
 
     // MARK: Accepting
@@ -255,12 +254,12 @@ final class ControlServer {
     }
 
     /// Whether the machine's wake is close (`Controller.wakeIsClose`): requests then wait.
-    private func ringIsClose() -> Bool { controller.wakeIsClose() }
+    private func ringIsClose() -> Bool { requests.controller.wakeIsClose() }
 
     /// Puts `connection` in line for the next turn, and makes sure a turn comes.
     private func awaitTurn(_ connection: Connection) {
         if !waitingTurn.contains(connection.id) { waitingTurn.append(connection.id) }
-        let delay = ringIsClose() ? max(0.001, (controller.secondsUntilWake() ?? 0) + 0.002) : 0
+        let delay = ringIsClose() ? max(0.001, (requests.controller.secondsUntilWake() ?? 0) + 0.002) : 0
         turns.arm(after: max(delay, 0.000_001))
     }
 
@@ -281,7 +280,7 @@ final class ControlServer {
     private func role(for request: Request, on connection: Connection) -> Result<Role, Connection.ReplyError> {
         var role = min(connection.role, request.cap ?? connection.role)
         if let token = request.device {
-            guard let deviceRole = controller.webDeviceRole(token: token) else {
+            guard let deviceRole = requests.webDeviceRole(token: token) else {
                 return .failure(Connection.ReplyError(.failure(.forbidden, WebDevice.unknown)))
             }
             role = min(role, deviceRole)
@@ -291,45 +290,13 @@ final class ControlServer {
 
     private func dispatch(_ operation: Command, role: Role, from connection: Connection) {
         let refusal = { [access] in access.refusal(operation, role: role, peer: connection.peer) }
-        switch operation {
-        case .watch:
-            guard role >= operation.requiredRole else {
-                return reply(.failure(.forbidden, refusal()), for: operation, to: connection)
-            }
+        switch requests.serve(operation, role: role, peer: connection.peer, connection: connection.id, refusal: refusal)
+        {
+        case .answer(let response): reply(response, for: operation, to: connection)
+        case .parked: connection.phase = .parked
+        case .watching:
             reply(Response(message: "watching; one line per change"), for: operation, to: connection)
             connection.phase = .watching
-        case .tagAdd(_, nil, _), .tagTest:
-            if let answer = controller.waitForTap(
-                operation, role: role, connection: connection.id, refusal: refusal)
-            {
-                reply(answer, for: operation, to: connection)
-            } else {
-                connection.phase = .parked
-            }
-        case .calendarAdd:
-            if let answer = controller.beginCalendarAdd(
-                operation, role: role, connection: connection.id, refusal: refusal)
-            {
-                reply(answer, for: operation, to: connection)
-            } else {
-                connection.phase = .parked
-            }
-        case .soundTest:
-            switch controller.planSoundTest(operation, role: role, refusal: refusal) {
-            case .answer(let response): reply(response, for: operation, to: connection)
-            case .play(let request, let seconds):
-                connection.phase = .parked
-                let id = connection.id
-                let (audio, doorbell) = (controller.ring.audio, doorbell)
-                let thread = Thread {
-                    doorbell.post(.reply(connection: id, SoundTest.play(request, seconds: seconds, on: audio)))
-                }
-                thread.name = "sound-test"
-                thread.start()
-            }
-        default:
-            let response = controller.handle(operation, role: role, peer: connection.peer, refusal: refusal)
-            reply(response, for: operation, to: connection)
         }
     }
 
@@ -384,9 +351,7 @@ final class ControlServer {
     private func drop(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         waitingTurn.removeAll { $0 == connection.id }
-        if case .parked = connection.phase, controller.tagWait?.connection == connection.id {
-            controller.endTagWait(answer: false)
-        }
+        if case .parked = connection.phase { requests.connectionLeft(connection.id) }
         loop.unwatch(connection.fd)
         close(connection.fd)
     }
@@ -398,14 +363,13 @@ final class ControlServer {
             guard let deadline = connection.deadline, deadline <= now else { continue }
             drop(connection)
         }
-        if let wait = controller.tagWait, wait.deadline <= now { controller.endTagWait() }
+        requests.expire(now: now)
         rearm()
     }
 
     /// Arms the deadline timer at the earliest deadline; disarmed when none (an idle daemon sleeps).
     private func rearm() {
-        let earliest = (connections.values.compactMap(\.deadline) + [controller.tagWait?.deadline].compactMap { $0 })
-            .min()
+        let earliest = (connections.values.compactMap(\.deadline) + [requests.parkedDeadline].compactMap { $0 }).min()
         guard earliest != armedDeadline else { return }
         armedDeadline = earliest
         deadlines.arm(after: earliest.map { max(0.001, $0 - Controller.monotonic()) } ?? 0)

@@ -5,17 +5,6 @@ import ReveilleProtocol
 import ReveilleStore
 import Synchronization
 
-/// A request refused for a reason the client can act on.
-struct Refusal: Error {
-    let code: ErrorReply.Code
-    let message: String
-
-    init(_ code: ErrorReply.Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-}
-
 /// The devices and limits the ring sessions work with.
 public struct RingEnvironment: Sendable {
     public var audio: any AudioOutput
@@ -47,9 +36,10 @@ public struct RingEnvironment: Sendable {
     }
 }
 
-/// Carries out control requests and the clock machine's actions against the store and the
-/// devices: the edge of the daemon. Every rule lives in `AlarmClock` (ReveilleCore); this class
-/// reads the clock, does the I/O the machine asks for, and answers requests.
+/// Drives the clock machine: feeds it every event (the wake timer, a tap, a key, a changed
+/// schedule, a changed zone or calendar) with the clock's readings, and hands what it decides to
+/// `Effects`. Every rule lives in `AlarmClock` (ReveilleCore); requests reach the machine through
+/// the handlers of `Requests`, which read and write the store and call in here.
 ///
 /// Confined to the event loop's thread (docs/ARCHITECTURE.md): no locks, not `Sendable`. Other
 /// threads reach it through the loop's doorbell.
@@ -58,52 +48,26 @@ public final class Controller {
     let clock: any WallClock
     let startedAt: Date
     let logger: Logger
-    let ring: RingEnvironment
-    let hooks: HookRunner
     /// Where the zone's rules come from, read again when they may have changed.
     let zoneSource: ZoneSource
     /// The one decision-maker.
-    var machine: AlarmClock
+    private(set) var machine: AlarmClock
+    /// Carries out what it decides.
+    let effects: Effects
     /// The zone, for the app guard's thread.
     let sharedZone: SharedZone
-    /// A `tag add` or `tag test` waiting for a tap, which takes the next tag the reader sees.
-    var tagWait: TagWait?
-    /// reveille.toml refused at a reload (SIGHUP), with since when.
-    var settingsRejection: String?
-    /// Until when (monotonic seconds) a `sound test` plays, for `sound stop`.
-    var soundTestUntil = 0.0
-    var webPairing = WebPairing()
     /// Holiday calendars, read at start and again when their files change.
     let calendars: Calendars
     /// Where what waits runs (calendar reads); nil: right here, for in-process tests.
     let offLoop: OffLoop?
     /// A calendar read that came in just before a ring: taken at the ring's tick, after it.
-    var calendarsHeld: [Calendars.Entry]?
-    /// The app policy and its enforcement; set once at start.
-    var appSupervisor: AppSupervisor?
-    /// The buttons and keypads; set once at start.
-    var bedside: BedsideControls?
-    /// Said in `status` after a start that restored the state from its backup.
-    var stateRestored: String?
-    /// The instant the wake timer was last armed at (wall-clock seconds).
-    var armedWake: Int?
-    /// Arms the wake timer at a wall-clock instant (set by the daemon).
-    var onWake: (Int) -> Void = { _ in }
-    /// The calendars were read again: their folders may need watching (set by the daemon).
-    var onCalendarsChanged: () -> Void = {}
-    /// Tells watchers what changed (set by the control server).
-    var onPublish: (WatchEvent) -> Void = { _ in }
-    /// Hands a `--unless` command's outcome (chime key, exited 0, how it ended) back to the loop,
-    /// from the thread that ran it (set by the daemon).
-    var reportChimeCheck: @Sendable (String, Bool, String) -> Void = { _, _, _ in }
-    /// Answers a parked request (a tag wait) on connection `id` (set by the control server).
-    var deliver: (Int, Response) -> Void = { _, _ in }
+    private var calendarsHeld: [Calendars.Entry]?
 
     init(
         store: Store, clock: any WallClock, zone: ZoneSource,
         calendarCache: String = NSTemporaryDirectory() + "reveille-calendars",
         calendarFetchFolder: String = NSTemporaryDirectory() + "reveille-fetched-calendars",
-        ring: RingEnvironment, offLoop: OffLoop? = nil, logger: Logger
+        ring: RingEnvironment, offLoop: OffLoop? = nil, outlets: any Outlets, logger: Logger
     ) throws {
         self.store = store
         self.offLoop = offLoop
@@ -111,8 +75,7 @@ public final class Controller {
         self.zoneSource = zone
         self.startedAt = clock.now()
         self.logger = logger
-        self.ring = ring
-        self.hooks = HookRunner(directory: ring.hooksDirectory, logger: logger)
+        effects = Effects(ring: ring, store: store, outlets: outlets, logger: logger)
         let zone = zone.load()
         let now = Int(clock.now().timeIntervalSince1970)
         let today = ZoneResolver(zone: zone).local(at: now).date
@@ -145,12 +108,16 @@ public final class Controller {
             schedule: schedule, zone: zone,
             readerHealth: ring.reader.health, stored: stored,
             limits: AlarmClock.Limits(ring: ring.policy, graceSeconds: ring.graceSeconds))
+        outlets.watchCalendarFolders(calendarFolders)
     }
 
     /// The zone alarm times are in.
     var zone: Zone { machine.zone }
 
-    // MARK: Events from the loop
+    /// What the machine knows, for people: sessions, the next ring, local times.
+    var view: ReadModel { ReadModel(machine: machine) }
+
+    // MARK: Events
 
     /// After a (re)start: a session that was ringing rings again at once; a snoozed one keeps its
     /// deadline and count; then what came due while the daemon was down.
@@ -190,58 +157,38 @@ public final class Controller {
         carryOut(machine.readerHealthChanged(health, now: nowSeconds()))
     }
 
+    /// The reader saw a tag (known as `label`, or not) that no tag wait took.
+    func tagPlaced(uid: String, label: String?, fresh: Bool) {
+        carryOut(machine.tagPlaced(uid: uid, label: label, fresh: fresh, now: nowSeconds()))
+    }
+
+    func tagLifted() {
+        carryOut(machine.tagLifted())
+    }
+
+    /// An app's time runs out soon: the machine says what follows (`AlarmClock.appTimeRunningOut`).
+    func appTimeRunningOut(app: String, user: String, secondsLeft: Int) {
+        carryOut(machine.appTimeRunningOut(app: app, user: user, secondsLeft: secondsLeft))
+    }
+
+    /// A key, a request or a test hands the machine an event at the wall clock's second: what it
+    /// decides is carried out, and its answer returned.
+    @discardableResult
+    func send(_ event: (inout AlarmClock, _ now: Int) -> ClockReply) -> ClockReply {
+        let reply = event(&machine, nowSeconds())
+        carryOut(reply.actions)
+        return reply
+    }
+
+    /// `send` for events the machine answers with actions alone.
+    func send(_ event: (inout AlarmClock, _ now: Int) -> [ClockAction]) {
+        carryOut(event(&machine, nowSeconds()))
+    }
+
     /// Before exit: remember how far occurrences were handled, stop the sound and running hooks.
     public func shutDown() {
         carryOut(machine.shutDown())
-        hooks.stopAll()
-    }
-
-    /// Seconds on the monotonic clock (CLOCK_MONOTONIC): what a clock jump does not move.
-    static func monotonic() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-
-    // MARK: Requests
-
-    /// Answers one request from a peer with `role`. Never throws: every failure is an error reply.
-    /// `sound test`, and `tag add`/`tag test` waiting for a tap, are answered by the control
-    /// server, which parks them (see `ControlServer`).
-    public func handle(_ operation: Command, role: Role, peer: Peer? = nil, refusal: () -> String) -> Response {
-        guard role >= operation.requiredRole else {
-            return .failure(.forbidden, refusal())
-        }
-        switch operation {
-        case .soundDevices:
-            var response = Response()
-            response.devices = ring.audio.availableDevices()
-            return response
-        case .tagAdd, .tagTest, .tagList, .tagRemove:
-            return reply(operation) { try tagOperation(operation) }
-        case .appsStatus, .appCheck, .appGrant, .appStart:
-            return reply(operation) { try appOperation(operation, peer: peer) }
-        case .webPair, .webRedeem, .webDevices, .webUnpair:
-            return reply(operation) { try webOperation(operation) }
-        case .snooze:
-            return sessionReply(machine.snooze(now: nowSeconds()), for: operation)
-        case .problem:
-            return sessionReply(machine.requestProblem(now: nowSeconds()), for: operation)
-        case .answer(let value):
-            return sessionReply(machine.answer(value, now: nowSeconds()), for: operation)
-        case .alarmTest(let id):
-            tick()  // what is due by the schedule rings first
-            return sessionReply(machine.test(id, now: nowSeconds()), for: operation)
-        case .soundStop:
-            return stopSoundTest()
-        default: break
-        }
-        // The instant the change is made at: `--in 1s` computed in one second must not find the
-        // machine already past its ring because the request ended in the next.
-        let asOf = clock.now().timeIntervalSince1970
-        let response = reply(operation) { try perform(operation, role: role) }
-        if response.ok && operation.changesSchedule { scheduleChanged(asOf: asOf, after: operation.name) }
-        return response
+        effects.hooks.stopAll()
     }
 
     /// The schedule in the store changed, as of `asOf`: the machine rings what was due by the old
@@ -257,191 +204,63 @@ public final class Controller {
         }
     }
 
-    /// Runs `body`, turning what it throws into an error reply.
-    func reply(_ operation: Command, _ body: () throws -> Response) -> Response {
+    private func carryOut(_ actions: [ClockAction]) {
+        effects.carryOut(actions, view: view)
+    }
+
+    // MARK: Calendars
+
+    /// Reads every calendar again, off the loop (`OffLoop`): `calendarsRead` takes the result. One
+    /// read at a time; asked again meanwhile, it reads again once that one is in.
+    func reloadCalendars() {
         do {
-            return try body()
-        } catch let error as InputError {
-            return .failure(.invalid, error.message)
-        } catch let error as Refusal {
-            return .failure(error.code, error.message)
-        } catch let error as RingRefusal {
-            return .failure(.refused, error.message)
+            let now = self.now()
+            guard
+                let reading = calendars.beginReading(
+                    try store.calendars(), today: now.date, zone: zone, now: now.instant)
+            else { return }
+            let loader = calendars.loader
+            if let offLoop {
+                offLoop.run("calendars") { .calendarsRead(loader.read(reading)) }
+            } else {
+                calendarsRead(loader.read(reading))
+            }
         } catch {
-            logger.error("'\(operation.name)' failed: \(error)")
-            return .failure(.internal, "could not \(operation.name): \(error)")
+            logger.error("calendars: could not read the list: \(error)")
         }
     }
 
-    private func perform(_ operation: Command, role: Role) throws -> Response {
-        let today = self.today()
-        switch operation {
-        case .status:
-            var response = Response()
-            response.status = try status(role: role)
-            return response
-        case .alarmList:
-            var response = Response()
-            response.alarms = try alarmInfos()
-            return response
-        case .alarmAdd(let spec):
-            return try addAlarm(spec)
-        case .calendarAdd, .calendarList, .calendarRemove, .calendarShow:
-            return try calendarOperation(operation)
-        case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove:
-            return try reminderOperation(operation)
-        case .alarmEdit(let id, let spec):
-            return try editAlarm(id: id, spec)
-        case .alarmRemove(let id):
-            let alarm = try existingAlarm(id)
-            guard try store.deleteAlarm(id: id) else { throw noAlarm(id) }
-            logger.info("alarm \(alarm.name) removed")
-            var response = Response(message: "removed alarm \(alarm.name)")
-            response.warnings = stillRinging()
-            return response
-        case .alarmSetEnabled(let id, let enabled):
-            var alarm = try existingAlarm(id)
-            alarm.enabled = enabled
-            _ = try store.update(alarm)
-            logger.info("alarm \(alarm.name) \(enabled ? "enabled" : "disabled")")
-            return try alarmResponse(
-                alarm, "\(enabled ? "enabled" : "disabled") alarm \(alarm.name): \(schedule(of: alarm))")
-        case .ruleList:
-            var response = Response()
-            response.rules = try store.scheduleState().rules.map(RuleInfo.init)
-            return response
-        case .ruleAdd(let alarmID, let days, let change):
-            if let alarmID { _ = try existingAlarm(alarmID) }
-            guard !days.isEmpty else { throw InputError("days: a rule needs at least one day") }
-            let candidate = WeeklyRule(id: 0, alarmID: alarmID, days: days, change: change)
-            let rule = try store.insertRule(candidate) { existing in
-                try asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
-            }
-            logger.info("rule #\(rule.id) added: \(rule.days) \(rule.change), \(rule.scopeDescription)")
-            var response = Response(
-                message: "added rule #\(rule.id): \(rule.days) \(rule.change), \(rule.scopeDescription)")
-            response.rules = [RuleInfo(rule)]
-            return response
-        case .ruleRemove(let id):
-            guard try store.deleteRule(id: id) else {
-                throw Refusal(.notFound, "no rule #\(id); 'reveille rule list' shows the ids")
-            }
-            logger.info("rule #\(id) removed")
-            return Response(message: "removed rule #\(id)")
-        case .overrideList:
-            var response = Response()
-            // A past day's override may wait for the machine to judge that day to its end before
-            // it is purged (see `currentState`); it is history already, not listed.
-            response.overrides = try currentState().overrides.filter { $0.date >= today }.map(
-                OverrideInfo.init)
-            return response
-        case .overrideAdd(let alarmID, let dateText, let change):
-            if let alarmID { _ = try existingAlarm(alarmID) }
-            let date = try CivilDate.parse(dateText, today: today)
-            guard date >= today else { throw InputError("date \(date) is in the past (today is \(today))") }
-            let candidate = DateOverride(id: 0, alarmID: alarmID, date: date, change: change)
-            let override = try store.insertOverride(candidate) { existing in
-                try asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
-            }
-            logger.info("override #\(override.id) added: \(date) \(change), \(override.scopeDescription)")
-            var response = Response(
-                message: "added override #\(override.id): \(date) \(change), \(override.scopeDescription)")
-            response.overrides = [OverrideInfo(override)]
-            return response
-        case .overrideRemove(let id):
-            guard try store.deleteOverride(id: id) else {
-                throw Refusal(.notFound, "no override #\(id); 'reveille override list' shows the ids")
-            }
-            logger.info("override #\(id) removed")
-            return Response(message: "removed override #\(id)")
-        case .pause(let untilText):
-            guard let untilText else {
-                try store.setMaster(.off)
-                logger.notice("alarms paused until resumed")
-                var response = Response(message: "alarms are off until 'reveille resume'")
-                response.warnings = stillRinging()
-                return response
-            }
-            let until = try CivilDate.parse(untilText, today: today)
-            guard until > today else {
-                throw InputError("--until \(until): must be after today (\(today)); alarms ring again from that date")
-            }
-            try store.setMaster(.pausedUntil(until))
-            logger.notice("alarms paused until \(until)")
-            var response = Response(
-                message: "alarms paused; they ring again from \(until.weekday.displayName) \(until)")
-            response.warnings = stillRinging()
-            return response
-        case .resume:
-            try store.setMaster(.on)
-            logger.notice("alarms resumed")
-            return Response(message: "alarms are on")
-        case .next(let days):
-            guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
-            var response = Response()
-            response.schedule = try schedule(days: days)
-            return response
-        case .history(let days):
-            var response = Response()
-            response.history = try history(days: days)
-            return response
-        case .stats(let days):
-            var response = Response()
-            response.stats = try stats(days: days)
-            return response
-        case .ruleEdit(let id, let days, let change, let alarmID, let allAlarms):
-            if let alarmID { _ = try existingAlarm(alarmID) }
-            if let days, days.isEmpty { throw InputError("days: a rule needs at least one day") }
-            let rule = try store.updateRule(id: id) { rule, existing throws in
-                if let days { rule.days = days }
-                if let change { rule.change = change }
-                if let alarmID { rule.alarmID = alarmID }
-                if allAlarms { rule.alarmID = nil }
-                let candidate = rule
-                try asConflict { () throws(InputError) in
-                    try LayerConflicts.check(candidate, against: existing.filter { $0.id != id })
-                }
-            }
-            guard let rule else { throw Refusal(.notFound, "no rule #\(id); 'reveille rule list' shows the ids") }
-            logger.info("rule #\(rule.id) changed: \(rule.days) \(rule.change), \(rule.scopeDescription)")
-            var response = Response(
-                message: "changed rule #\(rule.id): \(rule.days) \(rule.change), \(rule.scopeDescription)")
-            response.rules = [RuleInfo(rule)]
-            return response
-        case .overrideEdit(let id, let dateText, let change, let alarmID, let allAlarms):
-            if let alarmID { _ = try existingAlarm(alarmID) }
-            let date = try dateText.map { text in try CivilDate.parse(text, today: today) }
-            if let date, date < today { throw InputError("date \(date) is in the past (today is \(today))") }
-            let override = try store.updateOverride(id: id) { override, existing throws in
-                if let date { override.date = date }
-                if let change { override.change = change }
-                if let alarmID { override.alarmID = alarmID }
-                if allAlarms { override.alarmID = nil }
-                let candidate = override
-                try asConflict { () throws(InputError) in
-                    try LayerConflicts.check(candidate, against: existing.filter { $0.id != id })
-                }
-            }
-            guard let override else {
-                throw Refusal(.notFound, "no override #\(id); 'reveille override list' shows the ids")
-            }
-            logger.info(
-                "override #\(override.id) changed: \(override.date) \(override.change), \(override.scopeDescription)")
-            var response = Response(
-                message:
-                    "changed override #\(override.id): \(override.date) \(override.change), \(override.scopeDescription)"
-            )
-            response.overrides = [OverrideInfo(override)]
-            return response
-        case .soundTest, .soundDevices, .soundStop, .alarmTest, .tagAdd, .tagTest, .tagList, .tagRemove, .appsStatus,
-            .appCheck, .appGrant, .appStart, .snooze, .problem, .answer, .watch, .webPair, .webRedeem, .webDevices,
-            .webUnpair:
-            // Answered in `handle`, or parked by the control server: never here.
-            throw Refusal(.internal, "'\(operation.name)' reached the wrong handler: a routing mistake in the daemon")
+    /// The calendars were read: when their holidays or chimes changed, what is due by the old ones
+    /// rings first, then the machine hears of the new ones.
+    func calendarsRead(_ entries: [Calendars.Entry]) {
+        // Just before a ring, the read waits for the ring's tick (`tick` takes it after the ring).
+        if wakeIsClose() {
+            calendarsHeld = entries
+            return
         }
+        let (changed, again) = calendars.install(entries, zone: zone)
+        if changed { scheduleChanged(asOf: clock.now().timeIntervalSince1970, after: "the calendars changed") }
+        effects.outlets.watchCalendarFolders(calendarFolders)
+        if again { reloadCalendars() }
     }
 
-    // MARK: Helpers shared by the operations
+    /// A calendar was added or removed: watch its folder, read them all again (keeping each last
+    /// good copy).
+    func calendarsEdited() {
+        effects.outlets.watchCalendarFolders(calendarFolders)
+        reloadCalendars()
+    }
+
+    /// The folders the calendar files are in.
+    private var calendarFolders: Set<String> { Set(calendars.entries.map { calendars.folder(of: $0.record) }) }
+
+    /// Something changed in a folder holding a calendar file: read the calendars there again.
+    func calendarFolderChanged(_ folder: String) {
+        guard calendars.entries.contains(where: { calendars.folder(of: $0.record) == folder }) else { return }
+        reloadCalendars()
+    }
+
+    // MARK: Readings
 
     func now() -> (instant: Int, date: CivilDate, time: LocalTime) {
         let instant = nowSeconds()
@@ -450,6 +269,15 @@ public final class Controller {
     }
 
     func today() -> CivilDate { now().date }
+
+    func nowSeconds() -> Int { Int(clock.now().timeIntervalSince1970.rounded(.down)) }
+
+    /// Seconds on the monotonic clock (CLOCK_MONOTONIC): what a clock jump does not move.
+    static func monotonic() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
 
     /// The schedule state as stored, with the calendars' holidays and chimes. Reading it changes
     /// nothing: what the days gone by leave behind is purged when the machine says (`.purge`).
@@ -460,47 +288,21 @@ public final class Controller {
         return state
     }
 
-    /// Carries out `.purge`: the machine has judged the days before `before`.
-    func purge(before: CivilDate) {
-        do {
-            let purged = try store.purgeOverrides(before: before)
-            if purged > 0 { logger.info("purged \(purged) past date override(s)") }
-            for alarm in try store.disableOneShots(before: before) {
-                // One that rang was turned off when it was dismissed: this one never rang.
-                guard case .once(let date) = alarm.repeats else { continue }
-                logger.notice(
-                    "alarm \(alarm.name): its day (\(date)) is over and it did not ring (missed, paused or silenced by a rule or override); turned off"
-                )
-            }
-        } catch {
-            logger.error("could not purge the days before \(before): \(error); trying again at the next look")
-        }
+    /// Seconds from now to the instant the machine asked to be woken at (negative once passed),
+    /// nil when it asked for none: the control server keeps requests back just before a ring.
+    func secondsUntilWake() -> Double? {
+        effects.armedWake.map { Double($0) - clock.now().timeIntervalSince1970 }
     }
 
-    func existingAlarm(_ id: Int) throws -> Alarm {
-        guard let alarm = try store.alarm(id: id) else { throw noAlarm(id) }
-        return alarm
+    /// Whether the machine's wake (a ring, a snooze's end, a chime) is due within
+    /// `quietBeforeWake`: what can wait (requests, a calendar read's result) then waits, so that
+    /// its cost never lands on the ring.
+    func wakeIsClose() -> Bool {
+        guard let seconds = secondsUntilWake() else { return false }
+        return seconds > -1 && seconds < Controller.quietBeforeWake
     }
 
-    /// Runs a layer check, reporting a collision as a conflict rather than as bad input.
-    func asConflict(_ check: () throws(InputError) -> Void) throws(Refusal) {
-        do { try check() } catch { throw Refusal(.conflict, error.message) }
-    }
-
-    /// `sound stop`: ends a sound test that still plays; never an alarm.
-    func stopSoundTest() -> Response {
-        if let session = machine.session {
-            return .failure(
-                .refused,
-                "alarm \(session.settings.name) is \(session.state.rawValue), not a sound test: 'reveille dismiss' stops it"
-            )
-        }
-        guard Controller.monotonic() < soundTestUntil else { return Response(message: "no sound test is playing") }
-        ring.audio.stop()
-        soundTestUntil = 0
-        logger.info("sound test stopped")
-        return Response(message: "stopped the sound test")
-    }
+    static let quietBeforeWake = 0.25
 
     /// A session already begun goes on whatever the schedule becomes: say so.
     func stillRinging() -> [String]? {
@@ -508,19 +310,6 @@ public final class Controller {
         return [
             "alarm \(session.settings.name) is still \(session.state == .snoozed ? "snoozed" : "ringing"): it stops only when dismissed ('reveille dismiss')"
         ]
-    }
-
-    func noAlarm(_ id: Int) -> Refusal {
-        Refusal(.notFound, "no alarm #\(id); 'reveille alarm list' shows the ids")
-    }
-
-    /// `RingInfo` for a decision that rings.
-    func ringInfo(_ decision: Decision, label: String) -> RingInfo? {
-        guard let instant = decision.ringInstant else { return nil }
-        let local = ZoneResolver(zone: zone).local(at: instant)
-        return RingInfo(
-            alarmID: decision.alarmID, label: label, date: local.date.description,
-            weekday: local.date.weekday.displayName, time: local.time.description, instant: instant)
     }
 }
 

@@ -140,13 +140,22 @@ public enum Daemon {
             policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
             graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
             defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice)
+        // What the core's decisions reach: built first, so that nothing is wired later.
+        let feed = WatchFeed()
+        let watches = FolderWatches(loop: loop, logger: logger)
+        let wake = try LoopTimer(.realtime, logger: logger)
+        let retry = try LoopTimer(.monotonic, logger: logger)
+        let outlets = LoopOutlets(
+            wake: wake, retry: retry, clock: options.clock, feed: feed, doorbell: doorbell, watches: watches,
+            logger: logger)
         let controller = try Controller(
             store: store, clock: options.clock, zone: zoneSource, calendarCache: paths.stateDirectory + "/calendars",
             calendarFetchFolder: paths.calendarCache, ring: environment, offLoop: OffLoop(doorbell: doorbell),
-            logger: logger)
+            outlets: outlets, logger: logger)
+        let notes = DaemonNotes()
         if case .restored(let problem, let backupAt, let kept) = opening {
             let since = controller.now()
-            controller.stateRestored =
+            notes.stateRestored =
                 "restored at start from the backup of \(StateFiles.stamp(backupAt)): the database was \(problem) (kept as \(kept); since \(since.date) \(since.time.hoursAndMinutes)); check 'reveille alarm list'"
         }
         let access = PeerAccess(adminGroup: options.adminGroup, socketGroup: options.socketGroup)
@@ -162,10 +171,20 @@ public enum Daemon {
             throw StartupError(description: "\(error)" + (error.errno == EACCES ? Daemon.rootHint : ""))
         }
         logger.info("listening on \(paths.socket)")
+        let supervisor = startAppSupervisor(
+            options, store: store, zone: controller.sharedZone, doorbell: doorbell, logger: logger)
+        let follower = try AppFollower(supervisor: supervisor, loop: loop, feed: feed, logger: logger)
+        follower.watchListedFiles()
+        let bedside = try startBedsideControls(options, loop: loop, controller: controller, feed: feed, logger: logger)
+        let requests = Requests(
+            controller: controller, store: store, ring: environment, outlets: outlets, apps: supervisor,
+            bedside: bedside, notes: notes, logger: logger)
         let server = try ControlServer(
-            listener: listener, access: access, controller: controller, loop: loop, doorbell: doorbell, logger: logger)
-        let bedside = try startBedsideControls(options, loop: loop, controller: controller, logger: logger)
-        var timers = try wireTimers(loop: loop, controller: controller, clock: options.clock, logger: logger)
+            listener: listener, access: access, requests: requests, feed: feed, loop: loop, doorbell: doorbell,
+            logger: logger)
+        var timers = try wireTimers(
+            loop: loop, controller: controller, wake: wake, retry: retry, clock: options.clock, supervisor: supervisor,
+            logger: logger)
         // The state's care: checkpoint, marker and a daily backup, every 6 hours (4 wake-ups a day).
         let stateCare = try LoopTimer(.monotonic, logger: logger)
         stateCare.arm(after: StateFiles.maintenanceSeconds, interval: StateFiles.maintenanceSeconds)
@@ -174,26 +193,18 @@ public enum Daemon {
             maintainState(store, stateLayout, controller: controller, logger: logger)
         }
         timers.append(stateCare)
-        let watches = try wireWatches(
-            loop: loop, controller: controller, options: options, logger: logger)
-        let supervisor = startAppSupervisor(
-            options, store: store, controller: controller, doorbell: doorbell, logger: logger)
-        let follower = try AppFollower(supervisor: supervisor, loop: loop, logger: logger)
-        let policyChanged = { [unowned follower] (force: Bool) in
-            if let why = supervisor.reload(force: force) { controller.onPublish(.policyRejected(why)) }
-            supervisor.review()
-            follower.watchListedFiles()
-        }
-        watches.onPolicyChange = { policyChanged(false) }
-        follower.onListedFileChange = { policyChanged(true) }
-        follower.watchListedFiles()
-        controller.reportChimeCheck = { key, skip, detail in
-            doorbell.post(.chimeChecked(key: key, skip: skip, detail: detail))
+        watchZoneFolders(watches, controller: controller, logger: logger)
+        let settingsFolder = paths.configDirectory
+        do {
+            try watches.watch(folder: settingsFolder, names: ["apps.toml"]) { follower.policyChanged(force: false) }
+        } catch {
+            logger.warning(
+                "app policy: cannot watch \(settingsFolder): \(error); restart reveilled after editing apps.toml")
         }
         try loop.watch(doorbell.fd) { _ in
             for event in doorbell.take() {
                 switch event {
-                case .tagPlaced(let uid, let fresh): controller.tagPlaced(uid, fresh: fresh)
+                case .tagPlaced(let uid, let fresh): requests.handlers.tags.tagPlaced(uid, fresh: fresh)
                 case .tagLifted: controller.tagLifted()
                 case .readerHealth(let health): controller.readerHealthChanged(health)
                 case .reply(let id, let response): server.answerParked(id, response)
@@ -203,7 +214,9 @@ public enum Daemon {
                 case .chimeChecked(let key, let skip, let detail):
                     controller.chimeChecked(key: key, skip: skip, detail: detail)
                 case .calendarsRead(let entries): controller.calendarsRead(entries)
-                case .calendarChecked(let id, let addition): controller.calendarChecked(connection: id, addition)
+                case .calendarChecked(let id, let addition):
+                    requests.handlers.calendars.calendarChecked(connection: id, addition)
+                case .calendarFolderChanged(let folder): controller.calendarFolderChanged(folder)
                 }
             }
         }
@@ -224,7 +237,7 @@ public enum Daemon {
                         loop.stop()
                     } catch {
                         let since = controller.now()
-                        controller.settingsRejection =
+                        notes.settingsRejected =
                             "\(error) (since \(since.date) \(since.time.hoursAndMinutes)); the settings of the start stay in use"
                         logger.error("received SIGHUP: \(error); the running settings stay")
                     }
@@ -245,7 +258,7 @@ public enum Daemon {
         reader?.stop()
         supervisor.guardian?.close()
         supervisor.flush()
-        withExtendedLifetime((timers, watches, follower, bedside)) {}
+        withExtendedLifetime((timers, watches, follower, bedside, requests)) {}
         logger.info(
             ending == .reload
                 ? "reveilled stopped, to start again"
@@ -275,17 +288,12 @@ public enum Daemon {
         logger.critical("cannot start again in place: execv: \(String(cString: strerror(errno)))")
     }
 
-    /// The wake timer (a realtime timerfd the machine arms), its retry, the test clock's check,
-    /// and systemd's watchdog, all on the loop.
-    private static func wireTimers(loop: EventLoop, controller: Controller, clock: any WallClock, logger: Logger) throws
-        -> [LoopTimer]
-    {
-        let wake = try LoopTimer(.realtime, logger: logger)
-        let retry = try LoopTimer(.monotonic, logger: logger)
-        controller.onWake = { instant in
-            // The clock's instant, as the system clock reads it (a test clock is offset).
-            if !wake.arm(atSystemInstant: clock.systemInstant(forWall: Double(instant))) { retry.arm(after: 1) }
-        }
+    /// The wake timer (a realtime timerfd the machine arms through `LoopOutlets`), its retry, the
+    /// test clock's check, and systemd's watchdog, all on the loop.
+    private static func wireTimers(
+        loop: EventLoop, controller: Controller, wake: LoopTimer, retry: LoopTimer, clock: any WallClock,
+        supervisor: AppSupervisor, logger: Logger
+    ) throws -> [LoopTimer] {
         try loop.watch(wake.fd) { _ in controller.tick(clockWasSet: !wake.acknowledge()) }
         try loop.watch(retry.fd) { _ in
             _ = retry.acknowledge()
@@ -313,7 +321,7 @@ public enum Daemon {
             try loop.watch(watchdog.fd) { _ in
                 _ = watchdog.acknowledge()
                 // A guard stuck on one exec holds every exec: no ping (AppFollower asks for the restart).
-                if controller.appSupervisor?.guardStalledSeconds() != nil { return }
+                if supervisor.guardStalledSeconds() != nil { return }
                 ServiceManager.watchdogPing()
             }
             timers.append(watchdog)
@@ -321,12 +329,8 @@ public enum Daemon {
         return timers
     }
 
-    /// inotify on the folders the zone's rules come from (see `ZoneSource.folders`) and on the
-    /// settings folder (apps.toml), on the loop.
-    private static func wireWatches(
-        loop: EventLoop, controller: Controller, options: DaemonOptions, logger: Logger
-    ) throws -> FolderWatches {
-        let watches = FolderWatches(loop: loop, logger: logger)
+    /// inotify on the folders the zone's rules come from (see `ZoneSource.folders`), on the loop.
+    private static func watchZoneFolders(_ watches: FolderWatches, controller: Controller, logger: Logger) {
         var zoneFolders: Set<String> = []
         // Called again after each change: a new zone may live in another folder.
         func watchZoneFolders() {
@@ -348,34 +352,11 @@ public enum Daemon {
             }
         }
         watchZoneFolders()
-        // The folders of the calendar files: an edited or replaced file is read again.
-        var calendarFolders: Set<String> = []
-        func watchCalendarFolders() {
-            let folders = Set(controller.calendars.entries.map { controller.calendars.folder(of: $0.record) })
-            for folder in folders.subtracting(calendarFolders) {
-                do {
-                    try watches.watch(folder: folder, names: nil) { controller.calendarFolderChanged(folder) }
-                    calendarFolders.insert(folder)
-                } catch {
-                    logger.warning(
-                        "calendars: cannot watch \(folder): \(error); restart reveilled after editing a calendar there")
-                }
-            }
-        }
-        controller.onCalendarsChanged = watchCalendarFolders
-        watchCalendarFolders()
-        let folder = options.paths.configDirectory
-        do {
-            try watches.watch(folder: folder, names: ["apps.toml"]) { watches.onPolicyChange() }
-        } catch {
-            logger.warning("app policy: cannot watch \(folder): \(error); restart reveilled after editing apps.toml")
-        }
-        return watches
     }
 
-    /// The buttons and keypads, told of every session change (after the watchers).
+    /// The buttons and keypads, told of every session change.
     private static func startBedsideControls(
-        _ options: DaemonOptions, loop: EventLoop, controller: Controller, logger: Logger
+        _ options: DaemonOptions, loop: EventLoop, controller: Controller, feed: WatchFeed, logger: Logger
     ) throws -> BedsideControls {
         let input = options.input
         let bedside = try BedsideControls(
@@ -386,24 +367,17 @@ public enum Daemon {
                 keyMap: input.keyMap, longPressSeconds: Double(input.longPressMilliseconds) / 1000,
                 answerTimeoutSeconds: Double(input.answerTimeoutSeconds), sayTimeWhenIdle: options.voice.sayTimeWhenIdle
             ),
-            loop: loop, controller: controller, logger: logger)
-        let publish = controller.onPublish
-        controller.onPublish = { event in
-            publish(event)
-            if case .session = event { bedside.sessionChanged() }
-        }
-        controller.bedside = bedside
+            loop: loop, controller: controller, feed: feed, logger: logger)
         bedside.start()
         return bedside
     }
 
     /// Loads apps.toml and guards launches with fanotify when it can.
     private static func startAppSupervisor(
-        _ options: DaemonOptions, store: Store, controller: Controller, doorbell: Doorbell, logger: Logger
+        _ options: DaemonOptions, store: Store, zone: SharedZone, doorbell: Doorbell, logger: Logger
     ) -> AppSupervisor {
         let paths = options.paths
         let clock = options.clock
-        let zone = controller.sharedZone
         let supervisor = AppSupervisor(
             policyPath: paths.appPolicy, requireRootOwned: paths.isSystem, store: store,
             clock: clock, zone: { zone.current },
@@ -412,7 +386,6 @@ public enum Daemon {
             onWarning: { app, user, left in doorbell.post(.appWarning(app: app, user: user, secondsLeft: left)) })
         supervisor.reload()
         supervisor.loadToday()
-        controller.appSupervisor = supervisor
         if let guardian = supervisor.guardian {
             guardian.start { supervisor.decideExec($0) }
         } else {

@@ -24,6 +24,8 @@ enum LoopEvent: Sendable {
     case calendarsRead([Calendars.Entry])
     /// The calendar loader checked the file of a `calendar add` parked on connection `connection`.
     case calendarChecked(connection: Int, CalendarAddition)
+    /// Something changed in the folder of a calendar file (from its inotify watch, on the loop).
+    case calendarFolderChanged(String)
 }
 
 /// How other threads reach the loop: an eventfd and a queue of events.

@@ -12,8 +12,6 @@ final class FolderWatches {
     private var watches: [(fd: Int32, timer: LoopTimer)] = []
     /// One watch per folder: a folder asked for again gets another handler, not another descriptor.
     private var handlers: [String: [(names: Set<String>?, onChange: () -> Void)]] = [:]
-    /// What a change of apps.toml does (set once the app supervisor exists).
-    var onPolicyChange: () -> Void = {}
 
     init(loop: EventLoop, logger: Logger) {
         self.loop = loop

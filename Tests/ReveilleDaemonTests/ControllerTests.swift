@@ -31,25 +31,23 @@ final class ManualWallClock: WallClock {
         let audio = MemoryAudioOutput()
         let reader = MemoryTagReader()
         let store: Store
-        let controller: Controller
+        let daemon: InProcessDaemon
+        var controller: Controller { daemon.controller }
+        var tags: TagRequests { daemon.requests.handlers.tags }
         /// What the controller asked the wake timer for, in order.
-        var wakes: [Int] = []
-        var published: [WatchEvent] = []
+        var wakes: [Int] { daemon.outlets.wakes }
+        var published: [WatchEvent] { daemon.outlets.published }
 
         init(store: Store? = nil) throws {
             self.store = try store ?? Store()
-            controller = try Controller(
-                store: self.store, clock: clock, zone: .fixed(Zone(builtIn: "Europe/Berlin")!),
-                ring: RingEnvironment(
-                    audio: audio, reader: reader, hooksDirectory: "/nonexistent/hooks.d"),
-                logger: Logger(label: "test"))
-            controller.onWake = { [unowned self] in wakes.append($0) }
-            controller.onPublish = { [unowned self] in published.append($0) }
+            daemon = try InProcessDaemon(
+                store: self.store, clock: clock, zone: Zone(builtIn: "Europe/Berlin")!,
+                ring: RingEnvironment(audio: audio, reader: reader, hooksDirectory: "/nonexistent/hooks.d"))
             controller.start()
         }
 
         func request(_ command: Command) -> Response {
-            controller.handle(command, role: .owner) { "refused" }
+            daemon.request(command) ?? .failure(.internal, "parked")
         }
 
         /// Moves the clock and lets the timer fire, as the loop would.
@@ -90,7 +88,7 @@ final class ManualWallClock: WallClock {
         #expect(rig.request(.snooze).ok)
         #expect(!rig.audio.isPlaying)
         #expect(rig.reader.pollingReasons == ["ring"], "the reader keeps polling through a snooze")
-        rig.controller.tagPlaced([0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], fresh: true)
+        rig.tags.tagPlaced([0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], fresh: true)
         #expect(rig.request(.status).status?.session == nil)
         #expect(rig.reader.pollingReasons.isEmpty)
         let history = try #require(rig.request(.history(days: 1)).history)
@@ -101,21 +99,20 @@ final class ManualWallClock: WallClock {
     /// rings; a wait begun before the ring ends refused at the first tap, which dismisses.
     @Test func aTagWaitNeverTakesTheTapThatDismissesAnAlarm() throws {
         let rig = try Rig()
-        var delivered: [(Int, Response)] = []
-        rig.controller.deliver = { delivered.append(($0, $1)) }
         #expect(rig.request(.tagAdd(label: "bathroom", uid: "04A1B2C3D4E5F6", timeoutSeconds: 10)).ok)
         #expect(rig.request(.alarmAdd(spec: nfcAlarm(in: 5))).ok)
         // Parked before the ring.
-        #expect(rig.controller.waitForTap(.tagTest(timeoutSeconds: 60), role: .user, connection: 7) { "" } == nil)
+        #expect(rig.daemon.request(.tagTest(timeoutSeconds: 60), role: .user, connection: 7) == nil)
         rig.pass(5)
         #expect(rig.request(.status).status?.session?.state == .ringing)
         // A second wait during the ring is refused at once.
-        let refused = rig.controller.waitForTap(.tagTest(timeoutSeconds: 60), role: .user, connection: 8) { "" }
+        let refused = rig.daemon.request(.tagTest(timeoutSeconds: 60), role: .user, connection: 8)
         #expect(refused?.error?.code == .busy)
         #expect(refused?.error?.message.contains("a tap now is for it") == true)
         // The tap dismisses; the parked wait is answered refused, not with the tag.
-        rig.controller.tagPlaced([0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], fresh: true)
+        rig.tags.tagPlaced([0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], fresh: true)
         #expect(rig.request(.status).status?.session == nil)
+        let delivered = rig.daemon.outlets.answers
         #expect(delivered.count == 1 && delivered.first?.0 == 7)
         #expect(delivered.first?.1.error?.code == .busy)
         #expect(rig.reader.pollingReasons.isEmpty)
@@ -127,12 +124,12 @@ final class ManualWallClock: WallClock {
         #expect(rig.request(.alarmAdd(spec: nfcAlarm(in: 5))).ok)
         rig.pass(5)
         let uid: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
-        rig.controller.tagPlaced(uid, fresh: false)
+        rig.tags.tagPlaced(uid, fresh: false)
         #expect(rig.audio.isPlaying)
         #expect(rig.request(.status).status?.session?.tagOnReader == true)
         #expect(rig.published.contains(.tagOnReader(true)))
         rig.controller.tagLifted()
-        rig.controller.tagPlaced(uid, fresh: true)
+        rig.tags.tagPlaced(uid, fresh: true)
         #expect(!rig.audio.isPlaying)
     }
 

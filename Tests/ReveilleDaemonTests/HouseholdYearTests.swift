@@ -42,44 +42,39 @@ import Testing
         let clock: ManualWallClock
         let audio = MemoryAudioOutput()
         let reader = MemoryTagReader()
-        private(set) var controller: Controller
-        private(set) var wake = 0
+        private(set) var daemon: InProcessDaemon
+        var controller: Controller { daemon.controller }
+        var wake: Int { daemon.outlets.wakes.last ?? 0 }
         var database: String { folder.appendingPathComponent("state.sqlite").path }
 
         init(folder: URL, now: Int) throws {
             self.folder = folder
             clock = ManualWallClock(Double(now))
-            controller = try Household.boot(folder: folder, clock: clock, audio: audio, reader: reader)
-            wire()
+            daemon = try Household.boot(folder: folder, clock: clock, audio: audio, reader: reader)
             controller.start()
         }
 
         static func boot(folder: URL, clock: ManualWallClock, audio: MemoryAudioOutput, reader: MemoryTagReader)
-            throws -> Controller
+            throws -> InProcessDaemon
         {
-            try Controller(
+            try InProcessDaemon(
                 store: try Store(path: folder.appendingPathComponent("state.sqlite").path), clock: clock,
-                zone: .fixed(HouseholdYearTests.zone),
+                zone: HouseholdYearTests.zone,
+                ring: RingEnvironment(audio: audio, reader: reader, hooksDirectory: "/nonexistent/hooks.d"),
                 calendarCache: folder.appendingPathComponent("calendars").path,
                 calendarFetchFolder: folder.appendingPathComponent("fetched").path,
-                ring: RingEnvironment(audio: audio, reader: reader, hooksDirectory: "/nonexistent/hooks.d"),
                 logger: Logger(label: "year") { _ in SwiftLogNoOpLogHandler() })
-        }
-
-        private func wire() {
-            controller.onWake = { [unowned self] in wake = $0 }
         }
 
         /// `kill -9` and a new start: the old daemon is told nothing.
         func crash() throws {
-            controller = try Household.boot(folder: folder, clock: clock, audio: audio, reader: reader)
-            wire()
+            daemon = try Household.boot(folder: folder, clock: clock, audio: audio, reader: reader)
             controller.start()
         }
 
         @discardableResult
         func request(_ command: Command) -> Response {
-            controller.handle(command, role: .owner) { "refused" }
+            daemon.request(command) ?? .failure(.internal, "parked")
         }
 
         /// Moves the wall clock to `instant` (by time passing, or by a step) and lets the loop look.

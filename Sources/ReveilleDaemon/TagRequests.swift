@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ReveilleCore
 import ReveilleNFC
 import ReveilleProtocol
@@ -15,14 +16,35 @@ struct TagWait {
     let deadline: Double
 }
 
-/// NFC tags: registration, listing, removal, `tag test`, and what a tap does (README, "NFC tags").
-extension Controller {
-    func tagOperation(_ operation: Command) throws -> Response {
-        switch operation {
-        case .tagAdd(let label, let uid, _): try addTag(label: label, uidText: uid, seen: nil)
-        case .tagList: tagList(try store.tags())
-        case .tagRemove(let label): try removeTag(label)
-        default: throw Refusal(.internal, "'\(operation.name)' waits for a tap: the control server parks it")
+/// NFC tags (README, "NFC tags"): registration, listing, removal, `tag test`, and the first say on
+/// a tap, which a waiting `tag add` or `tag test` takes unless an alarm is ringing.
+final class TagRequests: RequestHandler {
+    private let controller: Controller
+    private let store: Store
+    private let reader: any TagReader
+    private let outlets: any Outlets
+    private let logger: Logger
+    /// A `tag add` or `tag test` waiting for a tap, which takes the next tag the reader sees.
+    private(set) var wait: TagWait?
+
+    init(controller: Controller, store: Store, reader: any TagReader, outlets: any Outlets, logger: Logger) {
+        self.controller = controller
+        self.store = store
+        self.reader = reader
+        self.outlets = outlets
+        self.logger = logger
+    }
+
+    func handle(_ request: Asked) throws -> Handled {
+        switch request.command {
+        case .tagAdd(let label, let uid?, _): return .answer(try addTag(label: label, uidText: uid, seen: nil))
+        case .tagAdd, .tagTest: return try waitForTap(request)
+        case .tagList:
+            var response = Response()
+            response.tags = try store.tags()
+            return .answer(response)
+        case .tagRemove(let label): return .answer(try removeTag(label))
+        default: throw misrouted(request.command)
         }
     }
 
@@ -35,12 +57,6 @@ extension Controller {
                 "a tag is already registered as \"\(label)\" (UID \(existing.uid)); pick another label or 'reveille tag rm \(label)' first"
             )
         }
-    }
-
-    private func tagList(_ tags: [Tag]) -> Response {
-        var response = Response()
-        response.tags = tags
-        return response
     }
 
     /// Registers a tag by `--uid`, or by the UID `seen` on the reader.
@@ -64,7 +80,7 @@ extension Controller {
                 "tag \(UID.hex(uid)) shows a random UID (a new one at every tap, as phones and some cards do); use a plain NFC sticker or card"
             )
         }
-        let tag = Tag(label: label, uid: UID.hex(uid), addedAt: nowSeconds())
+        let tag = Tag(label: label, uid: UID.hex(uid), addedAt: controller.nowSeconds())
         switch try store.insert(tag) {
         case .success:
             logger.notice("tag \"\(label)\" registered (UID \(tag.uid))")
@@ -104,46 +120,35 @@ extension Controller {
     }
 
     /// `tag add` without `--uid`, and `tag test`: checks what can be checked, then parks the
-    /// request until a tag comes or the timeout passes. Returns the answer when it cannot wait,
-    /// nil once parked (the answer goes out through `deliver`).
-    func waitForTap(_ operation: Command, role: Role, connection: Int, refusal: () -> String) -> Response? {
-        guard role >= operation.requiredRole else { return .failure(.forbidden, refusal()) }
+    /// request until a tag comes or the timeout passes (the answer goes out through the outlets).
+    private func waitForTap(_ request: Asked) throws -> Handled {
         let timeout: Int
         let purpose: String
-        switch operation {
+        switch request.command {
         case .tagAdd(let label, _, let seconds):
-            do {
-                try checkNewLabel(label)
-            } catch let error as Refusal {
-                return .failure(error.code, error.message)
-            } catch let error as InputError {
-                return .failure(.invalid, error.message)
-            } catch {
-                return .failure(.internal, "could not \(operation.name): \(error)")
-            }
+            try checkNewLabel(label)
             (timeout, purpose) = (seconds, "tag add")
         case .tagTest(let seconds): (timeout, purpose) = (seconds, "tag test")
-        default: return .failure(.internal, "'\(operation.name)' does not wait for a tap")
+        default: throw misrouted(request.command)
         }
-        guard (1...300).contains(timeout) else {
-            return .failure(.invalid, "--timeout \(timeout): must be 1-300 seconds")
-        }
-        let health = ring.reader.health
-        if let refusal = health.tapRefusal { return .failure(.unavailable, refusal) }
+        guard (1...300).contains(timeout) else { throw InputError("--timeout \(timeout): must be 1-300 seconds") }
+        let health = reader.health
+        if let refusal = health.tapRefusal { throw Refusal(.unavailable, refusal) }
         // While an alarm rings or is snoozed, every tap is the sleeper's: a wait would swallow
         // the one that dismisses it.
-        if let session = machine.session {
-            return .failure(.busy, Self.tapsAreTheAlarms(session))
+        if let session = controller.machine.session { throw Refusal(.busy, Self.tapsAreTheAlarms(session)) }
+        guard wait == nil else {
+            throw Refusal(.busy, "another 'tag add' or 'tag test' is waiting for a tap; try again")
         }
-        guard tagWait == nil else {
-            return .failure(.busy, "another 'tag add' or 'tag test' is waiting for a tap; try again")
+        guard let connection = request.connection else {
+            throw Refusal(.internal, "\(purpose) waits for a tap: it needs a connection to answer on")
         }
-        tagWait = TagWait(
-            connection: connection, operation: operation, purpose: purpose, timeout: timeout,
+        wait = TagWait(
+            connection: connection, operation: request.command, purpose: purpose, timeout: timeout,
             deadline: Controller.monotonic() + Double(timeout))
-        ring.reader.setPolling(purpose, true)
+        reader.setPolling(purpose, true)
         logger.info("\(purpose): waiting up to \(timeout) s for a tag (reader \(health))")
-        return nil
+        return .parked
     }
 
     static func tapsAreTheAlarms(_ session: RingSession) -> String {
@@ -152,18 +157,18 @@ extension Controller {
     }
 
     /// The waiting `tag add`/`tag test` ran out of time (or its client left: `answer` false).
-    func endTagWait(answer: Bool = true) {
-        guard let wait = tagWait else { return }
-        finishTagWait(wait, uid: nil, answer: answer)
+    func endWait(answer: Bool = true) {
+        guard let wait else { return }
+        finishWait(wait, uid: nil, answer: answer)
     }
 
-    private func finishTagWait(_ wait: TagWait, uid: [UInt8]?, answer: Bool = true) {
-        tagWait = nil
-        ring.reader.setPolling(wait.purpose, false)
+    private func finishWait(_ wait: TagWait, uid: [UInt8]?, answer: Bool = true) {
+        self.wait = nil
+        reader.setPolling(wait.purpose, false)
         guard answer else { return }
         guard let uid else {
-            let state = ring.reader.health
-            deliver(
+            let state = reader.health
+            outlets.answer(
                 wait.connection,
                 .failure(
                     state.isHealthy ? .refused : .unavailable,
@@ -178,28 +183,24 @@ extension Controller {
             case .tagAdd(let label, _, _): response = try addTag(label: label, uidText: nil, seen: uid)
             default: response = try testTag(uid)
             }
-        } catch let error as Refusal {
-            response = .failure(error.code, error.message)
-        } catch let error as InputError {
-            response = .failure(.invalid, error.message)
         } catch {
-            response = .failure(.internal, "could not \(wait.operation.name): \(error)")
+            response = Requests.response(to: error, for: wait.operation, logger: logger)
         }
-        deliver(wait.connection, response)
+        outlets.answer(wait.connection, response)
     }
 
     /// The reader saw a tag: a waiting `tag add`/`tag test` takes it (lying there or tapped),
     /// unless an alarm rang meanwhile: then the wait ends refused and the machine has the tap.
     /// Otherwise the clock machine decides what it does.
     func tagPlaced(_ uid: [UInt8], fresh: Bool) {
-        if let wait = tagWait {
-            guard let session = machine.session else {
-                finishTagWait(wait, uid: uid)
+        if let wait {
+            guard let session = controller.machine.session else {
+                finishWait(wait, uid: uid)
                 return
             }
-            tagWait = nil
-            ring.reader.setPolling(wait.purpose, false)
-            deliver(wait.connection, .failure(.busy, Self.tapsAreTheAlarms(session)))
+            self.wait = nil
+            reader.setPolling(wait.purpose, false)
+            outlets.answer(wait.connection, .failure(.busy, Self.tapsAreTheAlarms(session)))
         }
         let hex = UID.hex(uid)
         let label: String?
@@ -209,10 +210,6 @@ extension Controller {
             logger.error("tag \(hex): cannot look it up: \(error)")
             return
         }
-        carryOut(machine.tagPlaced(uid: hex, label: label, fresh: fresh, now: nowSeconds()))
-    }
-
-    func tagLifted() {
-        carryOut(machine.tagLifted())
+        controller.tagPlaced(uid: hex, label: label, fresh: fresh)
     }
 }

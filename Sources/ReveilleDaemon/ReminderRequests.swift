@@ -1,15 +1,34 @@
 import Foundation
+import Logging
 import ReveilleCore
 import ReveilleProtocol
+import ReveilleStore
 
-/// `reminder add|list|rm|edit` (README, "Reminders"), and the reminders `next` and `status` show.
-extension Controller {
-    func reminderOperation(_ operation: Command) throws -> Response {
+/// `reminder add|list|rm|edit` (README, "Reminders").
+final class ReminderRequests: RequestHandler {
+    private let controller: Controller
+    private let store: Store
+    private let sounds: SoundCheck
+    private let logger: Logger
+
+    init(controller: Controller, store: Store, sounds: SoundCheck, logger: Logger) {
+        self.controller = controller
+        self.store = store
+        self.sounds = sounds
+        self.logger = logger
+    }
+
+    func handle(_ request: Asked) throws -> Handled {
+        .answer(try respond(to: request.command))
+    }
+
+    private func respond(to operation: Command) throws -> Response {
         switch operation {
         case .reminderList:
             var response = Response()
-            let state = try currentState()
-            response.reminders = state.reminders.map { reminderInfo($0, in: state) }
+            let state = try controller.currentState()
+            let (view, now) = (controller.view, controller.nowSeconds())
+            response.reminders = state.reminders.map { view.reminderInfo($0, in: state, after: now) }
             return response
         case .reminderAdd(let spec):
             guard let text = spec.text, spec.time != nil else {
@@ -32,13 +51,12 @@ extension Controller {
             guard try store.deleteReminder(id: id) else { throw noReminder(id) }
             logger.info("reminder \(reminder.name) removed")
             return Response(message: "removed reminder \(reminder.name)")
-        default:
-            throw Refusal(.internal, "'\(operation.name)' is not a reminder request: a routing mistake in the daemon")
+        default: throw misrouted(operation)
         }
     }
 
     /// `16:00 mon,wed,fri, then 2h later` or `17:00 once on 2026-12-05`.
-    func describe(_ reminder: Reminder) -> String {
+    private func describe(_ reminder: Reminder) -> String {
         var text =
             switch reminder.repeats {
             case .weekly(let days): "\(reminder.time) \(days)"
@@ -51,51 +69,9 @@ extension Controller {
         return reminder.enabled ? text : text + " (disabled)"
     }
 
-    /// The next chime to play, for `status`: `2026-11-27 16:00 check-in`.
-    func nextReminder(in state: ScheduleState, after instant: Int) -> String? {
-        var plan = ReminderPlan(state: state, zone: zone)
-        guard let chime = plan.next(after: instant) else { return nil }
-        return "\(chimeStamp(chime.instant)) \(chime.text)"
-    }
-
-    /// The chimes from now through the last day of `next`, each with why it will not play if so.
-    func reminderRows(in state: ScheduleState, from instant: Int, through last: CivilDate) -> [ReminderRow] {
-        var plan = ReminderPlan(state: state, zone: zone)
-        var end = ZoneResolver(zone: zone)
-        let through = end.resolve(last.adding(days: 1), LocalTime(secondsOfDay: 0)!).instant - 1
-        // A chime already played stays played, even when its event moved later.
-        let kept = Set(((try? store.chimes(since: instant - 8 * 86_400)) ?? []).map(\.key))
-        return plan.chimes(after: instant, through: through, all: true).filter { !kept.contains($0.key) }.map {
-            chime in
-            let local = ZoneResolver(zone: zone).local(at: chime.instant)
-            return ReminderRow(
-                date: local.date.description, time: local.time.hoursAndMinutes, text: chime.text, origin: chime.origin,
-                silenced: plan.silence(on: chime.day))
-        }
-    }
-
-    private func reminderInfo(_ reminder: Reminder, in state: ScheduleState) -> ReminderInfo {
-        var only = state
-        only.reminders = [reminder]
-        only.calendarChimes = []
-        var plan = ReminderPlan(state: only, zone: zone)
-        let next = plan.next(after: nowSeconds()).map { chimeStamp($0.instant) }
-        var days: String?
-        var date: String?
-        switch reminder.repeats {
-        case .weekly(let set): days = set.description
-        case .once(let day): date = day.description
-        }
-        return ReminderInfo(
-            id: reminder.id, text: reminder.text, time: reminder.time.description, days: days, date: date,
-            enabled: reminder.enabled, sound: reminder.sound,
-            followUps: reminder.followUps.map { "\(Reminder.after($0.afterSeconds)): \($0.text)" },
-            unless: reminder.unless, next: next)
-    }
-
     private func reminderResponse(_ reminder: Reminder, _ message: String) throws -> Response {
-        let state = try currentState()
-        let info = reminderInfo(reminder, in: state)
+        let state = try controller.currentState()
+        let info = controller.view.reminderInfo(reminder, in: state, after: controller.nowSeconds())
         var response = Response(message: message + (info.next.map { "; next chime \($0)" } ?? ""))
         if reminder.enabled && info.next == nil {
             response.warnings = ["it will not chime again: its date is past, or pause or an override silences it"]
@@ -104,16 +80,10 @@ extension Controller {
         return response
     }
 
-    /// `2026-11-27 16:00` on the wall clock: when a chime is due.
-    func chimeStamp(_ instant: Int) -> String {
-        let local = ZoneResolver(zone: zone).local(at: instant)
-        return "\(local.date) \(local.time.hoursAndMinutes)"
-    }
-
     /// Applies the fields of `spec` that are set. A new reminder with neither days nor a date
     /// repeats every day.
     private func apply(_ spec: ReminderSpec, to reminder: inout Reminder, isNew: Bool) throws {
-        let now = self.now()
+        let now = controller.now()
         guard spec.days == nil || spec.date == nil else {
             throw InputError("give --days (repeating) or --date (once), not both")
         }
@@ -139,7 +109,7 @@ extension Controller {
         }
         if let enabled = spec.enabled { reminder.enabled = enabled }
         if let sound = spec.sound {
-            if !sound.isEmpty { try checkSound(sound) }
+            if !sound.isEmpty { try sounds.check(sound) }
             reminder.sound = sound.isEmpty ? nil : sound
         }
         if let followUps = spec.followUps {

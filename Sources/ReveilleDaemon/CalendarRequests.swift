@@ -1,14 +1,50 @@
 import Foundation
+import Logging
 import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
 
-/// `calendar add|list|rm|show` (README, "Holidays" and "Reminders").
-extension Controller {
-    func calendarOperation(_ operation: Command) throws -> Response {
+/// `calendar add|list|rm|show` (README, "Holidays" and "Reminders"). A file's `calendar add` is
+/// parked while the file is read off the loop (`calendarChecked` answers it).
+final class CalendarRequests: RequestHandler {
+    private let controller: Controller
+    private let store: Store
+    private let sounds: SoundCheck
+    private let outlets: any Outlets
+    private let logger: Logger
+    private var calendars: Calendars { controller.calendars }
+    private var zone: Zone { controller.zone }
+
+    init(controller: Controller, store: Store, sounds: SoundCheck, outlets: any Outlets, logger: Logger) {
+        self.controller = controller
+        self.store = store
+        self.sounds = sounds
+        self.outlets = outlets
+        self.logger = logger
+    }
+
+    func handle(_ request: Asked) throws -> Handled {
+        if case .calendarAdd(let name, let source, let purpose, let minutes, let sounds) = request.command,
+            !Calendars.isWeb(source), let offLoop = controller.offLoop, let connection = request.connection
+        {
+            let use = try CalendarUse(purpose: purpose, minutes: minutes, sounds: sounds, check: self.sounds.check)
+            try checkFileCalendar(name: name, source: source)
+            let (loader, today, zone) = (calendars.loader, controller.today(), zone)
+            offLoop.run("calendar-check") {
+                .calendarChecked(
+                    connection: connection,
+                    CalendarAddition(
+                        name: name, source: source, use: use, checked: loader.check(source, today: today, zone: zone)))
+            }
+            return .parked
+        }
+        return .answer(try respond(to: request.command))
+    }
+
+    private func respond(to operation: Command) throws -> Response {
         switch operation {
         case .calendarAdd(let name, let source, let purpose, let minutes, let sounds):
-            let use = try CalendarUse(purpose: purpose, minutes: minutes, sounds: sounds, check: checkSound)
+            let use = try CalendarUse(purpose: purpose, minutes: minutes, sounds: sounds, check: self.sounds.check)
             return try addCalendar(name: name, source: source, use: use)
         case .calendarList:
             var response = Response()
@@ -20,8 +56,7 @@ extension Controller {
             try? FileManager.default.removeItem(atPath: calendars.cacheFile(entry.record.id))
             // A web calendar's fetched copy is the fetcher's to replace: the next refresh of a new
             // calendar under this id starts afresh (it checks the address it fetched).
-            _ = calendars.remove(id: entry.record.id, zone: zone)  // the machine hears in `handle`
-            onCalendarsChanged()
+            _ = calendars.remove(id: entry.record.id, zone: zone)  // the machine hears in `Requests`
             logger.notice("calendar \(entry.record.name) removed")
             let effect =
                 entry.record.purpose == .reminders
@@ -33,7 +68,7 @@ extension Controller {
                     "--days \(days): must be 1-\(Calendars.spanDays) (calendars are read two years ahead)")
             }
             let entry = try calendar(which)
-            let today = self.today()
+            let today = controller.today()
             let last = today.adding(days: days - 1)
             var info = calendarInfo(entry)
             info.entries = entry.occurrences.filter { $0.lastDate >= today && $0.firstDate <= last }.map { occurrence in
@@ -45,102 +80,23 @@ extension Controller {
             var response = Response()
             response.calendars = [info]
             return response
-        default:
-            throw Refusal(.internal, "'\(operation.name)' is not a calendar request: a routing mistake in the daemon")
+        default: throw misrouted(operation)
         }
-    }
-
-    /// Reads every calendar again, off the loop (`OffLoop`): `calendarsRead` takes the result. One
-    /// read at a time; asked again meanwhile, it reads again once that one is in.
-    func reloadCalendars() {
-        do {
-            let now = self.now()
-            guard
-                let reading = calendars.beginReading(
-                    try store.calendars(), today: now.date, zone: zone, now: now.instant)
-            else { return }
-            let loader = calendars.loader
-            if let offLoop {
-                offLoop.run("calendars") { .calendarsRead(loader.read(reading)) }
-            } else {
-                calendarsRead(loader.read(reading))
-            }
-        } catch {
-            logger.error("calendars: could not read the list: \(error)")
-        }
-    }
-
-    /// The calendars were read: when their holidays or chimes changed, what is due by the old ones
-    /// rings first, then the machine hears of the new ones.
-    func calendarsRead(_ entries: [Calendars.Entry]) {
-        // Just before a ring, the read waits for the ring's tick (`tick` takes it after the ring).
-        if wakeIsClose() {
-            calendarsHeld = entries
-            return
-        }
-        let (changed, again) = calendars.install(entries, zone: zone)
-        if changed { calendarsChanged() }
-        onCalendarsChanged()
-        if again { reloadCalendars() }
-    }
-
-    private func calendarsChanged() {
-        scheduleChanged(asOf: clock.now().timeIntervalSince1970, after: "the calendars changed")
-    }
-
-    /// Something changed in a folder holding a calendar file: read the calendars there again.
-    func calendarFolderChanged(_ folder: String) {
-        guard calendars.entries.contains(where: { calendars.folder(of: $0.record) == folder }) else { return }
-        reloadCalendars()
-    }
-
-    /// `calendar add` of a file, from the control server: what can be checked at once is, then the
-    /// file is read off the loop and the request parked (nil; the answer goes out through
-    /// `deliver` once `calendarChecked` has it). A web calendar is only written down: answered here.
-    func beginCalendarAdd(_ operation: Command, role: Role, connection: Int, refusal: () -> String) -> Response? {
-        guard let offLoop, role >= operation.requiredRole,
-            case .calendarAdd(let name, let source, let purpose, let minutes, let sounds) = operation,
-            !Calendars.isWeb(source)
-        else { return handle(operation, role: role, refusal: refusal) }
-        let use: CalendarUse
-        do {
-            use = try CalendarUse(purpose: purpose, minutes: minutes, sounds: sounds, check: checkSound)
-            try checkFileCalendar(name: name, source: source)
-        } catch {
-            return reply(operation) { throw error }
-        }
-        let (loader, today, zone) = (calendars.loader, today(), zone)
-        offLoop.run("calendar-check") {
-            .calendarChecked(
-                connection: connection,
-                CalendarAddition(
-                    name: name, source: source, use: use, checked: loader.check(source, today: today, zone: zone)))
-        }
-        return nil
     }
 
     /// The file of a parked `calendar add` was read: add it (or say why not) and answer.
     func calendarChecked(connection: Int, _ addition: CalendarAddition) {
-        let asOf = clock.now().timeIntervalSince1970
+        let asOf = controller.clock.now().timeIntervalSince1970
         let operation = Command.calendarAdd(name: addition.name, source: addition.source)
-        let response = reply(operation) {
+        let response: Response
+        do {
             try checkNameIsFree(addition.name)  // another add may have taken it meanwhile
-            return try addChecked(addition)
+            response = try addChecked(addition)
+            controller.scheduleChanged(asOf: asOf, after: "'calendar add'")
+        } catch {
+            response = Requests.response(to: error, for: operation, logger: logger)
         }
-        if response.ok { scheduleChanged(asOf: asOf, after: "'calendar add'") }
-        deliver(connection, response)
-    }
-
-    /// `calendar X: why (since when); the copy read at ... is used`, for status and doctor.
-    func calendarProblems() -> [String] {
-        calendars.entries.compactMap { entry in
-            guard let problem = entry.problem else { return nil }
-            let meanwhile =
-                entry.loadedAt.map { "using the copy read \(AppSupervisor.stamp($0, zone: zone))" }
-                ?? "no good copy yet: its holidays are not known"
-            return
-                "calendar \(entry.record.name): \(problem.text) (since \(AppSupervisor.stamp(problem.since, zone: zone))); \(meanwhile)"
-        }
+        outlets.answer(connection, response)
     }
 
     private func addCalendar(name: String, source: String, use: CalendarUse) throws -> Response {
@@ -152,7 +108,7 @@ extension Controller {
         return try addChecked(
             CalendarAddition(
                 name: name, source: source, use: use,
-                checked: calendars.loader.check(source, today: today(), zone: zone)))
+                checked: calendars.loader.check(source, today: controller.today(), zone: zone)))
     }
 
     /// What `calendar add` of a file checks before reading it.
@@ -180,21 +136,19 @@ extension Controller {
         case .success(let found): occurrences = found
         case .failure(let error): throw InputError("\(source) \(error); nothing added")
         }
-        let record = try store.insert(use.record(name: name, source: source, addedAt: nowSeconds()))
-        _ = calendars.add(
-            Calendars.Entry(record: record, occurrences: occurrences, loadedAt: nowSeconds()), zone: zone)
-        onCalendarsChanged()
-        reloadCalendars()  // keeps the last good copy
+        let now = controller.nowSeconds()
+        let record = try store.insert(use.record(name: name, source: source, addedAt: now))
+        _ = calendars.add(Calendars.Entry(record: record, occurrences: occurrences, loadedAt: now), zone: zone)
+        controller.calendarsEdited()
         let message: String
         if use.purpose == .reminders {
-            let now = nowSeconds()
             let events = occurrences.filter { ($0.start ?? 0) > now }.count
             logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(source), \(events) timed events ahead")
             message =
                 "added calendar \(name) (#\(record.id ?? 0)): \(events) timed events in the next two years; "
                 + "each chimes \(use.minutesText) (an event's own alarms replace these)"
         } else {
-            let days = CalendarOccurrence.holidays(occurrences).keys.filter { $0 >= today() }.count
+            let days = CalendarOccurrence.holidays(occurrences).keys.filter { $0 >= controller.today() }.count
             logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(source), \(days) holiday dates ahead")
             message =
                 "added calendar \(name) (#\(record.id ?? 0)): \(days) holiday dates in the next two years; "
@@ -231,12 +185,11 @@ extension Controller {
             throw InputError("\(url): not a web address; give one like https://example.org/holidays.ics")
         }
         try checkNameIsFree(name)
-        let record = try store.insert(use.record(name: name, source: url, addedAt: nowSeconds()))
+        let now = controller.nowSeconds()
+        let record = try store.insert(use.record(name: name, source: url, addedAt: now))
         _ = calendars.add(
-            Calendars.Entry(record: record, problem: ("\(url) \(CalendarLoader.notFetchedYet)", nowSeconds())),
-            zone: zone)
-        onCalendarsChanged()
-        reloadCalendars()
+            Calendars.Entry(record: record, problem: ("\(url) \(CalendarLoader.notFetchedYet)", now)), zone: zone)
+        controller.calendarsEdited()
         logger.notice(
             "calendar \(name) added (#\(record.id ?? 0)): \(url), to be fetched by 'reveille calendar refresh'")
         return Response(
@@ -257,18 +210,18 @@ extension Controller {
     }
 
     private func calendarInfo(_ entry: Calendars.Entry) -> CalendarInfo {
-        let today = self.today()
+        let today = controller.today()
         var info = CalendarInfo(
             id: Int(entry.record.id ?? 0), name: entry.record.name, source: entry.record.source,
             purpose: entry.record.purpose,
             problem: entry.problem.map { "\($0.text) (since \(AppSupervisor.stamp($0.since, zone: zone)))" },
             loadedAt: entry.loadedAt.map { AppSupervisor.stamp($0, zone: zone) })
         if entry.record.purpose == .reminders {
-            let now = nowSeconds()
+            let now = controller.nowSeconds()
             let id = Int(entry.record.id ?? 0)
             let ahead = calendars.chimes.filter { $0.instant > now && $0.key.hasPrefix("calendar:\(id):") }
             info.upcomingDays = Set(ahead.map(\.day)).count
-            info.next = ahead.first.map { "\(chimeStamp($0.instant)) \($0.text)" }
+            info.next = ahead.first.map { "\(controller.view.chimeStamp($0.instant)) \($0.text)" }
             info.minutes = entry.record.reminderMinutes
             let sounds = entry.record.reminderSounds
             info.sounds =

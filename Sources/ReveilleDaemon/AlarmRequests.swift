@@ -1,40 +1,91 @@
 import Glibc
+import Logging
 import ReveilleCore
 import ReveilleProtocol
+import ReveilleStore
 
-/// `alarm add`, `alarm edit` and the alarm listing.
-extension Controller {
-    func addAlarm(_ spec: AlarmSpec) throws -> Response {
-        let now = self.now()
+/// `alarm add|edit|rm|enable|disable|list` (README, "Alarms").
+final class AlarmRequests: RequestHandler {
+    private let controller: Controller
+    private let store: Store
+    private let sounds: SoundCheck
+    private let reader: any TagReader
+    /// Volume and fade-in of alarms added without them (reveille.toml's [audio]).
+    private let defaultVolume: Int
+    private let defaultFadeInSeconds: Int
+    private let logger: Logger
+
+    init(
+        controller: Controller, store: Store, sounds: SoundCheck, reader: any TagReader, defaultVolume: Int,
+        defaultFadeInSeconds: Int, logger: Logger
+    ) {
+        self.controller = controller
+        self.store = store
+        self.sounds = sounds
+        self.reader = reader
+        self.defaultVolume = defaultVolume
+        self.defaultFadeInSeconds = defaultFadeInSeconds
+        self.logger = logger
+    }
+
+    func handle(_ request: Asked) throws -> Handled {
+        switch request.command {
+        case .alarmList:
+            var response = Response()
+            response.alarms = try alarmInfos()
+            return .answer(response)
+        case .alarmAdd(let spec): return .answer(try add(spec))
+        case .alarmEdit(let id, let spec): return .answer(try edit(id: id, spec))
+        case .alarmRemove(let id):
+            let alarm = try store.existingAlarm(id)
+            guard try store.deleteAlarm(id: id) else { throw Store.noAlarm(id) }
+            logger.info("alarm \(alarm.name) removed")
+            var response = Response(message: "removed alarm \(alarm.name)")
+            response.warnings = controller.stillRinging()
+            return .answer(response)
+        case .alarmSetEnabled(let id, let enabled):
+            var alarm = try store.existingAlarm(id)
+            alarm.enabled = enabled
+            _ = try store.update(alarm)
+            logger.info("alarm \(alarm.name) \(enabled ? "enabled" : "disabled")")
+            return .answer(
+                try response(
+                    alarm, "\(enabled ? "enabled" : "disabled") alarm \(alarm.name): \(Self.schedule(of: alarm))"))
+        default: throw misrouted(request.command)
+        }
+    }
+
+    private func add(_ spec: AlarmSpec) throws -> Response {
         var alarm = Alarm(
-            id: 0, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily), volume: ring.defaultVolume,
-            fadeInSeconds: ring.defaultFadeInSeconds)
+            id: 0, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily), volume: defaultVolume,
+            fadeInSeconds: defaultFadeInSeconds)
         guard spec.time != nil || spec.inSeconds != nil else {
             throw InputError("an alarm needs a time (like 06:45) or --in (like 20m)")
         }
-        try apply(spec, to: &alarm, now: now, isNew: true)
+        try apply(spec, to: &alarm, isNew: true)
         try alarm.validate()
         alarm = try store.insert(alarm)
-        logger.info("alarm \(alarm.name) added: \(describe(alarm))")
-        return try alarmResponse(alarm, "added alarm \(alarm.name): \(describe(alarm))")
+        logger.info("alarm \(alarm.name) added: \(Self.describe(alarm))")
+        return try response(alarm, "added alarm \(alarm.name): \(Self.describe(alarm))")
     }
 
-    func editAlarm(id: Int, _ spec: AlarmSpec) throws -> Response {
-        var alarm = try existingAlarm(id)
-        try apply(spec, to: &alarm, now: now(), isNew: false)
+    private func edit(id: Int, _ spec: AlarmSpec) throws -> Response {
+        var alarm = try store.existingAlarm(id)
+        try apply(spec, to: &alarm, isNew: false)
         try alarm.validate()
-        guard try store.update(alarm) else { throw noAlarm(id) }
-        logger.info("alarm \(alarm.name) changed: \(describe(alarm))")
-        return try alarmResponse(alarm, "changed alarm \(alarm.name): \(describe(alarm))")
+        guard try store.update(alarm) else { throw Store.noAlarm(id) }
+        logger.info("alarm \(alarm.name) changed: \(Self.describe(alarm))")
+        return try response(alarm, "changed alarm \(alarm.name): \(Self.describe(alarm))")
     }
 
     /// Every alarm with its next ring, and why it will not ring where it will not.
-    func alarmInfos() throws -> [AlarmInfo] {
-        let now = self.now()
-        let state = try currentState()
+    private func alarmInfos() throws -> [AlarmInfo] {
+        let now = controller.now()
+        let state = try controller.currentState()
         let equipment = try self.equipment()
+        let view = controller.view
         return state.alarms.map { alarm in
-            let next = nextRing(of: alarm, in: state, after: now.instant)
+            let next = view.nextRing(of: alarm, in: state, after: now.instant)
             return AlarmInfo(
                 alarm, nextRing: next,
                 warnings: RingWarnings.warnings(
@@ -42,10 +93,10 @@ extension Controller {
         }
     }
 
-    func alarmResponse(_ alarm: Alarm, _ message: String) throws -> Response {
-        let now = self.now()
-        let state = try currentState()
-        let next = nextRing(of: alarm, in: state, after: now.instant)
+    private func response(_ alarm: Alarm, _ message: String) throws -> Response {
+        let now = controller.now()
+        let state = try controller.currentState()
+        let next = controller.view.nextRing(of: alarm, in: state, after: now.instant)
         let warnings = RingWarnings.warnings(
             for: alarm, in: state, today: now.date, nextRing: next != nil, equipment: try equipment())
         var response = Response(
@@ -56,20 +107,13 @@ extension Controller {
     }
 
     /// What a ring's challenge can use: a configured reader, registered tags.
-    func equipment() throws -> RingWarnings.Equipment {
-        let configured = if case .notConfigured = ring.reader.health { false } else { true }
+    private func equipment() throws -> RingWarnings.Equipment {
+        let configured = if case .notConfigured = reader.health { false } else { true }
         return RingWarnings.Equipment(readerConfigured: configured, tagCount: try store.tags().count)
     }
 
-    func nextRing(of alarm: Alarm, in state: ScheduleState, after instant: Int) -> RingInfo? {
-        var only = state
-        only.alarms = [alarm]
-        var engine = ScheduleEngine(state: only, zone: zone)
-        return engine.nextRing(after: instant).flatMap { ringInfo($0, label: alarm.label) }
-    }
-
     /// `06:45 mon-fri` or `07:30 once on 2026-12-24`.
-    func schedule(of alarm: Alarm) -> String {
+    static func schedule(of alarm: Alarm) -> String {
         switch alarm.repeats {
         case .weekly(let days): "\(alarm.time) \(days)"
         case .once(let date): "\(alarm.time) once on \(date)"
@@ -77,15 +121,14 @@ extension Controller {
     }
 
     /// `schedule(of:)`, marked when the alarm is disabled.
-    func describe(_ alarm: Alarm) -> String {
+    static func describe(_ alarm: Alarm) -> String {
         alarm.enabled ? schedule(of: alarm) : schedule(of: alarm) + " (disabled)"
     }
 
     /// Applies the fields of `spec` that are set. A new time without days or date keeps the alarm's
     /// repeat; a one-shot with no date rings at the next such time (today if still ahead).
-    private func apply(
-        _ spec: AlarmSpec, to alarm: inout Alarm, now: (instant: Int, date: CivilDate, time: LocalTime), isNew: Bool
-    ) throws {
+    private func apply(_ spec: AlarmSpec, to alarm: inout Alarm, isNew: Bool) throws {
+        let now = controller.now()
         let whenFields = [spec.days != nil, spec.date != nil, spec.inSeconds != nil].filter { $0 }.count
         guard whenFields <= 1 else {
             throw InputError("give one of --days (repeating), --date (one-shot) or --in (one-shot from now)")
@@ -93,7 +136,7 @@ extension Controller {
         if let seconds = spec.inSeconds {
             guard (1...(7 * 86_400)).contains(seconds) else { throw InputError("--in: must be 1 second to 7 days") }
             guard spec.time == nil else { throw InputError("give a time or --in, not both") }
-            let local = ZoneResolver(zone: zone).local(at: now.instant + seconds)
+            let local = ZoneResolver(zone: controller.zone).local(at: now.instant + seconds)
             alarm.time = local.time
             alarm.repeats = .once(local.date)
         } else if let time = spec.time {
@@ -109,7 +152,7 @@ extension Controller {
         if let label = spec.label { alarm.label = label }
         if let enabled = spec.enabled { alarm.enabled = enabled }
         if let sound = spec.sound {
-            if !sound.isEmpty { try checkSound(sound) }
+            if !sound.isEmpty { try sounds.check(sound) }
             alarm.sound = sound.isEmpty ? nil : sound
         }
         if let volume = spec.volume { alarm.volume = volume }
@@ -128,34 +171,5 @@ extension Controller {
         if let maxSnoozes = spec.maxSnoozes { alarm.maxSnoozes = maxSnoozes }
         if let snoozeMinutes = spec.snoozeMinutes { alarm.snoozeMinutes = snoozeMinutes }
         if let skipHolidays = spec.skipHolidays { alarm.skipHolidays = skipHolidays }
-    }
-
-    /// Refuses a sound file the daemon could not play, saying why and what to do.
-    ///
-    /// The daemon reads what its own user may read, which is more than a household member may
-    /// (its state folder, say). So a file named in a request must be one everyone may read, in
-    /// folders everyone may search (`PublicFile`), and every other case gets one answer: the
-    /// answers cannot tell what exists where the asker cannot look.
-    func checkSound(_ sound: String, option: String = "--sound") throws {
-        try checkPublic(sound, option: option)
-        if let problem = ring.audio.problem(withSound: sound) {
-            throw InputError("\(option): cannot play \(Sanitized.line(problem)); use a WAV, FLAC, Ogg or MP3 file")
-        }
-    }
-
-    /// The first half of `checkSound`: an absolute path to a file everyone may read.
-    func checkPublic(_ sound: String, option: String) throws {
-        guard sound.hasPrefix("/") else {
-            throw InputError("\(option) \"\(Sanitized.line(sound))\": give the file's absolute path")
-        }
-        switch PublicFile.check(sound) {
-        case .regular: break
-        case .missing: throw InputError("\(option) \(Sanitized.line(sound)): no such file")
-        case .notRegular: throw InputError("\(option) \(Sanitized.line(sound)): not a file")
-        case .notPublic:
-            throw InputError(
-                "\(option) \(Sanitized.line(sound)): not a file everyone may read; make it and its folders readable by others (chmod o+r, o+x) or put it in /usr/local/share/sounds"
-            )
-        }
     }
 }

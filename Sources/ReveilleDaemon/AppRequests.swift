@@ -4,9 +4,20 @@ import ReveilleLaunch
 import ReveilleProtocol
 
 /// `reveille apps ...` and `reveille run` (README, "App time windows and daily limits").
-extension Controller {
-    func appOperation(_ operation: Command, peer: Peer?) throws -> Response {
-        guard let apps = appSupervisor else {
+final class AppRequests: RequestHandler {
+    /// The policy and its enforcement; nil where none runs (in-process tests).
+    private let supervisor: AppSupervisor?
+
+    init(supervisor: AppSupervisor?) {
+        self.supervisor = supervisor
+    }
+
+    func handle(_ request: Asked) throws -> Handled {
+        .answer(try respond(to: request.command, peer: request.peer))
+    }
+
+    private func respond(to operation: Command, peer: Peer?) throws -> Response {
+        guard let apps = supervisor else {
             throw Refusal(.unavailable, "the app policy is not loaded")
         }
         let caller = peer.map { ProcessOwner.name(of: $0.uid) } ?? "?"
@@ -43,7 +54,7 @@ extension Controller {
             guard info.allowed else { throw Refusal(.refused, "\(name): \(info.reason)") }
             if apps.appliesTo(name, user: caller) { apps.follow(pid: peer.pid, app: name, user: caller) }
             response.payload = .apps(AppsReply(apps: [info], executable: executable))
-        default: throw Refusal(.internal, "'\(operation.name)' is not an app request: a routing mistake in the daemon")
+        default: throw misrouted(operation)
         }
         return response
     }
@@ -54,22 +65,5 @@ extension Controller {
             .notFound,
             "no app \"\(name)\" in the policy"
                 + (known.isEmpty ? " (it lists none)" : "; it lists \(known.joined(separator: ", "))"))
-    }
-}
-
-extension Controller {
-    /// An app's time runs out soon: the machine says what follows (`AlarmClock.appTimeRunningOut`).
-    func appTimeRunningOut(app: String, user: String, secondsLeft: Int) {
-        carryOut(machine.appTimeRunningOut(app: app, user: user, secondsLeft: secondsLeft))
-    }
-
-    /// Carries out `.appWarningHook`.
-    func runAppWarningHook(app: String, user: String, secondsLeft: Int) {
-        hooks.run(
-            .appWarning,
-            environment: [
-                "REVEILLE_EVENT": HookEvent.appWarning.rawValue, "REVEILLE_APP": app, "REVEILLE_USER": user,
-                "REVEILLE_SECONDS_LEFT": String(secondsLeft),
-            ])
     }
 }

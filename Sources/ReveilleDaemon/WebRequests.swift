@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ReveilleCore
 import ReveilleLaunch
 import ReveilleProtocol
@@ -28,9 +29,25 @@ struct WebPairing {
     var roles: [String: Role]?
 }
 
-extension Controller {
-    func webOperation(_ operation: Command) throws -> Response {
-        let now = nowSeconds()
+/// `reveille web pair|devices|unpair`, and the codes `reveille-web` redeems.
+final class WebRequests: RequestHandler {
+    private let store: Store
+    private let clock: any WallClock
+    private let logger: Logger
+    private var webPairing = WebPairing()
+
+    init(store: Store, clock: any WallClock, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+    }
+
+    func handle(_ request: Asked) throws -> Handled {
+        .answer(try respond(to: request.command))
+    }
+
+    private func respond(to operation: Command) throws -> Response {
+        let now = Int(clock.now().timeIntervalSince1970)
         webPairing.pending = webPairing.pending.filter { $0.value.expiresAt > now }
         switch operation {
         case .webPair(let role, let name):
@@ -88,13 +105,12 @@ extension Controller {
             webPairing.roles = nil
             logger.notice("web device #\(id) unpaired")
             return Response(message: "unpaired device #\(id); its browser is refused from now on")
-        default:
-            throw Refusal(.internal, "'\(operation.name)' is not a web operation")
+        default: throw misrouted(operation)
         }
     }
 
     /// The rights of the device whose token this is; nil when no paired device has it.
-    func webDeviceRole(token: String) -> Role? {
+    func role(token: String) -> Role? {
         if webPairing.roles == nil {
             do {
                 webPairing.roles = Dictionary(

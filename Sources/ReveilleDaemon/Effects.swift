@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import ReveilleCore
+import ReveilleProtocol
+import ReveilleStore
+
+/// Carries out the clock machine's actions, in order, deciding nothing: the sound, the reader's
+/// polling, hooks, the voice, what the store keeps, the wake timer and the watchers.
+///
+/// Confined to the loop's thread, like `Controller`.
+final class Effects {
+    let ring: RingEnvironment
+    let store: Store
+    let hooks: HookRunner
+    let outlets: any Outlets
+    let logger: Logger
+    /// The instant the wake timer was last armed at (wall-clock seconds).
+    private(set) var armedWake: Int?
+
+    init(ring: RingEnvironment, store: Store, outlets: any Outlets, logger: Logger) {
+        self.ring = ring
+        self.store = store
+        self.outlets = outlets
+        self.logger = logger
+        hooks = HookRunner(directory: ring.hooksDirectory, logger: logger)
+    }
+
+    /// Does what the machine asked; `view` words what watchers are told.
+    func carryOut(_ actions: [ClockAction], view: ReadModel) {
+        for action in actions {
+            switch action {
+            case .play(let settings):
+                ring.audio.play(
+                    AudioRequest(sound: settings.sound, volume: settings.volume, fadeInSeconds: settings.fadeInSeconds))
+            case .stopSound: ring.audio.stop()
+            case .attenuate(let lower): ring.audio.setAttenuated(lower)
+            case .pollReader(let on): ring.reader.setPolling("ring", on)
+            case .runHook(let event, let session): hooks.run(event, for: session)
+            case .persist(let sessions, let through):
+                do {
+                    try store.record(sessions, evaluatedThrough: through)
+                } catch {
+                    logger.error("could not save the ring state: \(error); it goes on in memory")
+                }
+            case .disableAlarm(let id): disableOneShot(id)
+            case .purge(let before): purge(before: before)
+            case .say(let text): ring.voice.say(text)
+            case .warningTone: ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .once))
+            case .appWarningHook(let app, let user, let left):
+                hooks.run(
+                    .appWarning,
+                    environment: [
+                        "REVEILLE_EVENT": HookEvent.appWarning.rawValue, "REVEILLE_APP": app, "REVEILLE_USER": user,
+                        "REVEILLE_SECONDS_LEFT": String(left),
+                    ])
+            case .log(let level, let text): logger.log(level: Logger.Level(level), "\(text)")
+            case .publish(let change): outlets.publish(view.event(change))
+            case .wake(let instant):
+                armedWake = instant
+                outlets.armWake(at: instant)
+            case .chime(let chime):
+                // Once, at the alarms' default volume, without fade. No sound of its own: one cycle of
+                // the built-in tone ("" skips the configured alarm sound, which may be minutes long).
+                ring.audio.play(
+                    AudioRequest(sound: chime.sound ?? "", volume: ring.defaultVolume, fadeInSeconds: 0, length: .once))
+            case .checkChime(let chime):
+                let report = outlets.chimeChecked
+                hooks.check(chime.unless ?? "false", for: chime.text) { skip, detail in
+                    report(chime.key, skip, detail)
+                }
+            case .recordChime(let chime, let outcome, let at):
+                do {
+                    try store.record(chime: chime, outcome: outcome, at: at)
+                } catch {
+                    logger.error("could not keep that reminder \"\(chime.text)\" was \(outcome.rawValue): \(error)")
+                }
+            }
+        }
+    }
+
+    private func disableOneShot(_ id: Int) {
+        do {
+            guard var alarm = try store.alarm(id: id), alarm.enabled else { return }
+            alarm.enabled = false
+            _ = try store.update(alarm)
+            logger.info("one-shot alarm \(alarm.name) has rung; it is now disabled")
+        } catch {
+            logger.error("could not turn one-shot alarm #\(id) off: \(error)")
+        }
+    }
+
+    /// The machine has judged the days before `before`: their overrides go, and one-shots that
+    /// never rang are turned off.
+    private func purge(before: CivilDate) {
+        do {
+            let purged = try store.purgeOverrides(before: before)
+            if purged > 0 { logger.info("purged \(purged) past date override(s)") }
+            for alarm in try store.disableOneShots(before: before) {
+                // One that rang was turned off when it was dismissed: this one never rang.
+                guard case .once(let date) = alarm.repeats else { continue }
+                logger.notice(
+                    "alarm \(alarm.name): its day (\(date)) is over and it did not ring (missed, paused or silenced by a rule or override); turned off"
+                )
+            }
+        } catch {
+            logger.error("could not purge the days before \(before): \(error); trying again at the next look")
+        }
+    }
+}
+
+extension Logger.Level {
+    init(_ level: LogLevel) {
+        switch level {
+        case .debug: self = .debug
+        case .info: self = .info
+        case .notice: self = .notice
+        case .warning: self = .warning
+        case .error: self = .error
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Logging
+import ReveilleCore
+import ReveilleProtocol
+import ReveilleStore
+
+/// The layers over the alarms (README, "How the schedule decides"): weekly rules, date overrides,
+/// and the master switch (`pause`, `resume`).
+final class LayerRequests: RequestHandler {
+    private let controller: Controller
+    private let store: Store
+    private let logger: Logger
+
+    init(controller: Controller, store: Store, logger: Logger) {
+        self.controller = controller
+        self.store = store
+        self.logger = logger
+    }
+
+    func handle(_ request: Asked) throws -> Handled {
+        let today = controller.today()
+        switch request.command {
+        case .ruleList:
+            var response = Response()
+            response.rules = try store.scheduleState().rules.map(RuleInfo.init)
+            return .answer(response)
+        case .ruleAdd(let alarmID, let days, let change):
+            if let alarmID { _ = try store.existingAlarm(alarmID) }
+            guard !days.isEmpty else { throw InputError("days: a rule needs at least one day") }
+            let candidate = WeeklyRule(id: 0, alarmID: alarmID, days: days, change: change)
+            let rule = try store.insertRule(candidate) { existing in
+                try Self.asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
+            }
+            return .answer(ruleResponse(rule, "added"))
+        case .ruleEdit(let id, let days, let change, let alarmID, let allAlarms):
+            if let alarmID { _ = try store.existingAlarm(alarmID) }
+            if let days, days.isEmpty { throw InputError("days: a rule needs at least one day") }
+            let rule = try store.updateRule(id: id) { rule, existing throws in
+                if let days { rule.days = days }
+                if let change { rule.change = change }
+                if let alarmID { rule.alarmID = alarmID }
+                if allAlarms { rule.alarmID = nil }
+                let candidate = rule
+                try Self.asConflict { () throws(InputError) in
+                    try LayerConflicts.check(candidate, against: existing.filter { $0.id != id })
+                }
+            }
+            guard let rule else { throw Self.noRule(id) }
+            return .answer(ruleResponse(rule, "changed"))
+        case .ruleRemove(let id):
+            guard try store.deleteRule(id: id) else { throw Self.noRule(id) }
+            logger.info("rule #\(id) removed")
+            return .answer(Response(message: "removed rule #\(id)"))
+        case .overrideList:
+            var response = Response()
+            // A past day's override may wait for the machine to judge that day to its end before
+            // it is purged (`.purge`); it is history already, not listed.
+            response.overrides = try controller.currentState().overrides.filter { $0.date >= today }.map(
+                OverrideInfo.init)
+            return .answer(response)
+        case .overrideAdd(let alarmID, let dateText, let change):
+            if let alarmID { _ = try store.existingAlarm(alarmID) }
+            let date = try CivilDate.parse(dateText, today: today)
+            guard date >= today else { throw InputError("date \(date) is in the past (today is \(today))") }
+            let candidate = DateOverride(id: 0, alarmID: alarmID, date: date, change: change)
+            let override = try store.insertOverride(candidate) { existing in
+                try Self.asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
+            }
+            return .answer(overrideResponse(override, "added"))
+        case .overrideEdit(let id, let dateText, let change, let alarmID, let allAlarms):
+            if let alarmID { _ = try store.existingAlarm(alarmID) }
+            let date = try dateText.map { text in try CivilDate.parse(text, today: today) }
+            if let date, date < today { throw InputError("date \(date) is in the past (today is \(today))") }
+            let override = try store.updateOverride(id: id) { override, existing throws in
+                if let date { override.date = date }
+                if let change { override.change = change }
+                if let alarmID { override.alarmID = alarmID }
+                if allAlarms { override.alarmID = nil }
+                let candidate = override
+                try Self.asConflict { () throws(InputError) in
+                    try LayerConflicts.check(candidate, against: existing.filter { $0.id != id })
+                }
+            }
+            guard let override else { throw Self.noOverride(id) }
+            return .answer(overrideResponse(override, "changed"))
+        case .overrideRemove(let id):
+            guard try store.deleteOverride(id: id) else { throw Self.noOverride(id) }
+            logger.info("override #\(id) removed")
+            return .answer(Response(message: "removed override #\(id)"))
+        case .pause(let untilText):
+            guard let untilText else {
+                try store.setMaster(.off)
+                logger.notice("alarms paused until resumed")
+                var response = Response(message: "alarms are off until 'reveille resume'")
+                response.warnings = controller.stillRinging()
+                return .answer(response)
+            }
+            let until = try CivilDate.parse(untilText, today: today)
+            guard until > today else {
+                throw InputError("--until \(until): must be after today (\(today)); alarms ring again from that date")
+            }
+            try store.setMaster(.pausedUntil(until))
+            logger.notice("alarms paused until \(until)")
+            var response = Response(
+                message: "alarms paused; they ring again from \(until.weekday.displayName) \(until)")
+            response.warnings = controller.stillRinging()
+            return .answer(response)
+        case .resume:
+            try store.setMaster(.on)
+            logger.notice("alarms resumed")
+            return .answer(Response(message: "alarms are on"))
+        default: throw misrouted(request.command)
+        }
+    }
+
+    private func ruleResponse(_ rule: WeeklyRule, _ verb: String) -> Response {
+        logger.info("rule #\(rule.id) \(verb): \(rule.days) \(rule.change), \(rule.scopeDescription)")
+        var response = Response(
+            message: "\(verb) rule #\(rule.id): \(rule.days) \(rule.change), \(rule.scopeDescription)")
+        response.rules = [RuleInfo(rule)]
+        return response
+    }
+
+    private func overrideResponse(_ override: DateOverride, _ verb: String) -> Response {
+        logger.info(
+            "override #\(override.id) \(verb): \(override.date) \(override.change), \(override.scopeDescription)")
+        var response = Response(
+            message:
+                "\(verb) override #\(override.id): \(override.date) \(override.change), \(override.scopeDescription)")
+        response.overrides = [OverrideInfo(override)]
+        return response
+    }
+
+    /// Runs a layer check, reporting a collision as a conflict rather than as bad input.
+    private static func asConflict(_ check: () throws(InputError) -> Void) throws(Refusal) {
+        do { try check() } catch { throw Refusal(.conflict, error.message) }
+    }
+
+    private static func noRule(_ id: Int) -> Refusal {
+        Refusal(.notFound, "no rule #\(id); 'reveille rule list' shows the ids")
+    }
+
+    private static func noOverride(_ id: Int) -> Refusal {
+        Refusal(.notFound, "no override #\(id); 'reveille override list' shows the ids")
+    }
+}

@@ -1,0 +1,183 @@
+import ReveilleCore
+import ReveilleProtocol
+
+/// What the machine and the schedule say, worded for people and the wire: sessions, the next ring,
+/// the days ahead, reminders. Reads only. The one file outside the core that runs the schedule's
+/// and the reminders' engines (for what `next`, `alarm list` and `reminder list` show); the rings
+/// themselves are the machine's.
+struct ReadModel {
+    let machine: AlarmClock
+
+    var zone: Zone { machine.zone }
+
+    // MARK: The machine
+
+    /// A change the machine published, as watchers get it.
+    func event(_ change: ClockChange) -> WatchEvent {
+        switch change {
+        case .session(let session): .session(info(session))
+        case .missed(let session):
+            .missed(
+                MissedInfo(
+                    alarmID: session.settings.alarmID, label: session.settings.label,
+                    scheduledTime: localTime(session.scheduledAt)))
+        case .nextRing: .nextRing(nextRing)
+        case .tagOnReader(let present): .tagOnReader(present)
+        case .readerHealth(let health): .readerHealth(ReaderState(health))
+        case .schedule: .schedule
+        case .chime(let chime):
+            .reminder(ChimeInfo(text: chime.text, origin: chime.origin, due: dueTime(chime.instant)))
+        }
+    }
+
+    /// The next ring as the machine decided it.
+    var nextRing: RingInfo? {
+        guard let decision = machine.nextRingDecision else { return nil }
+        let label = machine.schedule.alarms.first { $0.id == decision.alarmID }?.label ?? ""
+        return ringInfo(decision, label: label)
+    }
+
+    func info(_ session: RingSession) -> SessionInfo {
+        var info = SessionInfo(
+            id: session.id, alarmID: session.settings.alarmID, label: session.settings.label,
+            state: session.state, scheduledTime: dueTime(session.scheduledAt),
+            snoozeCount: session.snoozeCount, maxSnoozes: session.settings.maxSnoozes,
+            snoozedUntil: session.snoozedUntil.map { localTime($0, seconds: true) },
+            challenge: session.challenge, fellBackToMath: session.fellBackToMath,
+            howToDismiss: session.howToDismiss, wrongAnswers: session.wrongAnswers, dismissedBy: session.dismissedBy,
+            tagOnReader: session.state.isActive && machine.tagOnReader)
+        info.test = session.isTest ? true : nil
+        return info
+    }
+
+    // MARK: Times
+
+    /// `RingInfo` for a decision that rings.
+    func ringInfo(_ decision: Decision, label: String) -> RingInfo? {
+        guard let instant = decision.ringInstant else { return nil }
+        let local = ZoneResolver(zone: zone).local(at: instant)
+        return RingInfo(
+            alarmID: decision.alarmID, label: label, date: local.date.description,
+            weekday: local.date.weekday.displayName, time: local.time.description, instant: instant)
+    }
+
+    /// When a ring was due: `06:45`, or `06:45:12` for a one-shot set to the second (`--in 20m`).
+    func dueTime(_ instant: Int) -> String { localTime(instant, seconds: instant % 60 != 0) }
+
+    /// `06:45` (or `06:45:12`) on the wall clock.
+    func localTime(_ instant: Int, seconds: Bool = false) -> String {
+        let time = ZoneResolver(zone: zone).local(at: instant).time
+        return seconds ? time.withSeconds : time.hoursAndMinutes
+    }
+
+    /// `2026-11-27 16:00` on the wall clock: when a chime is due.
+    func chimeStamp(_ instant: Int) -> String {
+        let local = ZoneResolver(zone: zone).local(at: instant)
+        return "\(local.date) \(local.time.hoursAndMinutes)"
+    }
+
+    // MARK: The schedule ahead
+
+    /// The next ring of one alarm, as the schedule `state` has it.
+    func nextRing(of alarm: Alarm, in state: ScheduleState, after instant: Int) -> RingInfo? {
+        var only = state
+        only.alarms = [alarm]
+        var engine = ScheduleEngine(state: only, zone: zone)
+        return engine.nextRing(after: instant).flatMap { ringInfo($0, label: alarm.label) }
+    }
+
+    /// Every alarm on every day from `now` for `days` days, with the deciding layer; each day with
+    /// nothing to show says why. Today's entries whose time has passed are left out.
+    func schedule(
+        days: Int, in state: ScheduleState, now: (instant: Int, date: CivilDate, time: LocalTime),
+        playedChimes: Set<String>
+    ) -> ScheduleReport {
+        var report = ScheduleReport(
+            labels: Dictionary(uniqueKeysWithValues: state.alarms.map { (String($0.id), $0.label) }),
+            times: Dictionary(uniqueKeysWithValues: state.alarms.map { (String($0.id), $0.time.description) }))
+        report.days = (0..<days).map { offset in
+            let date = now.date.adding(days: offset)
+            var day = ScheduleDay(date: date.description, weekday: date.weekday.displayName)
+            day.lines.reserveCapacity(state.alarms.count * 5)
+            return day
+        }
+        // Most entries are an alarm ringing as set: encode each of those once.
+        let plainRings = Dictionary(
+            uniqueKeysWithValues: state.alarms.map { ($0.id, ScheduleDay.Entry.plainRing($0.id).encoded) })
+        var skippedToday = false
+        var engine = ScheduleEngine(state: state, zone: zone)
+        engine.forEachDecision(from: now.date, days: days) { decision in
+            if decision.date == now.date,
+                decision.ringInstant.map({ $0 <= now.instant }) ?? (decision.time <= now.time)
+            {
+                skippedToday = true
+                return
+            }
+            let index = decision.date.dayNumber - now.date.dayNumber
+            if decision.layer == .base, case .ring(_, _, .none) = decision.verdict,
+                let encoded = plainRings[decision.alarmID]
+            {
+                return report.days[index].append(encoded: encoded)
+            }
+            var shown = decision.time
+            if case .ring(_, let shownAs, _) = decision.verdict { shown = shownAs }
+            report.days[index].append(
+                ScheduleDay.Entry(
+                    time: shown.description, alarmID: decision.alarmID, layer: decision.layer,
+                    rings: decision.ringInstant != nil, note: decision.note))
+        }
+        let reminders = reminderRows(
+            in: state, from: now.instant, through: now.date.adding(days: days - 1), played: playedChimes)
+        report.reminders = reminders.isEmpty ? nil : reminders
+        for index in report.days.indices where report.days[index].lines.isEmpty {
+            report.days[index].note = index == 0 && skippedToday ? "nothing more today" : "nothing set"
+        }
+        return report
+    }
+
+    // MARK: Reminders
+
+    /// The next chime to play, for `status`: `2026-11-27 16:00 check-in`.
+    func nextReminder(in state: ScheduleState, after instant: Int) -> String? {
+        var plan = ReminderPlan(state: state, zone: zone)
+        guard let chime = plan.next(after: instant) else { return nil }
+        return "\(chimeStamp(chime.instant)) \(chime.text)"
+    }
+
+    /// The chimes from `instant` through the last day of `next`, each with why it will not play if
+    /// so; those already `played` (even when their event moved later) are left out.
+    func reminderRows(in state: ScheduleState, from instant: Int, through last: CivilDate, played: Set<String>)
+        -> [ReminderRow]
+    {
+        var plan = ReminderPlan(state: state, zone: zone)
+        var end = ZoneResolver(zone: zone)
+        let through = end.resolve(last.adding(days: 1), LocalTime(secondsOfDay: 0)!).instant - 1
+        return plan.chimes(after: instant, through: through, all: true).filter { !played.contains($0.key) }.map {
+            chime in
+            let local = ZoneResolver(zone: zone).local(at: chime.instant)
+            return ReminderRow(
+                date: local.date.description, time: local.time.hoursAndMinutes, text: chime.text, origin: chime.origin,
+                silenced: plan.silence(on: chime.day))
+        }
+    }
+
+    /// One reminder as `reminder list` shows it, with its next chime after `instant`.
+    func reminderInfo(_ reminder: Reminder, in state: ScheduleState, after instant: Int) -> ReminderInfo {
+        var only = state
+        only.reminders = [reminder]
+        only.calendarChimes = []
+        var plan = ReminderPlan(state: only, zone: zone)
+        let next = plan.next(after: instant).map { chimeStamp($0.instant) }
+        var days: String?
+        var date: String?
+        switch reminder.repeats {
+        case .weekly(let set): days = set.description
+        case .once(let day): date = day.description
+        }
+        return ReminderInfo(
+            id: reminder.id, text: reminder.text, time: reminder.time.description, days: days, date: date,
+            enabled: reminder.enabled, sound: reminder.sound,
+            followUps: reminder.followUps.map { "\(Reminder.after($0.afterSeconds)): \($0.text)" },
+            unless: reminder.unless, next: next)
+    }
+}

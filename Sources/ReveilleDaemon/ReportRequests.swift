@@ -1,0 +1,129 @@
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+import ReveilleStore
+
+/// What the daemon was told to say in `status` about its own start and settings.
+final class DaemonNotes {
+    /// Said after a start that restored the state from its backup.
+    var stateRestored: String?
+    /// reveille.toml refused at a reload (SIGHUP), with since when.
+    var settingsRejected: String?
+}
+
+/// `status`, `next`, `history` and `stats`: what the clock says, for people.
+final class ReportRequests: RequestHandler {
+    private let controller: Controller
+    private let store: Store
+    private let ring: RingEnvironment
+    private let apps: AppSupervisor?
+    private let bedside: BedsideControls?
+    private let notes: DaemonNotes
+
+    init(
+        controller: Controller, store: Store, ring: RingEnvironment, apps: AppSupervisor?,
+        bedside: BedsideControls?, notes: DaemonNotes
+    ) {
+        self.controller = controller
+        self.store = store
+        self.ring = ring
+        self.apps = apps
+        self.bedside = bedside
+        self.notes = notes
+    }
+
+    func handle(_ request: Asked) throws -> Handled {
+        var response = Response()
+        switch request.command {
+        case .status: response.status = try status(role: request.role)
+        case .next(let days):
+            guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
+            let now = controller.now()
+            let played = Set(((try? store.chimes(since: now.instant - 8 * 86_400)) ?? []).map(\.key))
+            response.schedule = controller.view.schedule(
+                days: days, in: try controller.currentState(), now: now, playedChimes: played)
+        case .history(let days): response.history = try history(days: days)
+        case .stats(let days): response.stats = try stats(days: days)
+        default: throw misrouted(request.command)
+        }
+        return .answer(response)
+    }
+
+    private func status(role: Role) throws -> StatusInfo {
+        let now = controller.now()
+        let state = try controller.currentState()
+        let view = controller.view
+        let zone = controller.zone
+        let (master, until): (String, String?) =
+            switch state.master {
+            case .on: ("on", nil)
+            case .off: ("off", nil)
+            case .pausedUntil(let date) where date > now.date: ("paused", date.description)
+            case .pausedUntil: ("on", nil)
+            }
+        var info = StatusInfo(
+            version: reveilleVersion,
+            uptimeSeconds: max(0, now.instant - Int(controller.startedAt.timeIntervalSince1970)),
+            timeZone: zone.identifier,
+            now: "\(now.date) \(now.time.withSeconds)",
+            nowInstant: now.instant, master: master, pausedUntil: until, alarmCount: state.alarms.count,
+            enabledCount: state.alarms.filter(\.enabled).count, nextRing: view.nextRing, role: role)
+        info.timeZoneRules = zone.origin
+        info.nextReminder = view.nextReminder(in: state, after: now.instant)
+        let problems = controller.calendars.problems(zone: zone)
+        info.calendarProblems = problems.isEmpty ? nil : problems
+        let stateProblems = [notes.stateRestored, store.problem].compactMap { $0 }
+        info.stateProblems = stateProblems.isEmpty ? nil : stateProblems
+        if let through = controller.machine.waitingForClock {
+            let local = ZoneResolver(zone: zone).local(at: through)
+            info.clockWaiting =
+                "the clock reads before \(local.date) \(local.time.withSeconds), the last instant handled; nothing rings until network time says the clock is right (timedatectl), or it reaches that instant"
+        }
+        info.session = controller.machine.session.map(view.info)
+        info.reader = ReaderState(ring.reader.health)
+        info.sound = ring.audio.statusLine
+        info.appGuard = apps?.mode ?? AppGuardState(mode: .starting, detail: "")
+        info.inputs = bedside?.states ?? []
+        info.voice = ring.voice.statusLine
+        info.settingsRejected = notes.settingsRejected
+        info.resources = ResourceUse.current()
+        return info
+    }
+
+    private func history(days: Int) throws -> [HistoryEntry] {
+        guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
+        let since = controller.nowSeconds() - days * 86_400
+        let view = controller.view
+        let resolver = ZoneResolver(zone: controller.zone)
+        return try store.history(since: since).map { session in
+            let scheduled = resolver.local(at: session.scheduledAt)
+            let wasMissed = session.state == .missed
+            var entry = HistoryEntry(
+                id: session.id, alarmID: session.settings.alarmID, label: session.settings.label,
+                scheduled: "\(scheduled.date) \(view.dueTime(session.scheduledAt))",
+                started: wasMissed ? nil : view.localTime(session.startedAt, seconds: true), state: session.state,
+                snoozes: session.snoozeCount, wrongAnswers: session.wrongAnswers,
+                ended: session.endedAt.map { view.localTime($0, seconds: true) }, dismissedBy: session.dismissedBy,
+                secondsToDismiss: session.state == .dismissed ? session.endedAt.map { $0 - session.startedAt } : nil)
+            entry.fellBackToMath = session.fellBackToMath ? true : nil
+            entry.dismissedTag = session.dismissedTag
+            entry.joined = session.joined.isEmpty ? nil : session.joined
+            entry.test = session.isTest ? true : nil
+            return entry
+        }
+    }
+
+    private func stats(days: Int) throws -> StatsInfo {
+        let entries = try history(days: days).filter { $0.test != true }  // a try is not a morning
+        let rang = entries.filter { $0.state != .missed }
+        let dismissed = entries.compactMap(\.secondsToDismiss)
+        func average(_ values: [Int]) -> Double? {
+            values.isEmpty ? nil : Double(values.reduce(0, +)) / Double(values.count)
+        }
+        return StatsInfo(
+            days: days, sessions: rang.count, dismissed: dismissed.count,
+            autoStopped: entries.filter { $0.state == .autoStopped }.count,
+            missed: entries.count - rang.count, averageSnoozes: average(rang.map(\.snoozes)),
+            averageSecondsToDismiss: average(dismissed), wrongAnswers: rang.reduce(0) { $0 + $1.wrongAnswers })
+    }
+}

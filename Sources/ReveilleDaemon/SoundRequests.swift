@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import ReveilleCore
+import ReveilleProtocol
+
+/// `reveille sound test` in two halves: the checks, on the loop, and the playing, which waits for a
+/// device (seconds, when devices fail) and so runs on a thread of its own (see `ControlServer`).
+enum SoundTest {
+    /// Waits until the first frame is written or every device failed once, then says how it went.
+    static func play(_ request: AudioRequest, seconds: Int, on audio: any AudioOutput) -> Response {
+        let report = audio.playAndReport(request)
+        var response = Response(ok: report.device != nil)
+        response.playback = PlaybackInfo(
+            device: report.device, source: report.source, seconds: seconds, problems: report.problems)
+        if report.device == nil {
+            response.error = ErrorReply(
+                code: .unavailable,
+                message:
+                    "no device could play it: \(report.problems.joined(separator: "; ")); list devices with: reveille sound devices"
+            )
+        }
+        return response
+    }
+}
+
+/// `sound test|stop|devices` (README, "Sound"). A test plays on a thread of its own until its first
+/// frame is out, then its request is answered; `sound stop` ends it early, never an alarm.
+final class SoundRequests: RequestHandler {
+    private let controller: Controller
+    private let audio: any AudioOutput
+    private let sounds: SoundCheck
+    private let defaultVolume: Int
+    private let logger: Logger
+    /// Until when (monotonic seconds) a `sound test` plays, for `sound stop`.
+    private var testUntil = 0.0
+
+    init(controller: Controller, audio: any AudioOutput, sounds: SoundCheck, defaultVolume: Int, logger: Logger) {
+        self.controller = controller
+        self.audio = audio
+        self.sounds = sounds
+        self.defaultVolume = defaultVolume
+        self.logger = logger
+    }
+
+    func handle(_ request: Asked) throws -> Handled {
+        switch request.command {
+        case .soundDevices:
+            var response = Response()
+            response.devices = audio.availableDevices()
+            return .answer(response)
+        case .soundStop: return .answer(try stop())
+        case .soundTest(let file, let device, let seconds, let volume):
+            let sound = try plan(file: file, device: device, seconds: seconds, volume: volume)
+            guard let connection = request.connection, let offLoop = controller.offLoop else {
+                return .answer(SoundTest.play(sound, seconds: seconds, on: audio))
+            }
+            let audio = self.audio
+            offLoop.run("sound-test") {
+                .reply(connection: connection, SoundTest.play(sound, seconds: seconds, on: audio))
+            }
+            return .parked
+        default: throw misrouted(request.command)
+        }
+    }
+
+    /// Checks a `sound test` request: what to play, or why not.
+    private func plan(file: String?, device: String?, seconds: Int, volume: Int?) throws -> AudioRequest {
+        guard (1...300).contains(seconds) else { throw InputError("--seconds \(seconds): must be 1-300") }
+        if let volume, !(0...100).contains(volume) { throw InputError("--volume \(volume): must be 0-100") }
+        // A device name is a program for alsa-lib (`file:'|cmd'` runs cmd): only a name from the
+        // closed list of `sound devices` is ever opened.
+        if let device, !audio.availableDevices().contains(where: { $0.name == device }) {
+            throw InputError(
+                "--device \"\(Sanitized.line(device))\": not a sound device of this clock; pick one that 'reveille sound devices' lists, or add it to [audio] devices in reveille.toml"
+            )
+        }
+        // Only what everyone may read: a file that does not decode plays the tone, with a note.
+        if let file { try sounds.checkPublic(file, option: "sound file") }
+        if let session = controller.machine.session {
+            throw Refusal(
+                .busy,
+                "alarm \"\(session.settings.label)\" is \(session.state.rawValue); test the sound after dismissing it")
+        }
+        logger.info(
+            "sound test: \(file ?? "the configured sound") for \(seconds) s on \(device ?? "the configured devices")")
+        testUntil = Controller.monotonic() + Double(seconds)
+        return AudioRequest(
+            sound: file, volume: volume ?? defaultVolume, fadeInSeconds: 0, length: .seconds(Double(seconds)),
+            device: device)
+    }
+
+    /// `sound stop`: ends a sound test that still plays; never an alarm.
+    private func stop() throws -> Response {
+        if let session = controller.machine.session {
+            throw Refusal(
+                .refused,
+                "alarm \(session.settings.name) is \(session.state.rawValue), not a sound test: 'reveille dismiss' stops it"
+            )
+        }
+        guard Controller.monotonic() < testUntil else { return Response(message: "no sound test is playing") }
+        audio.stop()
+        testUntil = 0
+        logger.info("sound test stopped")
+        return Response(message: "stopped the sound test")
+    }
+}
