@@ -54,12 +54,15 @@ let package = Package(
         .target(name: "CEspeak", linkerSettings: [.linkedLibrary("dl")]),
         // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
         .target(name: "ReveilleCore"),
+        // System calls the one way: descriptors that close themselves, one error type naming the C
+        // function and errno, a regular file opened without touching what it turns out to be.
+        .target(name: "ReveilleSystem", dependencies: ["CReveilleShims"]),
         // Wire format shared by the CLI and the daemon.
-        .target(name: "ReveilleProtocol", dependencies: ["ReveilleCore"]),
+        .target(name: "ReveilleProtocol", dependencies: ["ReveilleCore", "ReveilleSystem"]),
         // SQLite state through GRDB; only the daemon writes it.
         .target(
             name: "ReveilleStore",
-            dependencies: ["ReveilleCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["ReveilleCore", "ReveilleSystem", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // /etc/reveille/reveille.toml, read and checked.
         .target(
@@ -70,17 +73,20 @@ let package = Package(
         .target(
             name: "ReveilleAudio",
             dependencies: [
-                "ReveilleCore", "CALSA", "CSndFile", "CALSAShims", "CEspeak",
+                "ReveilleCore", "ReveilleSystem", "CALSA", "CSndFile", "CALSAShims", "CEspeak",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The NFC reader through libnfc, on a thread of its own.
         .target(
             name: "ReveilleNFC",
-            dependencies: ["ReveilleCore", "CNFC", "CReveilleShims", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "ReveilleCore", "ReveilleSystem", "CNFC", "CReveilleShims",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Bedside buttons and keypads: evdev devices read on the daemon's event loop.
-        .target(name: "ReveilleInput", dependencies: ["ReveilleCore", "CEvdev", "CReveilleShims"]),
+        .target(name: "ReveilleInput", dependencies: ["ReveilleCore", "ReveilleSystem", "CEvdev", "CReveilleShims"]),
         // iCalendar files through libical: holiday calendars.
         .target(name: "ReveilleCalendar", dependencies: ["ReveilleCore", "CICal"]),
         // Web calendars fetched with libcurl, by the CLI only: the daemon never touches the network.
@@ -89,7 +95,7 @@ let package = Package(
         .target(
             name: "ReveilleLaunch",
             dependencies: [
-                "ReveilleCore", "ReveilleConfig", "CReveilleShims", "CGcrypt",
+                "ReveilleCore", "ReveilleSystem", "ReveilleConfig", "CReveilleShims", "CGcrypt",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -97,7 +103,8 @@ let package = Package(
         .target(
             name: "ReveilleDaemon",
             dependencies: [
-                "ReveilleCore", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig", "ReveilleAudio",
+                "ReveilleCore", "ReveilleSystem", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig",
+                "ReveilleAudio",
                 "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -159,7 +166,7 @@ let package = Package(
         .executableTarget(name: "pn532-emulator", dependencies: ["ReveilleTestSupport"], path: "Tests/pn532-emulator"),
         .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
-        .testTarget(name: "ReveilleInputTests", dependencies: ["ReveilleInput"]),
+        .testTarget(name: "ReveilleInputTests", dependencies: ["ReveilleInput", "ReveilleSystem"]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar"]),
         .testTarget(
             name: "ReveilleLaunchTests",
@@ -173,14 +180,15 @@ let package = Package(
         .testTarget(
             name: "ReveilleAudioTests",
             dependencies: [
-                "ReveilleAudio", "ReveilleTestSupport", "CSndFile", .product(name: "Logging", package: "swift-log"),
+                "ReveilleAudio", "ReveilleSystem", "ReveilleTestSupport", "CSndFile",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "ReveilleDaemonTests",
             dependencies: [
-                "ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "ReveilleTestSupport", "CReveilleShims",
-                "ReveilleInput",
+                "ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "ReveilleSystem", "ReveilleTestSupport",
+                "CReveilleShims", "ReveilleInput",
             ]
         ),
     ],

@@ -49,7 +49,7 @@ int RV_accept_cloexec(int fd) {
 #include <time.h>
 
 int RV_timerfd_realtime(void) {
-    return timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
+    return timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
 }
 
 int RV_timerfd_arm_realtime(int fd, long long seconds, long nanoseconds) {
@@ -152,7 +152,8 @@ int RV_fanotify_flush(int fd) {
 
 int RV_fanotify_respond(int fd, int event_fd, int allow);
 
-int RV_fanotify_read(int fd, RV_exec_event *events, int capacity) {
+int RV_fanotify_read(int fd, RV_exec_event *events, int capacity, int *unanswered) {
+    *unanswered = 0;
     char buffer[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
     ssize_t length = read(fd, buffer, sizeof(buffer));
     if (length < 0) {
@@ -169,7 +170,8 @@ int RV_fanotify_read(int fd, RV_exec_event *events, int capacity) {
                 events[count].exec = (event->mask & FAN_OPEN_EXEC_PERM) != 0;
                 count++;
             } else if (permission) {
-                RV_fanotify_respond(fd, event->fd, 1);  // never leave an exec or an open waiting
+                // Never leave an exec or an open waiting; one that cannot be answered is counted.
+                if (RV_fanotify_respond(fd, event->fd, 1) != 0) (*unanswered)++;
             } else {
                 close(event->fd);
             }

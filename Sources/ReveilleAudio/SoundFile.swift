@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import ReveilleSystem
 import Synchronization
 
 /// A sound file decoded by libsndfile (WAV, FLAC, Ogg Vorbis and Opus, MP3 with libsndfile 1.1+),
@@ -11,25 +12,29 @@ final class SoundFile: SoundSource, @unchecked Sendable {
     let channels: Int
     let name: String
     private let handle: OpaquePointer
-    private let fd: Int32
+    /// The file libsndfile reads (closed after `sf_close`, as the stored properties go after `deinit`).
+    private let file: Descriptor
 
     /// Opens `path` as `RegularFile.open` does (never a FIFO, a device or a folder), then hands
     /// the descriptor to sf_open_fd; fails with libsndfile's reason (unknown format, no audio).
     init(path: String) throws {
-        let fd = try RegularFile.open(path)
+        let file: Descriptor
+        do {
+            file = try RegularFile.open(path)
+        } catch {
+            throw AudioError(error.call, target: path, code: error.errno, message: error.reason)
+        }
         var info = SF_INFO()
-        guard let handle = sf_open_fd(fd, Int32(SFM_READ), &info, 0) else {
-            let message = String(cString: sf_strerror(nil))
-            close(fd)
-            throw AudioError("sf_open_fd", target: path, code: sf_error(nil), message: message)
+        guard let handle = file.withRaw({ sf_open_fd($0, Int32(SFM_READ), &info, 0) }) else {
+            throw AudioError(
+                "sf_open_fd", target: path, code: sf_error(nil), message: String(cString: sf_strerror(nil)))
         }
         guard info.channels > 0, info.samplerate > 0, info.frames > 0 else {
             sf_close(handle)
-            close(fd)
             throw AudioError("sf_open_fd", target: path, code: 0, message: "the file holds no audio")
         }
         self.handle = handle
-        self.fd = fd
+        self.file = file
         self.sampleRate = Int(info.samplerate)
         self.channels = Int(info.channels)
         self.name = path
@@ -37,7 +42,6 @@ final class SoundFile: SoundSource, @unchecked Sendable {
 
     deinit {
         sf_close(handle)
-        close(fd)
     }
 
     /// `init(path:)` on a thread of its own, waited for at most `seconds`: a file on a hung network

@@ -130,9 +130,9 @@ struct StatusCommand: ParsableCommand {
         ]
         let alarms = "\(status.enabledCount) of \(status.alarmCount) enabled"
         switch status.master {
-        case "off": lines.append("alarms: OFF until 'reveille resume' (\(alarms))")
-        case "paused": lines.append("alarms: paused until \(status.pausedUntil ?? "?") (\(alarms))")
-        default: lines.append("alarms: on (\(alarms))")
+        case .off: lines.append("alarms: OFF until 'reveille resume' (\(alarms))")
+        case .paused: lines.append("alarms: paused until \(status.pausedUntil ?? "?") (\(alarms))")
+        case .on: lines.append("alarms: on (\(alarms))")
         }
         if let next = status.nextRing {
             let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"

@@ -7,6 +7,7 @@ import ReveilleCore
 import ReveilleLaunch
 import ReveilleProtocol
 import ReveilleStore
+import ReveilleSystem
 import Synchronization
 
 /// The loop's side of the app guard: each followed process's pidfd on the event loop, and the
@@ -18,7 +19,7 @@ final class AppFollower {
 
     /// /proc/self/mountinfo, which polls as changed (EPOLLPRI) when anything is mounted or
     /// unmounted: a USB stick mounted later has its execs watched too.
-    private let mountinfo: Int32
+    private let mountinfo: Descriptor?
     private var listedWatches: FolderWatches?
     /// Told when a changed apps.toml is refused.
     private let feed: WatchFeed
@@ -28,18 +29,28 @@ final class AppFollower {
         self.loop = loop
         self.feed = feed
         timer = try LoopTimer(.monotonic, logger: logger)
-        mountinfo = supervisor.guardian == nil ? -1 : open(Mounts.path, O_RDONLY | O_CLOEXEC)
+        if supervisor.guardian != nil {
+            do {
+                mountinfo = try Descriptor.open("open", Mounts.path) { open(Mounts.path, O_RDONLY | O_CLOEXEC) }
+            } catch {
+                logger.warning("app guard: \(error); file systems mounted later are watched after a restart")
+                mountinfo = nil
+            }
+        } else {
+            mountinfo = nil
+        }
         try loop.watch(timer.fd) { [unowned self] _ in
             _ = timer.acknowledge()
             arm(supervisor.review())
         }
-        if mountinfo >= 0 {
-            try loop.watch(mountinfo, events: AppFollower.priority) { _ in supervisor.watchFilesystems() }
+        if let mountinfo {
+            try loop.watch(mountinfo.raw, events: AppFollower.priority) { _ in supervisor.watchFilesystems() }
         }
         if let guardian = supervisor.guardian, guardian.stallTimer >= 0 {
             try loop.watch(guardian.stallTimer) { _ in
                 var expirations: UInt64 = 0
-                _ = read(guardian.stallTimer, &expirations, 8)
+                // EAGAIN: the timer was re-armed meanwhile (the exec was answered); nothing expired.
+                guard read(guardian.stallTimer, &expirations, 8) == 8 else { return }
                 guard let stalled = supervisor.guardStalledSeconds() else { return }
                 // Every exec on the watched file systems waits for the guard: restart now, and the
                 // kernel allows what waited when its descriptor closes.
@@ -53,10 +64,7 @@ final class AppFollower {
 
     deinit {
         if let stallTimer = supervisor.guardian?.stallTimer, stallTimer >= 0 { loop.unwatch(stallTimer) }
-        if mountinfo >= 0 {
-            loop.unwatch(mountinfo)
-            close(mountinfo)
-        }
+        if let mountinfo { loop.unwatch(mountinfo.raw) }
     }
 
     /// apps.toml changed (`force`: a listed executable did): load the policy again, review the
@@ -96,10 +104,11 @@ final class AppFollower {
     static let priority: UInt32 = 0x002 | 0x008
 
     /// A process to follow (posted by the guard's thread or `reveille run`).
-    func follow(pid: Int32, pidfd: Int32) {
+    func follow(pid: Int32, pidfd: Descriptor) {
         do {
-            try loop.watch(pidfd) { [unowned self] _ in
-                loop.unwatch(pidfd)
+            // The handler holds the pidfd: it closes once unwatched and let go by the supervisor.
+            try loop.watch(pidfd.raw) { [unowned self] _ in
+                loop.unwatch(pidfd.raw)
                 arm(supervisor.exited(pid: pid))
             }
         } catch {

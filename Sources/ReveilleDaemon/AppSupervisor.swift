@@ -7,6 +7,7 @@ import ReveilleCore
 import ReveilleLaunch
 import ReveilleProtocol
 import ReveilleStore
+import ReveilleSystem
 import Synchronization
 
 /// Keeps the app policy (README, "App time windows and daily limits") and carries out what
@@ -30,7 +31,7 @@ final class AppSupervisor: Sendable {
         /// The listed executables, resolved: one replaced (a package upgrade) is read again.
         var listedFiles: Set<String> = []
         /// Followed processes' pidfds, by pid.
-        var pidfds: [Int32: Int32] = [:]
+        var pidfds: [Int32: Descriptor] = [:]
         /// Where the policy in force came from.
         var source = PolicySource.none
         /// The text of the apps.toml in force, when it came from the file.
@@ -69,7 +70,7 @@ final class AppSupervisor: Sendable {
     let zone: @Sendable () -> Zone
     let logger: Logger
     /// A process started as an app: the loop follows its pidfd.
-    let onFollow: @Sendable (_ pid: Int32, _ pidfd: Int32) -> Void
+    let onFollow: @Sendable (_ pid: Int32, _ pidfd: Descriptor) -> Void
     /// An app's time runs out soon: the chime and the hooks (through the loop).
     let onWarning: @Sendable (_ app: String, _ user: String, _ secondsLeft: Int) -> Void
     private let state: Mutex<State>
@@ -81,7 +82,7 @@ final class AppSupervisor: Sendable {
     init(
         policyPath: String, requireRootOwned: Bool, store: Store, clock: any WallClock,
         zone: @escaping @Sendable () -> Zone, logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
-        onFollow: @escaping @Sendable (Int32, Int32) -> Void = { _, _ in },
+        onFollow: @escaping @Sendable (Int32, Descriptor) -> Void = { _, _ in },
         onWarning: @escaping @Sendable (String, String, Int) -> Void = { _, _, _ in }
     ) {
         self.policyPath = policyPath
@@ -247,22 +248,26 @@ final class AppSupervisor: Sendable {
         var files: Set<String> = []
         var listed = 0
         func hash(_ path: String) -> (FileStamp, ContentID, ExecutableKind)? {
-            let fd = ExecutableFile.open(path)
-            guard fd >= 0 else {
+            let file: Descriptor
+            do {
+                file = try ExecutableFile.open(path)
+            } catch {
                 logger.warning(
-                    "app guard: cannot read \(path): \(String(cString: strerror(errno))); it is recognized once it can be read and apps.toml is saved again"
+                    "app guard: cannot read \(path): \(error.reason); it is recognized once it can be read and apps.toml is saved again"
                 )
                 return nil
             }
-            defer { close(fd) }
-            guard let stamp = ExecutableFile.stamp(fd), let content = ExecutableFile.content(fd, size: stamp.size)
-            else {
+            let hashed = file.withRaw { fd -> (FileStamp, ContentID, ExecutableKind)? in
+                guard let stamp = ExecutableFile.stamp(fd), let content = ExecutableFile.content(fd, size: stamp.size)
+                else { return nil }
+                return (stamp, content, ExecutableFile.kind(fd))
+            }
+            guard let hashed else {
                 logger.warning("app guard: cannot hash \(path) (not a regular file, or it changed while read)")
                 return nil
             }
-            let file = (stamp, content, ExecutableFile.kind(fd))
-            read.append(file)
-            return file
+            read.append(hashed)
+            return hashed
         }
         for app in policy.apps {
             for path in app.paths {
@@ -465,9 +470,11 @@ final class AppSupervisor: Sendable {
     func follow(pid: Int32, app: String, user: String) {
         // Already followed: an app that execs itself again, or a script its interpreter opens.
         guard state.withLock({ $0.pidfds[pid] == nil }) else { return }
-        let pidfd = RV_pidfd_open(pid)
-        guard pidfd >= 0 else {
-            logger.warning("app \(app): cannot follow pid \(pid): \(String(cString: strerror(errno)))")
+        let pidfd: Descriptor
+        do {
+            pidfd = try Descriptor.open("pidfd_open", "pid \(pid)") { RV_pidfd_open(pid) }
+        } catch {
+            logger.warning("app \(app): cannot follow pid \(pid): \(error.reason)")
             return
         }
         let now = clock.elapsed()
@@ -482,7 +489,7 @@ final class AppSupervisor: Sendable {
     func exited(pid: Int32) -> Double? {
         let now = clock.elapsed()
         let actions = state.withLock { state -> [AppLimits.Action] in
-            if let pidfd = state.pidfds.removeValue(forKey: pid) { close(pidfd) }
+            state.pidfds[pid] = nil  // closed once the loop has let go of it too
             return state.limits.exited(pid: pid, now: now)
         }
         carryOut(actions)
@@ -519,7 +526,7 @@ final class AppSupervisor: Sendable {
             case .signal(let pid, let signal):
                 guard let pidfd = state.withLock({ $0.pidfds[pid] }) else { continue }
                 // pidfd_send_signal, checked: a process that is already gone is fine.
-                if RV_pidfd_signal(pidfd, signal.rawValue) != 0, errno != ESRCH {
+                if pidfd.withRaw({ RV_pidfd_signal($0, signal.rawValue) }) != 0, errno != ESRCH {
                     logger.error(
                         "app (pid \(pid)): pidfd_send_signal(\(signal.rawValue)) failed: \(String(cString: strerror(errno)))"
                     )

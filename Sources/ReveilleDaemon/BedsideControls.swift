@@ -147,13 +147,13 @@ final class BedsideControls {
             guard configured else { return }
             // A device that was open and went away stays "unplugged", with its name, until it is
             // back: its node being gone too (udev removes it) says nothing new.
-            if error.absent, missing[path]?.condition == .unplugged { return }
+            if error.isAbsent, missing[path]?.condition == .unplugged { return }
             let state = InputState(
-                path: path, name: "", condition: error.absent ? .absent : .failing,
-                detail: error.absent ? "picked up when it appears" : error.message)
+                path: path, name: "", condition: error.isAbsent ? .absent : .failing,
+                detail: error.isAbsent ? "picked up when it appears" : error.reason)
             if missing[path] != state {
                 missing[path] = state
-                logger.log(level: error.absent ? .info : .warning, "input: \(state)")
+                logger.log(level: error.isAbsent ? .info : .warning, "input: \(state)")
                 feed.publish(.input(state))
             }
             return

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ReveilleCore
+import ReveilleSystem
 import ReveilleProtocol
 import CReveilleShims
 
@@ -42,34 +43,19 @@ struct CalendarReader {
     }
 
     private func run(_ arguments: [String]) -> Result<Data, CalendarError> {
-        var pipeFDs: [Int32] = [-1, -1]
-        guard RV_pipe_cloexec(&pipeFDs) == 0 else {
-            return .failure(
-                CalendarError("cannot start the calendar reader: no pipe: \(String(cString: strerror(errno)))"))
-        }
-        defer { close(pipeFDs[0]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        RV_spawn_close_from(&actions, 3)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
         // The zone rules come from the same tzdata as the daemon's; nothing else of its environment.
         let environment =
             ["PATH=/usr/bin:/bin"] + (ProcessInfo.processInfo.environment["TZDIR"].map { ["TZDIR=\($0)"] } ?? [])
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawnAttributes = SpawnAttributes()
-        let spawned = posix_spawn(&pid, helper, &actions, &spawnAttributes.attributes, argv, envp)
-        close(pipeFDs[1])
-        guard spawned == 0 else {
+        let child: SpawnedChild
+        do {
+            child = try SpawnedChild(arguments, environment: environment, errorsToOutput: false)
+        } catch {
             return .failure(
-                CalendarError("cannot start the calendar reader \(helper): \(String(cString: strerror(spawned)))"))
+                CalendarError(
+                    "cannot start the calendar reader\(error.call == "pipe2" ? ": no pipe" : " \(helper)"): \(error.reason)"
+                ))
         }
+        let pid = child.pid
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 65_536)
         let deadline = Date().addingTimeInterval(timeoutSeconds)
@@ -80,9 +66,9 @@ struct CalendarReader {
                 failure = CalendarError("the calendar reader took longer than \(Int(timeoutSeconds)) s")
                 break
             }
-            var poller = pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)
+            var poller = pollfd(fd: child.output.raw, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(left * 1000)) >= 0 || errno == EINTR else { break }
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(pipeFDs[0], $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(child.output.raw, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }

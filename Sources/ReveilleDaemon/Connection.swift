@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import ReveilleProtocol
+import ReveilleSystem
 
 /// One client connection, served on the event loop: bytes in, lines out, nothing blocks. A
 /// client that goes quiet for a minute is let go; one that sends more than a line may hold gets an
@@ -19,7 +20,10 @@ final class Connection {
     }
 
     let id: Int
-    let fd: Int32
+    /// The accepted socket, closed when the connection goes (the server drops it and the loop
+    /// lets go of its handler).
+    let socket: Descriptor
+    var fd: Int32 { socket.raw }
     let peer: Peer
     let role: Role
     var phase = Phase.serving
@@ -49,9 +53,9 @@ final class Connection {
     /// A watcher that stops reading is dropped past this much unsent output.
     static let maxWatchBacklog = 4 * 1024 * 1024
 
-    init(id: Int, fd: Int32, peer: Peer, role: Role, now: Double) {
+    init(id: Int, socket: Descriptor, peer: Peer, role: Role, now: Double) {
         self.id = id
-        self.fd = fd
+        self.socket = socket
         self.peer = peer
         self.role = role
         self.lastHeard = now

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import ReveilleProtocol
+import ReveilleSystem
 
 /// Serves the control socket (README, "Who may do what") on the event loop: accepts, reads request lines, answers
 /// them through the controller, parks what must wait (a tap, a sound device), and streams `watch`
@@ -89,9 +90,9 @@ final class ControlServer {
 
     private func acceptWaiting() {
         while !listenerResting, let result = listener.accept() {
-            let fd: Int32
+            let socket: Descriptor
             switch result {
-            case .success(let value): fd = value
+            case .success(let value): socket = value
             case .failure(let error):
                 // Out of descriptors (EMFILE, ENFILE): the listener would stay readable and the loop
                 // spin. It rests a second at a time (logged once); the timers and the open
@@ -113,29 +114,30 @@ final class ControlServer {
             }
             let peer: Peer
             do {
-                peer = try Peer.of(socket: fd)
+                peer = try Peer.of(socket: socket.raw)
             } catch {
                 logger.warning("dropping a connection whose credentials cannot be read: \(error)")
-                close(fd)
-                continue
+                continue  // closed as `socket` goes
             }
             let role = access.role(of: peer)
             if let refusal = admission(of: peer, role: role) {
                 let busy = Framing.encode(Response.failure(.busy, refusal))
-                _ = busy.withUnsafeBytes {
-                    Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                // One try, never waiting: a client that cannot take the line learns from the close.
+                _ = socket.withRaw { fd in
+                    busy.withUnsafeBytes {
+                        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    }
                 }
-                close(fd)
                 logger.warning("\(peer): refused: \(refusal)")
                 continue
             }
-            let connection = Connection(id: nextID, fd: fd, peer: peer, role: role, now: Controller.monotonic())
+            let connection = Connection(
+                id: nextID, socket: socket, peer: peer, role: role, now: Controller.monotonic())
             nextID += 1
             do {
-                try loop.watch(fd) { [unowned self] events in serve(connection, events: events) }
+                try loop.watch(connection.fd) { [unowned self] events in serve(connection, events: events) }
             } catch {
                 logger.error("control socket: \(error)")
-                close(fd)
                 continue
             }
             connections[connection.id] = connection
@@ -352,8 +354,7 @@ final class ControlServer {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         waitingTurn.removeAll { $0 == connection.id }
         if case .parked = connection.phase { requests.connectionLeft(connection.id) }
-        loop.unwatch(connection.fd)
-        close(connection.fd)
+        loop.unwatch(connection.fd)  // the loop lets go of the connection: its socket closes
     }
 
     /// Lets idle clients go, ends drains and tag waits that ran out.

@@ -6,6 +6,7 @@ import ReveilleCore
 import ReveilleNFC
 import ReveilleProtocol
 import ReveilleStore
+import ReveilleSystem
 import Synchronization
 import CReveilleShims
 
@@ -221,8 +222,8 @@ public enum Daemon {
             }
         }
         var ending = Ending.stopped
-        let signals = try systemCall("signalfd", "SIGTERM, SIGINT, SIGHUP") { RV_signalfd_termination() }
-        defer { close(signals) }
+        let signalfd = try Descriptor.open("signalfd", "SIGTERM, SIGINT, SIGHUP") { RV_signalfd_termination() }
+        let signals = signalfd.raw  // open while the loop holds this handler
         try loop.watch(signals) { _ in
             while true {
                 let signal = RV_signalfd_read(signals)
@@ -258,7 +259,8 @@ public enum Daemon {
         reader?.stop()
         supervisor.guardian?.close()
         supervisor.flush()
-        withExtendedLifetime((timers, watches, follower, bedside, requests)) {}
+        loop.unwatch(signals)
+        withExtendedLifetime((timers, watches, follower, bedside, requests, signalfd)) {}
         logger.info(
             ending == .reload
                 ? "reveilled stopped, to start again"

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import ReveilleCore
 import ReveilleProtocol
+import ReveilleSystem
 import Synchronization
 
 /// What a thread of its own (the NFC reader, a sound test, the app guard) tells the loop. Plain
@@ -17,7 +18,7 @@ enum LoopEvent: Sendable {
     /// An app's time runs out in `secondsLeft`.
     case appWarning(app: String, user: String, secondsLeft: Int)
     /// A process started as a listed app: follow its pidfd on the loop.
-    case appFollowed(pid: Int32, pidfd: Int32)
+    case appFollowed(pid: Int32, pidfd: Descriptor)
     /// A reminder's `--unless` command ended: `skip` when it exited 0.
     case chimeChecked(key: String, skip: Bool, detail: String)
     /// The calendar loader read every calendar.
@@ -30,14 +31,13 @@ enum LoopEvent: Sendable {
 
 /// How other threads reach the loop: an eventfd and a queue of events.
 final class Doorbell: Sendable {
-    let fd: Int32
+    private let bell: Descriptor
+    var fd: Int32 { bell.raw }
     private let queue = Mutex<[LoopEvent]>([])
 
     init() throws {
-        fd = try systemCall("eventfd", "event loop") { RV_eventfd() }
+        bell = try Descriptor.open("eventfd", "event loop") { RV_eventfd() }
     }
-
-    deinit { close(fd) }
 
     /// From any thread: queue `event` and wake the loop.
     func post(_ event: LoopEvent) {
@@ -67,7 +67,7 @@ final class Doorbell: Sendable {
 final class EventLoop {
     typealias Handler = (_ events: UInt32) -> Void
 
-    private let epoll: Int32
+    private let poller: Descriptor
     /// Each watched descriptor's handler, with the generation it was registered under. A descriptor
     /// closed and reused within one batch of events gets a new generation: an event left for the
     /// old registration is dropped, never handed to the new one (as containerization's
@@ -85,11 +85,11 @@ final class EventLoop {
     static let hangUp: UInt32 = 0x008 | 0x010
 
     init(logger: Logger) throws {
-        epoll = try systemCall("epoll_create1", "event loop") { RV_epoll_create() }
+        poller = try Descriptor.open("epoll_create1", "event loop") { RV_epoll_create() }
         self.logger = logger
     }
 
-    deinit { close(epoll) }
+    private var epoll: Int32 { poller.raw }
 
     private static func tag(_ fd: Int32, _ generation: UInt32) -> UInt64 {
         UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
@@ -165,23 +165,18 @@ final class LoopTimer {
         case monotonic
     }
 
-    let fd: Int32
+    private let timer: Descriptor
+    var fd: Int32 { timer.raw }
     let kind: Kind
     private let logger: Logger
-    private var retry: Int32 = -1
 
     init(_ kind: Kind, logger: Logger) throws {
         self.kind = kind
         self.logger = logger
-        fd = try systemCall("timerfd_create", "\(kind)") {
+        timer = try Descriptor.open("timerfd_create", "\(kind)") {
             kind == .realtime ? RV_timerfd_realtime() : RV_timerfd_monotonic()
         }
-        if kind == .realtime {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
     }
-
-    deinit { close(fd) }
 
     /// Realtime: fires at the system-clock instant `instant` (seconds since the epoch).
     /// Returns false when the kernel refused (logged); the caller keeps its fallback.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import ReveilleSystem
 import ReveilleCore
 import Synchronization
 
@@ -13,17 +14,15 @@ public struct FileLogHandler: LogHandler {
     /// failure drops the line and is counted, and never stops the daemon (Foundation's
     /// `FileHandle.write` traps on an error).
     private final class Sink: Sendable {
-        let fd: Int32
-        let owned: Bool
+        /// The log file, closed with the sink; nil: standard error, which is not ours to close.
+        private let file: Descriptor?
+        private var fd: Int32 { file?.raw ?? STDERR_FILENO }
         private let lock = Mutex(())
         let dropped = Atomic<Int>(0)
 
-        init(fd: Int32, owned: Bool) {
-            self.fd = fd
-            self.owned = owned
+        init(file: Descriptor?) {
+            self.file = file
         }
-
-        deinit { if owned { close(fd) } }
 
         func write(_ line: String) {
             let bytes = Array(line.utf8)
@@ -52,11 +51,10 @@ public struct FileLogHandler: LogHandler {
 
     /// Opens `path` for appending, creating it (mode 0640) if needed.
     public init(label: String, path: String) throws {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
-        guard fd >= 0 else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-        }
-        self.sink = Sink(fd: fd, owned: true)
+        self.sink = Sink(
+            file: try Descriptor.open("open", path) {
+                open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
+            })
         self.label = label
         self.stamped = true
     }
@@ -64,7 +62,7 @@ public struct FileLogHandler: LogHandler {
     /// Standard error; without stamps when it is the journal's stream (`$JOURNAL_STREAM`).
     public static func standardError(label: String) -> FileLogHandler {
         FileLogHandler(
-            label: label, sink: Sink(fd: STDERR_FILENO, owned: false),
+            label: label, sink: Sink(file: nil),
             stamped: ProcessInfo.processInfo.environment["JOURNAL_STREAM"] == nil)
     }
 

@@ -2,6 +2,7 @@ import CReveilleShims
 import Glibc
 import Logging
 import ReveilleProtocol
+import ReveilleSystem
 
 /// inotify watches on folders, read on the event loop. Editors and timedatectl replace files rather
 /// than rewrite them, so the folder is watched, and a change is acted on 50 ms after the last event
@@ -9,7 +10,7 @@ import ReveilleProtocol
 final class FolderWatches {
     private let loop: EventLoop
     private let logger: Logger
-    private var watches: [(fd: Int32, timer: LoopTimer)] = []
+    private var watches: [(inotify: Descriptor, timer: LoopTimer)] = []
     /// One watch per folder: a folder asked for again gets another handler, not another descriptor.
     private var handlers: [String: [(names: Set<String>?, onChange: () -> Void)]] = [:]
 
@@ -20,9 +21,8 @@ final class FolderWatches {
 
     deinit {
         for watch in watches {
-            loop.unwatch(watch.fd)
+            loop.unwatch(watch.inotify.raw)
             loop.unwatch(watch.timer.fd)
-            close(watch.fd)
         }
     }
 
@@ -32,9 +32,9 @@ final class FolderWatches {
             handlers[folder]?.append((names, onChange))
             return
         }
-        let fd = try systemCall("inotify_add_watch", folder) { RV_inotify_watch_directory(folder) }
+        let inotify = try Descriptor.open("inotify_add_watch", folder) { RV_inotify_watch_directory(folder) }
+        let fd = inotify.raw
         let settle = try LoopTimer(.monotonic, logger: logger)
-        handlers[folder] = [(names, onChange)]
         var due: [Int] = []
         try loop.watch(fd) { [unowned self] _ in
             let changed = FolderWatches.changedNames(fd)
@@ -46,13 +46,19 @@ final class FolderWatches {
             due = Array(Set(due + wanted)).sorted()
             settle.arm(after: 0.05)
         }
-        try loop.watch(settle.fd) { [unowned self] _ in
-            _ = settle.acknowledge()
-            let now = due
-            due = []
-            for index in now { handlers[folder]?[index].onChange() }
+        do {
+            try loop.watch(settle.fd) { [unowned self] _ in
+                _ = settle.acknowledge()
+                let now = due
+                due = []
+                for index in now { handlers[folder]?[index].onChange() }
+            }
+        } catch {
+            loop.unwatch(fd)  // and the descriptor goes with `inotify`: no half-made watch stays
+            throw error
         }
-        watches.append((fd, settle))
+        handlers[folder] = [(names, onChange)]
+        watches.append((inotify, settle))
     }
 
     /// Open inotify descriptors (one per folder), for `status`.

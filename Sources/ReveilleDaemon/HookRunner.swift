@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Logging
 import ReveilleCore
+import ReveilleSystem
 import Synchronization
 
 /// Runs the hooks (README, "When an alarm rings"): every executable file in the hooks folder, in name order, for every
@@ -101,33 +102,15 @@ final class HookRunner: Sendable {
     private func runBounded(
         _ argv: [String], what: String, environment: [String], failureLevel: Logger.Level = .warning
     ) -> (Int32?, String) {
-        let path = argv[0]
-        var pipeFDs: [Int32] = [-1, -1]
-        guard RV_pipe_cloexec(&pipeFDs) == 0 else {
-            let reason = "could not start: no pipe: \(String(cString: strerror(errno)))"
+        let child: SpawnedChild
+        do {
+            child = try SpawnedChild(argv, environment: environment, errorsToOutput: true)
+        } catch {
+            let reason = "could not start: \(error.call == "pipe2" ? "no pipe: " : "")\(error.reason)"
             logger.warning("\(what) \(reason)")
             return (nil, reason)
         }
-        defer { close(pipeFDs[0]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
-        RV_spawn_close_from(&actions, 3)  // nothing else of the daemon's: sockets, database, inherited pipes
-        let arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { (arguments + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawnAttributes = SpawnAttributes()
-        let spawned = posix_spawn(&pid, path, &actions, &spawnAttributes.attributes, arguments, envp)
-        close(pipeFDs[1])
-        guard spawned == 0 else {
-            let reason = "could not start: \(String(cString: strerror(spawned)))"
-            logger.warning("\(what) \(reason)")
-            return (nil, reason)
-        }
+        let pid = child.pid
         running.withLock { _ = $0.insert(pid) }
         defer { running.withLock { _ = $0.remove(pid) } }
 
@@ -142,21 +125,21 @@ final class HookRunner: Sendable {
                 timedOut = true
                 break
             }
-            var poller = pollfd(fd: pipeFDs[0], events: Int16(POLLIN), revents: 0)
+            var poller = pollfd(fd: child.output.raw, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(
                 left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
             let ready = poll(&poller, 1, max(1, milliseconds))
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else { continue }
-            let count = chunk.withUnsafeMutableBytes { read(pipeFDs[0], $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { read(child.output.raw, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR || errno == EAGAIN { continue }
             guard count > 0 else { break }
             if output.count < 64 * 1024 { output.append(contentsOf: chunk[..<count]) }
         }
         if timedOut {
             logger.warning("\(what) ran past \(Int(timeLimit)) s; stopping it")
             kill(pid, SIGTERM)
-            for _ in 0..<20 where waitpid(pid, nil, WNOHANG) == 0 { usleep(100_000) }
+            for _ in 0..<20 where waitpid(pid, nil, WNOHANG) == 0 { usleep(100_000) }  // a hook's thread, not the loop
             kill(pid, SIGKILL)
         }
         var status: Int32 = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ReveilleProtocol
+import ReveilleSystem
 
 /// Where what the daemon's core does leaves it: the wake timer, the watchers, a parked request's
 /// answer, the watches on calendar folders, and the end of a reminder's `--unless` command. Given

@@ -1,6 +1,7 @@
 import CReveilleShims
 import Glibc
 import ReveilleProtocol
+import ReveilleSystem
 
 /// Who is at the other end of a connection, from the kernel (SO_PEERCRED, SO_PEERGROUPS).
 public struct Peer: Sendable, CustomStringConvertible {

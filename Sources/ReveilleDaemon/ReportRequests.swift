@@ -54,12 +54,12 @@ final class ReportRequests: RequestHandler {
         let state = try controller.currentState()
         let view = controller.view
         let zone = controller.zone
-        let (master, until): (String, String?) =
+        let (master, until): (MasterState, String?) =
             switch state.master {
-            case .on: ("on", nil)
-            case .off: ("off", nil)
-            case .pausedUntil(let date) where date > now.date: ("paused", date.description)
-            case .pausedUntil: ("on", nil)
+            case .on: (.on, nil)
+            case .off: (.off, nil)
+            case .pausedUntil(let date) where date > now.date: (.paused, date.description)
+            case .pausedUntil: (.on, nil)
             }
         var info = StatusInfo(
             version: reveilleVersion,

@@ -1,5 +1,5 @@
 import Glibc
-import ReveilleAudio
+import ReveilleSystem
 
 /// Reads a whole file a person named (a calendar), with the limits a daemon needs: only a regular
 /// file (never a FIFO that would block the loop, never a device; `RegularFile.open`), and only up
@@ -13,15 +13,15 @@ enum SmallFile {
     }
 
     static func read(_ path: String, maxBytes: Int) throws -> String {
-        let fd: Int32
         do {
-            fd = try RegularFile.open(path)
-        } catch let error as AudioError {
-            throw Problem(description: error.code == ENOENT ? "no such file" : error.message)
+            return try RegularFile.open(path).withRaw { fd in try read(fd, path, maxBytes: maxBytes) }
+        } catch let error as SystemCallError {
+            throw Problem(description: error.errno == ENOENT ? "no such file" : error.reason)
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Problem(description: String(cString: strerror(errno))) }
+    }
+
+    private static func read(_ fd: Int32, _ path: String, maxBytes: Int) throws -> String {
+        let info = try RegularFile.status(of: fd, path)
         guard Int(info.st_size) <= maxBytes else {
             throw Problem(
                 description:
@@ -32,6 +32,7 @@ enum SmallFile {
         while offset < bytes.count {
             let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
             if count < 0, errno == EINTR { continue }
+            if count < 0 { throw SystemCallError("read", path) }
             guard count > 0 else { break }
             offset += count
         }

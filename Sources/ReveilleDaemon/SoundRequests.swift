@@ -9,7 +9,7 @@ enum SoundTest {
     /// Waits until the first frame is written or every device failed once, then says how it went.
     static func play(_ request: AudioRequest, seconds: Int, on audio: any AudioOutput) -> Response {
         let report = audio.playAndReport(request)
-        var response = Response(ok: report.device != nil)
+        var response = Response()
         response.playback = PlaybackInfo(
             device: report.device, source: report.source, seconds: seconds, problems: report.problems)
         if report.device == nil {

@@ -1,4 +1,6 @@
+import CReveilleShims
 import Glibc
+import ReveilleSystem
 
 /// What every child of the daemon (hooks, `--unless` commands, the calendar reader) starts with:
 /// no blocked signals and the default actions for SIGPIPE, SIGTERM, SIGINT and SIGHUP. The daemon
@@ -21,4 +23,42 @@ final class SpawnAttributes {
     }
 
     deinit { posix_spawnattr_destroy(&attributes) }
+}
+
+/// A child of the daemon whose standard output (and, if asked, its standard error) is a pipe the
+/// daemon reads: standard input from /dev/null, no other descriptor of the daemon's, the signal
+/// state of `SpawnAttributes`.
+struct SpawnedChild {
+    let pid: pid_t
+    /// The pipe's read end; the write end is the child's alone, so reading ends when the child
+    /// closes its output (or exits).
+    let output: Descriptor
+
+    /// Starts `argv[0]` (an absolute path) with `environment`.
+    init(_ argv: [String], environment: [String], errorsToOutput: Bool) throws(SystemCallError) {
+        let pipe = try Descriptor.pipe()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipe.write.raw, 1)
+        if errorsToOutput {
+            posix_spawn_file_actions_adddup2(&actions, pipe.write.raw, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        RV_spawn_close_from(&actions, 3)  // nothing else of the daemon's: sockets, database, inherited pipes
+        let arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { (arguments + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawnAttributes = SpawnAttributes()
+        let spawned = pipe.write.withRaw { _ in
+            posix_spawn(&pid, argv[0], &actions, &spawnAttributes.attributes, arguments, envp)
+        }
+        guard spawned == 0 else { throw SystemCallError("posix_spawn", argv[0], errno: spawned) }
+        self.pid = pid
+        output = pipe.read
+        // `pipe.write` goes with this scope: the daemon's copy of the write end is closed here.
+    }
 }

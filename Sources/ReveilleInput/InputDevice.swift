@@ -1,41 +1,33 @@
 import CReveilleShims
 import Glibc
+import ReveilleSystem
 
 /// Why an input device could not be opened or read.
-public struct InputDeviceError: Error, CustomStringConvertible, Sendable {
-    public let path: String
-    public let message: String
-    /// The device file is not there (unplugged, or not yet created by udev).
-    public let absent: Bool
-
-    public var description: String { "\(path): \(message)" }
-}
 
 /// An evdev device opened for reading without blocking (O_NONBLOCK), so that the event loop can
 /// watch it. Anything that yields `struct input_event` records works, which is how the tests feed
 /// a FIFO in place of a keypad. Closed in `deinit`.
 public final class InputDevice {
     public let path: String
-    public let fd: Int32
+    private let device: Descriptor
+    public var fd: Int32 { device.raw }
     /// The device's own name (EVIOCGNAME), or the file's name when it is not an evdev device.
     public let name: String
     /// Whether it is a real evdev device (the ioctls work).
     public let isEvdev: Bool
     private var decoder = InputEventDecoder()
 
-    public init(path: String) throws(InputDeviceError) {
+    public init(path: String) throws(SystemCallError) {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
-            throw InputDeviceError(
-                path: path,
-                message: code == EACCES
-                    ? "permission denied; the daemon's user must be in the 'input' group (hardware.md)"
-                    : String(cString: strerror(code)),
-                absent: code == ENOENT || code == ENODEV || code == ENXIO)
+            throw SystemCallError(
+                "open", path, errno: code,
+                reason: code == EACCES
+                    ? "permission denied; the daemon's user must be in the 'input' group (hardware.md)" : nil)
         }
         self.path = path
-        self.fd = fd
+        self.device = Descriptor(taking: fd)
         var buffer = [CChar](repeating: 0, count: 256)
         let length = RV_evdev_name(fd, &buffer, Int32(buffer.count))
         isEvdev = length >= 0
@@ -45,8 +37,6 @@ public final class InputDevice {
                 decoding: buffer.prefix(Int(length)).prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             : String(path.split(separator: "/").last ?? Substring(path))
     }
-
-    deinit { close(fd) }
 
     /// What a read found.
     public enum ReadResult: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import CGcrypt
 import Glibc
+import ReveilleSystem
 import ReveilleCore
 
 /// Reads what the guard needs to know about an open file: its stamp (fstat), its kind (the first
@@ -97,9 +98,9 @@ public enum ExecutableFile {
     }
 
     /// Opens `path` (following symlinks) for reading, for the listed executables when the policy
-    /// loads; -1 with errno set.
-    public static func open(_ path: String) -> Int32 {
-        Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    /// loads.
+    public static func open(_ path: String) throws(SystemCallError) -> Descriptor {
+        try Descriptor.open("open", path) { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
     }
 
     /// libgcrypt's initialization, once per process, before its first use.

@@ -4,6 +4,7 @@ import Glibc
 import ReveilleConfig
 import Logging
 import ReveilleCore
+import ReveilleSystem
 import Synchronization
 
 /// Blocks launches with the kernel's fanotify permission events, on a thread of its own that does
@@ -16,7 +17,9 @@ public final class FanotifyGuard: Sendable {
     private let marks = Mutex(Marks())
     private let logger: Logger
     /// Rung by `stop` (eventfd).
-    private let stopFD: Int32
+    /// Wakes the thread to stop (an eventfd).
+    private let stopper: Descriptor
+    private var stopFD: Int32 { stopper.raw }
     private let stopping = Atomic<Bool>(false)
     private let running = Atomic<Bool>(false)
     private let closed = Atomic<Bool>(false)
@@ -28,7 +31,9 @@ public final class FanotifyGuard: Sendable {
     /// A monotonic timerfd armed for `stallSeconds` while the thread answers, disarmed when it is
     /// done: it becomes readable only when the guard is stuck. The daemon's loop watches it, so
     /// noticing a stall costs no periodic wake-up.
-    public let stallTimer: Int32
+    private let stallClock: Descriptor
+    /// A monotonic timerfd armed while an exec is being decided: the loop watches it.
+    public var stallTimer: Int32 { stallClock.raw }
     public let stallSeconds: Double
 
     struct Marks {
@@ -48,26 +53,36 @@ public final class FanotifyGuard: Sendable {
     }
 
     /// RV_fanotify_open: fanotify_init for permission events.
-    public init(logger: Logger, stallSeconds: Double = 5) throws(GuardError) {
+    public init(logger: Logger, stallSeconds: Double = 5) throws(SystemCallError) {
+        stopper = try Descriptor.open("eventfd", "app guard") { RV_eventfd() }
+        stallClock = try Descriptor.open("timerfd_create", "app guard") { RV_timerfd_monotonic() }
         let fd = RV_fanotify_open()
-        guard fd >= 0 else { throw GuardError(function: "fanotify_init", errno: errno) }
+        guard fd >= 0 else {
+            let code = errno
+            let reason: String? =
+                switch code {
+                case EPERM: "needs root (CAP_SYS_ADMIN)"
+                case EINVAL, ENOSYS: "the kernel lacks fanotify permission events"
+                default: nil
+                }
+            throw SystemCallError("fanotify_init", "app guard", errno: code, reason: reason)
+        }
         self.fd = fd
         self.logger = logger
-        self.stopFD = RV_eventfd()
-        self.stallTimer = RV_timerfd_monotonic()
         self.stallSeconds = stallSeconds
     }
 
+    /// The fanotify descriptor is closed here, or earlier by `close()` (at a moment that matters:
+    /// before the daemon executes itself again); the others as their `Descriptor`s go.
     deinit {
-        if !closed.exchange(true, ordering: .acquiringAndReleasing) { Glibc.close(fd) }
-        if stopFD >= 0 { Glibc.close(stopFD) }
-        if stallTimer >= 0 { Glibc.close(stallTimer) }
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { _ = Glibc.close(fd) }
     }
 
     /// Ends the thread after the events it is answering.
     public func stop() {
         stopping.store(true, ordering: .releasing)
         var one: UInt64 = 1
+        // EAGAIN: the counter is already non-zero, the thread is woken anyway.
         _ = write(stopFD, &one, 8)
     }
 
@@ -174,10 +189,16 @@ public final class FanotifyGuard: Sendable {
     /// Reads and answers the events waiting (none: returns 0 at once); the stall timer runs
     /// meanwhile.
     private func answer(_ events: inout [RV_exec_event], _ decide: @Sendable (Event) -> Bool) -> Int {
-        let count = RV_fanotify_read(fd, &events, Int32(events.count))
+        var unanswered: Int32 = 0
+        let count = RV_fanotify_read(fd, &events, Int32(events.count), &unanswered)
         if count < 0 {
             logger.error("app guard: reading fanotify events failed: \(String(cString: strerror(errno)))")
             return 0
+        }
+        if unanswered > 0 {
+            logger.error(
+                "app guard: \(unanswered) event(s) past the batch could not be allowed (fanotify write failed); they wait until the guard restarts"
+            )
         }
         guard count > 0 else { return 0 }
         answeringSince.store(FanotifyGuard.monotonicNanoseconds(), ordering: .releasing)
@@ -205,19 +226,6 @@ public final class FanotifyGuard: Sendable {
         let length = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
         guard length > 0 else { return "" }
         return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
-public struct GuardError: Error, CustomStringConvertible, Sendable {
-    public let function: String
-    public let errno: Int32
-
-    public var description: String {
-        switch errno {
-        case EPERM: "\(function): needs root (CAP_SYS_ADMIN)"
-        case EINVAL, ENOSYS: "\(function): the kernel lacks fanotify permission events"
-        default: "\(function): \(String(cString: strerror(errno)))"
-        }
     }
 }
 

@@ -2,6 +2,7 @@ import CReveilleShims
 import Foundation
 import Logging
 import ReveilleCore
+import ReveilleSystem
 import Synchronization
 
 /// The reader service: a thread of its own that opens the device, polls for tags while someone
@@ -19,10 +20,10 @@ public final class NFCReader: TagReader, Sendable {
     /// Why tags are wanted now (a ring, a registration), and whether the thread must end.
     private let control = Mutex<(reasons: Set<String>, stopping: Bool)>(([], false))
     /// Rung (eventfd) when `control` changes, to wake the thread from its sleep.
-    private let bell: Int32
+    private let bell: Descriptor?
     private let healthState: Mutex<ReaderHealth>
     /// An eventfd written at each change of health (`waitForHealth`).
-    private let firstHealth: Int32
+    private let firstHealth: Descriptor?
     private let handlers = Mutex<Handlers>(Handlers())
 
     private struct Handlers {
@@ -40,20 +41,17 @@ public final class NFCReader: TagReader, Sendable {
         self.idleCheckSeconds = idleCheckSeconds
         self.logger = logger
         self.healthState = Mutex(NFCReader.opening)
-        self.bell = RV_eventfd()
-        self.firstHealth = RV_eventfd()
-    }
-
-    deinit {
-        if bell >= 0 { close(bell) }
-        if firstHealth >= 0 { close(firstHealth) }
+        // Without an eventfd (out of descriptors) the reader still works: it polls on its own
+        // schedule, and the start-up does not wait for its first health.
+        self.bell = try? Descriptor.open("eventfd", "NFC reader") { RV_eventfd() }
+        self.firstHealth = try? Descriptor.open("eventfd", "NFC reader") { RV_eventfd() }
     }
 
     /// Waits, without spinning, until the reader knows its health (opened, or failed to), for at
     /// most `seconds`: at start, so that an alarm due then sees the reader.
     public func waitForHealth(within seconds: Double) {
-        guard firstHealth >= 0, health == NFCReader.opening else { return }
-        var poller = pollfd(fd: firstHealth, events: Int16(POLLIN), revents: 0)
+        guard let firstHealth, health == NFCReader.opening else { return }
+        var poller = pollfd(fd: firstHealth.raw, events: Int16(POLLIN), revents: 0)
         let deadline = Self.monotonic() + seconds
         while health == NFCReader.opening {
             let left = deadline - Self.monotonic()
@@ -70,7 +68,7 @@ public final class NFCReader: TagReader, Sendable {
 
     private func ring() {
         var one: UInt64 = 1
-        _ = write(bell, &one, 8)  // EAGAIN: already rung
+        if let bell { _ = write(bell.raw, &one, 8) }  // EAGAIN: already rung
     }
 
     /// Starts the thread: `onTag` gets each tag placed on the reader and whether it is fresh (see
@@ -115,7 +113,7 @@ public final class NFCReader: TagReader, Sendable {
         }
         guard changed else { return }
         var one: UInt64 = 1
-        _ = write(firstHealth, &one, 8)  // wakes `waitForHealth`; stays readable after
+        if let firstHealth { _ = write(firstHealth.raw, &one, 8) }  // wakes `waitForHealth`; stays readable after
         switch health {
         case .ok: logger.notice("NFC reader: \(health)")
         default: logger.warning("NFC reader: \(health)")
@@ -134,10 +132,11 @@ public final class NFCReader: TagReader, Sendable {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return wanted }
             let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
-            var descriptor = pollfd(fd: bell, events: Int16(POLLIN), revents: 0)
-            if poll(&descriptor, 1, Int32(clamping: max(1, milliseconds))) > 0 {
+            // Without a bell (no eventfd), poll ignores the negative descriptor: a plain sleep.
+            var descriptor = pollfd(fd: bell?.raw ?? -1, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, Int32(clamping: max(1, milliseconds))) > 0, let bell {
                 var scratch: UInt64 = 0
-                _ = read(bell, &scratch, 8)
+                _ = read(bell.raw, &scratch, 8)  // EAGAIN: another thread took the ring; either way it is heard
             }
         }
     }

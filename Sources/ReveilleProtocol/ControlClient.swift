@@ -1,4 +1,5 @@
 import Foundation
+import ReveilleSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -30,13 +31,21 @@ public final class ControlClient {
         }
     }
 
-    private let fd: Int32
+    private let socket: Descriptor
+    private var fd: Int32 { socket.raw }
     private var buffer = LineBuffer(limit: 16 * 1024 * 1024)
 
     /// Connects to the socket at `path`.
     public init(path: String) throws(Failure) {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .unreachable(path: path, SystemCallError("socket", path)) }
+        let socket: Descriptor
+        do {
+            socket = try Descriptor.open("socket", path) {
+                Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            }
+        } catch {
+            throw .unreachable(path: path, error)
+        }
+        let fd = socket.raw  // kept open by `socket`, stored below or let go with what is thrown
         do {
             var address = try unixAddress(path)
             try systemCall("connect", path) {
@@ -47,14 +56,9 @@ public final class ControlClient {
                 }
             }
         } catch {
-            close(fd)
             throw .unreachable(path: path, error)
         }
-        self.fd = fd
-    }
-
-    deinit {
-        close(fd)
+        self.socket = socket
     }
 
     /// Sends one request and waits for its response.

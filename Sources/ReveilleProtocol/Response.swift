@@ -2,9 +2,12 @@ import ReveilleCore
 
 /// One response line: `ok` with the request's own payload, or an `error`.
 /// `{"v":1,"ok":true,"payload":{"status":{...}}}`; `message` is a line for people, when there is one.
+///
+/// `ok` is not stored: a response is ok exactly when it carries no error, so the two cannot
+/// disagree; a line where they do is refused when read. An error may come with a payload that
+/// says more (a `sound test` no device could play lists what each device said).
 public struct Response: Codable, Sendable, Equatable {
     public var v: Int = protocolVersion
-    public var ok: Bool
     public var error: ErrorReply?
     public var message: String?
     /// Things done as asked that may not do what was meant: printed after the message, on
@@ -13,16 +16,45 @@ public struct Response: Codable, Sendable, Equatable {
     /// What the request asked for: one type per kind of answer.
     public var payload: Payload?
 
-    public init(ok: Bool = true, message: String? = nil, payload: Payload? = nil) {
-        self.ok = ok
+    /// Done as asked: no error.
+    public var ok: Bool { error == nil }
+
+    public init(message: String? = nil, payload: Payload? = nil) {
         self.message = message
         self.payload = payload
     }
 
     public static func failure(_ code: ErrorReply.Code, _ message: String) -> Response {
-        var response = Response(ok: false)
+        var response = Response()
         response.error = ErrorReply(code: code, message: message)
         return response
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case v, ok, error, message, warnings, payload
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        v = try container.decode(Int.self, forKey: .v)
+        error = try container.decodeIfPresent(ErrorReply.self, forKey: .error)
+        message = try container.decodeIfPresent(String.self, forKey: .message)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
+        payload = try container.decodeIfPresent(Payload.self, forKey: .payload)
+        guard try container.decode(Bool.self, forKey: .ok) == (error == nil) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .ok, in: container, debugDescription: "\"ok\" must be true exactly when there is no \"error\"")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(v, forKey: .v)
+        try container.encode(ok, forKey: .ok)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encodeIfPresent(message, forKey: .message)
+        try container.encodeIfPresent(warnings, forKey: .warnings)
+        try container.encodeIfPresent(payload, forKey: .payload)
     }
 }
 

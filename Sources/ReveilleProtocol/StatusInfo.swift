@@ -20,8 +20,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var now: String
     /// Seconds since the epoch, by the daemon's clock.
     public var nowInstant: Int
-    /// `on`, `off` or `paused`.
-    public var master: String
+    /// Whether alarms ring: on, off until resumed, or paused until `pausedUntil`.
+    public var master: MasterState
     public var pausedUntil: String?
     public var alarmCount: Int
     public var enabledCount: Int
@@ -47,7 +47,7 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var settingsRejected: String?
 
     public init(
-        version: String, uptimeSeconds: Int, timeZone: String, now: String, nowInstant: Int, master: String,
+        version: String, uptimeSeconds: Int, timeZone: String, now: String, nowInstant: Int, master: MasterState,
         pausedUntil: String?, alarmCount: Int, enabledCount: Int, nextRing: RingInfo?, role: Role
     ) {
         self.version = version
@@ -214,4 +214,10 @@ public struct ResourceUse: Codable, Sendable, Equatable {
         self.rssKilobytes = rssKilobytes
         self.anonymousKilobytes = anonymousKilobytes
     }
+}
+
+/// The alarms' master switch as `status` reports it: `on`, `off` (until `reveille resume`) or
+/// `paused` (until a date, in `pausedUntil`; a pause whose date has come reads `on`).
+public enum MasterState: String, Codable, Sendable, Equatable {
+    case on, off, paused
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import ReveilleSystem
 
 /// The state database and what keeps it from being lost silently (README, "When the state is
 /// damaged"):
@@ -182,10 +183,12 @@ public enum StateFiles {
     static func ensureReserve(_ layout: Layout) {
         var info = stat()
         if stat(layout.reserve, &info) == 0, Int(info.st_size) >= reserveBytes { return }
-        let fd = Glibc.open(layout.reserve, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        if posix_fallocate(fd, 0, off_t(reserveBytes)) != 0 { unlink(layout.reserve) }
+        // Best effort: without room for it there is nothing to reserve, and the next checkpoint tries again.
+        guard
+            let file = try? Descriptor.open(
+                "open", layout.reserve, { Glibc.open(layout.reserve, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) })
+        else { return }
+        if file.withRaw({ posix_fallocate($0, 0, off_t(reserveBytes)) }) != 0 { unlink(layout.reserve) }
     }
 
     // MARK: Restoring

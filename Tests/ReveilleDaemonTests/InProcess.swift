@@ -3,6 +3,7 @@ import Logging
 import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
+import Synchronization
 
 @testable import ReveilleDaemon
 
@@ -48,5 +49,33 @@ struct InProcessDaemon {
     /// A request from connection `connection` with `role`: its answer, or nil when parked.
     func request(_ command: Command, role: Role = .owner, connection: Int? = nil) -> Response? {
         requests.serve(command, role: role, connection: connection) { "refused" }.response
+    }
+}
+
+/// Log lines kept in memory, for tests that read what the daemon explained.
+final class RecordedLog: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
+
+    var logger: Logger {
+        Logger(label: "test") { _ in Handler(log: self) }
+    }
+
+    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    private struct Handler: LogHandler {
+        let log: RecordedLog
+        var logLevel: Logger.Level = .debug
+        var metadata: Logger.Metadata = [:]
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            log.append("\(event.level): \(event.message)")
+        }
     }
 }

@@ -6,10 +6,7 @@ import Testing
 /// What the guard reads from a file: stamp, kind, SHA-256 (libgcrypt), and the mount table.
 @Suite struct ExecutableFileTests {
     func withFile<T>(_ path: String, _ body: (Int32) throws -> T) throws -> T {
-        let fd = ExecutableFile.open(path)
-        try #require(fd >= 0, "cannot open \(path)")
-        defer { close(fd) }
-        return try body(fd)
+        try ExecutableFile.open(path).withRaw(body)
     }
 
     @Test func theKindOfAProgramTheLoaderAndAScript() throws {

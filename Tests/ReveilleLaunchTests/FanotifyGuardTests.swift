@@ -15,9 +15,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let program = folder.appendingPathComponent("slow").path
         try FileManager.default.copyItem(atPath: "/usr/bin/true", toPath: program)
-        let fd = ExecutableFile.open(program)
-        let target = try #require(ExecutableFile.stamp(fd)?.key)
-        close(fd)
+        let target = try #require(try ExecutableFile.open(program).withRaw { ExecutableFile.stamp($0)?.key })
         let mount = try #require(Mounts.mount(of: folder.path, in: Mounts.read()))
         #expect(guardian.watchExecs(on: [mount]).isEmpty)
         #expect(guardian.watchedFilesystems == [mount])

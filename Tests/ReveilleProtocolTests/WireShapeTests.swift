@@ -34,6 +34,19 @@ import Testing
         }
     }
 
+    /// `ok` is whether there is an error: a line where they disagree means nothing, and is refused.
+    @Test func okIsExactlyTheAbsenceOfAnError() throws {
+        let failure = Response.failure(.notFound, "no alarm #9")
+        #expect(!failure.ok)
+        #expect(try json(failure) == #"{"error":{"code":"not-found","message":"no alarm #9"},"ok":false,"v":1}"#)
+        #expect(try JSONDecoder().decode(Response.self, from: Data(try json(failure).utf8)) == failure)
+        for line in [
+            #"{"v":1,"ok":true,"error":{"code":"internal","message":"x"}}"#, #"{"v":1,"ok":false}"#,
+        ] {
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(Response.self, from: Data(line.utf8)) }
+        }
+    }
+
     @Test func aPayloadOfTwoKindsIsRefused() {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Payload.self, from: Data(#"{"tags":[],"scan":{}}"#.utf8))

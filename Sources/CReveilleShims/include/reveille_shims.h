@@ -86,7 +86,7 @@ int RV_fanotify_flush(int fd);
 
 /// Reads pending events into `events` (at most `capacity`); returns how many, 0 when none are
 /// pending, or -1 with errno set. Events without a descriptor or of another kind are skipped.
-int RV_fanotify_read(int fd, RV_exec_event *events, int capacity);
+int RV_fanotify_read(int fd, RV_exec_event *events, int capacity, int *unanswered);
 
 /// Answers an event (FAN_ALLOW or FAN_DENY) and closes its descriptor.
 int RV_fanotify_respond(int fd, int event_fd, int allow);

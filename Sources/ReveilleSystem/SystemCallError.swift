@@ -1,26 +1,29 @@
-import Foundation
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
-/// A failed system call: which call, on what, and errno.
+/// A failed system call: the C function, what it was called on, and errno. The one shape of a
+/// system call's failure in Reveille: every module reports one this way, and words it for people
+/// where it knows more (`reason`: "not a regular file (a FIFO)" for an `fstat` that found one).
 public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The C function: `open`, `fanotify_init`, `inotify_add_watch`.
     public let call: String
+    /// What it was called on: a path, a socket, "event loop".
     public let subject: String
     public let errno: Int32
+    /// Why, in words: the system's (`strerror`) unless the caller knows better.
+    public let reason: String
 
-    public init(_ call: String, _ subject: String, errno: Int32 = Glibc.errno) {
+    public init(_ call: String, _ subject: String, errno: Int32 = Glibc.errno, reason: String? = nil) {
         self.call = call
         self.subject = subject
         self.errno = errno
+        self.reason = reason ?? String(cString: strerror(errno))
     }
 
     /// `connect /run/reveille/control.sock: No such file or directory`
-    public var description: String {
-        "\(call) \(subject): \(String(cString: strerror(errno)))"
-    }
+    public var description: String { "\(call) \(subject): \(reason)" }
+
+    /// The file or device is not there (ENOENT, ENODEV, ENXIO): unplugged, removed, not yet made.
+    public var isAbsent: Bool { errno == ENOENT || errno == ENODEV || errno == ENXIO }
 }
 
 /// Runs a system call, retrying on EINTR; a negative result becomes a `SystemCallError`.
@@ -47,21 +50,4 @@ public func unixAddress(_ path: String) throws(SystemCallError) -> sockaddr_un {
         raw[bytes.count] = 0
     }
     return address
-}
-
-/// Why a file could not be read, in the words a person needs: the system's reason (`Permission
-/// denied`), `no such file`, `not UTF-8 text`, else Foundation's description.
-public enum FileProblem {
-    public static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
-        {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
-        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadInapplicableStringEncodingError {
-            return "not UTF-8 text"
-        }
-        return nsError.localizedDescription
-    }
 }

@@ -1,0 +1,57 @@
+import Glibc
+
+/// Opening a file a user named, with no side effect on what it turns out to be.
+///
+/// `open(O_RDONLY)` on a FIFO blocks until a writer comes (an alarm that never starts), and on a
+/// serial device it can reset the line the NFC reader hangs on. So the path is first opened with
+/// `O_PATH`, which touches nothing; `fstat` says whether it is a regular file; and only then is
+/// that same file opened for reading, through `/proc/self/fd`, so that a rename between the check
+/// and the open cannot swap in something else. Symbolic links are followed: what counts is what
+/// they lead to.
+public enum RegularFile {
+    /// A descriptor open for reading (close-on-exec, non-blocking) on the regular file at `path`.
+    /// Throws the failure of `open` or `fstat`, saying what is wrong.
+    public static func open(_ path: String) throws(SystemCallError) -> Descriptor {
+        let handle = try Descriptor.open("open", path) { Glibc.open(path, RegularFile.pathOnly | O_CLOEXEC) }
+        let checked = try handle.withRaw { fd throws(SystemCallError) in try status(of: fd, path) }
+        guard checked.st_mode & S_IFMT == S_IFREG else {
+            throw SystemCallError(
+                "fstat", path, errno: EINVAL, reason: "not a regular file (\(kind(checked.st_mode)))")
+        }
+        var reopened = handle.withRaw { Glibc.open("/proc/self/fd/\($0)", O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+        if reopened < 0, errno == ENOENT {
+            // No /proc (a bare chroot): the next best, which still never follows a last link.
+            reopened = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        }
+        guard reopened >= 0 else { throw SystemCallError("open", path) }
+        let file = Descriptor(taking: reopened)
+        let opened = try file.withRaw { fd throws(SystemCallError) in try status(of: fd, path) }
+        guard opened.st_mode & S_IFMT == S_IFREG, opened.st_ino == checked.st_ino, opened.st_dev == checked.st_dev
+        else {
+            throw SystemCallError("open", path, errno: EAGAIN, reason: "the file changed while it was opened")
+        }
+        return file
+    }
+
+    /// `fstat` of an open descriptor.
+    public static func status(of fd: Int32, _ path: String) throws(SystemCallError) -> stat {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemCallError("fstat", path) }
+        return info
+    }
+
+    /// Linux's `O_PATH` (010000000 on x86-64 and arm64 alike), which Glibc's module hides behind
+    /// `_GNU_SOURCE`.
+    static let pathOnly: Int32 = 0o10000000
+
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFDIR: "a folder"
+        case S_IFSOCK: "a socket"
+        default: "not a plain file"
+        }
+    }
+}

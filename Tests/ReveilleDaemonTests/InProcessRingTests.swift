@@ -1,0 +1,215 @@
+import Foundation
+import Logging
+import ReveilleCore
+import ReveilleProtocol
+import ReveilleStore
+import Testing
+
+@testable import ReveilleCLI
+@testable import ReveilleDaemon
+
+/// Ring sessions through the daemon as `Daemon.run` builds it, in-process, on virtual time: clock
+/// jumps, a clock behind the last run, DST nights, a second alarm during a snooze, an NFC alarm
+/// with no reader, the longest ring. A real SQLite file (restarts read it back), in-memory sound
+/// and reader, a manual clock: what these decide takes no real second to show. The end-to-end
+/// suites (RingTests, CLITourTests) keep what needs the real processes and the CLI's exact output.
+@Suite struct InProcessRingTests {
+    final class Clock {
+        let folder: URL
+        let wall: ManualWallClock
+        let audio = MemoryAudioOutput()
+        let reader = MemoryTagReader()
+        let log = RecordedLog()
+        let zone: Zone
+        let policy: RingPolicy
+        private(set) var daemon: InProcessDaemon
+
+        init(zone: String = "Europe/Berlin", now: Int, maxRingMinutes: Int = 30) throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("inprocess-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            wall = ManualWallClock(Double(now))
+            self.zone = try #require(Zone(builtIn: zone))
+            policy = RingPolicy(maxRingSeconds: maxRingMinutes * 60)
+            daemon = try Clock.boot(folder, wall, audio, reader, self.zone, policy, log)
+            daemon.controller.start()
+        }
+
+        deinit { try? FileManager.default.removeItem(at: folder) }
+
+        private static func boot(
+            _ folder: URL, _ wall: ManualWallClock, _ audio: MemoryAudioOutput, _ reader: MemoryTagReader,
+            _ zone: Zone, _ policy: RingPolicy, _ log: RecordedLog
+        ) throws -> InProcessDaemon {
+            try InProcessDaemon(
+                store: try Store(path: folder.appendingPathComponent("state.sqlite").path), clock: wall, zone: zone,
+                ring: RingEnvironment(
+                    audio: audio, reader: reader, policy: policy, hooksDirectory: "/nonexistent/hooks.d"),
+                calendarCache: folder.appendingPathComponent("calendars").path,
+                calendarFetchFolder: folder.appendingPathComponent("fetched").path, logger: log.logger)
+        }
+
+        /// The daemon stops and starts again (its state read back from the file).
+        func restart() throws {
+            daemon.controller.shutDown()
+            daemon = try Clock.boot(folder, wall, audio, reader, zone, policy, log)
+            daemon.controller.start()
+        }
+
+        @discardableResult
+        func request(_ command: Command) -> Response {
+            daemon.request(command) ?? .failure(.internal, "parked")
+        }
+
+        func add(_ time: String, days: String = "daily", label: String? = nil, challenge: Challenge? = nil) {
+            var spec = AlarmSpec()
+            spec.time = try? LocalTime.parse(time)
+            spec.days = try? DaySet.parse(days)
+            spec.label = label
+            spec.challenge = challenge
+            #expect(request(.alarmAdd(spec: spec)).ok, "alarm add \(time)")
+        }
+
+        func addIn(_ seconds: Int, label: String) {
+            var spec = AlarmSpec()
+            spec.inSeconds = seconds
+            spec.label = label
+            #expect(request(.alarmAdd(spec: spec)).ok)
+        }
+
+        /// The wall clock steps to `instant` (network time, `date -s`) and the wake timer fires.
+        func step(to instant: Int) {
+            wall.advance(Double(instant) - wall.now().timeIntervalSince1970)
+            daemon.controller.tick(clockWasSet: true)
+        }
+
+        /// Time passes to the instant the machine asked to be woken at, and the timer fires there.
+        func passToWake() {
+            guard let wake = daemon.outlets.wakes.last else { return }
+            wall.advance(max(0, Double(wake) - wall.now().timeIntervalSince1970))
+            daemon.controller.tick()
+        }
+
+        var session: SessionInfo? { request(.status).status?.session }
+        var history: [HistoryEntry] { request(.history(days: 2)).history ?? [] }
+
+        func dismissByMath() {
+            let problem = request(.problem).payloadProblem
+            #expect(request(.answer(value: solve(problem ?? "0"))).ok)
+        }
+    }
+
+    @Test func aThreeHourJumpRingsOnlyWhatIsWithinGrace() throws {
+        // Saturday 05:00 in Berlin; alarms at 05:30, 06:00 and 07:50; the clock jumps to 08:00.
+        let clock = try Clock(now: instant("2026-11-21 05:00:00"))
+        for time in ["5:30", "6:00", "7:50"] { clock.add(time) }
+        clock.step(to: instant("2026-11-21 08:00:00"))
+        let session = try #require(clock.session)
+        #expect(session.state == .ringing && session.alarmID == 3 && session.scheduledTime == "07:50")
+        #expect(clock.history.map(\.state) == [.missed, .missed, .ringing])
+        #expect(clock.history.map(\.alarmID) == [1, 2, 3])
+        #expect(clock.log.text.contains("the clock jumped by +3h 0m"))
+        #expect(clock.audio.isPlaying)
+    }
+
+    @Test func aClockBehindTheLastRunRingsNothingUntilTimeSyncThenOnlyWhatIsInGrace() throws {
+        // A Raspberry Pi has no real-time clock: after a reboot the time may start in the past.
+        let clock = try Clock(now: instant("2026-11-21 05:00:00"))
+        clock.add("6:00")
+        clock.add("8:55")
+        clock.wall.advance(Double(instant("2025-01-01 12:00:00") - instant("2026-11-21 05:00:00")))
+        try clock.restart()
+        #expect(clock.session == nil)
+        #expect(
+            clock.log.text.contains("earlier than the last handled instant; nothing rings until it is synchronized"))
+        let status = try #require(clock.request(.status).status)
+        #expect(StatusCommand.render(status).contains("CLOCK BEHIND: the clock reads before 2026-11-21 05:0"))
+        // Network time arrives: 09:00 on the day of the last run.
+        clock.step(to: instant("2026-11-21 09:00:00"))
+        #expect(clock.session?.scheduledTime == "08:55")
+        #expect(clock.history.map(\.scheduled) == ["2026-11-21 06:00", "2026-11-21 08:55"])
+        #expect(clock.history.map(\.state) == [.missed, .ringing])
+    }
+
+    @Test func springForwardRingsAtTheEndOfTheGap() throws {
+        // New York, 2026-03-08: 02:00 EST becomes 03:00 EDT. An alarm at 02:30 rings at 03:00 EDT.
+        let clock = try Clock(
+            zone: "America/New_York", now: instant("2026-03-08 01:59:57", zone: "America/New_York"))
+        clock.add("2:30")
+        let next = try #require(clock.request(.next(days: 1)).schedule)
+        #expect(next.days.first?.entries.first?.time == "03:00")
+        #expect(next.days.first?.entries.first?.note.hasPrefix("02:30 does not exist that day") == true)
+        #expect(clock.daemon.outlets.wakes.last == instant("2026-03-08 03:00:00", zone: "America/New_York"))
+        clock.passToWake()
+        #expect(clock.session?.state == .ringing && clock.session?.scheduledTime == "03:00")
+    }
+
+    @Test func fallBackRingsOnceAtTheFirst0130() throws {
+        // New York, 2026-11-01: 01:30 happens at 05:30Z (EDT) and again at 06:30Z (EST).
+        let clock = try Clock(zone: "America/New_York", now: utc("2026-11-01T05:29:58Z"))
+        clock.add("1:30")
+        clock.passToWake()
+        #expect(clock.session?.state == .ringing)
+        #expect(clock.wall.now().timeIntervalSince1970 == Double(utc("2026-11-01T05:30:00Z")))
+        clock.dismissByMath()
+        #expect(clock.session == nil)
+        // The second 01:30 comes and goes without a ring.
+        #expect(clock.daemon.outlets.wakes.last == utc("2026-11-01T06:30:00Z"))
+        clock.passToWake()
+        #expect(clock.session == nil && !clock.audio.isPlaying)
+        #expect(clock.history.count == 1)
+    }
+
+    @Test func aSecondAlarmDueDuringASnoozeWakesThatSessionOnce() throws {
+        let clock = try Clock(now: instant("2026-11-23 06:00:00"))
+        clock.addIn(1, label: "first")
+        clock.passToWake()
+        #expect(clock.session?.state == .ringing)
+        #expect(clock.request(.snooze).ok)
+        clock.addIn(2, label: "second")
+        clock.passToWake()
+        let session = try #require(clock.session)
+        #expect(session.state == .ringing && session.label == "first" && session.snoozeCount == 1)
+        let plays = clock.audio.calls.filter { if case .play = $0 { true } else { false } }
+        #expect(plays.count == 2, "one sound for the first ring, one for the second: \(plays)")
+        #expect(clock.log.text.contains("alarm #2 second is due while #1 first is snoozed; it rings as that session"))
+        // The second one-shot has had its ring: it is off.
+        #expect(clock.request(.alarmList).alarms?.map(\.enabled) == [false, false])
+    }
+
+    @Test func anNFCAlarmWithNoReaderOffersMathAndSaysSo() throws {
+        let clock = try Clock(now: instant("2026-11-23 06:00:00"))
+        clock.reader.health = .notConfigured
+        clock.daemon.controller.readerHealthChanged(.notConfigured)  // as the reader's thread reports it
+        clock.add("6:01", label: "wall", challenge: .nfc)
+        clock.passToWake()
+        let session = try #require(clock.session)
+        #expect(session.challenge == .math && session.fellBackToMath)
+        let status = try #require(clock.request(.status).status)
+        #expect(
+            StatusCommand.render(status).contains(
+                "to stop it: answer a math problem with 'reveille dismiss' (no NFC reader was working)\n"))
+        #expect(clock.log.text.contains("alarm #1 wall wants an NFC tag but the reader is "))
+        #expect(clock.log.text.contains("; offering math instead"))
+        clock.dismissByMath()
+        #expect(clock.session == nil)
+    }
+
+    @Test func anUnansweredAlarmStopsAfterTheLongestRing() throws {
+        let clock = try Clock(now: instant("2026-11-23 06:00:00"), maxRingMinutes: 1)
+        clock.addIn(1, label: "nap")
+        clock.passToWake()
+        #expect(clock.session?.state == .ringing)
+        clock.passToWake()  // the machine's next wake: the end of the longest ring
+        #expect(clock.session == nil)
+        #expect(!clock.audio.isPlaying)
+        #expect(clock.history.map(\.state) == [.autoStopped])
+        #expect(clock.log.text.contains("rang 1 min unanswered; stopped (unattended)"))
+    }
+}
+
+extension Response {
+    /// The problem a `dismiss` was given.
+    var payloadProblem: String? {
+        if case .ring(let reply) = payload { reply.problem } else { nil }
+    }
+}
