@@ -11,12 +11,19 @@ import Synchronization
 /// A wall clock tests move by hand.
 final class ManualWallClock: WallClock {
     private let seconds: Mutex<Double>
+    private let synchronized = Mutex(false)
 
     init(_ start: Double) { seconds = Mutex(start) }
 
     func now() -> Date { Date(timeIntervalSince1970: seconds.withLock { $0 }) }
 
     func advance(_ by: Double) { seconds.withLock { $0 += by } }
+
+    /// Whether network time says the clock is right (false until a test says so).
+    var isSynchronized: Bool {
+        get { synchronized.withLock { $0 } }
+        set { synchronized.withLock { $0 = newValue } }
+    }
 }
 
 /// The daemon's edge in-process: the real `Controller` and a real (in-memory) SQLite store, with

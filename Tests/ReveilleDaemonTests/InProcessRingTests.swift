@@ -55,6 +55,12 @@ import Testing
             daemon.controller.start()
         }
 
+        /// `kill -9` and a new start: the old daemon is told nothing.
+        func crash() throws {
+            daemon = try Clock.boot(folder, wall, audio, reader, zone, policy, log)
+            daemon.controller.start()
+        }
+
         @discardableResult
         func request(_ command: Command) -> Response {
             daemon.request(command) ?? .failure(.internal, "parked")
@@ -211,5 +217,63 @@ extension Response {
     /// The problem a `dismiss` was given.
     var payloadProblem: String? {
         if case .ring(let reply) = payload { reply.problem } else { nil }
+    }
+}
+
+/// A clock that was ahead and is put right (README, "When the clock was wrong"), and a silenced
+/// day across a crash after midnight, in-process on virtual time.
+@Suite struct InProcessWrongClockTests {
+    typealias Clock = InProcessRingTests.Clock
+    static let year = 365 * 86_400
+
+    @Test func aClockSetAYearAheadThenBackWhileRunningRingsAgain() throws {
+        let clock = try Clock(now: instant("2026-11-24 06:00:00"))
+        clock.add("06:30", label: "school")
+        clock.step(to: instant("2026-11-24 06:10:00") + Self.year)
+        #expect(clock.log.text.contains("the clock jumped by +"))
+        // Put right by time sync at 06:40: 06:30 passed while it was wrong, within the grace: it rings.
+        clock.step(to: instant("2026-11-24 06:40:00"))
+        #expect(clock.session?.state == .ringing, "\(clock.log.text)")
+        #expect(clock.log.text.contains("the clock is right again"))
+        #expect(clock.request(.status).status?.clockWaiting == nil)
+        clock.dismissByMath()
+        let next = try #require(clock.request(.status).status?.nextRing)
+        #expect(next.weekday == "Wed" && next.time == "06:30", "\(next)")
+    }
+
+    @Test func startedOnAClockBehindItWaitsSayingSoUntilNetworkTimeIsThere() throws {
+        let clock = try Clock(now: instant("2026-11-24 06:00:00") + Self.year)
+        clock.add("06:30")
+        clock.wall.advance(Double(-Self.year + 20 * 60))  // 2026-11-24 06:20
+        try clock.restart()
+        let waiting = try #require(clock.request(.status).status)
+        let shown = StatusCommand.render(waiting)
+        #expect(shown.contains("CLOCK BEHIND: the clock reads before 2027-11-24 06:00:"), "\(shown)")
+        #expect(shown.contains("nothing rings until network time says the clock is right"))
+        // Network time arrives: the wait ends at the next look.
+        clock.wall.isSynchronized = true
+        clock.daemon.controller.tick()
+        #expect(clock.request(.status).status?.clockWaiting == nil)
+        clock.passToWake()
+        #expect(clock.session?.state == .ringing, "\(clock.log.text)")
+        #expect(clock.wall.now().timeIntervalSince1970 == Double(instant("2026-11-24 06:30:00")))
+    }
+
+    /// A day silenced by an override, then a crash after midnight (a power cut, a watchdog
+    /// restart): the catch-up still sees the override, so the silenced occurrence neither rings
+    /// nor is missed.
+    @Test(arguments: ["2026-11-24 23:56:00", "2026-11-25 00:05:00", "2026-11-25 00:09:30"])
+    func aSilencedDayStaysSilentAcrossAKillAfterMidnight(killAt: String) throws {
+        let clock = try Clock(now: instant("2026-11-24 22:00:00"))
+        clock.add("23:55")
+        #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-11-24", change: .off)).ok)
+        clock.step(to: instant(killAt))
+        try clock.crash()
+        #expect(clock.session == nil, "the silenced 23:55 rang after a restart at \(killAt)")
+        #expect(clock.history.isEmpty, "recorded: \(clock.history)")
+        #expect(!clock.log.text.contains("recorded as missed"))
+        // The next day rings as usual.
+        let next = try #require(clock.request(.status).status?.nextRing)
+        #expect(next.weekday == "Wed" && next.time == "23:55", "\(next)")
     }
 }
