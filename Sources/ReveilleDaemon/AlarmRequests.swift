@@ -63,7 +63,6 @@ final class AlarmRequests: RequestHandler {
             throw InputError("an alarm needs a time (like 06:45) or --in (like 20m)")
         }
         try apply(spec, to: &alarm, isNew: true)
-        try alarm.validate()
         alarm = try store.insert(alarm)
         logger.info("alarm \(alarm.name) added: \(Self.describe(alarm))")
         return try response(alarm, "added alarm \(alarm.name): \(Self.describe(alarm))")
@@ -72,7 +71,6 @@ final class AlarmRequests: RequestHandler {
     private func edit(id: Int, _ spec: AlarmSpec) throws -> Response {
         var alarm = try store.existingAlarm(id)
         try apply(spec, to: &alarm, isNew: false)
-        try alarm.validate()
         guard try store.update(alarm) else { throw Store.noAlarm(id) }
         logger.info("alarm \(alarm.name) changed: \(Self.describe(alarm))")
         return try response(alarm, "changed alarm \(alarm.name): \(Self.describe(alarm))")
@@ -125,51 +123,10 @@ final class AlarmRequests: RequestHandler {
         alarm.enabled ? schedule(of: alarm) : schedule(of: alarm) + " (disabled)"
     }
 
-    /// Applies the fields of `spec` that are set. A new time without days or date keeps the alarm's
-    /// repeat; a one-shot with no date rings at the next such time (today if still ahead).
+    /// Applies `spec` (`AlarmSpec.apply`): the store's tags, and the sounds the daemon can play.
     private func apply(_ spec: AlarmSpec, to alarm: inout Alarm, isNew: Bool) throws {
-        let now = controller.now()
-        let whenFields = [spec.days != nil, spec.date != nil, spec.inSeconds != nil].filter { $0 }.count
-        guard whenFields <= 1 else {
-            throw InputError("give one of --days (repeating), --date (one-shot) or --in (one-shot from now)")
-        }
-        if let seconds = spec.inSeconds {
-            guard (1...(7 * 86_400)).contains(seconds) else { throw InputError("--in: must be 1 second to 7 days") }
-            guard spec.time == nil else { throw InputError("give a time or --in, not both") }
-            let local = ZoneResolver(zone: controller.zone).local(at: now.instant + seconds)
-            alarm.time = local.time
-            alarm.repeats = .once(local.date)
-        } else if let time = spec.time {
-            alarm.time = time
-        }
-        if let days = spec.days {
-            alarm.repeats = .weekly(days)
-        } else if let dateText = spec.date {
-            alarm.repeats = try Repeat.once(dateText, at: alarm.time, now: (now.date, now.time))
-        } else if isNew && spec.inSeconds == nil {
-            alarm.repeats = Repeat.next(alarm.time, now: (now.date, now.time))
-        }
-        if let label = spec.label { alarm.label = label }
-        if let enabled = spec.enabled { alarm.enabled = enabled }
-        if let sound = spec.sound {
-            if !sound.isEmpty { try sounds.check(sound) }
-            alarm.sound = sound.isEmpty ? nil : sound
-        }
-        if let volume = spec.volume { alarm.volume = volume }
-        if let fadeIn = spec.fadeInSeconds { alarm.fadeInSeconds = fadeIn }
-        if let challenge = spec.challenge { alarm.challenge = challenge }
-        if let difficulty = spec.mathDifficulty { alarm.mathDifficulty = difficulty }
-        if let tags = spec.tags {
-            let registered = Set(try store.tags().map(\.label))
-            if let unknown = tags.first(where: { !registered.contains($0) }) {
-                throw InputError(
-                    "--tag \"\(unknown)\" is not a registered tag; see 'reveille tag list' or add it with 'reveille tag add --label \(unknown)'"
-                )
-            }
-            alarm.tags = tags
-        }
-        if let maxSnoozes = spec.maxSnoozes { alarm.maxSnoozes = maxSnoozes }
-        if let snoozeMinutes = spec.snoozeMinutes { alarm.snoozeMinutes = snoozeMinutes }
-        if let skipHolidays = spec.skipHolidays { alarm.skipHolidays = skipHolidays }
+        try spec.apply(
+            to: &alarm, isNew: isNew, now: controller.specNow, registeredTags: { Set(try store.tags().map(\.label)) },
+            checkSound: { try sounds.check($0) })
     }
 }

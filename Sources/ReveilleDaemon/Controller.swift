@@ -270,6 +270,12 @@ public final class Controller {
 
     func today() -> CivilDate { now().date }
 
+    /// Where a request's spec is applied: now, in the machine's zone.
+    var specNow: SpecNow {
+        let now = self.now()
+        return SpecNow(instant: now.instant, date: now.date, time: now.time, zone: zone)
+    }
+
     func nowSeconds() -> Int { Int(clock.now().timeIntervalSince1970.rounded(.down)) }
 
     /// Seconds on the monotonic clock (CLOCK_MONOTONIC): what a clock jump does not move.

@@ -80,63 +80,9 @@ final class ReminderRequests: RequestHandler {
         return response
     }
 
-    /// Applies the fields of `spec` that are set. A new reminder with neither days nor a date
-    /// repeats every day.
+    /// Applies `spec` (`ReminderSpec.apply`), with the sounds the daemon can play.
     private func apply(_ spec: ReminderSpec, to reminder: inout Reminder, isNew: Bool) throws {
-        let now = controller.now()
-        guard spec.days == nil || spec.date == nil else {
-            throw InputError("give --days (repeating) or --date (once), not both")
-        }
-        if let text = spec.text {
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty, trimmed.count <= 200 else {
-                throw InputError("the reminder's text must be 1-200 characters")
-            }
-            // Shown on terminals and in the log, and spoken: no line break or escape sequence.
-            guard Sanitized.line(trimmed) == trimmed else {
-                throw InputError(
-                    "the reminder's text: control characters are not allowed; use letters, digits, spaces and punctuation"
-                )
-            }
-            reminder.text = trimmed
-        }
-        if let time = spec.time { reminder.time = time }
-        if let days = spec.days {
-            guard !days.isEmpty else { throw InputError("--days: give at least one day, like mon,wed,fri") }
-            reminder.repeats = .weekly(days)
-        } else if let dateText = spec.date {
-            reminder.repeats = try Repeat.once(dateText, at: reminder.time, now: (now.date, now.time))
-        }
-        if let enabled = spec.enabled { reminder.enabled = enabled }
-        if let sound = spec.sound {
-            if !sound.isEmpty { try sounds.check(sound) }
-            reminder.sound = sound.isEmpty ? nil : sound
-        }
-        if let followUps = spec.followUps {
-            guard followUps.count <= Reminder.maxFollowUps else {
-                throw InputError("--then: at most \(Reminder.maxFollowUps) follow-ups")
-            }
-            for followUp in followUps {
-                guard (60...Reminder.maxFollowUpSeconds).contains(followUp.afterSeconds) else {
-                    throw InputError(
-                        "--then \(Reminder.after(followUp.afterSeconds)): a follow-up comes 1 minute to 24 hours after the reminder"
-                    )
-                }
-                guard !followUp.text.trimmingCharacters(in: .whitespaces).isEmpty else {
-                    throw InputError("--then: give the follow-up's text, like --then 2h \"how did it go?\"")
-                }
-                guard Sanitized.line(followUp.text) == followUp.text else {
-                    throw InputError("--then: control characters are not allowed in the follow-up's text")
-                }
-            }
-            reminder.followUps = followUps
-        }
-        if let unless = spec.unless {
-            guard unless.count <= 1000, !unless.contains("\0") else {
-                throw InputError("--unless: the command must be at most 1000 characters")
-            }
-            reminder.unless = unless.trimmingCharacters(in: .whitespaces).isEmpty ? nil : unless
-        }
+        try spec.apply(to: &reminder, isNew: isNew, now: controller.specNow) { try sounds.check($0) }
     }
 
     private func existingReminder(_ id: Int) throws -> Reminder {
