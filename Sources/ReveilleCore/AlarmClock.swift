@@ -98,17 +98,12 @@ public struct AlarmClock: Sendable {
     /// How often the machine looks again while it waits for the clock.
     static let clockCheckSeconds = 60
     private var random: ProblemRandom
-    /// Chimes due up to this instant have been looked at.
-    private var chimesThrough: Int?
-    /// The next chime after `chimesThrough`, once known (nil inside: none within the horizon).
-    private var nextChime: Int??
-    private var handledChimes: [String: Int]
+    /// The reminders: due, waiting, being checked, handled (ChimeQueue.swift).
+    private var chimes: ChimeQueue
     /// Due chimes waiting for a ringing alarm to stop.
-    public private(set) var waitingChimes: [Chime] = []
+    public var waitingChimes: [Chime] { chimes.waiting }
     /// Due chimes whose `--unless` command runs, by key.
-    public private(set) var checkingChimes: [String: Chime] = [:]
-    /// Waiting chimes already logged as waiting.
-    private var announcedChimes: Set<String> = []
+    public var checkingChimes: [String: Chime] { chimes.checking }
 
     public init(
         schedule: ScheduleState, zone: Zone, readerHealth: ReaderHealth, stored: Stored, limits: Limits,
@@ -124,9 +119,9 @@ public struct AlarmClock: Sendable {
         self.handled = Set(stored.handled)
         self.nextSessionID = stored.lastSessionID + 1
         self.random = random
-        self.handledChimes = stored.handledChimes
-        // A chime waiting when the daemon stopped is looked at again, within the grace period.
-        self.chimesThrough = stored.evaluatedThrough.map { $0 - limits.graceSeconds }
+        self.chimes = ChimeQueue(
+            handled: stored.handledChimes, evaluatedThrough: stored.evaluatedThrough,
+            graceSeconds: limits.graceSeconds)
     }
 
     // MARK: Events
@@ -176,7 +171,7 @@ public struct AlarmClock: Sendable {
         let seconds = Int(now.rounded(.down))
         actions += advanceSession(now: seconds)
         actions += catchUp(now: now, clockTrusted: clockSynchronized || steppedBack)
-        actions += dueChimes(now: seconds)
+        actions += chimes.due(now: seconds, schedule: schedule, zone: zone, limits: limits, ringing: session)
         notePersisted(actions)
         actions += followTime()
         actions += purgeJudgedDays()
@@ -301,8 +296,7 @@ public struct AlarmClock: Sendable {
     private mutating func take(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
         self.schedule = schedule
         nextRing = nil
-        nextChime = nil
-        if let through = chimesThrough, now > through { chimesThrough = now }
+        chimes.scheduleChanged(now: now)
         var actions: [ClockAction] = [.publish(.schedule)]
         if let through = evaluatedThrough, now > through {
             evaluatedThrough = now
@@ -320,7 +314,7 @@ public struct AlarmClock: Sendable {
         let from = self.zone
         self.zone = zone
         nextRing = nil
-        nextChime = nil
+        chimes.zoneChanged()
         let what =
             zone.identifier == from.identifier
             ? "the rules of time zone \(zone.identifier) changed (\(zone.origin))"
@@ -450,17 +444,9 @@ public struct AlarmClock: Sendable {
     /// A chime's `--unless` command finished: exit status 0 (`skip`) means it is not needed.
     /// `detail` says how the command ended, for the log.
     public mutating func chimeChecked(key: String, skip: Bool, detail: String, now: Int) -> [ClockAction] {
-        guard let chime = checkingChimes.removeValue(forKey: key) else { return [] }
-        if skip {
-            handledChimes[chime.key] = chime.instant
-            return [
-                .log(.notice, "reminder \"\(chime.text)\" (\(chime.origin)) skipped: its --unless command \(detail)"),
-                .recordChime(chime, .skipped, at: now),
-            ]
-        }
-        waitingChimes.append(chime)
-        return [.log(.info, "reminder \"\(chime.text)\": its --unless command \(detail); it plays")]
-            + playWaitingChimes(now: now) + wake(now: now)
+        guard let actions = chimes.checked(key: key, skip: skip, detail: detail, now: now, ringing: session, zone: zone)
+        else { return [] }
+        return actions + wake(now: now)
     }
 
     /// The daemon stops: the sound stops, how far occurrences were handled is kept.
@@ -537,7 +523,7 @@ public struct AlarmClock: Sendable {
             rest.append(.publish(.session(active)))
         }
         // Chimes that waited for the alarm play once it is quiet (snoozed or over).
-        return sound + rest + playWaitingChimes(now: now)
+        return sound + rest + chimes.playWaiting(now: now, ringing: session, zone: zone)
     }
 
     /// Rings what came due since the last look, by the missed-alarm rule.
@@ -595,13 +581,11 @@ public struct AlarmClock: Sendable {
         let seconds = Int(now.rounded(.down))
         let from = max(seconds - limits.lookBackSeconds, min(lastJumpFrom ?? .min, seconds))
         handled = handled.filter { $0.instant <= seconds }
-        handledChimes = handledChimes.filter { $0.value <= seconds }
+        chimes.rewind(now: seconds, from: from)
         evaluatedThrough = from
-        chimesThrough = min(chimesThrough ?? from, from)
         waitingForClock = nil
         warnedClockBehind = false
         nextRing = nil
-        nextChime = nil
         lastJumpFrom = nil
         let local = ZoneResolver(zone: zone).local(at: wrongThrough)
         var actions: [ClockAction] = [
@@ -695,81 +679,6 @@ public struct AlarmClock: Sendable {
         return actions + [.persist(records, evaluatedThrough: seconds)] + after
     }
 
-    /// Chimes that came due since the last look: too late ones are recorded as missed, those with
-    /// an `--unless` command have it run first, the others play (or wait for a ringing alarm).
-    private mutating func dueChimes(now: Int) -> [ClockAction] {
-        guard let through = chimesThrough else {
-            chimesThrough = now  // the first start ever: nothing before now was due
-            return []
-        }
-        guard now > through else { return [] }  // the clock is behind: catchUp says so
-        if case .some(let next) = nextChime, next.map({ now < $0 }) ?? true {
-            chimesThrough = now  // nothing can have come due
-            return []
-        }
-        nextChime = nil
-        var plan = ReminderPlan(state: schedule, zone: zone)
-        let waiting = Set(waitingChimes.map(\.key))
-        // As for alarms, a look back after a long gap (daemon down, clock set) stops at a week.
-        let due = plan.chimes(after: max(through, now - limits.lookBackSeconds), through: now).filter {
-            handledChimes[$0.key] == nil && checkingChimes[$0.key] == nil && !waiting.contains($0.key)
-        }
-        chimesThrough = now
-        handledChimes = handledChimes.filter { $0.value > now - limits.lookBackSeconds }
-        var actions: [ClockAction] = []
-        for chime in due {
-            if now - chime.instant > limits.graceSeconds {
-                handledChimes[chime.key] = chime.instant
-                actions.append(
-                    .log(
-                        .warning,
-                        "reminder \"\(chime.text)\" (\(chime.origin)) was due at \(localTime(chime.instant)); missed (over \(limits.graceSeconds / 60) min ago)"
-                    ))
-                actions.append(.recordChime(chime, .missed, at: now))
-            } else if chime.unless != nil {
-                checkingChimes[chime.key] = chime
-                actions.append(.checkChime(chime))
-            } else {
-                waitingChimes.append(chime)
-            }
-        }
-        return actions + playWaitingChimes(now: now)
-    }
-
-    /// Plays the chimes that wait, unless an alarm rings: a chime never interrupts one. Chimes due
-    /// together play as one chime (the first one's sound), each logged and recorded.
-    private mutating func playWaitingChimes(now: Int) -> [ClockAction] {
-        guard let first = waitingChimes.first else { return [] }
-        if let active = session, active.state == .ringing {
-            let quiet = waitingChimes.filter { !announcedChimes.contains($0.key) }
-            announcedChimes.formUnion(quiet.map(\.key))
-            return quiet.map {
-                .log(.info, "reminder \"\($0.text)\" waits until alarm \(active.settings.name) is quiet")
-            }
-        }
-        let chimes = waitingChimes
-        waitingChimes = []
-        announcedChimes = []
-        var actions: [ClockAction] = [.chime(first)]
-        for chime in chimes {
-            handledChimes[chime.key] = chime.instant
-            let late = now - chime.instant
-            actions.append(
-                .log(
-                    .notice,
-                    "reminder \"\(chime.text)\" (\(chime.origin)) chimes (due \(localTime(chime.instant))\(late > 1 ? ", \(DurationText.format(seconds: late)) late" : ""))"
-                ))
-            actions.append(.recordChime(chime, .played, at: now))
-            actions.append(.publish(.chime(chime)))
-        }
-        return actions
-    }
-
-    private func localTime(_ instant: Int) -> String {
-        let local = ZoneResolver(zone: zone).local(at: instant).time
-        return instant % 60 == 0 ? local.hoursAndMinutes : local.withSeconds
-    }
-
     /// Folds every `.persist` of `actions` into one, where the first one stood: the sessions and how
     /// far occurrences are handled reach the disk together, so that after a power cut either both
     /// are there or neither.
@@ -825,17 +734,14 @@ public struct AlarmClock: Sendable {
             nextRingDecision = engine.nextRing(after: max(now, evaluatedThrough ?? now))
             nextRing = .some(nextRingDecision?.ringInstant)
         }
-        if nextChime == nil {
-            var plan = ReminderPlan(state: schedule, zone: zone)
-            nextChime = .some(plan.next(after: max(now, chimesThrough ?? now))?.instant)
-        }
+        let nextChime = chimes.nextWake(now: now, schedule: schedule, zone: zone)
         var actions: [ClockAction] = []
         if publishedNextRing != nextRing, let next = nextRing {
             publishedNextRing = nextRing
             actions.append(.publish(.nextRing(next)))
         }
         let candidates: [Int?] = [
-            session?.nextDeadline, nextRing ?? nil, nextChime ?? nil, now + limits.longestSleepSeconds,
+            session?.nextDeadline, nextRing ?? nil, nextChime, now + limits.longestSleepSeconds,
             waitingForClock.map { _ in now + AlarmClock.clockCheckSeconds },
         ]
         return actions + [.wake(at: candidates.compactMap { $0 }.min()!)]
