@@ -74,7 +74,7 @@ struct AlarmCommand: ParsableCommand {
                 let snoozes = alarm.maxSnoozes == 0 ? "unlimited" : "\(alarm.maxSnoozes)x\(alarm.snoozeMinutes)m"
                 let next = alarm.nextRing.map { "\($0.weekday) \($0.date) \($0.time)" } ?? "-"
                 table.add(
-                    "\(alarm.id)", alarm.label.isEmpty ? "-" : alarm.label, alarm.time, repeats,
+                    "\(alarm.id)", alarm.label.isEmpty ? "-" : alarm.label, alarm.time.description, repeats,
                     alarm.enabled ? "yes" : "no", alarm.challenge.rawValue, snoozes, next)
             }
             table.print()
@@ -128,7 +128,7 @@ struct AlarmCommand: ParsableCommand {
                 }
             var lines = [
                 ("label", alarm.label.isEmpty ? "-" : alarm.label),
-                ("time", alarm.time),
+                ("time", alarm.time.description),
                 ("repeats", alarm.days ?? "once, on \(alarm.date ?? "?")"),
                 ("on", alarm.enabled ? "yes" : "no"),
                 ("next ring", alarm.nextRing.map { "\($0.weekday) \($0.date) \($0.time)" } ?? "-"),

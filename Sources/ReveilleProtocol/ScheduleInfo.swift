@@ -25,49 +25,92 @@ public struct RingInfo: Codable, Sendable, Equatable {
     }
 }
 
+@dynamicMemberLookup
 public struct AlarmInfo: Codable, Sendable, Equatable {
-    public var id: Int
-    public var label: String
-    public var time: String
-    /// Canonical days (`mon-fri`) for a repeating alarm.
-    public var days: String?
-    /// The date of a one-shot.
-    public var date: String?
-    public var enabled: Bool
-    /// nil: the built-in tone.
-    public var sound: String?
-    public var volume: Int
-    public var fadeInSeconds: Int
-    public var challenge: Challenge
-    public var mathDifficulty: MathDifficulty
-    public var tags: [String]
-    public var maxSnoozes: Int
-    public var snoozeMinutes: Int
-    public var skipHolidays: Bool
+    /// The alarm as the core knows it: the one description of an alarm, on the wire too.
+    public var alarm: Alarm
     public var nextRing: RingInfo?
     /// Why it will not ring, or not as set (`RingWarnings`); nil when all is well.
     public var warnings: [String]?
 
     public init(_ alarm: Alarm, nextRing: RingInfo?, warnings: [String] = []) {
-        id = alarm.id
-        label = alarm.label
-        time = alarm.time.description
-        switch alarm.repeats {
-        case .weekly(let set): days = set.description
-        case .once(let day): date = day.description
-        }
-        enabled = alarm.enabled
-        sound = alarm.sound
-        volume = alarm.volume
-        fadeInSeconds = alarm.fadeInSeconds
-        challenge = alarm.challenge
-        mathDifficulty = alarm.mathDifficulty
-        tags = alarm.tags
-        maxSnoozes = alarm.maxSnoozes
-        snoozeMinutes = alarm.snoozeMinutes
-        skipHolidays = alarm.skipHolidays
+        self.alarm = alarm
         self.nextRing = nextRing
         self.warnings = warnings.isEmpty ? nil : warnings
+    }
+
+    /// The alarm's own fields: `info.label`, `info.maxSnoozes`.
+    public subscript<Value>(dynamicMember field: KeyPath<Alarm, Value>) -> Value { alarm[keyPath: field] }
+
+    /// Canonical days (`mon-fri`) for a repeating alarm.
+    public var days: String? {
+        if case .weekly(let set) = alarm.repeats { set.description } else { nil }
+    }
+
+    /// The date of a one-shot.
+    public var date: String? {
+        if case .once(let day) = alarm.repeats { day.description } else { nil }
+    }
+
+    /// On the wire the alarm's fields sit beside `nextRing` and `warnings`, the time as `HH:MM`
+    /// and the repeat as `days` or `date`.
+    private enum Key: String, CodingKey {
+        case id, label, time, days, date, enabled, sound, volume, fadeInSeconds, challenge, mathDifficulty, tags
+        case maxSnoozes, snoozeMinutes, skipHolidays, nextRing, warnings
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(alarm.id, forKey: .id)
+        try container.encode(alarm.label, forKey: .label)
+        try container.encode(alarm.time.description, forKey: .time)
+        try container.encodeIfPresent(days, forKey: .days)
+        try container.encodeIfPresent(date, forKey: .date)
+        try container.encode(alarm.enabled, forKey: .enabled)
+        try container.encodeIfPresent(alarm.sound, forKey: .sound)
+        try container.encode(alarm.volume, forKey: .volume)
+        try container.encode(alarm.fadeInSeconds, forKey: .fadeInSeconds)
+        try container.encode(alarm.challenge, forKey: .challenge)
+        try container.encode(alarm.mathDifficulty, forKey: .mathDifficulty)
+        try container.encode(alarm.tags, forKey: .tags)
+        try container.encode(alarm.maxSnoozes, forKey: .maxSnoozes)
+        try container.encode(alarm.snoozeMinutes, forKey: .snoozeMinutes)
+        try container.encode(alarm.skipHolidays, forKey: .skipHolidays)
+        try container.encodeIfPresent(nextRing, forKey: .nextRing)
+        try container.encodeIfPresent(warnings, forKey: .warnings)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        func parsed<T>(_ key: Key, _ parse: (String) throws -> T) throws -> T {
+            let text = try container.decode(String.self, forKey: key)
+            do {
+                return try parse(text)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "\(error)")
+            }
+        }
+        let repeats: Repeat
+        if container.contains(.days) {
+            repeats = .weekly(try parsed(.days) { try DaySet.parse($0) })
+        } else {
+            repeats = .once(try parsed(.date) { try CivilDate.parse($0) })
+        }
+        alarm = Alarm(
+            id: try container.decode(Int.self, forKey: .id), label: try container.decode(String.self, forKey: .label),
+            time: try parsed(.time) { try LocalTime.parse($0) }, repeats: repeats,
+            enabled: try container.decode(Bool.self, forKey: .enabled),
+            sound: try container.decodeIfPresent(String.self, forKey: .sound),
+            volume: try container.decode(Int.self, forKey: .volume),
+            fadeInSeconds: try container.decode(Int.self, forKey: .fadeInSeconds),
+            challenge: try container.decode(Challenge.self, forKey: .challenge),
+            mathDifficulty: try container.decode(MathDifficulty.self, forKey: .mathDifficulty),
+            tags: try container.decode([String].self, forKey: .tags),
+            maxSnoozes: try container.decode(Int.self, forKey: .maxSnoozes),
+            snoozeMinutes: try container.decode(Int.self, forKey: .snoozeMinutes),
+            skipHolidays: try container.decode(Bool.self, forKey: .skipHolidays))
+        nextRing = try container.decodeIfPresent(RingInfo.self, forKey: .nextRing)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }
 }
 

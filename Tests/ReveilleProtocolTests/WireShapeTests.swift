@@ -34,6 +34,30 @@ import Testing
         }
     }
 
+    /// An alarm travels as the core's `Alarm`, its fields beside its next ring: the time as
+    /// `HH:MM`, the repeat as `days` or `date`.
+    @Test func anAlarmTravelsFlatAndComesBackTheSame() throws {
+        let weekly = Alarm(
+            id: 3, label: "work", time: try LocalTime.parse("06:45"), repeats: .weekly(try DaySet.parse("mon-fri")),
+            tags: ["hall"])
+        let info = AlarmInfo(weekly, nextRing: nil, warnings: ["paused"])
+        #expect(
+            try json(info)
+                == #"{"challenge":"math","days":"mon-fri","enabled":true,"fadeInSeconds":30,"id":3,"label":"work","mathDifficulty":"medium","maxSnoozes":3,"skipHolidays":false,"snoozeMinutes":9,"tags":["hall"],"time":"06:45","volume":80,"warnings":["paused"]}"#
+        )
+        let once = AlarmInfo(
+            Alarm(id: 4, time: try LocalTime.parse("07:30"), repeats: .once(try CivilDate.parse("2026-12-24"))),
+            nextRing: nil)
+        for value in [info, once] {
+            #expect(try JSONDecoder().decode(AlarmInfo.self, from: Data(try json(value).utf8)) == value)
+        }
+        #expect(once.date == "2026-12-24" && once.days == nil && once.label == "")
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(
+                AlarmInfo.self, from: Data(try json(info).replacingOccurrences(of: "06:45", with: "25:99").utf8))
+        }
+    }
+
     /// `ok` is whether there is an error: a line where they disagree means nothing, and is refused.
     @Test func okIsExactlyTheAbsenceOfAnError() throws {
         let failure = Response.failure(.notFound, "no alarm #9")
