@@ -232,7 +232,12 @@ struct CalendarLoader: Sendable {
                 try stage(text, at: staged)
                 let expanded = expandRemembering(staged, key: key, into: &entry)
                 outcome = .success((text, try expanded.get()))
-                rename(staged, cacheFile(record.id))
+                if rename(staged, cacheFile(record.id)) != 0 {
+                    // In use now all the same; after a restart the copy before it is read.
+                    logger.warning(
+                        "calendar \(record.name): cannot keep the copy just read as the last good one: \(String(cString: strerror(errno)))"
+                    )
+                }
                 entry.parsed = key
                 entry.failed = nil
             }

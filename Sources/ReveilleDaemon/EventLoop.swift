@@ -50,7 +50,7 @@ final class Doorbell: Sendable {
     /// On the loop: everything posted so far, oldest first.
     func take() -> [LoopEvent] {
         var scratch: UInt64 = 0
-        _ = read(fd, &scratch, 8)
+        _ = read(fd, &scratch, 8)  // resets the counter; EAGAIN: a second wake-up found it reset
         return queue.withLock { events in
             defer { events.removeAll() }
             return events

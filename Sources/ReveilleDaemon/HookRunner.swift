@@ -138,9 +138,9 @@ final class HookRunner: Sendable {
         }
         if timedOut {
             logger.warning("\(what) ran past \(Int(timeLimit)) s; stopping it")
-            kill(pid, SIGTERM)
+            _ = kill(pid, SIGTERM)  // ESRCH: it ended meanwhile, which is what is wanted
             for _ in 0..<20 where waitpid(pid, nil, WNOHANG) == 0 { usleep(100_000) }  // a hook's thread, not the loop
-            kill(pid, SIGKILL)
+            _ = kill(pid, SIGKILL)
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -16,7 +16,7 @@ final class Listener {
             if (try? ControlClient(path: path)) != nil {
                 throw Refusal(.busy, "another reveilled is already listening on \(path); stop it first")
             }
-            unlink(path)
+            unlink(path)  // a stale file; if it cannot go, `bind` below says why
         }
         let socket = try Descriptor.open("socket", path) {
             Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

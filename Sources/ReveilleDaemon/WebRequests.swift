@@ -109,7 +109,9 @@ final class WebRequests: RequestHandler {
         }
     }
 
-    /// The rights of the device whose token this is; nil when no paired device has it.
+    /// The rights of the device whose token this is; nil when no paired device has it. A stored
+    /// role this version does not know (written by a newer one) gives no rights: refused, never
+    /// guessed.
     func role(token: String) -> Role? {
         if webPairing.roles == nil {
             do {
