@@ -73,6 +73,7 @@ struct RuleCommand: ParsableCommand {
                   reveille rule add --days sat,sun --at 9:00
                   reveille rule add --days fri --off --alarm 2
                 One rule per weekday for the same alarm (or for all alarms); a second is refused.
+                On a holiday, an alarm with --skip-holidays stays silent whatever its rules say.
                 """)
 
         @Option(name: .long, help: ArgumentHelp("Weekdays: mon-fri, sat,sun, daily.", valueName: "days")) var days:
@@ -162,7 +163,9 @@ struct OverrideCommand: ParsableCommand {
                 Examples:
                   reveille override add tomorrow --off
                   reveille override add 2026-12-24 --at 8:30 --alarm 1
-                Overrides for past dates are removed automatically.
+                Overrides for past dates are removed automatically. An override for an alarm with
+                --skip-holidays on one of its holidays is refused (it would change nothing), and one
+                whose day becomes a holiday later is removed, with a line in the log.
                 """)
 
         @Argument(help: ArgumentHelp("YYYY-MM-DD, today or tomorrow.", valueName: "date")) var date: String

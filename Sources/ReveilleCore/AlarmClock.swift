@@ -146,6 +146,8 @@ public struct AlarmClock: Sendable {
             actions += setPolling(true)
             actions.append(.publish(.session(session)))
         }
+        // Calendars may have changed while the daemon was down.
+        actions += removeHolidayGatedOverrides(today: ZoneResolver(zone: zone).local(at: Int(now)).date)
         return actions + tick(now: now, monotonic: monotonic, clockWasSet: false)
     }
 
@@ -304,7 +306,34 @@ public struct AlarmClock: Sendable {
             persistedThrough = now
         }
         actions += purgeJudgedDays()  // what the store still holds of judged days
+        actions += removeHolidayGatedOverrides(today: ZoneResolver(zone: zone).local(at: now).date)
         return actions + wake(now: now)
+    }
+
+    /// Date overrides from today on whose day is now a holiday of the one alarm they name, which
+    /// skips holidays: they can no longer do anything (the holiday gates every layer), so they go,
+    /// each said in the log and to watchers, with the holiday that took its place.
+    private mutating func removeHolidayGatedOverrides(today: CivilDate) -> [ClockAction] {
+        let gated = schedule.overrides.compactMap { override -> (DateOverride, String)? in
+            guard override.date >= today, let holiday = schedule.holidayGating(override) else { return nil }
+            return (override, holiday)
+        }
+        guard !gated.isEmpty else { return [] }
+        let ids = Set(gated.map(\.0.id))
+        schedule.overrides.removeAll { ids.contains($0.id) }
+        var actions: [ClockAction] = []
+        for (override, holiday) in gated {
+            let alarm = schedule.alarms.first { $0.id == override.alarmID }?.name ?? "#\(override.alarmID ?? 0)"
+            actions += [
+                .removeOverride(id: override.id),
+                .log(
+                    .notice,
+                    "override #\(override.id) (\(override.date) \(override.change), alarm \(alarm)) removed: \(override.date) is now a holiday (\(holiday)) and alarm \(alarm) skips holidays"
+                ),
+                .publish(.overrideRemoved(override, holiday: holiday)),
+            ]
+        }
+        return actions + [.publish(.schedule)]
     }
 
     /// The time zone alarm times are read in changed: another zone, or new rules for the same one

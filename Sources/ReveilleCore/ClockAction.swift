@@ -34,6 +34,8 @@ public enum ClockAction: Hashable, Sendable {
     /// The machine has judged every day before `before` to its end: delete their date overrides,
     /// and turn off their one-shots (which did not ring: one that rang was turned off then).
     case purge(before: CivilDate)
+    /// Delete this date override: a holiday now gates its day (`ScheduleState.holidayGating`).
+    case removeOverride(id: Int)
     case log(LogLevel, String)
     /// Tell those who watch (`reveille status --watch`, the buttons, the screen).
     case publish(ClockChange)
@@ -62,6 +64,8 @@ public enum ClockChange: Hashable, Sendable {
     case schedule
     /// A reminder chimed.
     case chime(Chime)
+    /// A date override was removed: its day became a holiday of the alarm it names.
+    case overrideRemoved(DateOverride, holiday: String)
 }
 
 /// How a request that moves the session went: the session after it, or why it was refused.

@@ -105,6 +105,15 @@ public struct ScheduleState: Sendable {
         self.reminders = reminders
         self.calendarChimes = calendarChimes
     }
+
+    /// The holiday that gates `override`, when it names one alarm that skips holidays and its date
+    /// is one of theirs: the alarm stays silent that day whatever the override says (`decide`).
+    public func holidayGating(_ override: DateOverride) -> String? {
+        guard let id = override.alarmID, let alarm = alarms.first(where: { $0.id == id }), alarm.skipHolidays else {
+            return nil
+        }
+        return holidays[override.date]
+    }
 }
 
 /// The layered schedule of the README's "How the schedule decides", as a pure function of the state, the zone and the dates asked for.
@@ -235,6 +244,10 @@ public struct ScheduleEngine {
             return silent(.paused, .masterOff)
         }
         guard alarm.enabled else { return silent(.disabled, .alarmDisabled) }
+        // A holiday gates every layer of an alarm that skips them: no school, no alarm, whatever
+        // the week's rule says (an override on such a day is refused, or removed when the day
+        // becomes a holiday later: `holidayOverrides`).
+        if alarm.skipHolidays, let name = state.holidays[date] { return silent(.holiday, .holiday(name: name)) }
 
         var layer = Layer.base
         var time = alarm.time
@@ -249,8 +262,6 @@ public struct ScheduleEngine {
                 return silent(.rule, .rule(id: rule.id), source: rule.id)
             }
             (layer, time, source) = (.rule, other, rule.id)
-        } else if alarm.skipHolidays, let name = state.holidays[date] {
-            return silent(.holiday, .holiday(name: name))
         }
         if let offset = day.offset {
             let instant = date.dayNumber * 86_400 + time.secondsOfDay - offset

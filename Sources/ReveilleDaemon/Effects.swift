@@ -44,6 +44,12 @@ final class Effects {
                 }
             case .disableAlarm(let id): disableOneShot(id)
             case .purge(let before): purge(before: before)
+            case .removeOverride(let id):
+                do {
+                    _ = try store.deleteOverride(id: id)  // false: already gone, as asked
+                } catch {
+                    logger.error("could not remove override #\(id): \(error); a holiday keeps it silent all the same")
+                }
             case .say(let text): ring.voice.say(text)
             case .warningTone: ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .once))
             case .appWarningHook(let app, let user, let left):

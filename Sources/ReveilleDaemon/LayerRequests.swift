@@ -62,26 +62,30 @@ final class LayerRequests: RequestHandler {
             let date = try CivilDate.parse(dateText, today: today)
             guard date >= today else { throw InputError("date \(date) is in the past (today is \(today))") }
             let candidate = DateOverride(id: 0, alarmID: alarmID, date: date, change: change)
+            let state = try controller.currentState()
+            try Self.refuseOnHoliday(candidate, in: state)
             let override = try store.insertOverride(candidate) { existing in
                 try Self.asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
             }
-            return .answer(overrideResponse(override, "added"))
+            return .answer(overrideResponse(override, "added", holidayNotes: Self.holidayNotes(candidate, in: state)))
         case .overrideEdit(let id, let dateText, let change, let alarmID, let allAlarms):
             if let alarmID { _ = try store.existingAlarm(alarmID) }
             let date = try dateText.map { text in try CivilDate.parse(text, today: today) }
             if let date, date < today { throw InputError("date \(date) is in the past (today is \(today))") }
+            let state = try controller.currentState()
             let override = try store.updateOverride(id: id) { override, existing throws in
                 if let date { override.date = date }
                 if let change { override.change = change }
                 if let alarmID { override.alarmID = alarmID }
                 if allAlarms { override.alarmID = nil }
                 let candidate = override
+                try Self.refuseOnHoliday(candidate, in: state)
                 try Self.asConflict { () throws(InputError) in
                     try LayerConflicts.check(candidate, against: existing.filter { $0.id != id })
                 }
             }
             guard let override else { throw Self.noOverride(id) }
-            return .answer(overrideResponse(override, "changed"))
+            return .answer(overrideResponse(override, "changed", holidayNotes: Self.holidayNotes(override, in: state)))
         case .overrideRemove(let id):
             guard try store.deleteOverride(id: id) else { throw Self.noOverride(id) }
             logger.info("override #\(id) removed")
@@ -120,13 +124,40 @@ final class LayerRequests: RequestHandler {
         return response
     }
 
-    private func overrideResponse(_ override: DateOverride, _ verb: String) -> Response {
+    /// An override for one alarm that skips holidays, on one of its holidays, could do nothing: the
+    /// holiday gates the day. Refused, saying what rings that day instead.
+    private static func refuseOnHoliday(_ override: DateOverride, in state: ScheduleState) throws(Refusal) {
+        guard let holiday = state.holidayGating(override),
+            let alarm = state.alarms.first(where: { $0.id == override.alarmID })
+        else { return }
+        let instead =
+            switch override.change {
+            case .off: "it is silent that day already"
+            case .at(let time):
+                "for a ring that day, add a one-time alarm: reveille alarm add \(time) --date \(override.date)"
+            }
+        throw Refusal(
+            .refused,
+            "\(override.date) is a holiday (\(holiday)) and alarm \(alarm.name) skips holidays, so an override cannot change that day; \(instead)"
+        )
+    }
+
+    /// For an override for every alarm on a holiday: the alarms that skip holidays stay silent.
+    private static func holidayNotes(_ override: DateOverride, in state: ScheduleState) -> [String] {
+        guard override.alarmID == nil, let holiday = state.holidays[override.date] else { return [] }
+        return state.alarms.filter(\.skipHolidays).map {
+            "alarm \($0.name) skips holidays: \(override.date) is one (\(holiday)), so it stays silent that day"
+        }
+    }
+
+    private func overrideResponse(_ override: DateOverride, _ verb: String, holidayNotes: [String] = []) -> Response {
         logger.info(
             "override #\(override.id) \(verb): \(override.date) \(override.change), \(override.scopeDescription)")
         var response = Response(
             message:
                 "\(verb) override #\(override.id): \(override.date) \(override.change), \(override.scopeDescription)")
         response.overrides = [OverrideInfo(override)]
+        response.warnings = holidayNotes.isEmpty ? nil : holidayNotes
         return response
     }
 

@@ -27,6 +27,8 @@ struct ReadModel {
         case .schedule: .schedule
         case .chime(let chime):
             .reminder(ChimeInfo(text: chime.text, origin: chime.origin, due: dueTime(chime.instant)))
+        case .overrideRemoved(let override, let holiday):
+            .overrideRemoved(RemovedOverride(override: OverrideInfo(override), holiday: holiday))
         }
     }
 

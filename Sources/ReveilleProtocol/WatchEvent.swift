@@ -23,11 +23,25 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     case schedule
     /// A reminder chimed.
     case reminder(ChimeInfo)
+    /// A date override was removed because its day became a holiday of the alarm it names.
+    case overrideRemoved(RemovedOverride)
+}
+
+/// An override a holiday made pointless, and the holiday.
+public struct RemovedOverride: Codable, Sendable, Equatable {
+    public var override: OverrideInfo
+    public var holiday: String
+
+    public init(override: OverrideInfo, holiday: String) {
+        self.override = override
+        self.holiday = holiday
+    }
 }
 
 extension WatchEvent {
     private enum Kind: String, CodingKey {
         case session, missed, nextRing, tagOnReader, readerHealth, policyRejected, input, schedule, reminder
+        case overrideRemoved
     }
 
     /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
@@ -43,6 +57,7 @@ extension WatchEvent {
         case .input(let value): try container.encode(value, forKey: .input)
         case .schedule: try container.encode(true, forKey: .schedule)
         case .reminder(let value): try container.encode(value, forKey: .reminder)
+        case .overrideRemoved(let value): try container.encode(value, forKey: .overrideRemoved)
         }
     }
 
@@ -61,6 +76,7 @@ extension WatchEvent {
         case .input: self = .input(try container.decode(InputState.self, forKey: kind))
         case .schedule: self = .schedule
         case .reminder: self = .reminder(try container.decode(ChimeInfo.self, forKey: kind))
+        case .overrideRemoved: self = .overrideRemoved(try container.decode(RemovedOverride.self, forKey: kind))
         }
     }
 }

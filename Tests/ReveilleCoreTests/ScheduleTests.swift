@@ -78,13 +78,15 @@ import Testing
             alarms: [daily(1, "06:45", skipHolidays: true)],
             rules: [WeeklyRule(id: 2, alarmID: nil, days: .weekends, change: .at(time("09:00")))],
             overrides: [DateOverride(id: 3, alarmID: 1, date: sat, change: .off)],
-            holidays: [date("2026-11-27"): "Test Day", sat: "Other Day"])
-        // Friday: no override, no rule, a holiday → holiday. Saturday: the override wins over rule and holiday.
-        // Sunday: the rule.
+            holidays: [date("2026-11-27"): "Test Day", date("2026-11-29"): "Other Day"])
+        // Friday: a holiday → holiday. Saturday: the override wins over the rule. Sunday, a holiday
+        // again: for an alarm that skips holidays, the holiday wins over the weekend's rule.
         var result = decisions(state, from: "2026-11-27", days: 3)
-        #expect(result.map(\.layer) == [.holiday, .override, .rule])
-        #expect(result.map(\.note) == ["holiday: Test Day", "override #3: off", "rule #2"])
-        #expect(result[2].time == time("09:00"))
+        #expect(result.map(\.layer) == [.holiday, .override, .holiday])
+        #expect(result.map(\.note) == ["holiday: Test Day", "override #3: off", "holiday: Other Day"])
+        state.holidays = [:]
+        result = decisions(state, from: "2026-11-29", days: 1)
+        #expect(result.map(\.layer) == [.rule] && result[0].time == time("09:00"))
 
         state.alarms[0].enabled = false
         result = decisions(state, from: "2026-11-27", days: 3)
@@ -93,6 +95,21 @@ import Testing
         state.master = .off
         result = decisions(state, from: "2026-11-27", days: 1)
         #expect(result.map(\.note) == ["alarms are off ('reveille resume' turns them on)"])
+    }
+
+    /// The school-calendar design: a weekly rule is ignored on a holiday week (no school, no
+    /// alarm), and so is an override, for an alarm that skips holidays; other alarms keep theirs.
+    @Test func aHolidayGatesEveryLayerOfAnAlarmThatSkipsThem() {
+        let tuesday = date("2026-12-22")
+        let state = ScheduleState(
+            alarms: [daily(1, "06:45", skipHolidays: true), daily(2, "07:00")],
+            rules: [WeeklyRule(id: 1, alarmID: nil, days: DaySet([.tuesday]), change: .at(time("07:45")))],
+            overrides: [DateOverride(id: 4, alarmID: 1, date: date("2026-12-23"), change: .at(time("08:00")))],
+            holidays: [tuesday: "Winter break", date("2026-12-23"): "Winter break"])
+        let result = decisions(state, from: "2026-12-22", days: 2)
+        #expect(result.map(\.alarmID) == [1, 2, 1, 2])
+        #expect(result.map(\.layer) == [.holiday, .rule, .holiday, .base])
+        #expect(result[0].ringInstant == nil && result[2].ringInstant == nil)
     }
 
     @Test func holidaysOnlySilenceAlarmsThatSkipThem() {
