@@ -78,7 +78,7 @@ struct StatusCommand: ParsableCommand {
             "MISSED: alarm #\(missed.alarmID)\(missed.label.isEmpty ? "" : " \(missed.label)") (due \(missed.scheduledTime)), not rung late"
         case .nextRing(let next):
             next.map {
-                "next ring: \($0.weekday) \($0.date) \($0.time), alarm #\($0.alarmID)\($0.label.isEmpty ? "" : " \($0.label)")"
+                "next ring: \($0.weekday) \($0.date) \($0.time), alarm #\($0.alarmID)\($0.label.isEmpty ? "" : " \($0.label)")\($0.decidedBy.map { ", \($0)" } ?? "")"
             }
                 ?? "next ring: none"
         case .tagOnReader(true): "a tag is on the reader: lift it, then tap it"
@@ -140,7 +140,8 @@ struct StatusCommand: ParsableCommand {
             let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
             lines.append(
                 "next ring: \(next.weekday) \(next.date) \(next.time), alarm \(name) "
-                    + "(in \(DurationText.format(seconds: next.instant - status.nowInstant)))")
+                    + "(in \(DurationText.format(seconds: next.instant - status.nowInstant)))"
+                    + (next.decidedBy.map { ", \($0)" } ?? ""))
         } else {
             lines.append("next ring: none")
         }
@@ -220,7 +221,8 @@ extension NextCommand {
     static func brief(_ next: RingInfo?, now: Int) -> String {
         guard let next else { return "none" }
         let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
-        return "\(next.weekday) \(next.time) \(name) (in \(distance(next.instant - now)))"
+        return
+            "\(next.weekday) \(next.time) \(name) (in \(distance(next.instant - now))\(next.decidedBy.map { "; \($0)" } ?? ""))"
     }
 
     /// `45 s`, `12 min`, `7 h 12 min`, `2 d 3 h`.

@@ -76,7 +76,8 @@ public enum LayerConflicts {
             guard shared.isEmpty else {
                 throw InputError(
                     "rule #\(rule.id) (\(rule.days) \(rule.change), \(rule.scopeDescription)) already covers "
-                        + "\(shared); remove it first with 'reveille rule rm \(rule.id)'")
+                        + "\(shared); change that one instead with 'reveille rule edit \(rule.id)' (or remove it: 'reveille rule rm \(rule.id)')"
+                )
             }
         }
     }
@@ -87,7 +88,8 @@ public enum LayerConflicts {
         where other.id != candidate.id && other.alarmID == candidate.alarmID && other.date == candidate.date {
             throw InputError(
                 "override #\(other.id) (\(other.date) \(other.change), \(other.scopeDescription)) already covers "
-                    + "that date; remove it first with 'reveille override rm \(other.id)'")
+                    + "that date; change that one instead with 'reveille override edit \(other.id)' (or remove it: 'reveille override rm \(other.id)')"
+            )
         }
     }
 

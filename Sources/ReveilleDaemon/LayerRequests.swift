@@ -30,7 +30,7 @@ final class LayerRequests: RequestHandler {
             let rule = try store.insertRule(candidate) { existing in
                 try Self.asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
             }
-            return .answer(ruleResponse(rule, "added"))
+            return .answer(try ruleResponse(rule, "added", today: today))
         case .ruleEdit(let id, let days, let change, let alarmID, let allAlarms):
             if let alarmID { _ = try store.existingAlarm(alarmID) }
             if let days, days.isEmpty { throw InputError("days: a rule needs at least one day") }
@@ -45,7 +45,7 @@ final class LayerRequests: RequestHandler {
                 }
             }
             guard let rule else { throw Self.noRule(id) }
-            return .answer(ruleResponse(rule, "changed"))
+            return .answer(try ruleResponse(rule, "changed", today: today))
         case .ruleRemove(let id):
             guard try store.deleteRule(id: id) else { throw Self.noRule(id) }
             logger.info("rule #\(id) removed")
@@ -116,12 +116,36 @@ final class LayerRequests: RequestHandler {
         }
     }
 
-    private func ruleResponse(_ rule: WeeklyRule, _ verb: String) -> Response {
+    private func ruleResponse(_ rule: WeeklyRule, _ verb: String, today: CivilDate) throws -> Response {
         logger.info("rule #\(rule.id) \(verb): \(rule.days) \(rule.change), \(rule.scopeDescription)")
         var response = Response(
             message: "\(verb) rule #\(rule.id): \(rule.days) \(rule.change), \(rule.scopeDescription)")
         response.rules = [RuleInfo(rule)]
+        if let idle = try idleRuleWarning(rule, today: today) { response.warnings = [idle] }
         return response
+    }
+
+    /// A weekly rule never silently does nothing: a rule that decides no alarm's day in the next
+    /// eight weeks (no alarm rings on its days, or none is enabled) is kept, with a warning giving
+    /// the one command that rings on those days.
+    private func idleRuleWarning(_ rule: WeeklyRule, today: CivilDate) throws -> String? {
+        // As if alarms were on and there were no holidays: a pause or a school break silences a
+        // rule for a while, which `next` shows; this is about a rule with no alarm behind it.
+        var state = try store.scheduleState()
+        state.master = .on
+        state.holidays = [:]
+        guard !controller.view.ruleDecides(rule.id, in: state, from: today, days: 56) else { return nil }
+        switch rule.change {
+        case .off:
+            return "rule #\(rule.id) silences nothing: no alarm rings on \(rule.days)"
+        case .at(let time):
+            let why =
+                rule.alarmID == nil
+                ? "a rule for all alarms only moves the alarms that ring on its days, and none rings on \(rule.days)"
+                : "its alarm is off, or a one-shot (weekly rules leave one-shots alone)"
+            return
+                "rule #\(rule.id) rings nothing: \(why); for a ring every \(rule.days) at \(time), add an alarm: reveille alarm add \(time) --days \(rule.days)"
+        }
     }
 
     /// An override for one alarm that skips holidays, on one of its holidays, could do nothing: the

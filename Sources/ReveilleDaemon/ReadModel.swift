@@ -60,7 +60,8 @@ struct ReadModel {
         let local = ZoneResolver(zone: zone).local(at: instant)
         return RingInfo(
             alarmID: decision.alarmID, label: label, date: local.date.description,
-            weekday: local.date.weekday.displayName, time: local.time.description, instant: instant)
+            weekday: local.date.weekday.displayName, time: local.time.description, instant: instant,
+            layer: decision.layer, sourceID: decision.sourceID)
     }
 
     /// When a ring was due: `06:45`, or `06:45:12` for a one-shot set to the second (`--in 20m`).
@@ -135,6 +136,18 @@ struct ReadModel {
             report.days[index].note = index == 0 && skippedToday ? "nothing more today" : "nothing set"
         }
         return report
+    }
+
+    /// Whether weekly rule `id` decides any alarm's day in the `days` days from `date`: a rule for
+    /// every alarm only changes the alarms that ring that day, so with none behind it, it does
+    /// nothing.
+    func ruleDecides(_ id: Int, in state: ScheduleState, from date: CivilDate, days: Int) -> Bool {
+        var engine = ScheduleEngine(state: state, zone: zone)
+        var found = false
+        engine.forEachDecision(from: date, days: days) { decision in
+            if decision.layer == .rule, decision.sourceID == id { found = true }
+        }
+        return found
     }
 
     // MARK: Reminders

@@ -65,7 +65,7 @@ public final class FanotifyGuard: Sendable {
                 case EINVAL, ENOSYS: "the kernel lacks fanotify permission events"
                 default: nil
                 }
-            throw SystemCallError("fanotify_init", "app guard", errno: code, reason: reason)
+            throw SystemCallError("fanotify_init", "", errno: code, reason: reason)
         }
         self.fd = fd
         self.logger = logger

@@ -14,14 +14,32 @@ public struct RingInfo: Codable, Sendable, Equatable {
     public var time: String
     /// Seconds since the epoch.
     public var instant: Int
+    /// The layer that decided it (`base`: the alarm as set), and the rule or override's id.
+    public var layer: Layer?
+    public var sourceID: Int?
 
-    public init(alarmID: Int, label: String, date: String, weekday: String, time: String, instant: Int) {
+    public init(
+        alarmID: Int, label: String, date: String, weekday: String, time: String, instant: Int, layer: Layer? = nil,
+        sourceID: Int? = nil
+    ) {
         self.alarmID = alarmID
         self.label = label
         self.date = date
         self.weekday = weekday
         self.time = time
         self.instant = instant
+        self.layer = layer
+        self.sourceID = sourceID
+    }
+
+    /// What decided it, in words: `as set`, `by weekly rule #2`, `by override #3`.
+    public var decidedBy: String? {
+        switch layer {
+        case .base: "as set"
+        case .rule: "by weekly rule" + (sourceID.map { " #\($0)" } ?? "")
+        case .override: "by override" + (sourceID.map { " #\($0)" } ?? "")
+        case .holiday, .paused, .disabled, .zone, nil: nil
+        }
     }
 }
 

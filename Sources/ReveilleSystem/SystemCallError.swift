@@ -19,8 +19,9 @@ public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertib
         self.reason = reason ?? String(cString: strerror(errno))
     }
 
-    /// `connect /run/reveille/control.sock: No such file or directory`
-    public var description: String { "\(call) \(subject): \(reason)" }
+    /// `connect /run/reveille/control.sock: No such file or directory`; `fanotify_init: …` when
+    /// there is no subject to name.
+    public var description: String { subject.isEmpty ? "\(call): \(reason)" : "\(call) \(subject): \(reason)" }
 
     /// The file or device is not there (ENOENT, ENODEV, ENXIO): unplugged, removed, not yet made.
     public var isAbsent: Bool { errno == ENOENT || errno == ENODEV || errno == ENXIO }

@@ -168,7 +168,8 @@ import Testing
         let candidate = WeeklyRule(id: 0, alarmID: 1, days: DaySet([.sunday, .monday]), change: .off)
         #expect(
             throws: InputError(
-                "rule #3 (sat,sun at 09:00, alarm #1) already covers sun; remove it first with 'reveille rule rm 3'")
+                "rule #3 (sat,sun at 09:00, alarm #1) already covers sun; change that one instead with 'reveille rule edit 3' (or remove it: 'reveille rule rm 3')"
+            )
         ) { try LayerConflicts.check(candidate, against: existing) }
         // Another scope, or other days, are fine.
         #expect(throws: Never.self) {
@@ -182,7 +183,8 @@ import Testing
         #expect(
             throws: InputError(
                 "override #5 (2026-12-24 off, all alarms) already covers that date; "
-                    + "remove it first with 'reveille override rm 5'")
+                    + "change that one instead with 'reveille override edit 5' (or remove it: 'reveille override rm 5')"
+            )
         ) {
             try LayerConflicts.check(
                 DateOverride(id: 0, alarmID: nil, date: date("2026-12-24"), change: .at(time("08:00"))),

@@ -69,7 +69,7 @@ import Testing
         #expect(duplicate.status == 1)
         #expect(
             duplicate.stderr
-                == "reveille: rule #1 (sat,sun at 09:00, all alarms) already covers sun; remove it first with 'reveille rule rm 1'\n"
+                == "reveille: rule #1 (sat,sun at 09:00, all alarms) already covers sun; change that one instead with 'reveille rule edit 1' (or remove it: 'reveille rule rm 1')\n"
         )
         #expect(try daemon.cli("rule", "list").stdout == "ID  DAYS     CHANGE    ALARM\n1   sat,sun  at 09:00  all\n")
     }

@@ -127,7 +127,7 @@ import Testing
     @Test func showTestAndTheEverydayCommands() throws {
         let daemon = try DaemonHarness(now: Self.saturday)
         _ = try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri", "--label", "work", "--max-snoozes", "1")
-        #expect(try daemon.cli("next", "--brief").stdout == "Mon 06:45 #1 work (in 1 d 20 h)\n")
+        #expect(try daemon.cli("next", "--brief").stdout == "Mon 06:45 #1 work (in 1 d 20 h; as set)\n")
         #expect(
             try daemon.cli("alarm", "show", "1").stdout == """
                 alarm #1

@@ -90,7 +90,7 @@ import Testing
             lines.dropFirst().dropLast().joined(separator: "\n")
                 .replacingOccurrences(of: "(in 22h 59m)", with: "(in 23h 0m)") == """
                     alarms: on (2 of 2 enabled)
-                    next ring: Sun 2026-11-22 09:00, alarm #1 work (in 23h 0m)
+                    next ring: Sun 2026-11-22 09:00, alarm #1 work (in 23h 0m), by weekly rule #1
                     NFC reader: none configured (alarms are dismissed by math)
                     sound: idle; devices: \(daemon.captureDevice), default
                     buttons: none found

@@ -57,6 +57,16 @@ import Testing
         // The Tuesday before the break still follows the rule.
         let before = try #require(next.days.first { $0.date == "2026-12-15" })
         #expect(before.entries.map(\.layer) == [.rule] && before.entries.first?.time == "07:45")
+        // The deciding layer of the next ring, in status and `next --brief`.
+        let status = try #require(clock.request(.status).status)
+        let ring = try #require(status.nextRing)
+        #expect(ring.date == "2026-12-01" && ring.layer == .rule && ring.sourceID == 1)
+        #expect(
+            StatusCommand.render(status).contains(
+                "next ring: Tue 2026-12-01 07:45, alarm #1 school (in 19h 45m), by weekly rule #1"))
+        #expect(
+            NextCommand.brief(ring, now: status.nowInstant)
+                == "Tue 07:45 #1 school (in 19 h 45 min; by weekly rule #1)")
     }
 
     @Test func anOverrideOnAHolidayIsRefusedSayingWhatToDoInstead() throws {
@@ -112,5 +122,42 @@ import Testing
         #expect(next.date == "2026-12-01" && next.time == "07:45", "the Tuesday rule")
         let snowDay = try #require(clock.request(.next(days: 5)).schedule?.days.first { $0.date == "2026-12-02" })
         #expect(snowDay.entries.map(\.layer) == [.holiday])
+    }
+}
+
+/// A weekly rule never silently does nothing (README, "How the schedule decides"): one that would
+/// decide no alarm's day is kept with a warning that gives the one command that rings then.
+@Suite struct IdleRuleTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    func rule(_ clock: Clock, _ days: String, _ change: DayChange, alarm: Int? = nil) throws -> Response {
+        clock.request(.ruleAdd(alarmID: alarm, days: try DaySet.parse(days), change: change))
+    }
+
+    @Test func aRuleOnAClockWithoutAlarmsSaysWhatWouldRing() throws {
+        let clock = try Clock(now: instant("2026-11-30 12:00:00"))
+        let added = try rule(clock, "tue", .at(LocalTime(hour: 7, minute: 45)!))
+        #expect(added.ok)
+        #expect(
+            added.warnings == [
+                "rule #1 rings nothing: a rule for all alarms only moves the alarms that ring on its days, and none rings on tue; for a ring every tue at 07:45, add an alarm: reveille alarm add 07:45 --days tue"
+            ])
+        #expect(clock.request(.status).status?.nextRing == nil)
+    }
+
+    @Test func onlyRulesWithNoAlarmBehindThemAreWarnedAbout() throws {
+        let clock = try Clock(now: instant("2026-11-30 12:00:00"))
+        var spec = AlarmSpec()
+        spec.time = LocalTime(hour: 6, minute: 45)
+        spec.days = try DaySet.parse("mon-fri")
+        #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        #expect(try rule(clock, "wed", .off).warnings == nil, "it silences Wednesday's 06:45")
+        #expect(try rule(clock, "sun", .off).warnings == ["rule #2 silences nothing: no alarm rings on sun"])
+        #expect(try rule(clock, "sat", .at(LocalTime(hour: 9, minute: 0)!)).warnings?.count == 1)
+        // A rule for one alarm with a time makes it ring on a day it does not repeat: no warning.
+        #expect(try rule(clock, "sat", .at(LocalTime(hour: 9, minute: 30)!), alarm: 1).warnings == nil)
+        // Paused, a rule still has its alarm behind it: the pause is what `next` shows.
+        #expect(clock.request(.pause(until: nil)).ok)
+        #expect(try rule(clock, "thu", .at(LocalTime(hour: 7, minute: 0)!)).warnings == nil)
     }
 }

@@ -355,6 +355,31 @@ class PageTests(unittest.TestCase):
         finally:
             phone.close()
 
+    def test_12_alarms_are_paused_and_resumed_from_the_page(self):
+        self.open_page()
+        if self.browser.run("return S.status.payload.status.role") != "admin":
+            self.pair_browser_as_admin()
+            self.open_page()
+        self.browser.click('nav button[data-view="lists"]')
+        wait_for(lambda: self.browser.visible("#m-pause"), what="the master switch")
+        try:
+            self.browser.run("document.getElementById('m-until').value = arguments[0];", "2030-01-01")
+            self.browser.click("#m-pauseuntil")
+            wait_for(lambda: status(self.clock.sock)["master"] == "paused", what="alarms paused from the page")
+            self.assertEqual(status(self.clock.sock)["pausedUntil"], "2030-01-01")
+            wait_for(lambda: "Paused until 2030-01-01" in (self.browser.text("#masterstate") or ""), what="the page saying so")
+            self.assertEqual(self.browser.run("return document.getElementById('layers').classList.contains('muted')"), True)
+            self.shot("12-paused")
+            self.browser.click("#m-resume")
+            wait_for(lambda: status(self.clock.sock)["master"] == "on", what="alarms resumed from the page")
+            wait_for(lambda: self.browser.visible("#m-pause"), what="the pause button back")
+            self.assertEqual(self.browser.run("return document.getElementById('layers').classList.contains('muted')"), False)
+            self.browser.click("#m-pause")
+            wait_for(lambda: status(self.clock.sock)["master"] == "off", what="alarms off from the page")
+            wait_for(lambda: "Off until resumed" in (self.browser.text("#masterstate") or ""), what="the page saying so")
+        finally:
+            request(self.clock.sock, {"resume": {}})
+
     def test_8_the_page_says_when_the_daemon_restarts_and_comes_back(self):
         self.open_page()
         self.clock.stop_daemon()
