@@ -26,7 +26,9 @@ for d in mon tue wed thu fri sat sun; do
 done
 for i in $(seq 1 30); do
     date=$(date -u -d "+$((i * 5)) days" +%Y-%m-%d)
-    "$bin/reveille" --root "$root" override add "$date" --off --alarm "$i" >/dev/null
+    # An alarm that rings on holidays: one that skips them may not be overridden on one.
+    alarm=$i; [ $((i % 3)) -eq 0 ] && alarm=$((i + 1))
+    "$bin/reveille" --root "$root" override add "$date" --off --alarm "$alarm" >/dev/null
 done
 
 echo "== reveille next --days 365 and reveille status (hyperfine, wall time)"
