@@ -135,7 +135,9 @@ struct AppsCommand: ParsableCommand {
                 }
                 throw ExitCode(1)
             }
-            print("\(file): ok, \(policy.apps.count) apps (\(policy.apps.map(\.name).joined(separator: ", ")))")
+            print(
+                "\(file): ok, \(counted(policy.apps.count, "app")) (\(policy.apps.map(\.name).joined(separator: ", ")))"
+            )
             for warning in LoginAccounts.warnings(for: policy) { printError("warning: \(warning)") }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReveilleCore
 import ReveilleProtocol
 
 struct CalendarCommand: ParsableCommand {
@@ -127,7 +128,7 @@ struct CalendarCommand: ParsableCommand {
             var table = Table("ID", "NAME", "FOR", "AHEAD", "NEXT", "FILE")
             for calendar in calendars {
                 table.add(
-                    "\(calendar.id)", calendar.name, calendar.purpose.rawValue, "\(calendar.upcomingDays) days",
+                    "\(calendar.id)", calendar.name, calendar.purpose.rawValue, counted(calendar.upcomingDays, "day"),
                     calendar.next ?? "-", calendar.source)
             }
             table.print()
@@ -236,7 +237,7 @@ struct CalendarCommand: ParsableCommand {
             print("calendar \(info.name) (\(info.purpose)), \(info.source)")
             if let problem = info.problem { print("problem: \(problem)") }
             let entries = info.entries ?? []
-            if entries.isEmpty { print("nothing in the next \(days) days") }
+            if entries.isEmpty { print("nothing in the next \(counted(days, "day"))") }
             for entry in entries { print("  " + entry) }
         }
     }

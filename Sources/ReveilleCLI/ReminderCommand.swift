@@ -12,9 +12,12 @@ struct ReminderCommand: ParsableCommand {
             shows its text. It never interrupts a ringing alarm: it waits until the alarm is snoozed \
             or stopped. Pause and an override that turns all alarms off silence it too. A reminder \
             is never played twice, even across a restart; one found more than 15 minutes late (the \
-            clock was off) is recorded as missed. Reminders from calendars: 'calendar add --reminders'.
+            clock was off) is recorded as missed. Reminders from calendars: 'calendar add --reminders'. \
+            'reveille reminders off' silences every reminder (and calendar chime) until 'reveille \
+            reminders on', without touching alarms.
             """,
-        subcommands: [Add.self, List.self, Edit.self, Remove.self])
+        subcommands: [Add.self, List.self, Edit.self, Remove.self, On.self, Off.self],
+        aliases: ["reminders"])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -110,6 +113,24 @@ struct ReminderCommand: ParsableCommand {
         func validate() throws { try checkID(id, of: "reminder", list: "reveille reminder list") }
 
         func run() throws { report(try send(.reminderRemove(id: id), to: connection)) }
+    }
+
+    struct On: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Let reminders chime again (after 'reveille reminders off').")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws { report(try send(.remindersSwitch(on: true), to: connection)) }
+    }
+
+    struct Off: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Silence every reminder and calendar chime until 'reveille reminders on'; alarms ring as set.")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws { report(try send(.remindersSwitch(on: false), to: connection)) }
     }
 }
 

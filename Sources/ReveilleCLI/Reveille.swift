@@ -57,7 +57,11 @@ public struct Reveille: ParsableCommand {
             let subcommands = command.configuration.subcommands
             guard !subcommands.isEmpty else { return nil }
             let names = subcommands.map { $0._commandName }
-            guard let found = subcommands.first(where: { $0._commandName == argument }) else {
+            guard
+                let found = subcommands.first(where: {
+                    $0._commandName == argument || $0.configuration.aliases.contains(argument)
+                })
+            else {
                 if argument == "help" { return nil }
                 return (argument, names, path)
             }

@@ -73,7 +73,7 @@ struct HistoryCommand: ParsableCommand {
     func run() throws {
         let entries = try send(.history(days: days), to: connection).history ?? []
         if output.json { return printJSON(entries) }
-        guard !entries.isEmpty else { return print("nothing rang in the last \(days) days") }
+        guard !entries.isEmpty else { return print("nothing rang in the last \(counted(days, "day"))") }
         var table = Table("SCHEDULED", "ALARM", "RANG", "SNOOZES", "WRONG", "OUTCOME")
         for entry in entries {
             var outcome: String

@@ -145,7 +145,11 @@ struct StatusCommand: ParsableCommand {
         } else {
             lines.append("next ring: none")
         }
-        if let reminder = status.nextReminder { lines.append("next reminder: \(reminder)") }
+        if status.remindersOn == false {
+            lines.append("reminders: OFF until 'reveille reminders on'")
+        } else if let reminder = status.nextReminder {
+            lines.append("next reminder: \(reminder)")
+        }
         lines.append("NFC reader: \(status.reader)")
         if !status.sound.isEmpty { lines.append("sound: \(status.sound)") }
         if status.inputs.isEmpty {
@@ -184,7 +188,9 @@ struct NextCommand: ParsableCommand {
     @Option(name: .long, help: "How many days, from today.")
     var days = 7
 
-    @Flag(name: .long, help: "One line: the next ring and how far off it is, like 'Mon 06:45 #1 work (in 7 h 12 min)'.")
+    @Flag(
+        name: .long,
+        help: "One line: the next ring and how far off it is, like 'Mon 06:45 #1 work (in 7h 12m; as set)'.")
     var brief = false
 
     @OptionGroup var connection: ConnectionOptions
@@ -217,23 +223,14 @@ struct NextCommand: ParsableCommand {
 }
 
 extension NextCommand {
-    /// `Mon 06:45 #1 work (in 7 h 12 min)`, or `none` when nothing will ring.
+    /// `Mon 06:45 #1 work (in 7h 12m; as set)`, or `none` when nothing will ring.
     static func brief(_ next: RingInfo?, now: Int) -> String {
         guard let next else { return "none" }
         let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
         return
-            "\(next.weekday) \(next.time) \(name) (in \(distance(next.instant - now))\(next.decidedBy.map { "; \($0)" } ?? ""))"
+            "\(next.weekday) \(next.time) \(name) (in \(DurationText.format(seconds: next.instant - now))\(next.decidedBy.map { "; \($0)" } ?? ""))"
     }
 
-    /// `45 s`, `12 min`, `7 h 12 min`, `2 d 3 h`.
-    static func distance(_ seconds: Int) -> String {
-        let s = max(0, seconds)
-        if s < 60 { return "\(s) s" }
-        let minutes = s / 60
-        if minutes < 60 { return "\(minutes) min" }
-        if minutes < 24 * 60 { return "\(minutes / 60) h \(minutes % 60) min" }
-        return "\(minutes / 1440) d \(minutes / 60 % 24) h"
-    }
 }
 
 struct PauseCommand: ParsableCommand {

@@ -81,6 +81,8 @@ public struct Settings: Sendable, Equatable {
         public var wordsPerMinute = 150
         /// A button pressed while nothing rings says the time and the next ring.
         public var sayTimeWhenIdle = true
+        /// A reminder's chime is followed by its text, spoken (never over a ringing alarm).
+        public var speakReminders = true
 
         public init() {}
     }
@@ -146,7 +148,7 @@ public struct Settings: Sendable, Equatable {
         "devices", "snooze_keys", "answer_keys", "enter_keys", "backspace_keys", "long_press_ms",
         "answer_timeout_seconds",
     ]
-    static let voiceKeys = ["enabled", "voice", "words_per_minute", "say_time_when_idle"]
+    static let voiceKeys = ["enabled", "voice", "words_per_minute", "say_time_when_idle", "speak_reminders"]
     static let appsKeys = ["warn_minutes", "kill_grace_seconds"]
     static let nfcKeys = ["device", "idle_check_minutes"]
     static let audioKeys = [
@@ -200,6 +202,8 @@ public struct Settings: Sendable, Equatable {
                 ?? settings.voice.wordsPerMinute
             settings.voice.sayTimeWhenIdle =
                 try document.bool(voice, "say_time_when_idle", in: "voice") ?? settings.voice.sayTimeWhenIdle
+            settings.voice.speakReminders =
+                try document.bool(voice, "speak_reminders", in: "voice") ?? settings.voice.speakReminders
         }
         if let web = try document.table("web") {
             try document.checkKeys(web, in: "web", known: webKeys)

@@ -15,11 +15,14 @@ public struct AlarmClock: Sendable {
         public var longestSleepSeconds: Int
         /// How far back a late look searches for occurrences (a week: older ones cannot ring anyway).
         public var lookBackSeconds: Int
+        /// A chime is followed by its text, spoken (`[voice] speak_reminders`).
+        public var speakReminders: Bool
 
         public init(
             ring: RingPolicy = RingPolicy(), graceSeconds: Int = 15 * 60, longestSleepSeconds: Int = 3600,
-            lookBackSeconds: Int = 7 * 86_400
+            lookBackSeconds: Int = 7 * 86_400, speakReminders: Bool = true
         ) {
+            self.speakReminders = speakReminders
             self.ring = ring
             self.graceSeconds = graceSeconds
             self.longestSleepSeconds = longestSleepSeconds
@@ -121,7 +124,7 @@ public struct AlarmClock: Sendable {
         self.random = random
         self.chimes = ChimeQueue(
             handled: stored.handledChimes, evaluatedThrough: stored.evaluatedThrough,
-            graceSeconds: limits.graceSeconds)
+            graceSeconds: limits.graceSeconds, speak: limits.speakReminders)
     }
 
     // MARK: Events

@@ -43,7 +43,7 @@ public enum AppEvaluator {
             return AppDecision(
                 allowed: false,
                 reason:
-                    "today's \(limit / 60) minutes are used up\(grantMinutes > 0 ? " (with a grant of \(grantMinutes))" : "")"
+                    "today's \(counted(limit / 60, "minute")) \(limit / 60 == 1 ? "is" : "are") used up\(grantMinutes > 0 ? " (with a grant of \(grantMinutes))" : "")"
                     + (next.map { "; allowed again \(when($0, from: instant, resolver: &resolver))" } ?? ""),
                 nextChange: next, secondsLeft: 0)
         }

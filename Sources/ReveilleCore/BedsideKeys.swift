@@ -195,6 +195,19 @@ public struct BedsideKeypad: Sendable {
 
 /// What the voice says: the words are decided here, the daemon only synthesizes them.
 public enum Spoken {
+    /// What follows a chime: `Reminder: tea.`, `Reminders: check-in. Dentist, in 15 minutes.` A
+    /// calendar chime says how far off its event is.
+    public static func reminders(_ chimes: [Chime]) -> String {
+        let lines = chimes.map { chime -> String in
+            switch chime.minutesBefore {
+            case nil: chime.text
+            case 0?: "\(chime.text), now"
+            case let minutes?: "\(chime.text), in \(counted(minutes, "minute"))"
+            }
+        }
+        return (chimes.count == 1 ? "Reminder: " : "Reminders: ") + lines.joined(separator: ". ") + "."
+    }
+
     /// `90 × 4 + 61` → `90 times 4, plus 61`; `37 + 48` → `37 plus 48`. espeak-ng reads the
     /// numbers as words.
     public static func problem(_ problem: MathProblem) -> String {

@@ -15,11 +15,14 @@ struct ChimeQueue {
     private(set) var checking: [String: Chime] = [:]
     /// Waiting chimes already logged as waiting.
     private var announced: Set<String> = []
+    /// Whether a chime is followed by its text, spoken (`[voice] speak_reminders`).
+    private let speak: Bool
 
     /// From what the store kept: chimes handled, and how far occurrences were evaluated (a chime
     /// waiting when the daemon stopped is looked at again, within the grace period).
-    init(handled: [String: Int], evaluatedThrough: Int?, graceSeconds: Int) {
+    init(handled: [String: Int], evaluatedThrough: Int?, graceSeconds: Int, speak: Bool) {
         self.handled = handled
+        self.speak = speak
         through = evaluatedThrough.map { $0 - graceSeconds }
     }
 
@@ -112,7 +115,8 @@ struct ChimeQueue {
     }
 
     /// Plays the chimes that wait, unless an alarm rings: a chime never interrupts one. Chimes due
-    /// together play as one chime (the first one's sound), each logged and recorded.
+    /// together play as one chime (the first one's sound), each logged and recorded, then their
+    /// texts are said (so never over a ringing alarm).
     mutating func playWaiting(now: Int, ringing: RingSession?, zone: Zone) -> [ClockAction] {
         guard let first = waiting.first else { return [] }
         if let active = ringing, active.state == .ringing {
@@ -126,6 +130,7 @@ struct ChimeQueue {
         waiting = []
         announced = []
         var actions: [ClockAction] = [.chime(first)]
+        if speak { actions.append(.say(Spoken.reminders(chimes))) }
         for chime in chimes {
             handled[chime.key] = chime.instant
             let late = now - chime.instant

@@ -72,10 +72,15 @@ public struct Chime: Hashable, Sendable, Codable {
     /// The local date whose pause or date override decides whether it plays (a follow-up goes with
     /// its reminder's day).
     public var day: CivilDate
+    /// A calendar chime's distance from its event's start, in minutes (0: at the start); nil for
+    /// a reminder of the clock's own.
+    public var minutesBefore: Int?
 
     public init(
-        key: String, instant: Int, text: String, sound: String?, unless: String?, origin: String, day: CivilDate
+        key: String, instant: Int, text: String, sound: String?, unless: String?, origin: String, day: CivilDate,
+        minutesBefore: Int? = nil
     ) {
+        self.minutesBefore = minutesBefore
         self.key = key
         self.instant = instant
         self.text = text
@@ -105,6 +110,8 @@ public struct ReminderPlan {
     public let master: MasterSwitch
     /// Dates on which an override turns every alarm off.
     private let silentDays: Set<CivilDate>
+    /// Every reminder switched off (`reveille reminders off`).
+    private let switchedOff: Bool
     private var zone: ZoneResolver
 
     public init(state: ScheduleState, zone: Zone) {
@@ -112,16 +119,18 @@ public struct ReminderPlan {
         calendarChimes = state.calendarChimes
         master = state.master
         silentDays = Set(state.overrides.filter { $0.alarmID == nil && $0.change == .off }.map(\.date))
+        switchedOff = !state.remindersOn
         self.zone = ZoneResolver(zone: zone)
     }
 
     /// Whether chimes of `day` play: not paused, not silenced by an override for all alarms.
     public func plays(on day: CivilDate) -> Bool {
-        master.allows(day) && !silentDays.contains(day)
+        !switchedOff && master.allows(day) && !silentDays.contains(day)
     }
 
     /// Why chimes of `day` do not play, or nil when they do.
     public func silence(on day: CivilDate) -> String? {
+        if switchedOff { return "reminders are off" }
         if !master.allows(day) { return "paused" }
         if silentDays.contains(day) { return "override: all alarms off" }
         return nil
@@ -130,7 +139,7 @@ public struct ReminderPlan {
     /// Chimes due after `after` and at or before `through`, in order; with `all`, also those a pause
     /// or an override silences.
     public mutating func chimes(after: Int, through: Int, all: Bool = false) -> [Chime] {
-        guard through > after else { return [] }
+        guard through > after, all || !switchedOff else { return [] }
         var result: [Chime] = []
         // Follow-ups come up to a day after their reminder: start a day early.
         let longest = reminders.flatMap(\.followUps).map(\.afterSeconds).max() ?? 0
@@ -156,6 +165,7 @@ public struct ReminderPlan {
 
     /// The first chime that plays after `after`, looking at most `horizonDays` ahead.
     public mutating func next(after: Int, horizonDays: Int = 400) -> Chime? {
+        guard !switchedOff else { return nil }
         // A week at a time: most households have a reminder within one.
         var from = after
         for _ in 0..<((horizonDays + 6) / 7) {
@@ -226,7 +236,7 @@ public enum CalendarReminders {
                         instant: instant,
                         text: occurrence.summary, sound: sounds[offset], unless: nil,
                         origin: "calendar \(name), \(offset == 0 ? "at the start" : "\(offset) min before")",
-                        day: resolver.local(at: instant).date))
+                        day: resolver.local(at: instant).date, minutesBefore: offset))
             }
         }
         return sorted(result)

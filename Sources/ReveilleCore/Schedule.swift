@@ -91,12 +91,15 @@ public struct ScheduleState: Sendable {
     public var reminders: [Reminder]
     /// The chimes of reminder calendars, from their events.
     public var calendarChimes: [Chime]
+    /// The switch for every reminder (`reveille reminders off`), apart from the alarms' pause.
+    public var remindersOn: Bool
 
     public init(
         alarms: [Alarm] = [], rules: [WeeklyRule] = [], overrides: [DateOverride] = [],
         holidays: [CivilDate: String] = [:], master: MasterSwitch = .on, reminders: [Reminder] = [],
-        calendarChimes: [Chime] = []
+        calendarChimes: [Chime] = [], remindersOn: Bool = true
     ) {
+        self.remindersOn = remindersOn
         self.alarms = alarms
         self.rules = rules
         self.overrides = overrides

@@ -116,7 +116,7 @@ final class AppSupervisor: Sendable {
             let detail =
                 count == 0
                 ? "no app listed, no exec waits for the guard"
-                : "\(count) apps, \(known.executables) of \(known.listed) executables known by content; execs watched on \(watched.count) file systems"
+                : "\(counted(count, "app")), \(known.executables) of \(counted(known.listed, "executable")) known by content; execs watched on \(watched.count) file systems"
             return AppGuardState(
                 mode: .fanotify, detail: detail, rejected: rejection, watched: watched,
                 stalledSeconds: guardStalledSeconds())
@@ -163,7 +163,7 @@ final class AppSupervisor: Sendable {
             enforce(policy, from: .file)
             state.withLock { $0.loadedText = text }
             state.withLock { $0.rejection = nil }
-            logger.notice("app policy: \(policy.apps.count) apps from \(policyPath)")
+            logger.notice("app policy: \(counted(policy.apps.count, "app")) from \(policyPath)")
             do {
                 try store.saveGoodAppPolicy(text, at: now)
             } catch {
@@ -179,7 +179,7 @@ final class AppSupervisor: Sendable {
             case .none:
                 enforceLastGood(after: error)
             case .file, .lastGood:
-                logger.error("app policy: \(error); the policy in force is kept (\(count) apps)")
+                logger.error("app policy: \(error); the policy in force is kept (\(counted(count, "app")))")
             }
             return "\(error)"
         }
@@ -197,7 +197,7 @@ final class AppSupervisor: Sendable {
             let policy = try AppPolicyFile.parse(document)
             enforce(policy, from: .lastGood(savedAt: good.savedAt))
             logger.error(
-                "app policy: \(error); enforcing the last good policy instead (\(policy.apps.count) apps, as loaded \(Self.stamp(good.savedAt, zone: zone())))"
+                "app policy: \(error); enforcing the last good policy instead (\(counted(policy.apps.count, "app")), as loaded \(Self.stamp(good.savedAt, zone: zone())))"
             )
         } catch let stored {
             logger.error("app policy: \(error); and the last good copy in the state cannot be read: \(stored)")
@@ -317,9 +317,9 @@ final class AppSupervisor: Sendable {
         let meanwhile =
             switch source {
             case .none: "no app is limited until it loads"
-            case .file: "the policy loaded before is enforced (\(count) apps)"
+            case .file: "the policy loaded before is enforced (\(counted(count, "app")))"
             case .lastGood(let savedAt):
-                "the last good policy is enforced (\(count) apps, as loaded \(Self.stamp(savedAt, zone: zone())))"
+                "the last good policy is enforced (\(counted(count, "app")), as loaded \(Self.stamp(savedAt, zone: zone())))"
             }
         return "\(rejection.reason) (since \(Self.stamp(rejection.since, zone: zone()))); \(meanwhile)"
     }

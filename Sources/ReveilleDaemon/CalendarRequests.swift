@@ -143,15 +143,17 @@ final class CalendarRequests: RequestHandler {
         let message: String
         if use.purpose == .reminders {
             let events = occurrences.filter { ($0.start ?? 0) > now }.count
-            logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(source), \(events) timed events ahead")
+            logger.notice(
+                "calendar \(name) added (#\(record.id ?? 0)): \(source), \(counted(events, "timed event")) ahead")
             message =
-                "added calendar \(name) (#\(record.id ?? 0)): \(events) timed events in the next two years; "
+                "added calendar \(name) (#\(record.id ?? 0)): \(counted(events, "timed event")) in the next two years; "
                 + "each chimes \(use.minutesText) (an event's own alarms replace these)"
         } else {
             let days = CalendarOccurrence.holidays(occurrences).keys.filter { $0 >= controller.today() }.count
-            logger.notice("calendar \(name) added (#\(record.id ?? 0)): \(source), \(days) holiday dates ahead")
+            logger.notice(
+                "calendar \(name) added (#\(record.id ?? 0)): \(source), \(counted(days, "holiday date")) ahead")
             message =
-                "added calendar \(name) (#\(record.id ?? 0)): \(days) holiday dates in the next two years; "
+                "added calendar \(name) (#\(record.id ?? 0)): \(counted(days, "holiday date")) in the next two years; "
                 + "alarms with --skip-holidays stay silent on them"
         }
         var response = Response(message: message)

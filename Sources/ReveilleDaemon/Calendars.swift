@@ -256,8 +256,8 @@ struct CalendarLoader: Sendable {
             if changed {
                 logger.info(
                     record.purpose == .reminders
-                        ? "\(name): \(occurrences.filter { $0.start != nil }.count) timed events read from \(record.source)"
-                        : "\(name): \(CalendarOccurrence.holidays(occurrences).count) holiday dates read from \(record.source)"
+                        ? "\(name): \(counted(occurrences.filter { $0.start != nil }.count, "timed event")) read from \(record.source)"
+                        : "\(name): \(counted(CalendarOccurrence.holidays(occurrences).count, "holiday date")) read from \(record.source)"
                 )
             }
             if let fetchProblem {

@@ -19,13 +19,17 @@ public struct RingEnvironment: Sendable {
     public var defaultFadeInSeconds: Int
     /// Says the problem and what the buttons did.
     public var voice: any Voice
+    /// A chime is followed by its text, spoken (`[voice] speak_reminders`).
+    public var speakReminders: Bool
 
     public init(
         audio: any AudioOutput, reader: any TagReader = NoTagReader(), policy: RingPolicy = RingPolicy(),
         graceSeconds: Int = 15 * 60, hooksDirectory: String, defaultVolume: Int = Alarm.defaultVolume,
-        defaultFadeInSeconds: Int = Alarm.defaultFadeInSeconds, voice: any Voice = SilentVoice()
+        defaultFadeInSeconds: Int = Alarm.defaultFadeInSeconds, voice: any Voice = SilentVoice(),
+        speakReminders: Bool = true
     ) {
         self.voice = voice
+        self.speakReminders = speakReminders
         self.audio = audio
         self.reader = reader
         self.policy = policy
@@ -107,7 +111,8 @@ public final class Controller {
         machine = AlarmClock(
             schedule: schedule, zone: zone,
             readerHealth: ring.reader.health, stored: stored,
-            limits: AlarmClock.Limits(ring: ring.policy, graceSeconds: ring.graceSeconds))
+            limits: AlarmClock.Limits(
+                ring: ring.policy, graceSeconds: ring.graceSeconds, speakReminders: ring.speakReminders))
         outlets.watchCalendarFolders(calendarFolders)
     }
 

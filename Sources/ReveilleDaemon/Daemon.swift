@@ -140,7 +140,8 @@ public enum Daemon {
             audio: audio, reader: reader ?? NoTagReader(),
             policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
             graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
-            defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice)
+            defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice,
+            speakReminders: options.voice.speakReminders)
         // What the core's decisions reach: built first, so that nothing is wired later.
         let feed = WatchFeed()
         let watches = FolderWatches(loop: loop, logger: logger)

@@ -51,6 +51,13 @@ final class ReminderRequests: RequestHandler {
             guard try store.deleteReminder(id: id) else { throw noReminder(id) }
             logger.info("reminder \(reminder.name) removed")
             return Response(message: "removed reminder \(reminder.name)")
+        case .remindersSwitch(let on):
+            try store.setReminders(on: on)
+            logger.notice("reminders switched \(on ? "on" : "off")")
+            return Response(
+                message: on
+                    ? "reminders are on"
+                    : "reminders are off: none chimes until 'reveille reminders on' (alarms are not touched)")
         default: throw misrouted(operation)
         }
     }

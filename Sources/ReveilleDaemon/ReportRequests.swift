@@ -70,6 +70,7 @@ final class ReportRequests: RequestHandler {
             enabledCount: state.alarms.filter(\.enabled).count, nextRing: view.nextRing, role: role)
         info.timeZoneRules = zone.origin
         info.nextReminder = view.nextReminder(in: state, after: now.instant)
+        info.remindersOn = state.remindersOn ? nil : false
         let problems = controller.calendars.problems(zone: zone)
         info.calendarProblems = problems.isEmpty ? nil : problems
         let stateProblems = [notes.stateRestored, store.problem].compactMap { $0 }

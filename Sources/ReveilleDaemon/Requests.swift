@@ -134,7 +134,7 @@ final class Requests {
         case .tagAdd, .tagList, .tagRemove, .tagTest: handlers.tags
         case .appsStatus, .appCheck, .appGrant, .appStart: handlers.apps
         case .calendarAdd, .calendarList, .calendarRemove, .calendarShow: handlers.calendars
-        case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove: handlers.reminders
+        case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch: handlers.reminders
         case .webPair, .webRedeem, .webDevices, .webUnpair: handlers.web
         case .soundTest, .soundDevices, .soundStop: handlers.sound
         }

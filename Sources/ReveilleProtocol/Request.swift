@@ -99,6 +99,8 @@ public enum Command: Codable, Sendable, Equatable {
     case reminderAdd(spec: ReminderSpec)
     case reminderEdit(id: Int, spec: ReminderSpec)
     case reminderRemove(id: Int)
+    /// The switch for every reminder, apart from the alarms' pause.
+    case remindersSwitch(on: Bool)
 
     /// The words a person typed for it, for messages: `alarm add`.
     public var name: String {
@@ -150,6 +152,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .reminderAdd: "reminder add"
         case .reminderEdit: "reminder edit"
         case .reminderRemove: "reminder rm"
+        case .remindersSwitch(let on): on ? "reminders on" : "reminders off"
         }
     }
 
@@ -158,7 +161,7 @@ public enum Command: Codable, Sendable, Equatable {
         switch self {
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit,
-            .reminderRemove:
+            .reminderRemove, .remindersSwitch:
             true
         default: false
         }
@@ -187,7 +190,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .webPair, .webDevices,
             .webUnpair,
-            .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove:
+            .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch:
             .admin
         }
     }

@@ -22,6 +22,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var nowInstant: Int
     /// Whether alarms ring: on, off until resumed, or paused until `pausedUntil`.
     public var master: MasterState
+    /// False when every reminder is switched off (`reveille reminders off`); nil: on.
+    public var remindersOn: Bool?
     public var pausedUntil: String?
     public var alarmCount: Int
     public var enabledCount: Int

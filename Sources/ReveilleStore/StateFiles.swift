@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import ReveilleCore
 import ReveilleSystem
 
 /// The state database and what keeps it from being lost silently (README, "When the state is
@@ -36,7 +37,10 @@ public enum StateFiles {
         public var reminders = 0
 
         public var description: String {
-            "\(alarms) alarms, \(rules) weekly rules, \(overrides) overrides, \(tags) tags, \(reminders) reminders"
+            [
+                counted(alarms, "alarm"), counted(rules, "weekly rule"), counted(overrides, "override"),
+                counted(tags, "tag"), counted(reminders, "reminder"),
+            ].joined(separator: ", ")
         }
     }
 

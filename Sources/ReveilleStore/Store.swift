@@ -139,7 +139,8 @@ public final class Store: Sendable {
                     try $0.override()
                 },
                 master: try Store.master(db),
-                reminders: try ReminderRecord.order(Column("id")).fetchAll(db).map { try $0.reminder() })
+                reminders: try ReminderRecord.order(Column("id")).fetchAll(db).map { try $0.reminder() },
+                remindersOn: try Store.remindersOn(db))
         }
     }
 
@@ -263,6 +264,19 @@ public final class Store: Sendable {
         case .pausedUntil(let date): value = date.description
         }
         try write { db in try Store.setSetting(db, "master", value) }
+    }
+
+    /// The switch for every reminder: on unless set off.
+    public func setReminders(on: Bool) throws {
+        try write { db in try Store.setSetting(db, "reminders", on ? "on" : "off") }
+    }
+
+    private static func remindersOn(_ db: Database) throws -> Bool {
+        switch try setting(db, "reminders") {
+        case nil, "on": return true
+        case "off": return false
+        case let value?: throw StoreError.corrupt("reminders setting (\"\(value)\", not on or off)")
+        }
     }
 
     public func master() throws -> MasterSwitch {

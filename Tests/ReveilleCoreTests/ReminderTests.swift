@@ -158,6 +158,35 @@ import Testing
         #expect(chimes(actions).isEmpty)
     }
 
+    /// A chime is followed by its text, spoken; a calendar's says how far off its event is; with
+    /// `speak_reminders` off, only the chime.
+    @Test func aChimeIsFollowedByItsTextSpokenUnlessTurnedOff() {
+        let due = utc("2026-11-23T15:00:00Z")
+        var clock = machine(ScheduleState(reminders: [checkIn()]), through: due - 60)
+        let actions = clock.tick(now: Double(due), monotonic: 0, clockWasSet: false)
+        let said = actions.compactMap { if case .say(let text) = $0 { text } else { nil } }
+        #expect(said == ["Reminder: check-in."])
+        let chimeAt = actions.firstIndex { if case .chime = $0 { true } else { false } }
+        let sayAt = actions.firstIndex { if case .say = $0 { true } else { false } }
+        #expect(chimeAt != nil && sayAt != nil && chimeAt! < sayAt!, "the chime first, then the words")
+        var quiet = AlarmClock(
+            schedule: ScheduleState(reminders: [checkIn()]), zone: Self.berlin, readerHealth: .notConfigured,
+            stored: AlarmClock.Stored(
+                evaluatedThrough: due - 60, activeSession: nil, handled: [], lastSessionID: 0, handledChimes: [:]),
+            limits: AlarmClock.Limits(speakReminders: false), random: ProblemRandom(seed: 1))
+        let silent = quiet.tick(now: Double(due), monotonic: 0, clockWasSet: false)
+        #expect(chimes(silent).count == 1 && !silent.contains { if case .say = $0 { true } else { false } })
+        let dentist = Chime(
+            key: "calendar:1:d:single:15", instant: due, text: "Dentist", sound: nil, unless: nil,
+            origin: "calendar family, 15 min before", day: CivilDate(year: 2026, month: 11, day: 23)!, minutesBefore: 15
+        )
+        let start = Chime(
+            key: "calendar:1:d:single:0", instant: due, text: "Dentist", sound: nil, unless: nil,
+            origin: "calendar family, at the start", day: CivilDate(year: 2026, month: 11, day: 23)!, minutesBefore: 0)
+        #expect(Spoken.reminders([dentist]) == "Reminder: Dentist, in 15 minutes.")
+        #expect(Spoken.reminders([checkIn().chimeStub, start]) == "Reminders: check-in. Dentist, now.")
+    }
+
     @Test func aChimeAlreadyKeptIsNotPlayedAgainAfterARestart() {
         let due = utc("2026-11-23T15:00:00Z")
         let key = "reminder:1:0@\(due)"
@@ -232,5 +261,32 @@ import Testing
         let actions = clock.scheduleChanged(
             ScheduleState(reminders: [checkIn(at: "11:30")]), now: Double(Self.six + 5 * 3600 + 10), monotonic: 10)
         #expect(wakes(actions) == [utc("2026-11-23T10:30:00Z")])
+    }
+}
+
+@Suite struct ReminderSwitchPlanTests {
+    @Test func switchedOffNothingChimesAndEveryChimeSaysWhy() throws {
+        let reminder = Reminder(
+            id: 1, text: "tea", time: try LocalTime.parse("16:00"), repeats: .weekly(.daily))
+        var state = ScheduleState(reminders: [reminder])
+        let zone = Zone(builtIn: "Europe/Berlin")!
+        let from = 1_795_442_400  // 2026-11-23 15:00 in Berlin
+        var plan = ReminderPlan(state: state, zone: zone)
+        #expect(plan.chimes(after: from, through: from + 86_400).count == 1)
+        state.remindersOn = false
+        plan = ReminderPlan(state: state, zone: zone)
+        #expect(plan.chimes(after: from, through: from + 86_400).isEmpty)
+        let all = plan.chimes(after: from, through: from + 86_400, all: true)
+        #expect(all.count == 1 && plan.silence(on: all[0].day) == "reminders are off")
+        #expect(plan.next(after: from) == nil)
+    }
+}
+
+extension Reminder {
+    /// A chime of this reminder, for wording tests.
+    fileprivate var chimeStub: Chime {
+        Chime(
+            key: "reminder:\(id):0@0", instant: 0, text: text, sound: nil, unless: nil, origin: "reminder #\(id)",
+            day: CivilDate(year: 2026, month: 11, day: 23)!)
     }
 }

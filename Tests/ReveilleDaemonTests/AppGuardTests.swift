@@ -108,7 +108,7 @@ extension AppGuardSuites {
             let (daemon, game) = try Self.daemon(now: "2026-11-23 21:00:00")
             #expect(
                 try daemon.cli("status").stdout.contains(
-                    "apps: fanotify: 1 apps, 1 of 1 executables known by content; execs watched on "))
+                    "apps: fanotify: 1 app, 1 of 1 executable known by content; execs watched on "))
             let denied = try Self.launch(game)
             #expect(denied.status == 126)
             #expect(denied.stderr.contains("Operation not permitted"))
@@ -172,7 +172,7 @@ extension AppGuardSuites {
             var waitStatus: Int32 = 0
             #expect(daemon.waitFor(5) { waitpid(pid, &waitStatus, WNOHANG) == pid })
             #expect(waitStatus & 0x7F == SIGTERM, "ended by signal \(waitStatus & 0x7F)")
-            #expect(daemon.logText().contains("must stop: today's 1 minutes are used up"))
+            #expect(daemon.logText().contains("must stop: today's 1 minute is used up"))
             let denied = try Self.launch(game)
             #expect(denied.status == 126)
 
@@ -202,7 +202,7 @@ extension AppGuardSuites {
             try Self.writePolicy(
                 "[[app]]\nname = \"echo\"\npaths = [\"\(gated)\"]\nwindows = [\"07:00-20:00\"]\nusers = [\"root\"]\n",
                 to: daemon)
-            #expect(daemon.waitFor(5) { daemon.logText().contains("app policy: 1 apps") })
+            #expect(daemon.waitFor(5) { daemon.logText().contains("app policy: 1 app") })
             _ = game
             let refused = try daemon.cli("run", "echo", "--", "hello")
             #expect(refused.status == 126)
@@ -236,7 +236,7 @@ extension AppGuardSuites {
             let good = folder.appendingPathComponent("good.toml").path
             try Self.policy("/usr/games/x").write(toFile: good, atomically: true, encoding: .utf8)
             let ok = try runProcess(Binaries.cli, ["apps", "validate", good])
-            #expect(ok.status == 0 && ok.stdout == "\(good): ok, 1 apps (game)\n")
+            #expect(ok.status == 0 && ok.stdout == "\(good): ok, 1 app (game)\n")
             let bad = folder.appendingPathComponent("bad.toml").path
             try Self.policy("/usr/games/x", limit: "-5").write(toFile: bad, atomically: true, encoding: .utf8)
             let refused = try runProcess(Binaries.cli, ["apps", "validate", bad])
@@ -280,7 +280,7 @@ extension AppGuardSuites {
 
             """.write(toFile: wide, atomically: true, encoding: .utf8)
             let warned = try runProcess(Binaries.cli, ["apps", "validate", wide])
-            #expect(warned.status == 0 && warned.stdout == "\(wide): ok, 1 apps (game)\n", "\(warned)")
+            #expect(warned.status == 0 && warned.stdout == "\(wide): ok, 1 app (game)\n", "\(warned)")
             let warnings = warned.stderr.split(separator: "\n")
             #expect(warnings.count == 3, "\(warned)")
             #expect(
@@ -312,14 +312,14 @@ extension AppGuardSuites {
             try daemon.start()
 
             #expect(
-                daemon.logText().contains("; enforcing the last good policy instead (1 apps, as loaded 2026-11-23 21:0")
+                daemon.logText().contains("; enforcing the last good policy instead (1 app, as loaded 2026-11-23 21:0")
             )
             let check = try daemon.cli("apps", "check", "game")
             #expect(check.status == 1, "still limited: \(check.stdout)\(check.stderr)")
             #expect(check.stderr == "reveille: game: outside its hours; allowed from Tue 07:00\n")
             let status = try daemon.cli("status").stdout
             #expect(status.contains("\nAPPS.TOML REJECTED: \(daemon.paths.configDirectory)/apps.toml:"))
-            #expect(status.contains("; the last good policy is enforced (1 apps, as loaded 2026-11-23 21:0"))
+            #expect(status.contains("; the last good policy is enforced (1 app, as loaded 2026-11-23 21:0"))
             let apps = try daemon.cli("apps", "status")
             #expect(apps.stdout.hasPrefix("APPS.TOML REJECTED: "), "\(apps.stdout)\(apps.stderr)")
             #expect(try daemon.cli("doctor").stdout.contains("FAIL  app policy: apps.toml refused: "))

@@ -71,7 +71,7 @@ import Testing
                   run                     Start an app of the policy if it may run now (asks the daemon first).
                   web                     Pair browsers with the clock's page (reveille-web).
                   calendar                Holiday and reminder calendars (.ics files): days off, events that chime.
-                  reminder                Reminders: a chime with a line of text, at a time, without a calendar.
+                  reminder, reminders     Reminders: a chime with a line of text, at a time, without a calendar.
                   doctor                  Check the setup: settings, daemon, reader, sound, buttons, voice, time,
                                           files.
                 """))

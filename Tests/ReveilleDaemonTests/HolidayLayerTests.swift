@@ -66,7 +66,7 @@ import Testing
                 "next ring: Tue 2026-12-01 07:45, alarm #1 school (in 19h 45m), by weekly rule #1"))
         #expect(
             NextCommand.brief(ring, now: status.nowInstant)
-                == "Tue 07:45 #1 school (in 19 h 45 min; by weekly rule #1)")
+                == "Tue 07:45 #1 school (in 19h 45m; by weekly rule #1)")
     }
 
     @Test func anOverrideOnAHolidayIsRefusedSayingWhatToDoInstead() throws {

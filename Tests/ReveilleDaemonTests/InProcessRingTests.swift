@@ -19,6 +19,7 @@ import Testing
         let wall: ManualWallClock
         let audio = MemoryAudioOutput()
         let reader = MemoryTagReader()
+        let voice = MemoryVoice()
         let log = RecordedLog()
         let zone: Zone
         let policy: RingPolicy
@@ -30,7 +31,7 @@ import Testing
             wall = ManualWallClock(Double(now))
             self.zone = try #require(Zone(builtIn: zone))
             policy = RingPolicy(maxRingSeconds: maxRingMinutes * 60)
-            daemon = try Clock.boot(folder, wall, audio, reader, self.zone, policy, log)
+            daemon = try Clock.boot(folder, wall, audio, reader, voice, self.zone, policy, log)
             daemon.controller.start()
         }
 
@@ -38,12 +39,12 @@ import Testing
 
         private static func boot(
             _ folder: URL, _ wall: ManualWallClock, _ audio: MemoryAudioOutput, _ reader: MemoryTagReader,
-            _ zone: Zone, _ policy: RingPolicy, _ log: RecordedLog
+            _ voice: MemoryVoice, _ zone: Zone, _ policy: RingPolicy, _ log: RecordedLog
         ) throws -> InProcessDaemon {
             try InProcessDaemon(
                 store: try Store(path: folder.appendingPathComponent("state.sqlite").path), clock: wall, zone: zone,
                 ring: RingEnvironment(
-                    audio: audio, reader: reader, policy: policy, hooksDirectory: "/nonexistent/hooks.d"),
+                    audio: audio, reader: reader, policy: policy, hooksDirectory: "/nonexistent/hooks.d", voice: voice),
                 calendarCache: folder.appendingPathComponent("calendars").path,
                 calendarFetchFolder: folder.appendingPathComponent("fetched").path, logger: log.logger)
         }
@@ -51,13 +52,13 @@ import Testing
         /// The daemon stops and starts again (its state read back from the file).
         func restart() throws {
             daemon.controller.shutDown()
-            daemon = try Clock.boot(folder, wall, audio, reader, zone, policy, log)
+            daemon = try Clock.boot(folder, wall, audio, reader, voice, zone, policy, log)
             daemon.controller.start()
         }
 
         /// `kill -9` and a new start: the old daemon is told nothing.
         func crash() throws {
-            daemon = try Clock.boot(folder, wall, audio, reader, zone, policy, log)
+            daemon = try Clock.boot(folder, wall, audio, reader, voice, zone, policy, log)
             daemon.controller.start()
         }
 
@@ -275,5 +276,46 @@ extension Response {
         // The next day rings as usual.
         let next = try #require(clock.request(.status).status?.nextRing)
         #expect(next.weekday == "Wed" && next.time == "23:55", "\(next)")
+    }
+}
+
+/// One switch for every reminder, apart from the alarms' pause: off, nothing chimes (and `next`
+/// says why); alarms ring as set; on, the next chime plays.
+@Suite struct ReminderSwitchTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    @Test func remindersOffSilenceEveryChimeButNoAlarm() throws {
+        let clock = try Clock(now: instant("2026-11-23 15:59:00"))
+        var tea = ReminderSpec()
+        tea.text = "tea"
+        tea.time = LocalTime(hour: 16, minute: 0)
+        #expect(clock.request(.reminderAdd(spec: tea)).ok)
+        clock.add("16:00", label: "walk")
+        let off = clock.request(.remindersSwitch(on: false))
+        #expect(off.message == "reminders are off: none chimes until 'reveille reminders on' (alarms are not touched)")
+        let status = try #require(clock.request(.status).status)
+        #expect(status.remindersOn == false && status.nextReminder == nil)
+        #expect(StatusCommand.render(status).contains("reminders: OFF until 'reveille reminders on'\n"))
+        let rows = clock.request(.next(days: 1)).schedule?.reminders ?? []
+        #expect(rows.map(\.silenced) == ["reminders are off"])
+        clock.passToWake()
+        #expect(clock.session?.state == .ringing, "the alarm rings as set")
+        clock.dismissByMath()
+        clock.step(to: instant("2026-11-23 16:05:00"))
+        let chimes = clock.daemon.outlets.published.filter { if case .reminder = $0 { true } else { false } }
+        #expect(chimes.isEmpty, "no chime while reminders are off")
+        // On again: the next day's chime plays at its time.
+        #expect(clock.request(.remindersSwitch(on: true)).message == "reminders are on")
+        #expect(clock.request(.status).status?.remindersOn == nil)
+        clock.step(to: instant("2026-11-24 16:00:01"))
+        // The walk rings at 16:00 too: the chime waits for it, and plays once it is dismissed.
+        #expect(clock.session?.state == .ringing)
+        clock.dismissByMath()
+        let played = clock.daemon.outlets.published.compactMap { event -> String? in
+            if case .reminder(let chime) = event { chime.text } else { nil }
+        }
+        #expect(played == ["tea"])
+        #expect(clock.voice.said.last == "Reminder: tea.", "its text, spoken after the chime")
+        #expect(clock.voice.said.filter { $0.hasPrefix("Reminder") }.count == 1, "not while reminders were off")
     }
 }

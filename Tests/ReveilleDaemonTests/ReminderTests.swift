@@ -30,8 +30,11 @@ import Testing
         return capture.dominant(among: candidates, from: 0.1, to: 0.4)
     }
 
+    /// The chime alone, without its text spoken over it, for the tests that read its sound back.
+    static let chimeOnly = "[voice]\nspeak_reminders = false\n"
+
     @Test func aReminderAndItsFollowUpChimeAtTheirInstantsOnceEvenAcrossARestart() throws {
-        let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:57"))
+        let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:57"), moreSettings: Self.chimeOnly)
         let sound = try chime(daemon, 880)
         let add = try daemon.cli(
             "reminder", "add", "check-in", "--days", "mon,wed,fri", "--at", "16:00", "--sound", sound, "--then", "2h",
@@ -62,6 +65,36 @@ import Testing
         #expect(chimed(daemon).count == 2)
         let list = try daemon.cli("reminder", "list")
         #expect(list.stdout.contains("2026-11-25 16:00"), "\(list.stdout)")  // next: Wednesday
+    }
+
+    /// With the voice on, a chime is followed by its text, spoken: real espeak-ng into ALSA's file
+    /// plugin, energy in the speech band (where the built-in chime has none) after the chime.
+    @Test func aChimeIsFollowedByItsTextSpokenThroughALSA() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:57"))
+        #expect(try daemon.cli("reminder", "add", "tea", "--at", "16:00").status == 0)
+        #expect(daemon.waitFor(15) { chimed(daemon).count == 1 })
+        #expect(
+            daemon.waitFor(10) { daemon.logText().contains("voice: first frame of \"Reminder: tea.") },
+            "\(daemon.logText())")
+        // The file plugin completes the WAV when the stream closes: after the chime and the words,
+        // once the capture stops growing.
+        #expect(daemon.waitFor(15) { daemon.logText().contains("finished on") })
+        var size = -1
+        #expect(
+            daemon.waitFor(15) {
+                defer { size = daemon.capturedBytes() }
+                Thread.sleep(forTimeInterval: 0.5)
+                return daemon.capturedBytes() == size && size > 44
+            })
+        let recording = try Recording(contentsOf: daemon.soundCapture)
+        let window = 0.05
+        let speechBand = [150.0, 250.0, 350.0, 450.0]
+        func speech(at start: Double) -> Double {
+            speechBand.map { recording.power(at: $0, from: start, to: start + window) }.reduce(0, +)
+        }
+        let windows = stride(from: 0.0, to: recording.seconds - window, by: window).map(speech)
+        let loudest = windows.max() ?? 0
+        #expect(loudest > max((windows.first ?? 0) * 20, 1e-6), "speech after the chime: \(windows)")
     }
 
     @Test func aFollowUpAcrossTheSpringForwardNightComesTwoRealHoursLater() throws {
@@ -100,7 +133,7 @@ import Testing
     }
 
     @Test func aReminderDueWhileAnAlarmRingsWaitsAndChimesOnceTheAlarmIsDismissed() throws {
-        let daemon = try DaemonHarness(now: instant("2026-11-23 06:59:55"))
+        let daemon = try DaemonHarness(now: instant("2026-11-23 06:59:55"), moreSettings: Self.chimeOnly)
         let sound = try chime(daemon, 880)
         #expect(try daemon.cli("alarm", "add", "7:00", "--days", "daily", "--fade-in", "0").status == 0)
         #expect(try daemon.cli("reminder", "add", "vitamins", "--at", "07:00", "--sound", sound).status == 0)
@@ -114,7 +147,7 @@ import Testing
     }
 
     @Test func aReminderCalendarChimesBeforeEachEventAndFollowsMovesAndCancellations() throws {
-        let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:55"))
+        let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:55"), moreSettings: Self.chimeOnly)
         let early = try chime(daemon, 660)
         let calendar = daemon.root.appendingPathComponent("club.ics").path
         func write(swimAt start: String, cancelRun: Bool) throws {

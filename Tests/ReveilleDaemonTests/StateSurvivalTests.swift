@@ -72,7 +72,7 @@ import Testing
         #expect(throws: HarnessError.self) { try daemon.start() }
         #expect(
             daemon.logText().contains(
-                "is empty (0 bytes), and there is no usable backup (\(folder)/state.backup.sqlite); it held 5 alarms, 1 weekly rules, 0 overrides, 0 tags, 0 reminders on "
+                "is empty (0 bytes), and there is no usable backup (\(folder)/state.backup.sqlite); it held 5 alarms, 1 weekly rule, 0 overrides, 0 tags, 0 reminders on "
             ), "\(daemon.logText())")
         #expect(daemon.logText().contains("to start with an empty clock"))
     }

@@ -377,8 +377,15 @@ class PageTests(unittest.TestCase):
             self.browser.click("#m-pause")
             wait_for(lambda: status(self.clock.sock)["master"] == "off", what="alarms off from the page")
             wait_for(lambda: "Off until resumed" in (self.browser.text("#masterstate") or ""), what="the page saying so")
+            # Reminders have a switch of their own.
+            self.browser.click("#m-reminders")
+            wait_for(lambda: status(self.clock.sock).get("remindersOn") is False, what="reminders off from the page")
+            wait_for(lambda: "Reminders: off" in (self.browser.text("#remindersstate") or ""), what="the page saying so")
+            self.browser.click("#m-reminders")
+            wait_for(lambda: status(self.clock.sock).get("remindersOn") is None, what="reminders on again")
         finally:
             request(self.clock.sock, {"resume": {}})
+            request(self.clock.sock, {"remindersSwitch": {"on": True}})
 
     def test_8_the_page_says_when_the_daemon_restarts_and_comes_back(self):
         self.open_page()

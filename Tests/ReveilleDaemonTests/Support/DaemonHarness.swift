@@ -35,9 +35,10 @@ final class DaemonHarness {
     ///   - systemClock: run on the system clock, with no test clock at all (whose file the daemon polls).
     ///   - settings: reveille.toml; by default the sound goes to `soundCapture`.
     ///   - executable: the daemon run (it finds `reveille-calendar` beside itself).
+    ///   - moreSettings: added to the settings (default or given).
     init(
         zone: String = "Europe/Berlin", zoneLink: String? = nil, now: Int? = nil, systemClock: Bool = false,
-        arguments: [String] = [], settings: String? = nil, nfcReader: Bool = false,
+        arguments: [String] = [], settings: String? = nil, moreSettings: String = "", nfcReader: Bool = false,
         environment: [String: String] = [:], apps: String? = nil, root: URL? = nil, executable: URL = Binaries.daemon
     ) throws {
         self.executable = executable
@@ -63,7 +64,7 @@ final class DaemonHarness {
         let configFolder = root.appendingPathComponent("etc/reveille")
         try FileManager.default.createDirectory(at: configFolder, withIntermediateDirectories: true)
         let capture = root.appendingPathComponent("sound.wav").path
-        var text = settings ?? "[audio]\ndevices = [\"file:'\(capture)',wav\"]\n"
+        var text = (settings ?? "[audio]\ndevices = [\"file:'\(capture)',wav\"]\n") + moreSettings
         if nfcReader {
             emulator = try PN532Emulator(link: root.appendingPathComponent("nfc-reader").path)
             text += "[nfc]\ndevice = \"pn532_uart:\(root.appendingPathComponent("nfc-reader").path)\"\n"
