@@ -362,6 +362,9 @@ def ringing(seconds):
         w.setframerate(48000)
         w.writeframes(b"".join(struct.pack("<hh", v, v) for v in
                                (int(12000 * math.sin(2 * math.pi * 440 * i / 48000)) for i in range(480000))))
+    # A sound file named in a request must be one everyone may read, in folders everyone may search.
+    os.chmod(root, 0o755)
+    os.chmod(sound, 0o644)
     proc, sock = start_daemon(root, "--time-zone", "UTC")
     try:
         spec = {"inSeconds": 1, "sound": sound, "fadeInSeconds": 5}
