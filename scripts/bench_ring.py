@@ -275,7 +275,7 @@ def hostile(count):
             try:
                 request(sock, {"next": {"days": 3660}})
                 busy_requests[0] += 1
-            except OSError:
+            except (OSError, ValueError):  # ValueError: the daemon stopped mid-answer, at the end
                 time.sleep(0.01)
 
     pipes = []
