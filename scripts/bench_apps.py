@@ -73,7 +73,7 @@ def main():
         proc, sock = start_daemon(root, "--log-level", "warning")
         try:
             status = daemon_status(sock)["appGuard"]
-            assert status["mode"] == "fanotify" and "1 of 1 executables known by content" in status["detail"], status
+            assert status["mode"] == "fanotify" and "1 of 1 executable known by content" in status["detail"], status
             print(f"   guard: {status['detail']}: {' '.join(status['watched'])}")
             figures["reveilled, listed"] = hyperfine(listed, "listed", folder)
             figures["reveilled, unlisted"] = hyperfine(unlisted, "unlisted", folder)
