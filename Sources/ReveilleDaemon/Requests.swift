@@ -114,14 +114,6 @@ final class Requests {
         return handled
     }
 
-    /// `serve` for in-process callers and tests: a parked request's answer goes to the outlets.
-    func answer(_ command: Command, role: Role, peer: Peer? = nil, refusal: () -> String = { "refused" })
-        -> Response?
-    {
-        if case .answer(let response) = serve(command, role: role, peer: peer, refusal: refusal) { return response }
-        return nil
-    }
-
     private func handler(for command: Command) -> any RequestHandler {
         switch command {
         case .alarmList, .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled: handlers.alarms

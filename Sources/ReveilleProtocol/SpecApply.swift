@@ -10,12 +10,17 @@ public protocol WhenSpec {
     var date: String? { get }
     /// Once, this many seconds from now (to the second).
     var inSeconds: Int? { get }
+    /// What to say when more than one way of saying when is given.
+    static var oneWhen: String { get }
 }
 
-extension AlarmSpec: WhenSpec {}
+extension AlarmSpec: WhenSpec {
+    public static let oneWhen = "give one of --days (repeating), --date (one-shot) or --in (one-shot from now)"
+}
 
 extension ReminderSpec: WhenSpec {
     public var inSeconds: Int? { nil }
+    public static let oneWhen = "give --days (repeating) or --date (once), not both"
 }
 
 /// Where a spec is applied: the instant, its local date and time, and the zone.
@@ -42,12 +47,7 @@ extension WhenSpec {
         newRepeat: (LocalTime) -> Repeat
     ) throws(InputError) {
         let chosen = [days != nil, date != nil, inSeconds != nil].filter { $0 }.count
-        guard chosen <= 1 else {
-            throw InputError(
-                inSeconds == nil && days != nil && date != nil && !(self is AlarmSpec)
-                    ? "give --days (repeating) or --date (once), not both"
-                    : "give one of --days (repeating), --date (one-shot) or --in (one-shot from now)")
-        }
+        guard chosen <= 1 else { throw InputError(Self.oneWhen) }
         if let seconds = inSeconds {
             guard (1...(7 * 86_400)).contains(seconds) else { throw InputError("--in: must be 1 second to 7 days") }
             guard self.time == nil else { throw InputError("give a time or --in, not both") }
