@@ -179,21 +179,6 @@ import Testing
                 "2026-11-23  Mon  08:00  #1 work  override    override #1"))
     }
 
-    @Test func pastOverridesArePurgedWhenTheDayIsGone() throws {
-        let daemon = try DaemonHarness(now: Self.saturdayMorning)
-        _ = try daemon.cli("override", "add", "2026-11-22", "--off")
-        _ = try daemon.cli("override", "add", "2026-11-30", "--off")
-        // Two days later: the override for the 22nd is history.
-        try DaemonHarness.write(
-            offset: Double(instant("2026-11-23 10:00:00")) - Date().timeIntervalSince1970, to: daemon.clockFile)
-        #expect(
-            try daemon.cli("override", "list").stdout == """
-                ID  DATE        CHANGE  ALARM
-                2   2026-11-30  off     all
-
-                """)
-    }
-
     @Test func aSecondDaemonOnTheSameRootRefusesToStart() throws {
         let daemon = try DaemonHarness(now: Self.saturdayMorning)
         let second = try runProcess(Binaries.daemon, ["--root", daemon.root.path])

@@ -73,50 +73,6 @@ import Testing
         #expect(days["2026-11-26"]?[1] == "rings")
     }
 
-    @Test func aBrokenOrMissingFileKeepsTheLastGoodCopyEvenAcrossARestart() throws {
-        let daemon = try daemonWithAlarms()
-        let file = daemon.root.appendingPathComponent("school.ics")
-        try Self.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
-        #expect(try daemon.cli("calendar", "add", "school", file.path, "--holidays").status == 0)
-
-        // Someone saves a half-edited file: an event that never ends.
-        try Self.thanksgiving.replacingOccurrences(of: "END:VEVENT\r\n", with: "").write(
-            to: file, atomically: true, encoding: .utf8)
-        let problem =
-            "calendar school: \(file.path) line 9: END:VCALENDAR where END:VEVENT was expected (BEGIN on line 4)"
-        #expect(
-            try daemon.waitFor(5) {
-                try daemon.request(.status).status?.calendarProblems?.first?.hasPrefix(problem) == true
-            })
-        #expect(try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
-        let status = try daemon.cli("status")
-        #expect(status.stdout.contains("CALENDAR PROBLEM: \(problem) (since 2026-11-24 10:0"))
-        #expect(status.stdout.contains("using the copy read 2026-11-24 10:0"))
-        #expect(try daemon.cli("calendar", "list").stdout.contains("line 9: END:VCALENDAR where END:VEVENT"))
-        let doctor = try daemon.cli("doctor")
-        #expect(doctor.stdout.contains(problem))
-        #expect(daemon.logText().contains("calendar school: \(file.path) line 9"))
-
-        // Restarted with the file still broken: the copy kept under the state folder is used.
-        daemon.stop()
-        try daemon.start()
-        #expect(try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
-        #expect(daemon.logText().contains("calendar school: using the last good copy"))
-
-        // The file goes: still the last good copy, and the reason changes.
-        try FileManager.default.removeItem(at: file)
-        #expect(
-            try daemon.waitFor(5) {
-                try daemon.request(.status).status?.calendarProblems?.first?.contains("cannot read it: no such file")
-                    == true
-            })
-        #expect(try week(daemon)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
-
-        // Mended: the problem is gone.
-        try Self.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
-        #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.calendarProblems == nil })
-    }
-
     @Test func whatIsNotACalendarIsRefusedAtAddWithWhatToDo() throws {
         let daemon = try daemonWithAlarms()
         let notes = daemon.root.appendingPathComponent("notes.txt")

@@ -97,22 +97,6 @@ import Testing
         #expect(loudest > max((windows.first ?? 0) * 20, 1e-6), "speech after the chime: \(windows)")
     }
 
-    @Test func aFollowUpAcrossTheSpringForwardNightComesTwoRealHoursLater() throws {
-        // 2026-03-29 in Berlin: at 02:00 CET the clock goes to 03:00 CEST.
-        let daemon = try DaemonHarness(now: instant("2026-03-29 01:29:57"))
-        let add = try daemon.cli(
-            "reminder", "add", "night feed", "--date", "2026-03-29", "--at", "01:30", "--then", "2h", "again")
-        #expect(add.status == 0, "\(add.stderr)")
-        #expect(daemon.waitFor(15) { chimed(daemon).count == 1 })
-        #expect(chimed(daemon)[0].contains("chimes (due 01:30)"))
-        #expect(daemon.waitFor(3) { daemon.capturedBytes() > 44 })  // the built-in chime, through ALSA
-        // 00:30 UTC + 2 h = 02:30 UTC, which is 04:30 CEST on the wall clock.
-        try daemon.setNow(instant("2026-03-29 04:29:57"))
-        #expect(daemon.waitFor(15) { chimed(daemon).count == 2 })
-        #expect(chimed(daemon)[1].contains("\"again\" (reminder #1, 2 h after) chimes (due 04:30)"))
-        #expect(chimed(daemon)[1].contains("late") == false)
-    }
-
     @Test func unlessSkipsTheChimeWhenItsCommandExitsZeroAndLetsItPlayOtherwise() throws {
         let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:55"))
         let flag = daemon.root.appendingPathComponent("form-sent").path
@@ -124,26 +108,12 @@ import Testing
         #expect(daemon.waitFor(15) { chimed(daemon).count == 1 })
         #expect(daemon.logText().contains("reminder \"send the form\": --unless test -e \(flag) exited 1"))
         // The form is sent: the follow-up is skipped, and says why.
-        FileManager.default.createFile(atPath: flag, contents: nil)
+        #expect(FileManager.default.createFile(atPath: flag, contents: nil))
         try daemon.advance(by: 3600 - 3)
         #expect(
             daemon.waitFor(15) { daemon.logText().contains("reminder \"last call\" (reminder #1, 1 h after) skipped") })
         Thread.sleep(forTimeInterval: 0.5)
         #expect(chimed(daemon).count == 1)
-    }
-
-    @Test func aReminderDueWhileAnAlarmRingsWaitsAndChimesOnceTheAlarmIsDismissed() throws {
-        let daemon = try DaemonHarness(now: instant("2026-11-23 06:59:55"), moreSettings: Self.chimeOnly)
-        let sound = try chime(daemon, 880)
-        #expect(try daemon.cli("alarm", "add", "7:00", "--days", "daily", "--fade-in", "0").status == 0)
-        #expect(try daemon.cli("reminder", "add", "vitamins", "--at", "07:00", "--sound", sound).status == 0)
-        #expect(try daemon.waitFor(15) { try daemon.session()?.state == .ringing })
-        #expect(daemon.waitFor(5) { daemon.logText().contains("reminder \"vitamins\" waits until alarm #1 is quiet") })
-        Thread.sleep(forTimeInterval: 1)
-        #expect(chimed(daemon).isEmpty)
-        #expect(try daemon.dismissByMath().status == 0)
-        #expect(daemon.waitFor(5) { chimed(daemon).count == 1 })
-        #expect(try capturedFrequency(daemon, among: [440, 880]) == 880)
     }
 
     @Test func aReminderCalendarChimesBeforeEachEventAndFollowsMovesAndCancellations() throws {

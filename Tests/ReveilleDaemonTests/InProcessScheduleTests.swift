@@ -1,0 +1,139 @@
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+import Testing
+
+@testable import ReveilleCLI
+@testable import ReveilleDaemon
+
+/// The schedule's bookkeeping in-process, on virtual time: past overrides purged when their day is
+/// gone, reminders across a DST night and during a ring, and a holiday calendar that breaks, goes
+/// and comes back (read by the real `reveille-calendar`). The end-to-end suites (CalendarTests,
+/// ReminderDaemonTests, CLITourTests) keep what needs ALSA, the CLI's words and real folders.
+@Suite struct InProcessScheduleTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    @Test func pastOverridesArePurgedWhenTheDayIsGone() throws {
+        let clock = try Clock(now: instant("2026-11-21 10:00:00"))
+        #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-11-22", change: .off)).ok)
+        #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-11-30", change: .off)).ok)
+        // Two days later: the override for the 22nd is history, on the first request that reads.
+        clock.wall.advance(Double(instant("2026-11-23 10:00:00") - instant("2026-11-21 10:00:00")))
+        #expect(clock.request(.overrideList).overrides?.map(\.id) == [2])
+        #expect(clock.request(.overrideList).overrides?.first?.date == "2026-11-30")
+    }
+
+    /// A reminder with a follow-up two hours later: `count` chime lines in the log.
+    func chimes(_ clock: Clock) -> [String] {
+        clock.log.text.split(separator: "\n").filter { $0.contains(") chimes (due ") }.map(String.init)
+    }
+
+    @Test func aFollowUpAcrossTheSpringForwardNightComesTwoRealHoursLater() throws {
+        // 2026-03-29 in Berlin: at 02:00 CET the clock goes to 03:00 CEST.
+        let clock = try Clock(now: instant("2026-03-29 01:29:57"))
+        var spec = ReminderSpec()
+        spec.text = "night feed"
+        spec.date = "2026-03-29"
+        spec.time = LocalTime(hour: 1, minute: 30)
+        spec.followUps = [FollowUp(afterSeconds: 7200, text: "again")]
+        let added = clock.request(.reminderAdd(spec: spec))
+        #expect(added.ok, "\(added.error?.message ?? "")")
+        clock.passToWake()
+        #expect(chimes(clock).count == 1)
+        #expect(chimes(clock).first?.contains("chimes (due 01:30)") == true)
+        #expect(clock.audio.isPlaying, "the built-in chime")
+        // 00:30 UTC + 2 h = 02:30 UTC, which is 04:30 CEST on the wall clock. (The machine may
+        // wake in between, to look again at what is due; nothing chimes then.)
+        while chimes(clock).count < 2, clock.wall.now().timeIntervalSince1970 < Double(instant("2026-03-29 06:00:00")) {
+            clock.passToWake()
+        }
+        #expect(clock.wall.now().timeIntervalSince1970 == Double(instant("2026-03-29 04:30:00")))
+        #expect(chimes(clock).count == 2)
+        #expect(chimes(clock).last?.contains("\"again\" (reminder #1, 2 h after) chimes (due 04:30)") == true)
+        #expect(chimes(clock).last?.contains("late") == false)
+    }
+
+    @Test func aReminderDueWhileAnAlarmRingsWaitsAndChimesOnceTheAlarmIsDismissed() throws {
+        let clock = try Clock(now: instant("2026-11-23 06:59:55"))
+        let sound = clock.folder.appendingPathComponent("vitamins.wav").path
+        #expect(FileManager.default.createFile(atPath: sound, contents: Data(count: 64)))
+        chmod(sound, 0o644)
+        clock.add("7:00")
+        var spec = ReminderSpec()
+        spec.text = "vitamins"
+        spec.days = .daily
+        spec.time = LocalTime(hour: 7, minute: 0)
+        spec.sound = sound
+        let added = clock.request(.reminderAdd(spec: spec))
+        #expect(added.ok, "\(added.error?.message ?? "")")
+        clock.passToWake()
+        #expect(clock.session?.state == .ringing)
+        #expect(clock.log.text.contains("reminder \"vitamins\" waits until alarm #1 is quiet"))
+        #expect(chimes(clock).isEmpty)
+        // Time passes while it rings: still no chime over the alarm.
+        clock.wall.advance(60)
+        clock.daemon.controller.tick()
+        #expect(chimes(clock).isEmpty)
+        clock.dismissByMath()
+        #expect(chimes(clock).count == 1)
+        let played = clock.audio.calls.compactMap { if case .play(let request) = $0 { request.sound } else { nil } }
+        #expect(played.last == sound, "the reminder's own sound, after the alarm's")
+    }
+
+    /// Day → (alarm id → the note of a silent entry, or "rings").
+    func week(_ clock: Clock) throws -> [String: [Int: String]] {
+        let report = try #require(clock.request(.next(days: 7)).schedule)
+        var days: [String: [Int: String]] = [:]
+        for row in report.rows {
+            guard let id = row.alarmID else { continue }
+            days[row.date, default: [:]][id] = row.rings ? "rings" : row.note
+        }
+        return days
+    }
+
+    @Test func aBrokenOrMissingFileKeepsTheLastGoodCopyEvenAcrossARestart() throws {
+        let clock = try Clock(now: instant("2026-11-24 10:00:00"))
+        var spec = AlarmSpec()
+        spec.time = LocalTime(hour: 7, minute: 0)
+        spec.days = .daily
+        spec.skipHolidays = true
+        #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        let file = clock.folder.appendingPathComponent("school.ics")
+        try CalendarTests.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+        let added = clock.request(.calendarAdd(name: "school", source: file.path))
+        #expect(added.ok, "\(added.error?.message ?? "")")
+        #expect(try week(clock)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
+
+        // Someone saves a half-edited file: an event that never ends.
+        try CalendarTests.thanksgiving.replacingOccurrences(of: "END:VEVENT\r\n", with: "").write(
+            to: file, atomically: true, encoding: .utf8)
+        clock.daemon.controller.calendarFolderChanged(clock.folder.path)
+        let problem =
+            "calendar school: \(file.path) line 9: END:VCALENDAR where END:VEVENT was expected (BEGIN on line 4)"
+        let status = try #require(clock.request(.status).status)
+        #expect(status.calendarProblems?.first?.hasPrefix(problem) == true, "\(status.calendarProblems ?? [])")
+        #expect(try week(clock)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
+        let shown = StatusCommand.render(status)
+        #expect(shown.contains("CALENDAR PROBLEM: \(problem) (since 2026-11-24 10:00"))
+        #expect(shown.contains("using the copy read 2026-11-24 10:00"))
+        #expect(clock.log.text.contains("calendar school: \(file.path) line 9"))
+        #expect(clock.request(.calendarList).calendars?.first?.problem?.contains("line 9: END:VCALENDAR") == true)
+
+        // Restarted with the file still broken: the copy kept under the state folder is used.
+        try clock.restart()
+        #expect(try week(clock)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
+        #expect(clock.log.text.contains("calendar school: using the last good copy"))
+
+        // The file goes: still the last good copy, and the reason changes.
+        try FileManager.default.removeItem(at: file)
+        clock.daemon.controller.calendarFolderChanged(clock.folder.path)
+        #expect(
+            clock.request(.status).status?.calendarProblems?.first?.contains("cannot read it: no such file") == true)
+        #expect(try week(clock)["2026-11-26"]?[1] == "holiday: Thanksgiving break")
+
+        // Mended: the problem is gone.
+        try CalendarTests.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+        clock.daemon.controller.calendarFolderChanged(clock.folder.path)
+        #expect(clock.request(.status).status?.calendarProblems == nil)
+    }
+}
