@@ -16,11 +16,18 @@ struct AppsCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("For this user (default: you).", valueName: "user"))
         var user: String?
 
+        @Flag(name: .long, help: "For every user the limits fall on (the policy's users, or the people here).")
+        var all = false
+
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            if all && user != nil { throw ValidationError("give --all or --user, not both") }
+        }
+
         func run() throws {
-            let reply = try send(.appsStatus(user: user), to: connection).appsReply
+            let reply = try send(all ? .appsOverview : .appsStatus(user: user), to: connection).appsReply
             let apps = reply?.apps ?? []
             if output.json { return printJSON(apps) }
             if let rejected = reply?.rejected {
@@ -28,11 +35,14 @@ struct AppsCommand: ParsableCommand {
                 fflush(nil)  // before the table, which writes to the descriptor itself
             }
             guard !apps.isEmpty else { return print("no apps in the policy (apps.toml)") }
-            var table = Table("APP", "NOW", "USED", "LIMIT", "WHY")
+            var table =
+                all ? Table("APP", "USER", "NOW", "USED", "LIMIT", "WHY") : Table("APP", "NOW", "USED", "LIMIT", "WHY")
             for app in apps {
-                table.add(
+                let columns = [
                     app.name, app.allowed ? "allowed" : "blocked", "\(app.usedMinutes) min",
-                    app.limitMinutes.map { "\($0) min" } ?? "-", app.reason)
+                    app.limitMinutes.map { "\($0) min" } ?? "-", app.reason,
+                ]
+                table.add(cells: all ? [columns[0], app.user] + columns.dropFirst() : columns)
             }
             table.print()
         }

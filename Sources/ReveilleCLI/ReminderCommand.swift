@@ -26,6 +26,8 @@ struct ReminderCommand: ParsableCommand {
                 Examples:
                   reveille reminder add check-in --days mon,wed,fri --at 16:00
                   reveille reminder add training --at 17:30 --then 2h "how was it?"
+                  reveille reminder add "How did your session go?" --days tue,thu --at 19:00 \\
+                    --body "Reflect on your training: one thing that went well."
                   reveille reminder add meet --date 2026-12-05 --at 17:00 --unless "test -e F"
                 With neither --days nor --date it chimes every day. The last one is skipped \
                 once the file F exists (the form was sent, say).
@@ -95,7 +97,9 @@ struct ReminderCommand: ParsableCommand {
             var table = Table("ID", "TEXT", "TIME", "REPEAT", "ON", "THEN", "UNLESS", "NEXT")
             for reminder in reminders {
                 table.add(
-                    "\(reminder.id)", reminder.text, reminder.time, reminder.days ?? "once \(reminder.date ?? "")",
+                    "\(reminder.id)",
+                    reminder.body.map { "\(reminder.text) — \($0.count > 40 ? $0.prefix(39) + "…" : $0)" }
+                        ?? reminder.text, reminder.time, reminder.days ?? "once \(reminder.date ?? "")",
                     reminder.enabled ? "yes" : "no",
                     reminder.followUps.isEmpty ? "-" : reminder.followUps.joined(separator: "; "),
                     reminder.unless ?? "-", reminder.next ?? "-")
@@ -157,6 +161,11 @@ struct ReminderFields: ParsableArguments {
             "A shell command run when it is due; if it exits 0 the chime is skipped (30 s limit, logged).",
             valueName: "command"))
     var unless: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A second line under the title, shown and spoken after it; \"\" removes it.", valueName: "text"))
+    var body: String?
     @Flag(inversion: .prefixedNo, help: "Turn it on or off.") var enabled: Bool?
 
     func spec(text: String?, time: String?) throws -> ReminderSpec {
@@ -183,6 +192,7 @@ struct ReminderFields: ParsableArguments {
                 spec.followUps = followUps
             }
             spec.unless = unless
+            spec.body = body
             spec.enabled = enabled
             return spec
         }

@@ -87,7 +87,8 @@ struct StatusCommand: ParsableCommand {
         case .policyRejected(let why): "app policy rejected: \(why)"
         case .input(let input): "input: \(input)"
         case .schedule: "the schedule changed (alarms, rules, overrides, reminders or pause)"
-        case .reminder(let chime): "REMINDER: \(chime.text) (\(chime.origin), due \(chime.due))"
+        case .reminder(let chime):
+            "REMINDER: \(chime.text)\(chime.detail.map { " — \($0)" } ?? "") (\(chime.origin), due \(chime.due))"
         case .overrideRemoved(let removed):
             "override #\(removed.override.id) (\(removed.override.date)) removed: that day is now a holiday (\(removed.holiday)) and its alarm skips holidays"
         }

@@ -62,6 +62,9 @@ public enum ICalendar {
             if isCancelled(event) { continue }
             // Shown on terminals, the page and in the log: no escape sequence or line break survives.
             let summary = icalcomponent_get_summary(event).map { Sanitized.line(String(cString: $0)) } ?? "(no title)"
+            let location = icalcomponent_get_location(event).map { Sanitized.line(String(cString: $0)) }.flatMap {
+                $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : String($0.prefix(200))
+            }
             let overridden = recurrenceID(event)
             let isOverride = overridden != nil
             // Occurrences named by an override's RECURRENCE-ID are the override's to show; those an
@@ -94,6 +97,7 @@ public enum ICalendar {
                 guard occurrence.lastDate >= first && occurrence.firstDate <= last else { continue }
                 // Which occurrence of a recurring event this is; a single event is its UID alone.
                 occurrence.recurrence = overridden.map(wallOrInstant) ?? (recurs ? spanStart : nil)
+                occurrence.location = location
                 if !triggers.isEmpty, let start = occurrence.start {
                     occurrence.alarmMinutes = triggers.map { trigger in
                         switch trigger {

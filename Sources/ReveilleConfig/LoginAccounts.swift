@@ -16,7 +16,7 @@ public enum LoginAccounts {
 
     /// `isPerson(uid:)` for a user name (a number is taken as a UID); unknown names are not people.
     public static func isPerson(name: String) -> Bool {
-        if let known = people.withLock({ $0[name] }) { return known }
+        if let known = knownPeople.withLock({ $0[name] }) { return known }
         var uid = UInt32(name)
         if uid == nil {
             var entry = passwd()
@@ -25,11 +25,28 @@ public enum LoginAccounts {
             if getpwnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil { uid = entry.pw_uid }
         }
         let person = uid.map(isPerson(uid:)) ?? false
-        people.withLock { $0[name] = person }
+        knownPeople.withLock { $0[name] = person }
         return person
     }
 
-    private static let people = Mutex<[String: Bool]>([:])
+    private static let knownPeople = Mutex<[String: Bool]>([:])
+
+    /// The names of the people with an account on this machine (`isPerson`), sorted: those an app
+    /// with no `users` limits. Read from the password database each time (accounts come and go).
+    public static func people() -> [String] {
+        passwordDatabase.withLock { _ in
+            var names: [String] = []
+            setpwent()
+            defer { endpwent() }
+            while let entry = getpwent() {
+                if isPerson(uid: entry.pointee.pw_uid) { names.append(String(cString: entry.pointee.pw_name)) }
+            }
+            return Array(Set(names)).sorted()
+        }
+    }
+
+    /// getpwent walks one cursor per process: one walk at a time.
+    private static let passwordDatabase = Mutex<Void>(())
 
     /// UID_MIN and UID_MAX from /etc/login.defs, read once.
     public static let loginRange: (UInt32, UInt32) = {

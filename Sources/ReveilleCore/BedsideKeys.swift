@@ -195,17 +195,24 @@ public struct BedsideKeypad: Sendable {
 
 /// What the voice says: the words are decided here, the daemon only synthesizes them.
 public enum Spoken {
-    /// What follows a chime: `Reminder: tea.`, `Reminders: check-in. Dentist, in 15 minutes.` A
-    /// calendar chime says how far off its event is.
+    /// What follows a chime: `Reminder: tea.`, `Reminders: check-in. Dentist, in 15 minutes, at
+    /// Hauptstraße 5.` A calendar chime says how far off its event is and where; a reminder's body
+    /// follows its title.
     public static func reminders(_ chimes: [Chime]) -> String {
         let lines = chimes.map { chime -> String in
+            let place = chime.location.map { ", at \($0)" } ?? ""
             switch chime.minutesBefore {
-            case nil: chime.text
-            case 0?: "\(chime.text), now"
-            case let minutes?: "\(chime.text), in \(counted(minutes, "minute"))"
+            case nil: return chime.body.map { "\(sentence(chime.text)) \($0)" } ?? chime.text
+            case 0?: return "\(chime.text), now\(place)"
+            case let minutes?: return "\(chime.text), in \(counted(minutes, "minute"))\(place)"
             }
         }
-        return (chimes.count == 1 ? "Reminder: " : "Reminders: ") + lines.joined(separator: ". ") + "."
+        return (chimes.count == 1 ? "Reminder: " : "Reminders: ") + lines.map(sentence).joined(separator: " ")
+    }
+
+    /// A title that ends a sentence: `How did it go?` stays, `training` becomes `training.`.
+    private static func sentence(_ text: String) -> String {
+        text.last.map { ".?!".contains($0) } == true ? text : text + "."
     }
 
     /// `90 × 4 + 61` → `90 times 4, plus 61`; `37 + 48` → `37 plus 48`. espeak-ng reads the

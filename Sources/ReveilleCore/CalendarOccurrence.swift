@@ -18,6 +18,8 @@ public struct CalendarOccurrence: Sendable, Hashable, Codable {
     public var recurrence: Int?
     /// The event's own VALARM triggers, in minutes before its start; nil when it has none.
     public var alarmMinutes: [Int]?
+    /// Where it takes place (LOCATION), for a reminder calendar's chime; nil when not given.
+    public var location: String?
 
     public init(
         uid: String, summary: String, firstDate: CivilDate, lastDate: CivilDate, start: Int?,

@@ -2,7 +2,10 @@
 /// of text at a time of day, on some weekdays or on one date, with follow-ups after it.
 public struct Reminder: Hashable, Sendable, Identifiable {
     public var id: Int
+    /// Its title: what the chime says first.
     public var text: String
+    /// A second line under the title, optional: "Reflect on your training…".
+    public var body: String?
     public var time: LocalTime
     public var repeats: Repeat
     public var enabled: Bool
@@ -15,10 +18,11 @@ public struct Reminder: Hashable, Sendable, Identifiable {
 
     public init(
         id: Int, text: String, time: LocalTime, repeats: Repeat, enabled: Bool = true, sound: String? = nil,
-        followUps: [FollowUp] = [], unless: String? = nil
+        followUps: [FollowUp] = [], unless: String? = nil, body: String? = nil
     ) {
         self.id = id
         self.text = text
+        self.body = body
         self.time = time
         self.repeats = repeats
         self.enabled = enabled
@@ -63,7 +67,12 @@ public struct Chime: Hashable, Sendable, Codable {
     /// event moved after its chime played does not chime again for that offset.
     public var key: String
     public var instant: Int
+    /// The title: a reminder's text, a follow-up's, or a calendar event's SUMMARY.
     public var text: String
+    /// A reminder's body (its own chime only; a follow-up has its text alone).
+    public var body: String?
+    /// A calendar event's LOCATION.
+    public var location: String?
     /// A sound file; nil means the built-in chime.
     public var sound: String?
     public var unless: String?
@@ -78,9 +87,11 @@ public struct Chime: Hashable, Sendable, Codable {
 
     public init(
         key: String, instant: Int, text: String, sound: String?, unless: String?, origin: String, day: CivilDate,
-        minutesBefore: Int? = nil
+        minutesBefore: Int? = nil, body: String? = nil, location: String? = nil
     ) {
         self.minutesBefore = minutesBefore
+        self.body = body
+        self.location = location
         self.key = key
         self.instant = instant
         self.text = text
@@ -88,6 +99,14 @@ public struct Chime: Hashable, Sendable, Codable {
         self.unless = unless
         self.origin = origin
         self.day = day
+    }
+
+    /// The line under its title, on the page's banner and in `status --watch`: a reminder's body,
+    /// or a calendar event's `starting in 15 minutes, at Hauptstraße 5`. Nil when there is none.
+    public var detail: String? {
+        guard let minutesBefore else { return body }
+        let when = minutesBefore == 0 ? "starting now" : "starting in \(counted(minutesBefore, "minute"))"
+        return location.map { "\(when), at \($0)" } ?? when
     }
 }
 
@@ -180,7 +199,7 @@ public struct ReminderPlan {
     public func chimes(of reminder: Reminder, on day: CivilDate, at base: Int) -> [Chime] {
         let own = Chime(
             key: "reminder:\(reminder.id):0@\(base)", instant: base, text: reminder.text, sound: reminder.sound,
-            unless: reminder.unless, origin: "reminder #\(reminder.id)", day: day)
+            unless: reminder.unless, origin: "reminder #\(reminder.id)", day: day, body: reminder.body)
         return [own]
             + reminder.followUps.enumerated().map { index, followUp in
                 Chime(
@@ -236,7 +255,7 @@ public enum CalendarReminders {
                         instant: instant,
                         text: occurrence.summary, sound: sounds[offset], unless: nil,
                         origin: "calendar \(name), \(offset == 0 ? "at the start" : "\(offset) min before")",
-                        day: resolver.local(at: instant).date, minutesBefore: offset))
+                        day: resolver.local(at: instant).date, minutesBefore: offset, location: occurrence.location))
             }
         }
         return sorted(result)

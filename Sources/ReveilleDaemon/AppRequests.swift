@@ -27,6 +27,13 @@ final class AppRequests: RequestHandler {
             var reply = AppsReply(apps: apps.appNames.compactMap { apps.statusInfo($0, user: user ?? caller) })
             reply.rejected = apps.rejection
             response.payload = .apps(reply)
+        case .appsOverview:
+            var reply = AppsReply(
+                apps: apps.appNames.flatMap { name in
+                    apps.limitedUsers(of: name).compactMap { apps.statusInfo(name, user: $0) }
+                })
+            reply.rejected = apps.rejection
+            response.payload = .apps(reply)
         case .appCheck(let name, let user):
             guard let info = apps.statusInfo(name, user: user ?? caller) else { throw noApp(name, apps) }
             response.payload = .apps(AppsReply(apps: [info]))

@@ -443,6 +443,13 @@ final class AppSupervisor: Sendable {
 
     var appNames: [String] { state.withLock { $0.limits.policy.apps.map(\.name) } }
 
+    /// The users app `name`'s limits fall on: those its `users` names, or else the people of this
+    /// machine (login accounts), sorted.
+    func limitedUsers(of name: String) -> [String] {
+        let named = state.withLock { $0.limits.policy.app(named: name)?.users } ?? []
+        return named.isEmpty ? LoginAccounts.people() : named.sorted()
+    }
+
     var listedFiles: Set<String> { state.withLock { $0.listedFiles } }
 
     func executable(of name: String) -> String? {

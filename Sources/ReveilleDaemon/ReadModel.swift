@@ -26,7 +26,8 @@ struct ReadModel {
         case .readerHealth(let health): .readerHealth(ReaderState(health))
         case .schedule: .schedule
         case .chime(let chime):
-            .reminder(ChimeInfo(text: chime.text, origin: chime.origin, due: dueTime(chime.instant)))
+            .reminder(
+                ChimeInfo(text: chime.text, origin: chime.origin, due: dueTime(chime.instant), detail: chime.detail))
         case .overrideRemoved(let override, let holiday):
             .overrideRemoved(RemovedOverride(override: OverrideInfo(override), holiday: holiday))
         }
@@ -172,7 +173,7 @@ struct ReadModel {
             let local = ZoneResolver(zone: zone).local(at: chime.instant)
             return ReminderRow(
                 date: local.date.description, time: local.time.hoursAndMinutes, text: chime.text, origin: chime.origin,
-                silenced: plan.silence(on: chime.day))
+                silenced: plan.silence(on: chime.day), detail: chime.detail)
         }
     }
 
@@ -190,7 +191,8 @@ struct ReadModel {
         case .once(let day): date = day.description
         }
         return ReminderInfo(
-            id: reminder.id, text: reminder.text, time: reminder.time.description, days: days, date: date,
+            id: reminder.id, text: reminder.text, body: reminder.body, time: reminder.time.description, days: days,
+            date: date,
             enabled: reminder.enabled, sound: reminder.sound,
             followUps: reminder.followUps.map { "\(Reminder.after($0.afterSeconds)): \($0.text)" },
             unless: reminder.unless, next: next)

@@ -124,7 +124,7 @@ final class Requests {
         case .status, .next, .history, .stats, .watch: handlers.reports
         case .snooze, .problem, .answer, .alarmTest: handlers.ringing
         case .tagAdd, .tagList, .tagRemove, .tagTest: handlers.tags
-        case .appsStatus, .appCheck, .appGrant, .appStart: handlers.apps
+        case .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart: handlers.apps
         case .calendarAdd, .calendarList, .calendarRemove, .calendarShow: handlers.calendars
         case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch: handlers.reminders
         case .webPair, .webRedeem, .webDevices, .webUnpair: handlers.web

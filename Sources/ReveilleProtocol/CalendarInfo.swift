@@ -6,6 +6,8 @@ import ReveilleCore
 public struct ReminderInfo: Codable, Sendable, Equatable {
     public var id: Int
     public var text: String
+    /// The line under the title.
+    public var body: String?
     /// `HH:MM`.
     public var time: String
     /// `mon,wed,fri` for a repeating reminder.
@@ -21,11 +23,12 @@ public struct ReminderInfo: Codable, Sendable, Equatable {
     public var next: String?
 
     public init(
-        id: Int, text: String, time: String, days: String?, date: String?, enabled: Bool, sound: String?,
-        followUps: [String], unless: String?, next: String?
+        id: Int, text: String, body: String? = nil, time: String, days: String?, date: String?, enabled: Bool,
+        sound: String?, followUps: [String], unless: String?, next: String?
     ) {
         self.id = id
         self.text = text
+        self.body = body
         self.time = time
         self.days = days
         self.date = date
@@ -40,13 +43,16 @@ public struct ReminderInfo: Codable, Sendable, Equatable {
 /// A chime that played, for watchers.
 public struct ChimeInfo: Codable, Sendable, Equatable {
     public var text: String
+    /// The line under it: a reminder's body, or `starting in 15 minutes, at Hauptstraße 5`.
+    public var detail: String?
     /// What set it: `reminder #3`, `calendar school, 15 min before`.
     public var origin: String
     /// When it was due: `16:00`.
     public var due: String
 
-    public init(text: String, origin: String, due: String) {
+    public init(text: String, origin: String, due: String, detail: String? = nil) {
         self.text = text
+        self.detail = detail
         self.origin = origin
         self.due = due
     }

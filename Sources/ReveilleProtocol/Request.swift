@@ -69,6 +69,9 @@ public enum Command: Codable, Sendable, Equatable {
     case tagTest(timeoutSeconds: Int)
     /// Every app of the policy for `user` (nil: the caller).
     case appsStatus(user: String?)
+    /// Every app of the policy for every user its limits fall on (the named users, or the people
+    /// of this machine): what a parent's screen shows.
+    case appsOverview
     /// May `name` start now for `user` (nil: the caller)?
     case appCheck(name: String, user: String?)
     /// Extra minutes for `name` today.
@@ -136,6 +139,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .tagRemove: "tag rm"
         case .tagTest: "tag test"
         case .appsStatus: "apps status"
+        case .appsOverview: "apps status --all"
         case .appCheck: "apps check"
         case .appGrant: "apps grant"
         case .appStart: "run"
@@ -184,7 +188,9 @@ public enum Command: Codable, Sendable, Equatable {
             .reminderEdit(_, let spec) where spec.unless.map({ !$0.isEmpty }) == true:
             .owner
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
-            .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appCheck, .appStart,
+            .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appsOverview,
+            .appCheck,
+            .appStart,
             .watch, .webRedeem, .calendarList, .calendarShow, .reminderList:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
@@ -250,6 +256,8 @@ public struct AlarmSpec: Codable, Sendable, Equatable {
 /// changes only what is given.
 public struct ReminderSpec: Codable, Sendable, Equatable {
     public var text: String?
+    /// A second line under the title; the empty string removes it.
+    public var body: String?
     public var time: LocalTime?
     public var days: DaySet?
     /// `YYYY-MM-DD`, `today` or `tomorrow`: once, on that date.

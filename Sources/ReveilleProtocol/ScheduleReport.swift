@@ -159,8 +159,11 @@ public struct ReminderRow: Codable, Sendable, Equatable {
     public var origin: String
     /// Why it will not play (`paused`, `override: all alarms off`); nil when it plays.
     public var silenced: String?
+    /// The line under the title (`Chime.detail`).
+    public var detail: String?
 
-    public init(date: String, time: String, text: String, origin: String, silenced: String?) {
+    public init(date: String, time: String, text: String, origin: String, silenced: String?, detail: String? = nil) {
+        self.detail = detail
         self.date = date
         self.time = time
         self.text = text

@@ -122,6 +122,15 @@ extension ReminderSpec {
             }
             reminder.text = trimmed
         }
+        if let body {
+            let trimmed = body.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard trimmed.count <= 500 else { throw InputError("--body: at most 500 characters") }
+            guard Sanitized.line(trimmed) == trimmed else {
+                throw InputError(
+                    "--body: control characters and line breaks are not allowed; write it as one line")
+            }
+            reminder.body = trimmed.isEmpty ? nil : trimmed
+        }
         if let days, days.isEmpty { throw InputError("--days: give at least one day, like mon,wed,fri") }
         try applyWhen(to: &reminder.time, &reminder.repeats, isNew: isNew, now: now) { _ in .weekly(.daily) }
         if let enabled { reminder.enabled = enabled }

@@ -19,6 +19,8 @@ struct ReminderRecord: Codable, FetchableRecord, MutablePersistableRecord {
     /// JSON array of `{"afterSeconds": 7200, "text": "how did it go?"}`.
     var followUps: String
     var unless: String?
+    /// The line under the title; nil when there is none.
+    var body: String?
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -33,6 +35,7 @@ struct ReminderRecord: Codable, FetchableRecord, MutablePersistableRecord {
         sound = reminder.sound
         followUps = String(decoding: (try? JSONEncoder().encode(reminder.followUps)) ?? Data("[]".utf8), as: UTF8.self)
         unless = reminder.unless
+        body = reminder.body
     }
 
     func reminder() throws -> Reminder {
@@ -42,7 +45,8 @@ struct ReminderRecord: Codable, FetchableRecord, MutablePersistableRecord {
         let repeats = try Repeat(days: days, date: date)
         return Reminder(
             id: Int(id), text: text, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
-            followUps: (try? JSONDecoder().decode([FollowUp].self, from: Data(followUps.utf8))) ?? [], unless: unless)
+            followUps: (try? JSONDecoder().decode([FollowUp].self, from: Data(followUps.utf8))) ?? [], unless: unless,
+            body: body)
     }
 }
 
@@ -88,6 +92,12 @@ extension Store {
                 t.add(column: "minutes", .text).notNull().defaults(to: "")
                 t.add(column: "sounds", .text).notNull().defaults(to: "{}")
             }
+        }
+    }
+
+    static func registerReminderBodyMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v11: a reminder's body") { db in
+            try db.alter(table: "reminder") { t in t.add(column: "body", .text) }
         }
     }
 

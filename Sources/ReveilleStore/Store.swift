@@ -90,6 +90,7 @@ public final class Store: Sendable {
         registerWebDeviceMigration(&migrator)
         registerCalendarMigration(&migrator)
         registerReminderMigration(&migrator)
+        registerReminderBodyMigration(&migrator)
         return migrator
     }
 

@@ -46,7 +46,8 @@ public enum RelayPolicy {
         case .status, .alarmList, .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleList, .ruleAdd,
             .ruleRemove, .ruleEdit, .overrideList, .overrideAdd, .overrideRemove, .overrideEdit, .pause, .resume,
             .next, .snooze, .problem, .answer, .history, .stats, .soundStop, .alarmTest, .tagList, .tagRemove,
-            .appsStatus, .appCheck, .appGrant, .calendarList, .calendarShow, .reminderList, .reminderRemove,
+            .appsStatus, .appsOverview, .appCheck, .appGrant, .calendarList, .calendarShow, .reminderList,
+            .reminderRemove,
             .remindersSwitch:
             true
         case .tagAdd(_, let uid, _): uid != nil

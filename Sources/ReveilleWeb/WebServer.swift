@@ -153,7 +153,7 @@ public final class WebServer: Sendable {
         guard client.relay(.status) != nil else { throw Self.notPaired }
         let operations: [(String, Command)] = [
             ("status", .status), ("alarms", .alarmList), ("rules", .ruleList), ("overrides", .overrideList),
-            ("schedule", .next(days: 62)), ("tags", .tagList), ("apps", .appsStatus(user: nil)),
+            ("schedule", .next(days: 62)), ("tags", .tagList), ("apps", .appsOverview), ("reminders", .reminderList),
         ]
         let link = self.link
         let replies = try await NIOThreadPool.singleton.runIfActive {

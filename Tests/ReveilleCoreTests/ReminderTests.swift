@@ -187,6 +187,36 @@ import Testing
         #expect(Spoken.reminders([checkIn().chimeStub, start]) == "Reminders: check-in. Dentist, now.")
     }
 
+    /// A reminder's body follows its title; a calendar chime carries its event's location: both on
+    /// the banner line (`detail`) and aloud.
+    @Test func aBodyAndALocationAreShownAndSpoken() {
+        let due = utc("2026-11-23T15:00:00Z")
+        let day = CivilDate(year: 2026, month: 11, day: 23)!
+        var training = checkIn()
+        training.text = "How did your session go?"
+        training.body = "Reflect on your training and note one thing."
+        let plan = ReminderPlan(state: ScheduleState(reminders: [training]), zone: Self.berlin)
+        let own = plan.chimes(of: training, on: day, at: due)
+        #expect(own.first?.body == training.body && own.first?.detail == training.body)
+        #expect(
+            Spoken.reminders(own.prefix(1).map { $0 })
+                == "Reminder: How did your session go? Reflect on your training and note one thing.")
+        var occurrence = CalendarOccurrence(
+            uid: "d", summary: "Dentist", firstDate: day, lastDate: day, start: due + 900)
+        occurrence.location = "Hauptstraße 5"
+        let chimes = CalendarReminders.chimes(
+            calendarID: 1, name: "family", occurrences: [occurrence], minutes: [15, 0], sounds: [:], zone: Self.berlin)
+        #expect(chimes.map(\.detail) == ["starting in 15 minutes, at Hauptstraße 5", "starting now, at Hauptstraße 5"])
+        #expect(Spoken.reminders([chimes[0]]) == "Reminder: Dentist, in 15 minutes, at Hauptstraße 5.")
+        #expect(
+            Spoken.reminders([checkIn().chimeStub, chimes[1]]) == "Reminders: check-in. Dentist, now, at Hauptstraße 5."
+        )
+        // A title that is a question keeps its question mark.
+        var question = checkIn()
+        question.text = "Did you water the plants?"
+        #expect(Spoken.reminders(plan.chimes(of: question, on: day, at: due)) == "Reminder: Did you water the plants?")
+    }
+
     @Test func aChimeAlreadyKeptIsNotPlayedAgainAfterARestart() {
         let due = utc("2026-11-23T15:00:00Z")
         let key = "reminder:1:0@\(due)"

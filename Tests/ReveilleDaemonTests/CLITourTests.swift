@@ -27,8 +27,7 @@ import Testing
                 : nil
             var output = ""
             for command in parts[0].components(separatedBy: " ; ") {
-                let words = command.split(separator: " ").map(String.init).dropFirst()
-                let outcome = try daemon.cli(Array(words))
+                let outcome = try daemon.cli(Array(Self.words(command).dropFirst()))
                 #expect(outcome.status == 0, "\(command): \(outcome.stderr)")
                 output += outcome.stdout
                 ran += 1
@@ -36,6 +35,29 @@ import Testing
             if let expected { #expect(output.hasPrefix(expected), "\(line)\n\(output)") }
         }
         #expect(ran >= 20)
+    }
+
+    /// A line's words as the shell splits them: on spaces, a "quoted phrase" one word.
+    static func words(_ line: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var quoted = false
+        var started = false
+        for character in line {
+            if character == "\"" {
+                quoted.toggle()
+                started = true
+            } else if character == " " && !quoted {
+                if started { words.append(word) }
+                word = ""
+                started = false
+            } else {
+                word.append(character)
+                started = true
+            }
+        }
+        if started { words.append(word) }
+        return words
     }
 
     @Test func alarmsRulesAndOverridesShowUpInNextWithTheirLayers() throws {

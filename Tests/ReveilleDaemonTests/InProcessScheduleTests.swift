@@ -136,4 +136,68 @@ import Testing
         clock.daemon.controller.calendarFolderChanged(clock.folder.path)
         #expect(clock.request(.status).status?.calendarProblems == nil)
     }
+
+    /// The chimes watchers were told of.
+    func told(_ clock: Clock) -> [ChimeInfo] {
+        clock.daemon.outlets.published.compactMap { if case .reminder(let chime) = $0 { chime } else { nil } }
+    }
+
+    @Test func aReminderCarriesItsBodyToTheListTheWatchersAndTheVoiceAcrossARestart() throws {
+        let clock = try Clock(now: instant("2026-11-24 18:59:58"))
+        var spec = ReminderSpec()
+        spec.text = "How did your session go?"
+        spec.body = "  Reflect on your training: one thing that went well.  "
+        spec.days = try DaySet.parse("tue,thu")
+        spec.time = LocalTime(hour: 19, minute: 0)
+        #expect(clock.request(.reminderAdd(spec: spec)).ok)
+        try clock.restart()
+        #expect(
+            clock.request(.reminderList).reminders?.first?.body == "Reflect on your training: one thing that went well."
+        )
+        let today = try #require(clock.request(.next(days: 1)).schedule?.reminders?.first)
+        #expect(today.detail == "Reflect on your training: one thing that went well.")
+        clock.passToWake()
+        #expect(told(clock).first?.detail == "Reflect on your training: one thing that went well.")
+        #expect(
+            clock.voice.said.last
+                == "Reminder: How did your session go? Reflect on your training: one thing that went well.")
+        #expect(
+            StatusCommand.describe(.reminder(try #require(told(clock).first)))
+                == "REMINDER: How did your session go? — Reflect on your training: one thing that went well. (reminder #1, due 19:00)"
+        )
+        // A body with a line break is refused; the empty one removes it.
+        var bad = ReminderSpec()
+        bad.body = "one\ntwo"
+        #expect(
+            clock.request(.reminderEdit(id: 1, spec: bad)).error?.message.hasPrefix("--body: control characters")
+                == true)
+        var none = ReminderSpec()
+        none.body = ""
+        #expect(clock.request(.reminderEdit(id: 1, spec: none)).ok)
+        #expect(clock.request(.reminderList).reminders?.first?.body == nil)
+    }
+
+    @Test func aCalendarChimeSaysHowFarOffItsEventIsAndWhere() throws {
+        let clock = try Clock(now: instant("2026-11-24 15:44:58"))
+        let file = clock.folder.appendingPathComponent("family.ics")
+        try CalendarTests.ics(
+            """
+            BEGIN:VEVENT
+            UID:dentist
+            SUMMARY:Dentist
+            LOCATION:Hauptstraße 5\\, Berlin
+            DTSTART;TZID=Europe/Berlin:20261124T160000
+            END:VEVENT
+
+            """
+        ).write(to: file, atomically: true, encoding: .utf8)
+        let added = clock.request(
+            .calendarAdd(name: "family", source: file.path, purpose: "reminders", minutes: [15]))
+        #expect(added.ok, "\(added.error?.message ?? "")")
+        clock.passToWake()
+        let chime = try #require(told(clock).first)
+        #expect(chime.text == "Dentist")
+        #expect(chime.detail == "starting in 15 minutes, at Hauptstraße 5, Berlin")
+        #expect(clock.voice.said.last == "Reminder: Dentist, in 15 minutes, at Hauptstraße 5, Berlin.")
+    }
 }

@@ -5,7 +5,7 @@ ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screen
 
     python3 Tests/web/test_web.py [BINARIES]    (default: .build/debug; `make test` runs it)
 """
-import json, os, shutil, sys, time, unittest
+import json, os, shutil, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from webdriver import REPO, Browser, Clock, http, non_loopback_address, page_config, request, solve, status, wait_for
@@ -386,6 +386,159 @@ class PageTests(unittest.TestCase):
         finally:
             request(self.clock.sock, {"resume": {}})
             request(self.clock.sock, {"remindersSwitch": {"on": True}})
+
+    def public_file(self, name, text):
+        """A file everyone may read, in a folder everyone may enter (as the daemon asks of a calendar)."""
+        folder = tempfile.mkdtemp(prefix="reveille-web-public.")
+        os.chmod(folder, 0o755)
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        return path
+
+    def admin_page(self):
+        self.open_page()
+        if self.browser.run("return S.status.payload.status.role") != "admin":
+            self.pair_browser_as_admin()
+            self.open_page()
+
+    def test_13_reminders_on_the_clock_face_a_chimes_banner_and_the_reminders_list(self):
+        self.admin_page()
+        now = status(self.clock.sock)["now"]  # "YYYY-MM-DD HH:MM:SS" on the clock's wall clock
+        hour, minute = int(now[11:13]), int(now[14:16])
+        if hour == 23 and minute >= 58:
+            self.skipTest("too close to midnight for a reminder later today")
+        later = f"{hour:02d}:{minute + 2:02d}" if minute < 58 else f"{hour + 1:02d}:00"
+        reply = request(self.clock.sock, {"reminderAdd": {"spec": {"text": "vitamins", "time": later, "days": "daily",
+                                                                   "body": "with a glass of water"}}})
+        self.assertTrue(reply["ok"], reply)
+        self.open_page()
+        wait_for(lambda: f"{later} vitamins" in (self.browser.text("#reminderlist") or ""), what="today's reminder on the clock face")
+        self.shot("13-clock-face-reminders")
+        # A chime: a reminder calendar whose event starts in a few seconds chimes at its start.
+        start = time.gmtime(time.time() + 4)
+        calendar = self.public_file(
+            "family.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//tests//EN\r\nBEGIN:VEVENT\r\nUID:dentist\r\n"
+            "SUMMARY:Dentist\r\nLOCATION:Hauptstraße 5\r\n"
+            f"DTSTART:{time.strftime('%Y%m%dT%H%M%SZ', start)}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+        added = request(self.clock.sock, {"calendarAdd": {"name": "family", "source": calendar, "purpose": "reminders",
+                                                          "minutes": [0]}})
+        self.assertTrue(added["ok"], added)
+        try:
+            try:
+                wait_for(lambda: self.browser.visible("#chime"), seconds=20, what="the chime's banner")
+            except AssertionError:
+                raise AssertionError(f"no banner; the daemon's log: {self.clock.log()[-2000:]}")
+            self.assertEqual(self.browser.text("#chimetext"), "Dentist")
+            self.assertEqual(self.browser.text("#chimedetail"), "starting now, at Hauptstraße 5")
+            self.shot("13-chime-banner")
+            self.browser.click("#chime")
+            self.assertFalse(self.browser.visible("#chime"))
+        finally:
+            request(self.clock.sock, {"calendarRemove": {"calendar": "family"}})
+        # The Alarms tab lists reminders with their body, and adds and edits them.
+        self.browser.click('nav button[data-view="lists"]')
+        wait_for(lambda: "with a glass of water" in (self.browser.text("#reminders") or ""), what="the reminders list")
+        fill = "document.getElementById(arguments[0]).value = arguments[1];"
+        self.browser.run(fill, "q-text", "How did your session go?")
+        self.browser.run(fill, "q-body", "Reflect on your training")
+        self.browser.run(fill, "q-time", "19:00")
+        self.browser.run(fill, "q-days", "tue,thu")
+        self.browser.click("#q-save")
+        added = lambda: [r for r in request(self.clock.sock, {"reminderList": {}})["payload"]["reminders"]
+                         if r["text"] == "How did your session go?"]
+        wait_for(lambda: added() and added()[0]["body"] == "Reflect on your training" and added()[0]["days"] == "tue,thu",
+                 what="the reminder added from the page")
+        ident = added()[0]["id"]
+        wait_for(lambda: self.browser.visible(f'button[data-act="qedit"][data-id="{ident}"]'), what="its edit button")
+        self.browser.click(f'button[data-act="qedit"][data-id="{ident}"]')
+        self.assertEqual(self.browser.run("return document.getElementById('q-body').value"), "Reflect on your training")
+        self.browser.run(fill, "q-body", "")
+        self.browser.run(fill, "q-time", "19:30")
+        self.browser.click("#q-save")
+        wait_for(lambda: added()[0]["time"] == "19:30" and added()[0].get("body") is None, what="the reminder edited")
+        self.shot("13-reminders")
+        for reminder in request(self.clock.sock, {"reminderList": {}})["payload"]["reminders"]:
+            request(self.clock.sock, {"reminderRemove": {"id": reminder["id"]}})
+
+    def test_14_a_duplicate_rule_opens_the_existing_one_and_a_holiday_offers_a_one_time_alarm(self):
+        self.admin_page()
+        rule = request(self.clock.sock, {"ruleAdd": {"days": "wed", "change": "off"}})["payload"]["rules"][0]
+        self.open_page()
+        self.browser.click('nav button[data-view="lists"]')
+        wait_for(lambda: self.browser.visible("#r-add"), what="the rule form")
+        fill = "document.getElementById(arguments[0]).value = arguments[1];"
+        self.browser.run(fill, "r-days", "wed")
+        self.browser.run(fill, "r-change", "09:00")
+        self.browser.click("#r-add")
+        wait_for(lambda: self.browser.text("#r-add") == f"Save rule #{rule['id']}", what="the existing rule's editor")
+        self.assertIn(f"rule edit {rule['id']}", self.browser.text("#toast"))
+        self.assertEqual(self.browser.run("return document.getElementById('r-change').value"), "09:00")
+        self.browser.click("#r-add")
+        wait_for(lambda: any(r["id"] == rule["id"] and r["change"] == "09:00"
+                             for r in request(self.clock.sock, {"ruleList": {}})["payload"]["rules"]), what="the rule saved")
+        request(self.clock.sock, {"ruleRemove": {"id": rule["id"]}})
+        # A holiday of an alarm that skips holidays: no "Ring at…", a one-time alarm instead.
+        for alarm in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]:
+            request(self.clock.sock, {"alarmRemove": {"id": alarm["id"]}})
+        self.assertTrue(request(self.clock.sock, {"alarmAdd": {"spec": {"time": "06:45", "days": "daily", "label": "school",
+                                                                        "skipHolidays": True}}})["ok"])
+        schedule = request(self.clock.sock, {"next": {"days": 5}})["payload"]["schedule"]["days"]
+        day = schedule[3]["date"]
+        end = time.strftime("%Y%m%d", time.gmtime(time.mktime(time.strptime(day, "%Y-%m-%d")) + 86400 + 7200))
+        calendar = self.public_file(
+            "school.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//tests//EN\r\nBEGIN:VEVENT\r\nUID:h\r\n"
+            f"SUMMARY:Snow day\r\nDTSTART;VALUE=DATE:{day.replace('-', '')}\r\nDTEND;VALUE=DATE:{end}\r\n"
+            "END:VEVENT\r\nEND:VCALENDAR\r\n")
+        self.assertTrue(request(self.clock.sock, {"calendarAdd": {"name": "school", "source": calendar}})["ok"])
+        try:
+            self.open_page()
+            self.browser.click('nav button[data-view="month"]')
+            if day[:7] != status(self.clock.sock)["now"][:7]:
+                self.browser.click("#nextmonth")
+            wait_for(lambda: self.browser.visible(f'.day[data-date="{day}"]'), what="the month grid")
+            self.browser.click(f'.day[data-date="{day}"]')
+            wait_for(lambda: self.browser.visible("#dayonce"), what="the holiday's sheet")
+            self.assertFalse(self.browser.visible("#dayring"))
+            sheet = self.browser.text("#daysheet")
+            self.assertIn("silent (holiday: Snow day)", sheet)
+            self.assertNotIn("holiday: holiday:", sheet)
+            self.shot("14-holiday-sheet")
+            self.browser.run("document.getElementById('dayat').value = '09:15';")
+            self.browser.click("#dayonce")
+            wait_for(lambda: any(a.get("date") == day and a["time"] == "09:15"
+                                 for a in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]),
+                     what="a one-time alarm on the holiday")
+        finally:
+            request(self.clock.sock, {"calendarRemove": {"calendar": "school"}})
+            for alarm in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]:
+                request(self.clock.sock, {"alarmRemove": {"id": alarm["id"]}})
+
+    def test_15_the_apps_tab_shows_each_limited_users_apps_and_grants_to_the_one_chosen(self):
+        self.admin_page()
+        game = os.path.join(self.clock.root, "game")
+        shutil.copy("/bin/true", game)
+        policy = os.path.join(self.clock.root, "etc/reveille/apps.toml")
+        with open(policy, "w") as f:
+            f.write(f'[[app]]\nname = "game"\npaths = ["{game}"]\nlimit_minutes = 60\nusers = ["daemon", "nobody"]\n')
+        overview = lambda: (request(self.clock.sock, {"appsOverview": {}}).get("payload") or {}).get("apps", {}).get("apps", [])
+        try:
+            wait_for(lambda: len(overview()) == 2, what="the policy read")
+            self.open_page()
+            self.browser.click('nav button[data-view="apps"]')
+            wait_for(lambda: "nobody" in (self.browser.text("#apps") or ""), what="the limited users on the Apps tab")
+            text = self.browser.text("#apps")
+            self.assertIn("daemon", text)
+            self.assertNotIn("root", text)
+            self.shot("15-apps")
+            index = [a["user"] for a in overview()].index("nobody")
+            self.browser.click(f'button[data-app="{index}"]')
+            wait_for(lambda: {a["user"]: a["grantMinutes"] for a in overview()} == {"daemon": 0, "nobody": 15},
+                     what="15 minutes granted to nobody alone")
+        finally:
+            os.remove(policy)
 
     def test_8_the_page_says_when_the_daemon_restarts_and_comes_back(self):
         self.open_page()
