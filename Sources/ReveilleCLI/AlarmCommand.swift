@@ -219,7 +219,7 @@ struct AlarmFields: ParsableArguments {
             spec.time = try time.map { text throws(InputError) in try LocalTime.parse(text) }
             spec.days = try days.map { text throws(InputError) in try DaySet.parse(text) }
             spec.date = date
-            if let date, !["today", "tomorrow"].contains(date.lowercased()) { _ = try CivilDate.parse(date) }
+            if let date { try CivilDate.check(date) }
             spec.inSeconds = try `in`.map { text throws(InputError) in try DurationText.parse(text) }
             spec.label = label
             spec.sound = sound.map {

@@ -141,7 +141,7 @@ struct AppsCommand: ParsableCommand {
             guard problems.isEmpty else {
                 for problem in problems { printError(problem.description) }
                 if problems.count > 1 {
-                    printError("\(problems.count) problems; the daemon refuses the file until all are fixed")
+                    printError("\(counted(problems.count, "problem")); the daemon refuses the file until all are fixed")
                 }
                 throw ExitCode(1)
             }

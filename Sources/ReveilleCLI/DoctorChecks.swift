@@ -304,7 +304,7 @@ struct Doctor {
             findings.append(
                 Finding(
                     level: .ok, subject: "reminders",
-                    detail: "\(reminders.count) set, \(reminderCalendars.count) reminder calendar(s)"
+                    detail: "\(reminders.count) set, \(counted(reminderCalendars.count, "reminder calendar"))"
                         + (next.map { "; next of those set: \($0)" } ?? "")))
         }
         var sounds = reminders.compactMap { reminder in

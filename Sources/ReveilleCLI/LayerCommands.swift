@@ -143,9 +143,7 @@ struct OverrideCommand: ParsableCommand {
 
         func validate() throws {
             try checkID(id, of: "override", list: "reveille override list")
-            if let date, !["today", "tomorrow"].contains(date.lowercased()) {
-                _ = try parsed { try CivilDate.parse(date) }
-            }
+            if let date { try parsed { try CivilDate.check(date) } }
         }
 
         func run() throws {
@@ -174,7 +172,7 @@ struct OverrideCommand: ParsableCommand {
 
         func validate() throws {
             _ = try change.change()
-            if !["today", "tomorrow"].contains(date.lowercased()) { _ = try parsed { try CivilDate.parse(date) } }
+            try parsed { try CivilDate.check(date) }
         }
 
         func run() throws {

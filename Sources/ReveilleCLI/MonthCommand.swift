@@ -151,8 +151,12 @@ enum MonthView {
             }
         }
         lines.append("")
+        // The key's example is a time this month rings as set, so it reads as the grid does.
+        let asSet =
+            report.rows.first { $0.layer == .base && $0.rings && $0.date.hasPrefix(first.description.prefix(7)) }?
+            .time ?? "a time"
         let legend: [(String, Layer?)] = [
-            ("06:45 as set", .base), ("R weekly rule", .rule), ("O date override", .override),
+            ("\(asSet) as set", .base), ("R weekly rule", .rule), ("O date override", .override),
             ("H holiday", .holiday), ("P paused", .paused),
         ]
         let key = legend.map { item in colour ? "\u{1B}[\(colourCode(item.1))m\(item.0)\u{1B}[0m" : item.0 }

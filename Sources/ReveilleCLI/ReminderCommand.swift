@@ -175,7 +175,7 @@ struct ReminderFields: ParsableArguments {
             spec.time = try time.map { text throws(InputError) in try LocalTime.parse(text) }
             spec.days = try days.map { text throws(InputError) in try DaySet.parse(text) }
             spec.date = date
-            if let date, !["today", "tomorrow"].contains(date.lowercased()) { _ = try CivilDate.parse(date) }
+            if let date { try CivilDate.check(date) }
             spec.sound = sound.map {
                 $0.isEmpty || $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
             }

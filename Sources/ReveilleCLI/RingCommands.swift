@@ -114,7 +114,7 @@ struct StatsCommand: ParsableCommand {
         if output.json { return printJSON(stats) }
         print(
             """
-            last \(stats.days) days: \(stats.sessions) rang, \(stats.dismissed) dismissed, \
+            last \(counted(stats.days, "day")): \(stats.sessions) rang, \(stats.dismissed) dismissed, \
             \(stats.autoStopped) stopped unanswered, \(stats.missed) missed
             average snoozes: \(stats.averageSnoozes.map { String(format: "%.1f", $0) } ?? "-")
             average time from first ring to dismissal: \(stats.averageSecondsToDismiss.map { DurationText.format(seconds: Int($0.rounded())) } ?? "-")

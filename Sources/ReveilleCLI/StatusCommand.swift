@@ -26,7 +26,7 @@ struct StatusCommand: ParsableCommand {
         try follow()
     }
 
-    /// Streams the daemon's `watch` lines: one line per change, stamped with the local time, or
+    /// Streams the daemon's `watch` lines: one line per change, stamped with the daemon's wall-clock time, or
     /// one JSON object per line with --json.
     private func follow() throws {
         let client: ControlClient
@@ -53,10 +53,12 @@ struct StatusCommand: ParsableCommand {
                 printError("reveilled closed the connection (stopped or restarted)")
                 throw ExitCode(1)
             }
-            guard let event = try? JSONDecoder().decode(WatchLine.self, from: Data(line)).event else { continue }
+            guard let watched = try? JSONDecoder().decode(WatchLine.self, from: Data(line)) else { continue }
+            // Stamped on the daemon's clock, in its zone, as the times inside the event are.
             let text =
                 output.json
-                ? String(decoding: line, as: UTF8.self) : "\(StatusCommand.clock()) \(StatusCommand.describe(event))"
+                ? String(decoding: line, as: UTF8.self)
+                : "\(watched.at ?? StatusCommand.clock()) \(StatusCommand.describe(watched.event))"
             FileHandle.standardOutput.write(Data((text + "\n").utf8))
         }
     }

@@ -88,18 +88,23 @@ public struct CivilDate: Hashable, Comparable, Sendable, CustomStringConvertible
         return date
     }
 
-    /// Parses a date a person types: `YYYY-MM-DD`, `today` or `tomorrow` (relative to `today`).
+    /// Parses a date a person types: `YYYY-MM-DD`, `yesterday`, `today` or `tomorrow` (relative
+    /// to `today`). Whether a past date makes sense is the caller's to say.
     public static func parse(_ text: String, today: CivilDate) throws(InputError) -> CivilDate {
-        switch text.lowercased() {
-        case "today": return today
-        case "tomorrow": return today.adding(days: 1)
-        default:
-            do {
-                return try parse(text)
-            } catch {
-                throw InputError("\(error.message), or today/tomorrow")
-            }
+        if let offset = relativeWords[text.lowercased()] { return today.adding(days: offset) }
+        do {
+            return try parse(text)
+        } catch {
+            throw InputError("\(error.message), or yesterday/today/tomorrow")
         }
+    }
+
+    /// The words a date may be given as, and their distance from today.
+    public static let relativeWords = ["yesterday": -1, "today": 0, "tomorrow": 1]
+
+    /// Checks what the CLI can without the daemon's clock: a relative word, or a valid date.
+    public static func check(_ text: String) throws(InputError) {
+        if relativeWords[text.lowercased()] == nil { _ = try parse(text) }
     }
 
     static let monthNames = [

@@ -293,6 +293,7 @@ struct CalendarUse: Sendable {
     var minutesText: String {
         let parts = minutes.map { $0 == 0 ? "at the start" : "\($0)" }
         return parts.count == 1 && minutes[0] == 0
-            ? "at its start" : "\(parts.joined(separator: ", ")) minutes before"
+            ? "at its start"
+            : "\(parts.joined(separator: ", ")) \(minutes == [1] ? "minute" : "minutes") before"
     }
 }

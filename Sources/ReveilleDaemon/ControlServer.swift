@@ -342,7 +342,7 @@ final class ControlServer {
     // MARK: Watching
 
     private func publish(_ event: WatchEvent) {
-        let line = Framing.encode(WatchLine(event))
+        let line = Framing.encode(WatchLine(event, at: requests.controller.now().time.withSeconds))
         for connection in connections.values {
             if case .watching = connection.phase { send(line, to: connection) }
         }

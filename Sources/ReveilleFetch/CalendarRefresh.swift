@@ -28,11 +28,14 @@ public struct CalendarRefresh {
     /// gives one that parses in a confined child process (`CalendarCheck`), so a calendar that
     /// would take libical forever costs one child its CPU bound, not the whole refresh.
     public let validate: @Sendable (Data, CivilDate) -> String?
+    /// The daemon's time zone: the times said (the next try) are on its wall clock.
+    public let zone: Zone
 
     public init(
-        folder: String, limits: HTTPFetch.Limits = .init(), force: Bool = false,
+        folder: String, limits: HTTPFetch.Limits = .init(), force: Bool = false, zone: Zone = .utc,
         validate: @escaping @Sendable (Data, CivilDate) -> String? = CalendarRefresh.parseHere
     ) {
+        self.zone = zone
         self.folder = folder
         self.limits = limits
         self.validate = validate
@@ -130,10 +133,9 @@ public struct CalendarRefresh {
         return nil
     }
 
+    /// `2026-11-25 23:05` on the daemon's wall clock.
     private func stamp(_ instant: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(instant)))
+        let local = ZoneResolver(zone: zone).local(at: instant)
+        return "\(local.date) \(local.time.hoursAndMinutes)"
     }
 }

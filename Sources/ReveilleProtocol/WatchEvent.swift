@@ -85,8 +85,12 @@ extension WatchEvent {
 public struct WatchLine: Codable, Sendable, Equatable {
     public var v: Int = protocolVersion
     public var event: WatchEvent
+    /// When it happened on the daemon's wall clock, `HH:MM:SS` in its time zone (the zone every
+    /// other time in the event is in, whatever the watcher's own).
+    public var at: String?
 
-    public init(_ event: WatchEvent) {
+    public init(_ event: WatchEvent, at: String? = nil) {
         self.event = event
+        self.at = at
     }
 }

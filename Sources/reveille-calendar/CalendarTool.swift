@@ -68,10 +68,13 @@ struct CalendarTool: ParsableCommand {
             }
             let paths = Paths.resolve(root: root, environment: ProcessInfo.processInfo.environment)
             let calendars: [CalendarInfo]
+            let zoneName: String?
             do {
-                let response = try ControlClient(path: paths.socket).send(.calendarList)
+                let client = try ControlClient(path: paths.socket)
+                let response = try client.send(.calendarList)
                 if let error = response.error { throw CalendarToolError(error.message) }
                 calendars = response.calendars ?? []
+                zoneName = try? client.send(.status).status?.timeZone
             } catch {
                 CalendarTool.complain("\(error)")
                 throw ExitCode(1)
@@ -94,7 +97,7 @@ struct CalendarTool: ParsableCommand {
             }
             let refresh = CalendarRefresh(
                 folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20),
-                force: force,
+                force: force, zone: zoneName.flatMap { ZoneInfo.load($0) } ?? .utc,
                 validate: CalendarCheck(cpuSeconds: cpuSeconds).validate)
             var failed = false
             for calendar in web {

@@ -76,12 +76,21 @@ import Testing
         #expect(date("1969-12-31").weekday == .wednesday)
     }
 
-    @Test func understandsTodayAndTomorrow() throws {
+    @Test func understandsYesterdayTodayAndTomorrow() throws {
         let today = date("2026-12-31")
         #expect(try CivilDate.parse("tomorrow", today: today) == date("2027-01-01"))
         #expect(try CivilDate.parse("Today", today: today) == today)
-        #expect(throws: InputError("date \"12/24\": use YYYY-MM-DD, like 2026-12-24, or today/tomorrow")) {
+        #expect(try CivilDate.parse("yesterday", today: today) == date("2026-12-30"))
+        #expect(throws: Never.self) { try CivilDate.check("yesterday") }
+        #expect(
+            throws: InputError("date \"12/24\": use YYYY-MM-DD, like 2026-12-24, or yesterday/today/tomorrow")
+        ) {
             try CivilDate.parse("12/24", today: today)
+        }
+        // Yesterday is a date like any other: where a past date makes no sense, it is refused so.
+        #expect(throws: InputError("2026-12-30 07:00 has already passed; pick a later date or time")) {
+            try Repeat.once(
+                "yesterday", at: LocalTime(hour: 7, minute: 0)!, now: (today, LocalTime(hour: 6, minute: 0)!))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ReveilleCore
 import ReveilleProtocol
 import Testing
 
@@ -220,6 +221,13 @@ extension CalendarTests {
         outcome = try daemon.cli("calendar", "refresh")
         #expect(outcome.status == 0)
         #expect(outcome.stdout.contains("(5 failures in a row); next try after "))
+        // The time said is on the daemon's wall clock (Berlin), not this machine's: 80 minutes on.
+        let berlin = try #require(Zone(builtIn: "Europe/Berlin"))
+        let expected = (-1...1).map { minute -> String in
+            let local = ZoneResolver(zone: berlin).local(at: Int(Date().timeIntervalSince1970) + (80 + minute) * 60)
+            return "next try after \(local.date) \(local.time.hoursAndMinutes)"
+        }
+        #expect(expected.contains { outcome.stdout.contains($0) }, "\(outcome.stdout) \(expected)")
         #expect(server.requests.count == asked)
 
         // The school moves the break: fetched, read, the problem gone.

@@ -200,4 +200,15 @@ import Testing
         #expect(chime.detail == "starting in 15 minutes, at Hauptstraße 5, Berlin")
         #expect(clock.voice.said.last == "Reminder: Dentist, in 15 minutes, at Hauptstraße 5, Berlin.")
     }
+
+    /// The month's key shows a time the month rings as set, not a fixed example.
+    @Test func theMonthKeyShowsATimeOfThatMonth() throws {
+        let december = try CivilDate.parse("2026-12-01")
+        var report = ScheduleReport(labels: ["1": "school"], times: ["1": "07:10"])
+        report.days = [ScheduleDay(date: "2026-12-01", weekday: "Tue", lines: "1")]
+        let shown = MonthView.render(report, first: december, today: december, colour: false)
+        #expect(shown.contains("\n07:10 as set   R weekly rule"), "\(shown)")
+        let empty = MonthView.render(ScheduleReport(), first: december, today: december, colour: false)
+        #expect(empty.contains("\na time as set   R weekly rule"), "\(empty)")
+    }
 }

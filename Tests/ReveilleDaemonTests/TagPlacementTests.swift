@@ -102,6 +102,11 @@ import Testing
         #expect(daemon.waitFor(5) { text().components(separatedBy: " RINGING: alarm #1 nap").count == 3 })
         #expect(try daemon.dismissByMath().status == 0)
         #expect(daemon.waitFor(5) { text().contains(" DISMISSED: alarm #1 nap by math") })
+        // Stamped on the daemon's clock, in its zone (Berlin here, whatever this machine's).
+        let now = try #require(try daemon.request(.status).status?.now)
+        let hour = String(now.dropFirst(11).prefix(3))
+        #expect(
+            text().split(separator: "\n").contains { $0.hasPrefix(hour) && $0.contains(" DISMISSED: ") }, "\(text())")
 
         // The lines after the status block, without their time stamps, in order.
         let events = text().split(separator: "\n").filter { $0.count > 9 && $0.dropFirst(2).hasPrefix(":") }
