@@ -40,7 +40,7 @@ struct WebCommand: ParsableCommand {
                 ? web.address : (web.address == "0.0.0.0" || web.address == "::" ? hostName() : web.address)
             print("pairing code for \"\(name)\" (\(admin ? "admin" : "user") rights): \(code)")
             print(
-                "open http://\(host.contains(":") ? "[\(host)]" : host):\(web.port)/ and type it; it works once, for ten minutes"
+                "open http://\(host.contains(":") ? "[\(host)]" : host):\(response.web?.port ?? web.port)/ and type it; it works once, for ten minutes"
             )
             if web.loopbackOnly {
                 print(

@@ -14,13 +14,22 @@ public enum RingWarnings {
     }
 
     /// The warnings for `alarm`, most important first; `nextRing` is whether the engine found a
-    /// ring ahead.
+    /// ring ahead; `time` is the wall clock's now on `today`.
     public static func warnings(
-        for alarm: Alarm, in state: ScheduleState, today: CivilDate, nextRing: Bool, equipment: Equipment
+        for alarm: Alarm, in state: ScheduleState, today: CivilDate, time: LocalTime, nextRing: Bool,
+        equipment: Equipment
     ) -> [String] {
         var warnings: [String] = []
         if !alarm.enabled {
-            warnings.append("it is off ('reveille alarm enable \(alarm.id)' turns it on)")
+            // A one-shot whose moment has passed would only be turned on to warn again: give it a
+            // new date instead.
+            if case .once(let date) = alarm.repeats, date < today || (date == today && alarm.time <= time) {
+                warnings.append(
+                    "it was set for \(date) \(alarm.time), which has passed; to use it again, give it a new date: 'reveille alarm edit \(alarm.id) --date tomorrow'"
+                )
+            } else {
+                warnings.append("it is off ('reveille alarm enable \(alarm.id)' turns it on)")
+            }
         }
         switch state.master {
         case .off: warnings.append("alarms are paused until 'reveille resume'")

@@ -87,7 +87,8 @@ final class AlarmRequests: RequestHandler {
             return AlarmInfo(
                 alarm, nextRing: next,
                 warnings: RingWarnings.warnings(
-                    for: alarm, in: state, today: now.date, nextRing: next != nil, equipment: equipment))
+                    for: alarm, in: state, today: now.date, time: now.time, nextRing: next != nil,
+                    equipment: equipment))
         }
     }
 
@@ -96,7 +97,8 @@ final class AlarmRequests: RequestHandler {
         let state = try controller.currentState()
         let next = controller.view.nextRing(of: alarm, in: state, after: now.instant)
         let warnings = RingWarnings.warnings(
-            for: alarm, in: state, today: now.date, nextRing: next != nil, equipment: try equipment())
+            for: alarm, in: state, today: now.date, time: now.time, nextRing: next != nil,
+            equipment: try equipment())
         var response = Response(
             message: message + (next.map { "; next ring \($0.weekday) \($0.date) \($0.time)" } ?? ""))
         response.warnings = warnings.isEmpty ? nil : warnings

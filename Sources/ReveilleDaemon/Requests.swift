@@ -127,7 +127,7 @@ final class Requests {
         case .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart: handlers.apps
         case .calendarAdd, .calendarList, .calendarRemove, .calendarShow: handlers.calendars
         case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch: handlers.reminders
-        case .webPair, .webRedeem, .webDevices, .webUnpair: handlers.web
+        case .webPair, .webRedeem, .webDevices, .webUnpair, .webServing: handlers.web
         case .soundTest, .soundDevices, .soundStop: handlers.sound
         }
     }

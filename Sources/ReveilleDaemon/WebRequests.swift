@@ -35,6 +35,8 @@ final class WebRequests: RequestHandler {
     private let clock: any WallClock
     private let logger: Logger
     private var webPairing = WebPairing()
+    /// The port `reveille-web` last said it serves on.
+    private var servingPort: Int?
 
     init(store: Store, clock: any WallClock, logger: Logger) {
         self.store = store
@@ -67,7 +69,13 @@ final class WebRequests: RequestHandler {
             logger.notice("web pairing code made for \"\(name)\" (\(role)), good for ten minutes")
             var response = Response(message: "pairing code for \"\(name)\" (\(role) rights): \(code)")
             response.web = WebReply(code: code, expiresAt: now + WebPairing.codeLifetime)
+            response.web?.port = servingPort
             return response
+        case .webServing(let port):
+            guard (1...65_535).contains(port) else { throw InputError("port \(port): must be 1-65535") }
+            if servingPort != port { logger.info("web: reveille-web serves the page on port \(port)") }
+            servingPort = port
+            return Response()
         case .webRedeem(let typed):
             let digits = typed.filter(\.isASCII).filter(\.isNumber)
             let code = digits.count == 8 ? "\(digits.prefix(4))-\(digits.suffix(4))" : typed

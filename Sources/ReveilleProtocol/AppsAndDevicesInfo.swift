@@ -67,6 +67,8 @@ public struct WebReply: Codable, Sendable, Equatable {
     /// `web pair`: the one-time code, and until when (seconds since the epoch) it is good.
     public var code: String?
     public var expiresAt: Int?
+    /// `web pair`: the port `reveille-web` said it serves on, when it has.
+    public var port: Int?
     /// A redeemed code: the device's secret, kept by the browser as a cookie.
     public var token: String?
     public var devices: [WebDevice]

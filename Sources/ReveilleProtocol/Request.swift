@@ -79,6 +79,9 @@ public enum Command: Codable, Sendable, Equatable {
     case appGrant(name: String, minutes: Int, user: String?)
     /// `reveille run`: may the caller start `name`? If so the caller's process is followed as it.
     case appStart(name: String)
+    /// `reveille-web` says on which port it serves the page, so that `web pair` names the right
+    /// address. Kept in memory only.
+    case webServing(port: Int)
     /// Streams changes as they happen: an `ok` response, then one `WatchEvent` line per change,
     /// until the client closes the connection.
     case watch
@@ -152,6 +155,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .calendarRemove: "calendar rm"
         case .calendarShow: "calendar show"
         case .webUnpair: "web unpair"
+        case .webServing: "web serving"
         case .reminderList: "reminder list"
         case .reminderAdd: "reminder add"
         case .reminderEdit: "reminder edit"
@@ -195,7 +199,7 @@ public enum Command: Codable, Sendable, Equatable {
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .webPair, .webDevices,
-            .webUnpair,
+            .webUnpair, .webServing,
             .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch:
             .admin
         }

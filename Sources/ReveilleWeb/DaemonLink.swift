@@ -40,6 +40,8 @@ public final class EventHub: Sendable {
         var next = 0
         var pages: [Int: AsyncStream<String>.Continuation] = [:]
         var daemonUp = false
+        /// The port the page is served on, told to the daemon at each connection.
+        var servingPort: Int?
     }
 
     private let state = Mutex(State())
@@ -76,6 +78,19 @@ public final class EventHub: Sendable {
         for page in pages { page.yield(text) }
     }
 
+    /// The page is served on `port`: the daemon is told now (if it is there) and at each
+    /// reconnection, so that `reveille web pair` names the right address.
+    public func serving(port: Int, socketPath: String) {
+        state.withLock { $0.servingPort = port }
+        announce(socketPath: socketPath)
+    }
+
+    private func announce(socketPath: String) {
+        guard let port = state.withLock({ $0.servingPort }) else { return }
+        let reply = try? ControlClient(path: socketPath).send(.webServing(port: port))
+        if let error = reply?.error { logger.notice("could not tell reveilled the page's port: \(error.message)") }
+    }
+
     /// Follows the daemon at `socketPath` on a thread of its own, for the life of the process.
     public func follow(socketPath: String) {
         let thread = Thread { [self] in
@@ -107,6 +122,7 @@ public final class EventHub: Sendable {
         else { return false }
         state.withLock { $0.daemonUp = true }
         logger.info("following reveilled at \(socketPath)")
+        announce(socketPath: socketPath)
         broadcast(event: "daemon", data: "up")
         while let line = try? client.readLine() {
             broadcast(event: "change", data: String(decoding: line, as: UTF8.self))

@@ -53,6 +53,7 @@ public enum RelayPolicy {
         case .tagAdd(_, let uid, _): uid != nil
         case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil && spec.sound == nil
         case .soundTest, .soundDevices, .tagTest, .appStart, .watch, .webPair, .webRedeem, .webDevices, .webUnpair,
+            .webServing,
             .calendarAdd, .calendarRemove:
             false
         }

@@ -73,6 +73,7 @@ public final class WebServer: Sendable {
         // second: 60 wake-ups a minute on an idle clock. The server is built here without it.
         let unfinished = self.unfinished
         let hosts = self.hosts
+        let (hub, socketPath) = (self.hub, link.socketPath)
         let server = try HTTPServerBuilder.http1(
             configuration: .init(
                 additionalChannelHandlers: [ConnectionGuard(registry: unfinished)],
@@ -101,7 +102,12 @@ public final class WebServer: Sendable {
                 WebServer.secure(&response.headers)
                 try await writer.write(response: response.head, body: response.body)
             },
-            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? port) })
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                // The daemon learns the port off the event loop (a blocking socket call).
+                Thread.detachNewThread { hub.serving(port: bound, socketPath: socketPath) }
+                onRunning(bound)
+            })
         try await server.run()
     }
 

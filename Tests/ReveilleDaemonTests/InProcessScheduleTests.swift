@@ -211,4 +211,27 @@ import Testing
         let empty = MonthView.render(ScheduleReport(), first: december, today: december, colour: false)
         #expect(empty.contains("\na time as set   R weekly rule"), "\(empty)")
     }
+
+    /// A one-shot that has had its ring is off, and the advice is a new date, not `enable` (which
+    /// would only warn that its moment has passed).
+    @Test func aUsedOneShotIsToldToTakeANewDateNotToBeEnabled() throws {
+        let clock = try Clock(now: instant("2026-11-24 09:00:00"))
+        clock.addIn(60, label: "tea")
+        clock.passToWake()
+        clock.dismissByMath()
+        let alarm = try #require(clock.request(.alarmList).alarms?.first)
+        #expect(!alarm.enabled)
+        #expect(
+            alarm.warnings == [
+                "it was set for 2026-11-24 09:01, which has passed; to use it again, give it a new date: 'reveille alarm edit 1 --date tomorrow'"
+            ])
+        var spec = AlarmSpec()
+        spec.date = "tomorrow"
+        spec.enabled = true
+        let edited = clock.request(.alarmEdit(id: 1, spec: spec))
+        #expect(edited.ok && edited.warnings == nil, "\(edited)")
+        // One switched off before its moment is simply off.
+        clock.addIn(3600, label: "later")
+        #expect(clock.request(.alarmSetEnabled(id: 2, enabled: false)).warnings?.first?.hasPrefix("it is off") == true)
+    }
 }

@@ -540,6 +540,25 @@ class PageTests(unittest.TestCase):
         finally:
             os.remove(policy)
 
+    def test_16_the_kiosk_pairs_from_its_own_screen_at_the_port_it_is_served_on(self):
+        kiosk = Browser()  # a fresh browser on this machine: the household's rights, no pairing yet
+        try:
+            kiosk.open(self.clock.url)
+            wait_for(lambda: kiosk.run("return typeof S !== 'undefined' && S !== null"), what="the kiosk's page")
+            self.assertEqual(kiosk.run("return S.status.payload.status.role"), "user")
+            kiosk.click('nav button[data-view="lists"]')
+            wait_for(lambda: kiosk.visible('button[data-act="pair"]'), what="the way to pair")
+            kiosk.click('button[data-act="pair"]')
+            self.assertTrue(kiosk.visible("#paircode"))
+            paired = self.clock.cli("web", "pair", "--admin", "--name", "bedside")
+            # The page's port, not the settings' default (reveille-web told the daemon where it serves).
+            self.assertIn(f":{self.clock.port}/ and type it", paired.stdout)
+            kiosk.run("document.getElementById('paircode').value = arguments[0];", paired.stdout.split("\n")[0].split()[-1])
+            kiosk.click("#pairbtn")
+            wait_for(lambda: kiosk.run("return !!S && S.status.payload.status.role === 'admin'"), what="admin rights")
+        finally:
+            kiosk.close()
+
     def test_8_the_page_says_when_the_daemon_restarts_and_comes_back(self):
         self.open_page()
         self.clock.stop_daemon()
