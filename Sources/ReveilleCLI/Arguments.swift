@@ -41,7 +41,7 @@ enum Arguments {
     static let flags: Set<String> = [
         "--json", "--help", "--version", "--off", "--brief", "--watch", "--no-tone", "--skip-holidays",
         "--no-skip-holidays", "--color", "--all-alarms", "--plain", "--admin", "--holidays",
-        "--force", "--reminders", "--no-then", "--enabled", "--no-enabled", "--all",
+        "--force", "--reminders", "--no-then", "--enabled", "--no-enabled", "--all", "--problem",
     ]
 
     static func takesValue(_ option: String) -> Bool { !flags.contains(option) }

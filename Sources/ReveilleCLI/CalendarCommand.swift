@@ -136,7 +136,7 @@ struct CalendarCommand: ParsableCommand {
                 guard let problem = calendar.problem else { continue }
                 let meanwhile =
                     calendar.loadedAt.map { "using the copy read \($0)" }
-                    ?? "no good copy yet: its holidays are not known"
+                    ?? calendar.purpose.withoutACopy
                 print("calendar \(calendar.name): \(problem); \(meanwhile)")
             }
         }

@@ -27,9 +27,22 @@ struct DismissCommand: ParsableCommand {
     @Option(name: .long, help: "Answer the current problem without asking (for scripts).")
     var answer: Int?
 
+    @Flag(name: .long, help: "Print the current problem (asking for one if none is shown) and exit, for scripts.")
+    var problem = false
+
     @OptionGroup var connection: ConnectionOptions
 
+    func validate() throws {
+        if problem && answer != nil { throw ValidationError("give --problem or --answer, not both") }
+    }
+
     func run() throws {
+        if problem {
+            // The problem alone on standard output: `reveille dismiss --answer $(...)` answers it.
+            let response = try send(.problem, to: connection)
+            guard let text = response.problem else { return report(response) }
+            return print(text)
+        }
         if let answer {
             let response = try send(.answer(value: answer), to: connection)
             print(response.message ?? "")

@@ -69,4 +69,12 @@ public struct CalendarError: Error, Sendable, Hashable, Codable, CustomStringCon
 public enum CalendarPurpose: String, Codable, Sendable, CaseIterable {
     case holidays
     case reminders
+
+    /// What is missing while a calendar has never been read well.
+    public var withoutACopy: String {
+        switch self {
+        case .holidays: "no good copy yet: its holidays are not known"
+        case .reminders: "no good copy yet: none of its events chimes"
+        }
+    }
 }

@@ -275,7 +275,9 @@ public struct RingSession: Sendable, Hashable {
             throw RingRefusal("this alarm stops only with a registered tag: scan it on the reader")
         }
         guard let current = problem else {
-            throw RingRefusal("no problem was asked yet: run 'reveille dismiss' to get one")
+            throw RingRefusal(
+                "no problem was asked yet: run 'reveille dismiss' to get one ('reveille dismiss --problem' in a script)"
+            )
         }
         guard value == current.answer else {
             wrongAnswers += 1

@@ -221,7 +221,11 @@ final class CalendarRequests: RequestHandler {
         if entry.record.purpose == .reminders {
             let now = controller.nowSeconds()
             let id = Int(entry.record.id ?? 0)
-            let ahead = calendars.chimes.filter { $0.instant > now && $0.key.hasPrefix("calendar:\(id):") }
+            // A chime that played is not next, even when its event moved later (it does not play again).
+            let played = Set(((try? store.chimes(since: now - 8 * 86_400)) ?? []).map(\.key))
+            let ahead = calendars.chimes.filter {
+                $0.instant > now && $0.key.hasPrefix("calendar:\(id):") && !played.contains($0.key)
+            }
             info.upcomingDays = Set(ahead.map(\.day)).count
             info.next = ahead.first.map { "\(controller.view.chimeStamp($0.instant)) \($0.text)" }
             info.minutes = entry.record.reminderMinutes

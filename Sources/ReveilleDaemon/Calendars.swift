@@ -356,7 +356,7 @@ extension Calendars {
             guard let problem = entry.problem else { return nil }
             let meanwhile =
                 entry.loadedAt.map { "using the copy read \(AppSupervisor.stamp($0, zone: zone))" }
-                ?? "no good copy yet: its holidays are not known"
+                ?? entry.record.purpose.withoutACopy
             return
                 "calendar \(entry.record.name): \(problem.text) (since \(AppSupervisor.stamp(problem.since, zone: zone))); \(meanwhile)"
         }

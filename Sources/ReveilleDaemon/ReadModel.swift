@@ -50,6 +50,7 @@ struct ReadModel {
             howToDismiss: session.howToDismiss, wrongAnswers: session.wrongAnswers, dismissedBy: session.dismissedBy,
             tagOnReader: session.state.isActive && machine.tagOnReader)
         info.test = session.isTest ? true : nil
+        info.problem = session.state.isActive ? session.problem?.text : nil
         return info
     }
 

@@ -43,6 +43,8 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var dismissedBy: DismissalMethod?
     /// A tag lies on the reader: it must be lifted, then tapped.
     public var tagOnReader: Bool
+    /// The math problem asked and not yet answered (`37 + 48`); nil until one is asked.
+    public var problem: String?
 
     public init(
         id: Int, alarmID: Int, label: String, state: SessionState, scheduledTime: String, snoozeCount: Int,

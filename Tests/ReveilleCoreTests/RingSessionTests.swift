@@ -112,7 +112,11 @@ struct SeededGenerator: RandomNumberGenerator {
     @Test func mathDismissesAndWrongAnswersGiveANewProblem() throws {
         var generator = SeededGenerator(state: 1)
         var session = fire(settings())
-        #expect(throws: RingRefusal("no problem was asked yet: run 'reveille dismiss' to get one")) {
+        #expect(
+            throws: RingRefusal(
+                "no problem was asked yet: run 'reveille dismiss' to get one ('reveille dismiss --problem' in a script)"
+            )
+        ) {
             try session.answer(1, now: Self.t0, using: &generator)
         }
         let (first, actions) = try session.requestProblem(now: Self.t0 + 5, using: &generator)

@@ -199,6 +199,14 @@ import Testing
         #expect(chime.text == "Dentist")
         #expect(chime.detail == "starting in 15 minutes, at Hauptstraße 5, Berlin")
         #expect(clock.voice.said.last == "Reminder: Dentist, in 15 minutes, at Hauptstraße 5, Berlin.")
+        // The appointment moves an hour later after its chime: that chime does not play again, so
+        // neither `calendar list` nor `next` names it as coming.
+        try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "T160000", with: "T170000").write(
+            to: file, atomically: true, encoding: .utf8)
+        clock.daemon.controller.calendarFolderChanged(clock.folder.path)
+        let listed = try #require(clock.request(.calendarList).calendars?.first)
+        #expect(listed.next == nil, "\(listed)")
+        #expect(clock.request(.next(days: 1)).schedule?.reminders == nil)
     }
 
     /// The month's key shows a time the month rings as set, not a fixed example.
@@ -233,5 +241,17 @@ import Testing
         // One switched off before its moment is simply off.
         clock.addIn(3600, label: "later")
         #expect(clock.request(.alarmSetEnabled(id: 2, enabled: false)).warnings?.first?.hasPrefix("it is off") == true)
+    }
+
+    /// A reminder calendar not read yet says what that means for it: no chime, not "holidays".
+    @Test func aReminderCalendarWithoutACopySaysNoneOfItsEventsChimes() throws {
+        let clock = try Clock(now: instant("2026-11-24 10:00:00"))
+        let added = clock.request(
+            .calendarAdd(name: "club", source: "https://example.org/club.ics", purpose: "reminders", minutes: [15]))
+        #expect(added.ok, "\(added.error?.message ?? "")")
+        let problems = try #require(clock.request(.status).status?.calendarProblems)
+        #expect(problems.count == 1, "\(problems)")
+        #expect(problems.first?.hasSuffix("; no good copy yet: none of its events chimes") == true, "\(problems)")
+        #expect(problems.first?.contains("holidays") == false)
     }
 }

@@ -37,12 +37,24 @@ import Testing
 
         let early = try daemon.cli("dismiss", "--answer", "1")
         #expect(early.status == 1)
-        #expect(early.stderr == "reveille: no problem was asked yet: run 'reveille dismiss' to get one\n")
-        _ = try daemon.request(.problem)
+        #expect(
+            early.stderr
+                == "reveille: no problem was asked yet: run 'reveille dismiss' to get one ('reveille dismiss --problem' in a script)\n"
+        )
+        #expect(try daemon.session()?.problem == nil)
+        // A script asks for the problem alone, and finds it in `status --json` too.
+        let asked = try daemon.cli("dismiss", "--problem")
+        #expect(asked.status == 0)
+        let problem = asked.stdout.trimmingCharacters(in: .newlines)
+        #expect(problem.wholeMatch(of: #/[0-9 +×]+/#) != nil, "\(asked)")
+        #expect(try daemon.cli("status", "--json").stdout.contains(#""problem" : "\#(problem)""#))
         let wrong = try daemon.cli("dismiss", "--answer", "1")  // no problem has so small an answer
         #expect(wrong.status == 1)
         #expect(wrong.stdout.hasPrefix("wrong answer; a new problem: "))
-        let dismissed = try daemon.dismissByMath()
+        #expect(try daemon.session()?.problem != problem, "a wrong answer gets a new problem")
+        let dismissed = try daemon.cli(
+            "dismiss", "--answer",
+            String(solve(try daemon.cli("dismiss", "--problem").stdout.trimmingCharacters(in: .newlines))))
         #expect(dismissed.status == 0)
         #expect(dismissed.stdout == "dismissed alarm #1 nap. Good morning.\n")
         #expect(try daemon.session() == nil)
