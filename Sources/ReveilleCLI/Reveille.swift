@@ -36,8 +36,26 @@ public struct Reveille: ParsableCommand {
                 "unknown command '\(unknown.word)'\(hint ?? "")\n  See '\(unknown.path) --help' for the commands.")
             Foundation.exit(64)
         }
-        main(arguments)
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            exit(speaking: error)
+        }
         Foundation.exit(0)
+    }
+
+    /// Ends with `error` in the words every other mistake uses: `reveille: why and what to do`
+    /// (swift-argument-parser's own start with `Error: `), then its usage lines; help and
+    /// `--version` print as they are.
+    static func exit(speaking error: any Error) -> Never {
+        let code = exitCode(for: error)
+        var text = fullMessage(for: error)
+        if code != .success, text.hasPrefix("Error: ") { text = String(text.dropFirst("Error: ".count)) }
+        if !text.isEmpty {
+            if code == .success { print(text) } else { printError(text) }  // printError says `reveille: `
+        }
+        Foundation.exit(code.rawValue)
     }
 
     /// The first word that should name a subcommand and does not.

@@ -11,19 +11,19 @@ import Testing
         let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
         let time = try daemon.cli("alarm", "add", "25:00")
         #expect(time.status == 64)
-        #expect(time.stderr == "Error: time \"25:00\": hour must be 0-23\n" + Self.usageTail)
+        #expect(time.stderr == "reveille: time \"25:00\": hour must be 0-23\n" + Self.usageTail)
         let days = try daemon.cli("alarm", "add", "7:00", "--days", "funday")
         #expect(days.status == 64)
         #expect(
             days.stderr
-                == "Error: days \"funday\": unknown day \"funday\"; use day names (mon,tue,wed,thu,fri,sat,sun), "
+                == "reveille: days \"funday\": unknown day \"funday\"; use day names (mon,tue,wed,thu,fri,sat,sun), "
                 + "ranges like mon-fri, or daily, weekdays, weekends\n" + Self.usageTail)
         let date = try daemon.cli("alarm", "add", "7:00", "--date", "2027-02-29")
         #expect(date.status == 64)
-        #expect(date.stderr.hasPrefix("Error: date \"2027-02-29\": February 2027 has 28 days\n"))
+        #expect(date.stderr.hasPrefix("reveille: date \"2027-02-29\": February 2027 has 28 days\n"))
         let both = try daemon.cli("rule", "add", "--days", "sat", "--off", "--at", "9:00")
         #expect(both.status == 64)
-        #expect(both.stderr.hasPrefix("Error: give either --off or --at TIME, not both\n"))
+        #expect(both.stderr.hasPrefix("reveille: give either --off or --at TIME, not both\n"))
         #expect(try daemon.cli("alarm", "list").stdout.hasPrefix("no alarms"))
     }
 
