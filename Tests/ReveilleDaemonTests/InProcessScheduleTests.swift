@@ -74,8 +74,10 @@ import Testing
         clock.wall.advance(60)
         clock.daemon.controller.tick()
         #expect(chimes(clock).isEmpty)
+        #expect(!clock.voice.said.contains { $0.hasPrefix("Reminder") }, "never spoken over the ring")
         clock.dismissByMath()
         #expect(chimes(clock).count == 1)
+        #expect(clock.voice.said.last == "Reminder: vitamins.", "said once the alarm is quiet")
         let played = clock.audio.calls.compactMap { if case .play(let request) = $0 { request.sound } else { nil } }
         #expect(played.last == sound, "the reminder's own sound, after the alarm's")
     }
