@@ -2,6 +2,7 @@
 #include "reveille_shims.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <sys/fanotify.h>
 #include <wchar.h>
@@ -315,3 +316,5 @@ unsigned long long RV_effective_capabilities(void) {
     return ((unsigned long long)data[1].effective << 32) | data[0].effective;
 }
 
+
+int RV_malloc_trim(void) { return malloc_trim(0); }

@@ -32,7 +32,11 @@ import Testing
 
     /// Day → (alarm id → the note of a silent entry, or "rings").
     func week(_ daemon: DaemonHarness) throws -> [String: [Int: String]] {
-        let report = try #require(try daemon.request(.next(days: 7)).schedule)
+        Self.days(try #require(try daemon.request(.next(days: 7)).schedule))
+    }
+
+    /// Day → (alarm id → the note of a silent entry, or "rings"), from a `next` report.
+    static func days(_ report: ScheduleReport) -> [String: [Int: String]] {
         var days: [String: [Int: String]] = [:]
         for row in report.rows {
             guard let id = row.alarmID else { continue }

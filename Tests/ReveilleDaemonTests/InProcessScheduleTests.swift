@@ -84,13 +84,7 @@ import Testing
 
     /// Day → (alarm id → the note of a silent entry, or "rings").
     func week(_ clock: Clock) throws -> [String: [Int: String]] {
-        let report = try #require(clock.request(.next(days: 7)).schedule)
-        var days: [String: [Int: String]] = [:]
-        for row in report.rows {
-            guard let id = row.alarmID else { continue }
-            days[row.date, default: [:]][id] = row.rings ? "rings" : row.note
-        }
-        return days
+        CalendarTests.days(try #require(clock.request(.next(days: 7)).schedule))
     }
 
     @Test func aBrokenOrMissingFileKeepsTheLastGoodCopyEvenAcrossARestart() throws {
@@ -255,5 +249,57 @@ import Testing
         #expect(problems.count == 1, "\(problems)")
         #expect(problems.first?.hasSuffix("; no good copy yet: none of its events chimes") == true, "\(problems)")
         #expect(problems.first?.contains("holidays") == false)
+    }
+
+    // MARK: The everyday commands' answers (the CLI prints them as they come)
+
+    @Test func pauseUntilADateAndResume() throws {
+        let clock = try Clock(now: instant("2026-11-21 10:00:00"))
+        clock.add("6:45")
+        #expect(
+            clock.request(.pause(until: "2026-11-24")).message == "alarms paused; they ring again from Tue 2026-11-24")
+        let next = try #require(clock.request(.next(days: 4)).schedule)
+        let monday = try #require(next.rows.first { $0.date == "2026-11-23" })
+        #expect(!monday.rings && monday.layer == .paused && monday.note == "paused until 2026-11-24")
+        #expect(next.rows.first { $0.date == "2026-11-24" }.map { $0.rings && $0.layer == .base } == true)
+        let paused = try #require(clock.request(.status).status)
+        #expect(StatusCommand.render(paused).contains("alarms: paused until 2026-11-24 (1 of 1 enabled)"))
+        #expect(clock.request(.pause(until: nil)).message == "alarms are off until 'reveille resume'")
+        #expect(clock.request(.status).status?.nextRing == nil)
+        #expect(clock.request(.resume).message == "alarms are on")
+        #expect(clock.request(.status).status?.nextRing?.date == "2026-11-22")
+    }
+
+    @Test func editEnableDisableAndRemove() throws {
+        let clock = try Clock(now: instant("2026-11-21 10:00:00"))
+        clock.add("6:45", days: "mon-fri")
+        var spec = AlarmSpec()
+        spec.time = LocalTime(hour: 7, minute: 0)
+        spec.days = try DaySet.parse("mon-thu")
+        spec.maxSnoozes = 0
+        #expect(
+            clock.request(.alarmEdit(id: 1, spec: spec)).message
+                == "changed alarm #1: 07:00 mon-thu; next ring Mon 2026-11-23 07:00")
+        #expect(clock.request(.alarmSetEnabled(id: 1, enabled: false)).message == "disabled alarm #1: 07:00 mon-thu")
+        #expect(
+            clock.request(.alarmSetEnabled(id: 1, enabled: true)).message
+                == "enabled alarm #1: 07:00 mon-thu; next ring Mon 2026-11-23 07:00")
+        #expect(clock.request(.alarmList).alarms?.first?.maxSnoozes == 0)
+        #expect(clock.request(.alarmRemove(id: 1)).message == "removed alarm #1")
+        #expect(clock.request(.alarmList).alarms?.isEmpty == true)
+    }
+
+    @Test func aOneShotSetWithInRingsToTheSecond() throws {
+        let clock = try Clock(now: instant("2026-11-21 13:40:00"))
+        var spec = AlarmSpec()
+        spec.inSeconds = 20 * 60
+        spec.label = "nap"
+        // On virtual time, exactly 14:00:00; seconds show only when not :00.
+        #expect(
+            clock.request(.alarmAdd(spec: spec)).message
+                == "added alarm #1 nap: 14:00 once on 2026-11-21; next ring Sat 2026-11-21 14:00")
+        clock.passToWake()
+        #expect(clock.wall.now().timeIntervalSince1970 == Double(instant("2026-11-21 14:00:00")))
+        #expect(clock.session?.state == .ringing)
     }
 }

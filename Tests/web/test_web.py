@@ -12,6 +12,8 @@ from webdriver import REPO, Browser, Clock, http, non_loopback_address, page_con
 
 BINARIES = os.path.join(REPO, ".build", "debug")
 SHOTS = os.path.join(REPO, ".build", "web-screenshots")
+# Sets a form field's value: browser.run(FILL, "f-time", "05:30").
+FILL = "document.getElementById(arguments[0]).value = arguments[1];"
 
 
 def ring_soon(clock, seconds=1, **spec):
@@ -307,23 +309,19 @@ class PageTests(unittest.TestCase):
         self.assertEqual(codes, [403, 403, 403, 403, 403, 429])
 
     def test_9_an_admin_adds_and_edits_from_the_lists_with_the_daemons_messages(self):
-        self.open_page()
-        if self.browser.run("return S.status.payload.status.role") != "admin":
-            self.pair_browser_as_admin()
-            self.open_page()
+        self.admin_page()
         self.browser.click('nav button[data-view="lists"]')
         wait_for(lambda: self.browser.visible("#f-save"), what="the alarm form")
-        fill = "document.getElementById(arguments[0]).value = arguments[1];"
-        self.browser.run(fill, "f-label", "gym")
-        self.browser.run(fill, "f-time", "05:30")
-        self.browser.run(fill, "f-days", "tue,thu")
+        self.browser.run(FILL, "f-label", "gym")
+        self.browser.run(FILL, "f-time", "05:30")
+        self.browser.run(FILL, "f-days", "tue,thu")
         self.browser.click("#f-save")
         wait_for(lambda: any(a["label"] == "gym" and a["days"] == "tue,thu" and a["time"] == "05:30"
                              for a in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]),
                  what="the alarm added from the page")
         wait_for(lambda: "gym" in (self.browser.text("#lists") or ""), what="the list redrawn with it")
         # A mistake gets the daemon's own message, as the CLI would show it.
-        self.browser.run(fill, "f-days", "funday")
+        self.browser.run(FILL, "f-days", "funday")
         self.browser.click("#f-save")
         cli = self.clock.cli("alarm", "add", "05:30", "--days", "funday")
         self.assertEqual(cli.returncode, 64)
@@ -337,7 +335,7 @@ class PageTests(unittest.TestCase):
         self.browser.click('nav button[data-view="lists"]')
         wait_for(lambda: self.browser.visible(f'button[data-act="ruleedit"][data-id="{rule["id"]}"]'), what="the rule")
         self.browser.click(f'button[data-act="ruleedit"][data-id="{rule["id"]}"]')
-        self.browser.run(fill, "r-change", "10:15")
+        self.browser.run(FILL, "r-change", "10:15")
         self.browser.click("#r-add")
         wait_for(lambda: any(r["id"] == rule["id"] and r["change"] == "10:15"
                              for r in request(self.clock.sock, {"ruleList": {}})["payload"]["rules"]),
@@ -356,10 +354,7 @@ class PageTests(unittest.TestCase):
             phone.close()
 
     def test_12_alarms_are_paused_and_resumed_from_the_page(self):
-        self.open_page()
-        if self.browser.run("return S.status.payload.status.role") != "admin":
-            self.pair_browser_as_admin()
-            self.open_page()
+        self.admin_page()
         self.browser.click('nav button[data-view="lists"]')
         wait_for(lambda: self.browser.visible("#m-pause"), what="the master switch")
         try:
@@ -441,11 +436,10 @@ class PageTests(unittest.TestCase):
         # The Alarms tab lists reminders with their body, and adds and edits them.
         self.browser.click('nav button[data-view="lists"]')
         wait_for(lambda: "with a glass of water" in (self.browser.text("#reminders") or ""), what="the reminders list")
-        fill = "document.getElementById(arguments[0]).value = arguments[1];"
-        self.browser.run(fill, "q-text", "How did your session go?")
-        self.browser.run(fill, "q-body", "Reflect on your training")
-        self.browser.run(fill, "q-time", "19:00")
-        self.browser.run(fill, "q-days", "tue,thu")
+        self.browser.run(FILL, "q-text", "How did your session go?")
+        self.browser.run(FILL, "q-body", "Reflect on your training")
+        self.browser.run(FILL, "q-time", "19:00")
+        self.browser.run(FILL, "q-days", "tue,thu")
         self.browser.click("#q-save")
         added = lambda: [r for r in request(self.clock.sock, {"reminderList": {}})["payload"]["reminders"]
                          if r["text"] == "How did your session go?"]
@@ -455,8 +449,8 @@ class PageTests(unittest.TestCase):
         wait_for(lambda: self.browser.visible(f'button[data-act="qedit"][data-id="{ident}"]'), what="its edit button")
         self.browser.click(f'button[data-act="qedit"][data-id="{ident}"]')
         self.assertEqual(self.browser.run("return document.getElementById('q-body').value"), "Reflect on your training")
-        self.browser.run(fill, "q-body", "")
-        self.browser.run(fill, "q-time", "19:30")
+        self.browser.run(FILL, "q-body", "")
+        self.browser.run(FILL, "q-time", "19:30")
         self.browser.click("#q-save")
         wait_for(lambda: added()[0]["time"] == "19:30" and added()[0].get("body") is None, what="the reminder edited")
         self.shot("13-reminders")
@@ -469,9 +463,8 @@ class PageTests(unittest.TestCase):
         self.open_page()
         self.browser.click('nav button[data-view="lists"]')
         wait_for(lambda: self.browser.visible("#r-add"), what="the rule form")
-        fill = "document.getElementById(arguments[0]).value = arguments[1];"
-        self.browser.run(fill, "r-days", "wed")
-        self.browser.run(fill, "r-change", "09:00")
+        self.browser.run(FILL, "r-days", "wed")
+        self.browser.run(FILL, "r-change", "09:00")
         self.browser.click("#r-add")
         wait_for(lambda: self.browser.text("#r-add") == f"Save rule #{rule['id']}", what="the existing rule's editor")
         self.assertIn(f"rule edit {rule['id']}", self.browser.text("#toast"))

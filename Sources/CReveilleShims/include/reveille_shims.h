@@ -100,6 +100,10 @@ int RV_pidfd_signal(int pidfd, int signal);
 /// Marks every descriptor from `first` on close-on-exec (before the daemon executes itself again).
 void RV_close_from_on_exec(int first);
 
+/* Gives the memory free in every malloc arena back to the system (glibc's malloc_trim(0)):
+   a thread's arena outlives the thread. Returns 1 when some was released. */
+int RV_malloc_trim(void);
+
 #endif
 
 /// timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK): for the event loop's own deadlines.
