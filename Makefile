@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test fuzz soak bench format clean release release-build install uninstall man order-file
+.PHONY: all build run test fuzz soak bench format clean release release-build install uninstall man order-file deb
 
 all: build
 
@@ -35,6 +35,7 @@ test:
 	$(MAKE) man
 	$(SWIFT) test --skip-build
 	python3 Tests/web/test_web.py  # the page in headless Chromium (screenshots: .build/web-screenshots)
+	python3 Tests/packaging/test_deb.py  # the Debian package, built from the debug build and read back
 
 ## A longer fuzzing run than `make test`'s: the control protocol's decoder on FUZZ_CASES mutated
 ## requests, the calendar reader on FUZZ_CASES/100 mutated calendars (about 10 minutes by default).
@@ -79,6 +80,14 @@ release:
 release-build:
 	rm -f .build/release/reveilled
 	$(SWIFT) build -c release --static-swift-stdlib
+
+## reveille_VERSION_ARCH.deb under .build/ from the release build, with dpkg-deb and
+## dpkg-shlibdeps (README, "Installing on the clock"). As root, for the build tools it installs.
+deb:
+	scripts/install-deps.sh deb
+	$(MAKE) release-build
+	$(MAKE) man
+	scripts/make-deb.sh .build/release $(MANPAGES) .build
 
 ## Units, udev rules, settings, completions, man pages and the binaries of `make release`.
 ## PREFIX=/usr/local, DESTDIR= as usual; an edited /etc/reveille/reveille.toml is kept.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that `make run`, `make test`, `make bench` or `make order-file` need.
+# Installs the Debian packages that `make run`, `make test`, `make bench`, `make order-file` or `make deb` need.
 # As root it runs apt-get; otherwise it prints the exact command and stops.
 set -euo pipefail
 
@@ -9,10 +9,11 @@ what=${1:-run}
 packages=(tzdata libical-dev libcurl4-openssl-dev pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev libevdev-dev libgcrypt20-dev libespeak-ng-dev espeak-ng-data)
 case "$what" in
     run) ;;
-    test) packages+=(util-linux libnfc-examples systemd python3 chromium chromium-driver fonts-dejavu-core) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit; Chromium over WebDriver: the page
+    test) packages+=(util-linux libnfc-examples systemd python3 chromium chromium-driver fonts-dejavu-core dpkg-dev binutils) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit; Chromium over WebDriver: the page; dpkg-deb, dpkg-shlibdeps, strip: the package
     bench) packages+=(hyperfine cron python3 libnfc-examples binutils chromium chromium-driver fonts-dejavu-core) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness; Chromium: the page's figures
     order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
-    *) echo "usage: $0 run|test|bench|order" >&2; exit 2 ;;
+    deb) packages+=(dpkg-dev binutils) ;;  # dpkg-deb, dpkg-shlibdeps; strip
+    *) echo "usage: $0 run|test|bench|order|deb" >&2; exit 2 ;;
 esac
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -216,7 +216,7 @@ import Testing
         #expect(try daemon.cli("reminder", "add", "tea", "--at", "16:00", "--sound", sound).status == 0)
         var doctor = try daemon.cli("doctor", "--no-tone")
         #expect(
-            doctor.stdout.contains("1 set, 0 reminder calendar(s); next of those set: 2026-11-23 16:00"),
+            doctor.stdout.contains("1 set, 0 reminder calendars; next of those set: 2026-11-23 16:00"),
             "\(doctor.stdout)")
         unlink(sound)
         doctor = try daemon.cli("doctor", "--no-tone")

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""The Debian package, built by scripts/make-deb.sh from the debug build (make test runs this;
+`make deb` builds the real one from the release build) and read back with dpkg-deb: its control
+fields, the libraries dpkg-shlibdeps found, the conffiles, the files in their Debian places and
+maintainer scripts that a shell accepts.
+
+    python3 Tests/packaging/test_deb.py [BINARIES]    (default: .build/debug)
+"""
+import os, re, subprocess, sys, tempfile, unittest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BINARIES = os.path.join(REPO, ".build", "debug")
+MANPAGES = os.path.join(REPO, ".build", "plugins", "GenerateManual", "outputs")
+
+
+def run(*arguments, **options):
+    return subprocess.run(arguments, check=True, capture_output=True, text=True, **options).stdout
+
+
+class PackageTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp(prefix="reveille-deb-test.")
+        environment = {**os.environ, "DEB_COMPRESSION": "gzip", "DEB_COMPRESSION_LEVEL": "1",
+                       "DEB_UNPACKAGED_LIBRARIES": "1"}
+        cls.package = run(os.path.join(REPO, "scripts", "make-deb.sh"), BINARIES, MANPAGES, cls.folder,
+                          env=environment).strip()
+        cls.info = run("dpkg-deb", "--info", cls.package)
+        cls.contents = run("dpkg-deb", "--contents", cls.package)
+        cls.control = {}
+        for line in run("dpkg-deb", "--field", cls.package).splitlines():
+            if ":" in line and not line.startswith(" "):
+                key, value = line.split(":", 1)
+                cls.control[key] = value.strip()
+
+    @classmethod
+    def tearDownClass(cls):
+        subprocess.run(["rm", "-rf", cls.folder])
+
+    def test_named_as_debian_names_packages(self):
+        arch = run("dpkg", "--print-architecture").strip()
+        self.assertRegex(os.path.basename(self.package), rf"^reveille_\d+\.\d+\.\d+\+git\d+_{arch}\.deb$")
+        self.assertEqual(self.control["Package"], "reveille")
+        self.assertEqual(self.control["Architecture"], arch)
+
+    def test_depends_lists_the_runtime_libraries_dpkg_shlibdeps_found(self):
+        depends = self.control["Depends"]
+        for library in ["libnfc6", "libasound2", "libsndfile1", "libespeak-ng1", "libical3", "libcurl4",
+                        "libsqlite3-0", "libsystemd0", "libevdev2", "libc6", "systemd"]:
+            self.assertRegex(depends, rf"(^|, ){re.escape(library)}( \(|,|$)", f"{library} in Depends: {depends}")
+        # No development package: the clock needs the libraries only.
+        self.assertNotIn("-dev", depends)
+
+    def test_settings_udev_and_modprobe_files_are_conffiles(self):
+        conffiles = run("sh", "-c", f"dpkg-deb --ctrl-tarfile '{self.package}' | tar -xO ./conffiles").split()
+        self.assertEqual(sorted(conffiles), sorted([
+            "/etc/reveille/reveille.toml", "/etc/reveille/apps.toml",
+            "/etc/udev/rules.d/70-reveille.rules", "/etc/modprobe.d/reveille-nfc.conf"]))
+        for path in conffiles:
+            self.assertIn("." + path, self.contents)
+
+    def test_files_are_in_their_debian_places(self):
+        for path in ["./usr/bin/reveilled", "./usr/bin/reveille", "./usr/bin/reveille-web", "./usr/bin/reveille-calendar",
+                     "./usr/lib/systemd/system/reveille.service", "./usr/lib/systemd/system/reveille-calendar.timer",
+                     "./usr/lib/sysusers.d/reveille.conf", "./usr/lib/tmpfiles.d/reveille.conf",
+                     "./usr/share/man/man1/reveille.1.gz", "./usr/share/man/man8/reveilled.8.gz",
+                     "./usr/share/bash-completion/completions/reveille",
+                     "./usr/share/doc/reveille/copyright", "./usr/share/doc/reveille/changelog.Debian.gz"]:
+            self.assertRegex(self.contents, rf"\s{re.escape(path)}\n", path)
+        # Owned by root, whoever built it; nothing under /usr/local.
+        self.assertNotRegex(self.contents, r" (?!root/root)\S+/\S+ ")
+        self.assertNotIn("./usr/local", self.contents)
+        # The units start the programs where the package puts them.
+        unit = run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -xO ./usr/lib/systemd/system/reveille.service")
+        self.assertIn("ExecStart=/usr/bin/reveilled", unit)
+
+    def test_the_programs_are_stripped(self):
+        with tempfile.TemporaryDirectory() as folder:
+            run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -x -C '{folder}' ./usr/bin/reveilled")
+            sections = run("readelf", "-S", os.path.join(folder, "usr/bin/reveilled"))
+            self.assertNotIn(".debug_info", sections)
+            self.assertNotIn(".symtab", sections)
+
+    def test_maintainer_scripts_parse_and_purge_removes_the_state(self):
+        with tempfile.TemporaryDirectory() as folder:
+            run("dpkg-deb", "--control", self.package, folder)
+            for script in ["postinst", "prerm", "postrm"]:
+                path = os.path.join(folder, script)
+                self.assertTrue(os.access(path, os.X_OK), script)
+                run("sh", "-n", path)
+            with open(os.path.join(folder, "postinst")) as f:
+                postinst = f.read()
+            self.assertIn("systemd-sysusers /usr/lib/sysusers.d/reveille.conf", postinst)
+            self.assertIn("deb-systemd-helper", postinst)
+            self.assertIn("udevadm trigger", postinst)
+            with open(os.path.join(folder, "postrm")) as f:
+                postrm = f.read()
+            self.assertRegex(postrm, r'if \[ "\$1" = purge \]; then[\s\S]*rm -rf /var/lib/reveille /var/cache/reveille-calendars')
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        BINARIES = os.path.abspath(sys.argv.pop(1))
+    for tool in ["dpkg-deb", "dpkg-shlibdeps", "strip", "readelf"]:
+        if subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True).returncode != 0:
+            sys.exit(f"{tool} is missing: scripts/install-deps.sh test installs dpkg-dev and binutils")
+    unittest.main(verbosity=2)

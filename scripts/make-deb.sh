@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Builds reveille_VERSION_ARCH.deb with Debian's own tools (dpkg-deb, dpkg-shlibdeps). `make deb`
+# runs it on the release build; the packaging test runs it on the debug build.
+#   scripts/make-deb.sh BINARIES MANPAGES OUTDIR
+# BINARIES: the folder holding reveilled, reveille, reveille-web, reveille-calendar; MANPAGES:
+# swift-argument-parser's generated pages (make man). DEB_COMPRESSION (xz by default; the test
+# uses gzip -1 for speed). DEB_UNPACKAGED_LIBRARIES=1 lets the programs link libraries no package
+# owns (the debug build's Swift runtime under the toolchain: the packaging test's package is
+# checked, never installed). Prints the path of the package.
+#
+# What the package is (README, "Installing on the clock"):
+# - the programs, stripped, in /usr/bin; units, sysusers.d and tmpfiles.d in /usr/lib; man pages
+#   and completions in their Debian places; README, hardware.md and the settings' examples in
+#   /usr/share/doc/reveille;
+# - conffiles: /etc/reveille/reveille.toml and apps.toml, the udev rule and the modprobe file (an
+#   edited one is kept across upgrades, as dpkg does for every conffile);
+# - maintainer scripts: users and folders by systemd-sysusers and systemd-tmpfiles, units enabled
+#   and (re)started with deb-systemd-helper and deb-systemd-invoke where present (as debhelper's
+#   snippets do), udev rules reloaded and the reader's subsystems triggered; purge removes the
+#   state (/var/lib/reveille) and the calendars' cache.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+binaries=${1:?usage: $0 BINARIES MANPAGES OUTDIR}
+manpages=${2:?usage: $0 BINARIES MANPAGES OUTDIR}
+out=${3:?usage: $0 BINARIES MANPAGES OUTDIR}
+compression=${DEB_COMPRESSION:-xz}
+level=${DEB_COMPRESSION_LEVEL:-6}
+
+arch=$(dpkg --print-architecture)
+base=$(sed -n 's/^public let reveilleVersion = "\(.*\)"$/\1/p' Sources/ReveilleProtocol/Paths.swift)
+# Each commit a newer version, so that installing a later build is an upgrade.
+count=$(git rev-list --count HEAD 2>/dev/null || echo 0)
+version="$base+git$count"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+stage=$work/root
+
+# The files, where `make install` puts them with PREFIX=/usr.
+PREFIX=/usr DESTDIR=$stage scripts/install.sh install "$binaries" "$manpages" >/dev/null
+rm -rf "$stage/etc/reveille/hooks.d"  # made by the postinst (an empty folder is no conffile)
+for program in reveilled reveille reveille-web reveille-calendar; do
+    strip --strip-unneeded "$stage/usr/bin/$program"
+done
+# Debian's places and forms: man pages compressed, the copyright file, the changelog.
+gzip -9n "$stage"/usr/share/man/man*/*
+doc=$stage/usr/share/doc/reveille
+install -m 0644 docs/copyright "$doc/copyright"
+printf 'reveille (%s) unstable; urgency=medium\n\n  * Built from commit %s.\n\n -- Reveille <reveille@localhost>  %s\n' \
+    "$version" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -R)" | gzip -9n >"$doc/changelog.Debian.gz"
+
+# Depends: what the programs link, as dpkg-shlibdeps finds it (it reads debian/control); and
+# libespeak-ng1 by hand: the voice opens it at its first sentence (dlopen), so no tool sees it.
+mkdir -p "$work/debian"
+printf 'Source: reveille\n\nPackage: reveille\nArchitecture: any\n' >"$work/debian/control"
+lenient=()
+[ "${DEB_UNPACKAGED_LIBRARIES:-0}" = 1 ] && lenient=(--ignore-missing-info)
+shlibs=$(cd "$work" && dpkg-shlibdeps "${lenient[@]}" -O "${stage#"$work"/}"/usr/bin/* | sed -n 's/^shlibs:Depends=//p')
+[ -n "$shlibs" ] || { echo "dpkg-shlibdeps found no libraries" >&2; exit 1; }
+
+install -d -m 0755 "$stage/DEBIAN"
+size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+cat >"$stage/DEBIAN/control" <<EOF
+Package: reveille
+Version: $version
+Architecture: $arch
+Maintainer: Reveille <reveille@localhost>
+Installed-Size: $size
+Depends: $shlibs, libespeak-ng1, espeak-ng-data, systemd, tzdata
+Recommends: chromium
+Section: utils
+Priority: optional
+Homepage: https://github.com/reveille/reveille
+Description: bedside alarm clock controller for a Raspberry Pi
+ reveilled rings alarms through ALSA; a registered NFC tag or a math answer
+ silences them, with limited snoozes. Weekly rules, date overrides, holiday and
+ reminder calendars, a voice, bedside keys, per-app time windows and daily
+ limits (fanotify), a command line and a kiosk page (reveille-web).
+EOF
+
+cat >"$stage/DEBIAN/conffiles" <<EOF
+/etc/reveille/reveille.toml
+/etc/reveille/apps.toml
+/etc/udev/rules.d/70-reveille.rules
+/etc/modprobe.d/reveille-nfc.conf
+EOF
+
+units="reveille.service reveille-web.service reveille-calendar.timer"
+
+cat >"$stage/DEBIAN/postinst" <<EOF
+#!/bin/sh
+set -e
+if [ "\$1" = configure ]; then
+    systemd-sysusers /usr/lib/sysusers.d/reveille.conf
+    systemd-tmpfiles --create /usr/lib/tmpfiles.d/reveille.conf || true
+    install -d -m 0755 /etc/reveille/hooks.d
+    if command -v udevadm >/dev/null 2>&1; then
+        udevadm control --reload-rules 2>/dev/null || true
+        udevadm trigger --subsystem-match=usb --subsystem-match=tty --subsystem-match=input --action=change 2>/dev/null || true
+    fi
+fi
+# As debhelper's dh_installsystemd snippets: enable on first install (unless masked), then
+# reload and (re)start where systemd runs.
+if [ "\$1" = configure ] || [ "\$1" = abort-upgrade ] || [ "\$1" = abort-deconfigure ] || [ "\$1" = abort-remove ]; then
+    for unit in $units; do
+        if command -v deb-systemd-helper >/dev/null 2>&1; then
+            deb-systemd-helper unmask "\$unit" >/dev/null || true
+            if deb-systemd-helper --quiet was-enabled "\$unit"; then
+                deb-systemd-helper enable "\$unit" >/dev/null || true
+            else
+                deb-systemd-helper update-state "\$unit" >/dev/null || true
+            fi
+        fi
+    done
+    if [ -d /run/systemd/system ]; then
+        systemctl --system daemon-reload >/dev/null || true
+        if command -v deb-systemd-invoke >/dev/null 2>&1; then
+            deb-systemd-invoke restart $units >/dev/null || true
+        fi
+    fi
+fi
+exit 0
+EOF
+
+cat >"$stage/DEBIAN/prerm" <<EOF
+#!/bin/sh
+set -e
+if [ -d /run/systemd/system ] && [ "\$1" = remove ]; then
+    if command -v deb-systemd-invoke >/dev/null 2>&1; then
+        deb-systemd-invoke stop $units reveille-calendar.service >/dev/null || true
+    fi
+fi
+exit 0
+EOF
+
+cat >"$stage/DEBIAN/postrm" <<EOF
+#!/bin/sh
+set -e
+if [ -d /run/systemd/system ]; then
+    systemctl --system daemon-reload >/dev/null || true
+fi
+if [ "\$1" = remove ] && command -v deb-systemd-helper >/dev/null 2>&1; then
+    for unit in $units; do deb-systemd-helper mask "\$unit" >/dev/null || true; done
+fi
+if [ "\$1" = purge ]; then
+    if command -v deb-systemd-helper >/dev/null 2>&1; then
+        for unit in $units; do
+            deb-systemd-helper purge "\$unit" >/dev/null || true
+            deb-systemd-helper unmask "\$unit" >/dev/null || true
+        done
+    fi
+    # The clock's state and the fetched calendars; /etc/reveille goes with its conffiles (dpkg),
+    # and what an admin added there (hooks) stays.
+    rm -rf /var/lib/reveille /var/cache/reveille-calendars /run/reveille
+    rmdir /etc/reveille/hooks.d /etc/reveille 2>/dev/null || true
+fi
+exit 0
+EOF
+chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm" "$stage/DEBIAN/postrm"
+
+mkdir -p "$out"
+package=$out/reveille_${version}_$arch.deb
+dpkg-deb --root-owner-group -Z"$compression" -z"$level" --build "$stage" "$package" >/dev/null
+echo "$package"
