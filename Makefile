@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test fuzz soak bench format clean release release-build install uninstall man order-file deb
+.PHONY: all build run test fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check
 
 all: build
 
@@ -82,12 +82,16 @@ release-build:
 	$(SWIFT) build -c release --static-swift-stdlib
 
 ## reveille_VERSION_ARCH.deb under .build/ from the release build, with dpkg-deb and
-## dpkg-shlibdeps (README, "Installing on the clock"). As root, for the build tools it installs.
+## dpkg-shlibdeps (README, "Installing on the clock"). As yourself, like `make release`.
 deb:
 	scripts/install-deps.sh deb
 	$(MAKE) release-build
 	$(MAKE) man
 	scripts/make-deb.sh .build/release $(MANPAGES) .build
+
+## The package of `make deb` installed, upgraded and purged in a fresh Debian 12 chroot (as root).
+deb-check: deb
+	scripts/deb-install-check.sh $$(ls -t .build/reveille_*.deb | head -1)
 
 ## Units, udev rules, settings, completions, man pages and the binaries of `make release`.
 ## PREFIX=/usr/local, DESTDIR= as usual; an edited /etc/reveille/reveille.toml is kept.
