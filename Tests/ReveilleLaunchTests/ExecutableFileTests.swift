@@ -20,6 +20,34 @@ import Testing
         #expect(try withFile("/etc/hostname") { ExecutableFile.kind($0) } == .other)
     }
 
+    /// The loader this very process runs under (its PT_INTERP, mapped into it by the kernel) is
+    /// among those the guard finds: the list is read from the system, so the same holds for
+    /// /lib/ld-linux-aarch64.so.1 on an arm64 clock as for ld-linux-x86-64.so.2 here.
+    @Test func theLoaderOfThisArchitectureIsFoundNotHardCoded() throws {
+        // Read to the end: /proc files have no size to read by.
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        let mapped = Set(
+            maps.split(separator: "\n").compactMap { line in line.split(separator: " ").last.map(String.init) }
+                .filter { $0.hasPrefix("/") })
+        let loaders = DynamicLoaders.paths()
+        let ours = mapped.filter { path in
+            let name = (path as NSString).lastPathComponent
+            return name.hasPrefix("ld-linux") || name.hasPrefix("ld64.so") || name.hasPrefix("ld-musl")
+                || loaders.contains(path)
+        }
+        #expect(!ours.isEmpty, "no loader mapped into this process: \(mapped.sorted())")
+        for path in ours {
+            let real = try #require(
+                realpath(path, nil).map { pointer in
+                    defer { free(pointer) }
+                    return String(cString: pointer)
+                })
+            #expect(loaders.contains(real), "\(real) not in \(loaders)")
+        }
+    }
+
     @Test func theContentMatchesSha256sum() throws {
         let path = "/usr/bin/sleep"
         let content = try withFile(path) { fd -> ContentID? in
