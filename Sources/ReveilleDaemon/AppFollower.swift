@@ -21,6 +21,8 @@ final class AppFollower {
     /// unmounted: a USB stick mounted later has its execs watched too.
     private let mountinfo: Descriptor?
     private var listedWatches: FolderWatches?
+    /// What `listedWatches` watches: folder → the listed names in it.
+    private var listedWatchKey: [String: Set<String>] = [:]
     /// Told when a changed apps.toml is refused.
     private let feed: WatchFeed
 
@@ -78,13 +80,16 @@ final class AppFollower {
 
     /// Watches the folders of the listed executables: one written or replaced (a package upgrade,
     /// or its owner changing it) reads them all again (`policyChanged`). Called after each policy
-    /// load.
+    /// load. The same files keep the same watches: a file replaced while the others were being read
+    /// again is still heard (its event waits on the descriptor), not lost with a watch made anew.
     func watchListedFiles() {
         let files = supervisor.listedFiles
-        let folders = Dictionary(grouping: files) { ($0 as NSString).deletingLastPathComponent }
+        let folders = Dictionary(grouping: files) { ($0 as NSString).deletingLastPathComponent }.mapValues {
+            Set($0.map { ($0 as NSString).lastPathComponent })
+        }
+        if listedWatches != nil, folders == listedWatchKey { return }
         let watches = FolderWatches(loop: loop, logger: supervisor.logger)
-        for (folder, paths) in folders {
-            let names = Set(paths.map { ($0 as NSString).lastPathComponent })
+        for (folder, names) in folders {
             do {
                 try watches.watch(folder: folder, names: names) { [unowned self] in
                     supervisor.logger.notice(
@@ -98,6 +103,7 @@ final class AppFollower {
             }
         }
         listedWatches = watches
+        listedWatchKey = folders
     }
 
     /// EPOLLPRI | EPOLLERR: how procfs reports a changed mount table.

@@ -51,7 +51,9 @@ final class FolderWatches {
                 _ = settle.acknowledge()
                 let now = due
                 due = []
-                for index in now { handlers[folder]?[index].onChange() }
+                // Taken before calling: a handler may let go of these watches (a policy reload).
+                let calls = now.compactMap { handlers[folder]?[$0].onChange }
+                for call in calls { call() }
             }
         } catch {
             loop.unwatch(fd)  // and the descriptor goes with `inotify`: no half-made watch stays

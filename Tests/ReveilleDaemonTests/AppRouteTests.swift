@@ -143,6 +143,17 @@ extension AppGuardSuites {
             let copy = daemon.root.appendingPathComponent("copy-of-v2").path
             try FileManager.default.copyItem(atPath: game, toPath: copy)
             #expect(try Self.run("\(copy) 0") == 126)
+            // Two upgrades in a row: the last one is what the guard knows.
+            for version in 3...4 {
+                var next = try Data(contentsOf: URL(fileURLWithPath: "/usr/bin/sleep"))
+                next.append(Data("version \(version) \(UUID().uuidString)".utf8))
+                try next.write(to: URL(fileURLWithPath: staged))
+                chmod(staged, 0o755)
+                #expect(rename(staged, game) == 0)
+            }
+            let latest = daemon.root.appendingPathComponent("copy-of-v4").path
+            try FileManager.default.copyItem(atPath: game, toPath: latest)
+            #expect(daemon.waitFor(3) { (try? Self.run("\(latest) 0")) == 126 }, "the last version is known")
         }
 
         @Test(.enabled(if: isRoot, "needs root: fanotify permission events and mount need CAP_SYS_ADMIN"))
