@@ -35,6 +35,7 @@ files=(
     "$prefix/share/man/man1/reveille.1"
     "$prefix/share/man/man8/reveilled.8"
     "$prefix/share/man/man8/reveille-web.8"
+    "$prefix/share/man/man8/reveille-calendar.8"
     "$docdir/README.md"
     "$docdir/hardware.md"
     "$docdir/reveille.toml.example"
@@ -74,7 +75,9 @@ install)
         install -m 0644 "$manpages/reveille/reveille.1" "$dest$prefix/share/man/man1/reveille.1"
         sed -e 's/^\.Dt REVEILLED 1$/.Dt REVEILLED 8/' "$manpages/reveilled/reveilled.1" >"$dest$prefix/share/man/man8/reveilled.8"
         sed -e 's/^\.Dt REVEILLE-WEB 1$/.Dt REVEILLE-WEB 8/' "$manpages/reveille-web/reveille-web.1" >"$dest$prefix/share/man/man8/reveille-web.8"
-        chmod 0644 "$dest$prefix/share/man/man8/reveilled.8" "$dest$prefix/share/man/man8/reveille-web.8"
+        sed -e 's/^\.Dt REVEILLE-CALENDAR 1$/.Dt REVEILLE-CALENDAR 8/' "$manpages/reveille-calendar/reveille-calendar.1" >"$dest$prefix/share/man/man8/reveille-calendar.8"
+        chmod 0644 "$dest$prefix/share/man/man8/reveilled.8" "$dest$prefix/share/man/man8/reveille-web.8" \
+            "$dest$prefix/share/man/man8/reveille-calendar.8"
     fi
     install -m 0644 README.md hardware.md "$dest$docdir/"
     for file in reveille.toml apps.toml; do

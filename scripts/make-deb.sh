@@ -43,29 +43,35 @@ rm -rf "$stage/etc/reveille/hooks.d"  # made by the postinst (an empty folder is
 for program in reveilled reveille reveille-web reveille-calendar; do
     strip --strip-unneeded "$stage/usr/bin/$program"
 done
-# Debian's places and forms: man pages compressed, the copyright file, the changelog.
+# Debian's places and forms: man pages compressed, completions without a #! line, the copyright
+# file, the changelog (a native package's: no Debian revision in the version).
 gzip -9n "$stage"/usr/share/man/man*/*
+sed -i '1{/^#!/d}' "$stage/usr/share/bash-completion/completions/reveille"
 doc=$stage/usr/share/doc/reveille
 install -m 0644 docs/copyright "$doc/copyright"
-printf 'reveille (%s) unstable; urgency=medium\n\n  * Built from commit %s.\n\n -- Reveille <reveille@localhost>  %s\n' \
-    "$version" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -R)" | gzip -9n >"$doc/changelog.Debian.gz"
+maintainer=${DEB_MAINTAINER:-Reveille maintainers <reveille@example.org>}
+printf 'reveille (%s) unstable; urgency=medium\n\n  * Built from commit %s.\n\n -- %s  %s\n' \
+    "$version" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$maintainer" "$(date -R)" |
+    gzip -9n >"$doc/changelog.gz"
 
 # Depends: what the programs link, as dpkg-shlibdeps finds it (it reads debian/control); and
 # libespeak-ng1 by hand: the voice opens it at its first sentence (dlopen), so no tool sees it.
 mkdir -p "$work/debian"
+install -d -m 0755 "$stage/DEBIAN"  # before dpkg-shlibdeps, which finds the package's root by it
 printf 'Source: reveille\n\nPackage: reveille\nArchitecture: any\n' >"$work/debian/control"
 lenient=()
 [ "${DEB_UNPACKAGED_LIBRARIES:-0}" = 1 ] && lenient=(--ignore-missing-info)
-shlibs=$(cd "$work" && dpkg-shlibdeps "${lenient[@]}" -O "${stage#"$work"/}"/usr/bin/* | sed -n 's/^shlibs:Depends=//p')
+# (Its note that the files are not under debian/PACKAGE is about debhelper's layout: dropped.)
+shlibs=$(cd "$work" && dpkg-shlibdeps "${lenient[@]}" -O "${stage#"$work"/}"/usr/bin/* 2> >(grep -v "should already be installed in their package's directory" >&2) |
+    sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "dpkg-shlibdeps found no libraries" >&2; exit 1; }
 
-install -d -m 0755 "$stage/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 cat >"$stage/DEBIAN/control" <<EOF
 Package: reveille
 Version: $version
 Architecture: $arch
-Maintainer: Reveille <reveille@localhost>
+Maintainer: $maintainer
 Installed-Size: $size
 Depends: $shlibs, libespeak-ng1, espeak-ng-data, systemd, tzdata
 Recommends: chromium

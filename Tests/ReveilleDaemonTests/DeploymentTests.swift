@@ -212,6 +212,7 @@ import Testing
             ("/usr/local/share/fish/vendor_completions.d/reveille.fish", 0o644),
             ("/usr/local/share/man/man1/reveille.1", 0o644), ("/usr/local/share/man/man8/reveilled.8", 0o644),
             ("/usr/local/share/man/man8/reveille-web.8", 0o644),
+            ("/usr/local/share/man/man8/reveille-calendar.8", 0o644),
             ("/usr/local/share/doc/reveille/README.md", 0o644), ("/usr/local/share/doc/reveille/hardware.md", 0o644),
             ("/usr/local/share/doc/reveille/reveille.toml.example", 0o644),
             ("/usr/local/share/doc/reveille/apps.toml.example", 0o644), ("/etc/reveille/apps.toml", 0o644),

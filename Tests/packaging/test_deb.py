@@ -65,7 +65,7 @@ class PackageTests(unittest.TestCase):
                      "./usr/lib/sysusers.d/reveille.conf", "./usr/lib/tmpfiles.d/reveille.conf",
                      "./usr/share/man/man1/reveille.1.gz", "./usr/share/man/man8/reveilled.8.gz",
                      "./usr/share/bash-completion/completions/reveille",
-                     "./usr/share/doc/reveille/copyright", "./usr/share/doc/reveille/changelog.Debian.gz"]:
+                     "./usr/share/doc/reveille/copyright", "./usr/share/doc/reveille/changelog.gz", "./usr/share/man/man8/reveille-calendar.8.gz"]:
             self.assertRegex(self.contents, rf"\s{re.escape(path)}\n", path)
         # Owned by root, whoever built it; nothing under /usr/local.
         self.assertNotRegex(self.contents, r" (?!root/root)\S+/\S+ ")
