@@ -35,13 +35,13 @@ public enum LoginAccounts {
     /// with no `users` limits. Read from the password database each time (accounts come and go).
     public static func people() -> [String] {
         passwordDatabase.withLock { _ in
-            var names: [String] = []
+            var names: Set<String> = []
             setpwent()
             defer { endpwent() }
             while let entry = getpwent() {
-                if isPerson(uid: entry.pointee.pw_uid) { names.append(String(cString: entry.pointee.pw_name)) }
+                if isPerson(uid: entry.pointee.pw_uid) { names.insert(String(cString: entry.pointee.pw_name)) }
             }
-            return Array(Set(names)).sorted()
+            return names.sorted()
         }
     }
 

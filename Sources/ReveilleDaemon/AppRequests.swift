@@ -29,8 +29,8 @@ final class AppRequests: RequestHandler {
             response.payload = .apps(reply)
         case .appsOverview:
             var reply = AppsReply(
-                apps: apps.appNames.flatMap { name in
-                    apps.limitedUsers(of: name).compactMap { apps.statusInfo(name, user: $0) }
+                apps: apps.limitedUsers().flatMap { app in
+                    app.users.compactMap { apps.statusInfo(app.app, user: $0) }
                 })
             reply.rejected = apps.rejection
             response.payload = .apps(reply)

@@ -443,11 +443,15 @@ final class AppSupervisor: Sendable {
 
     var appNames: [String] { state.withLock { $0.limits.policy.apps.map(\.name) } }
 
-    /// The users app `name`'s limits fall on: those its `users` names, or else the people of this
-    /// machine (login accounts), sorted.
-    func limitedUsers(of name: String) -> [String] {
-        let named = state.withLock { $0.limits.policy.app(named: name)?.users } ?? []
-        return named.isEmpty ? LoginAccounts.people() : named.sorted()
+    /// Each app with the users its limits fall on: those its `users` names, or else the people of
+    /// this machine (login accounts, read once), sorted.
+    func limitedUsers() -> [(app: String, users: [String])] {
+        let apps = state.withLock { $0.limits.policy.apps.map { ($0.name, $0.users) } }
+        var people: [String]?
+        return apps.map { name, named in
+            if named.isEmpty, people == nil { people = LoginAccounts.people() }
+            return (name, named.isEmpty ? people ?? [] : named.sorted())
+        }
     }
 
     var listedFiles: Set<String> { state.withLock { $0.listedFiles } }

@@ -222,7 +222,7 @@ final class CalendarRequests: RequestHandler {
             let now = controller.nowSeconds()
             let id = Int(entry.record.id ?? 0)
             // A chime that played is not next, even when its event moved later (it does not play again).
-            let played = Set(((try? store.chimes(since: now - 8 * 86_400)) ?? []).map(\.key))
+            let played = store.recentChimeKeys(before: now)
             let ahead = calendars.chimes.filter {
                 $0.instant > now && $0.key.hasPrefix("calendar:\(id):") && !played.contains($0.key)
             }

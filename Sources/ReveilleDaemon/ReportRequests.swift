@@ -39,7 +39,7 @@ final class ReportRequests: RequestHandler {
         case .next(let days):
             guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
             let now = controller.now()
-            let played = Set(((try? store.chimes(since: now.instant - 8 * 86_400)) ?? []).map(\.key))
+            let played = store.recentChimeKeys(before: now.instant)
             response.schedule = controller.view.schedule(
                 days: days, in: try controller.currentState(), now: now, playedChimes: played)
         case .history(let days): response.history = try history(days: days)

@@ -148,6 +148,13 @@ extension Store {
     }
 
     /// Chimes due since `since`, oldest first.
+    /// The keys of the chimes that came due in the 8 days before `now`: what `next` and
+    /// `calendar list` leave out as played, even when their event moved later. Empty when the
+    /// store cannot be read (a read model, never a reason to refuse).
+    public func recentChimeKeys(before now: Int) -> Set<String> {
+        Set(((try? chimes(since: now - 8 * 86_400)) ?? []).map(\.key))
+    }
+
     public func chimes(since: Int) throws -> [ChimeRecord] {
         try db.read { db in
             try ChimeRecord.filter(Column("instant") >= since).order(Column("instant"), Column("key")).fetchAll(db)
