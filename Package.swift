@@ -30,10 +30,12 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // The web front end only (reveille-web), never the daemon.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Hummingbird's own dependencies, named for the server's `run()` and its request parts.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // C for what Swift cannot import directly: SO_PEERCRED needs _GNU_SOURCE.
@@ -47,6 +49,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // SHA-256 of executables: libgcrypt, already in the daemon's process through libsystemd.
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
@@ -59,11 +62,8 @@ let package = Package(
         .target(name: "ReveilleSystem", dependencies: ["CReveilleShims"]),
         // Wire format shared by the CLI and the daemon.
         .target(name: "ReveilleProtocol", dependencies: ["ReveilleCore", "ReveilleSystem"]),
-        // SQLite state through GRDB; only the daemon writes it.
-        .target(
-            name: "ReveilleStore",
-            dependencies: ["ReveilleCore", "ReveilleSystem", .product(name: "GRDB", package: "GRDB.swift")]
-        ),
+        // SQLite state through its C API; only the daemon writes it.
+        .target(name: "ReveilleStore", dependencies: ["ReveilleCore", "ReveilleSystem", "CSQLite"]),
         // /etc/reveille/reveille.toml, read and checked.
         .target(
             name: "ReveilleConfig",
@@ -140,6 +140,8 @@ let package = Package(
             dependencies: [
                 "ReveilleProtocol", "ReveilleConfig",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -174,7 +176,7 @@ let package = Package(
         ),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(
-            name: "ReveilleStoreTests", dependencies: ["ReveilleStore", .product(name: "GRDB", package: "GRDB.swift")]),
+            name: "ReveilleStoreTests", dependencies: ["ReveilleStore", "CSQLite"], exclude: ["Fixtures"]),
         .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleWebTests", dependencies: ["ReveilleWeb", "ReveilleProtocol"]),
         .testTarget(
@@ -194,3 +196,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A member is found only through a module the file imports itself: Foundation's extensions (which
+// would link the whole of Foundation and ICU's data, see BENCHMARKS.md) cannot leak in through a
+// dependency that imports it.
+for target in package.targets where target.type != .system && !target.name.hasSuffix("Tests") {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

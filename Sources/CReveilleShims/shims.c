@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <sys/fanotify.h>
 #include <wchar.h>
@@ -318,3 +320,9 @@ unsigned long long RV_effective_capabilities(void) {
 
 
 int RV_malloc_trim(void) { return malloc_trim(0); }
+
+void RV_name_this_thread(const char *name) {
+    char cut[16];
+    snprintf(cut, sizeof cut, "%s", name);
+    (void)pthread_setname_np(pthread_self(), cut);
+}

@@ -1,4 +1,7 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 import Logging
 import ReveilleCore
 import Synchronization
@@ -67,9 +70,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
         self.configuration = configuration
         self.logger = logger
         self.status = Mutex(ALSAOutput.idleLine(configuration))
-        let thread = Thread { [self] in threadMain() }
-        thread.name = "audio"
-        thread.start()
+        Threads.start("audio") { [self] in threadMain() }
     }
 
     public func play(_ request: AudioRequest) {

@@ -158,7 +158,7 @@ struct Playback {
         guard let requested = output.takeStopRequest() else { return }
         let milliseconds = (ContinuousClock.now - requested).inSeconds * 1000
         logger.info(
-            "sound: stopped\(device.map { " on \($0)" } ?? ""), \(String(format: "%.1f", milliseconds)) ms after the request"
+            "sound: stopped\(device.map { " on \($0)" } ?? ""), \(NumberText.fixed(milliseconds, 1)) ms after the request"
         )
     }
 
@@ -201,7 +201,7 @@ struct Playback {
                 let asked = (ContinuousClock.now - utterance.askedAt).inSeconds * 1000
                 let ahead = Double(framesHere) / Double(source.sampleRate) - (ContinuousClock.now - started).inSeconds
                 logger.info(
-                    "voice: first frame of \"\(utterance.text)\" written \(String(format: "%.1f", asked)) ms after it was asked, \(String(format: "%.0f", max(0, ahead) * 1000)) ms of sound ahead of it"
+                    "voice: first frame of \"\(utterance.text)\" written \(NumberText.fixed(asked, 1)) ms after it was asked, \(NumberText.fixed(max(0, ahead) * 1000, 0)) ms of sound ahead of it"
                 )
             }
             do {
@@ -275,7 +275,7 @@ struct Playback {
         firstFrameWritten = true
         let milliseconds = (ContinuousClock.now - job.postedAt).inSeconds * 1000
         logger.info(
-            "sound: first frame on \(device), \(String(format: "%.1f", milliseconds)) ms after the start (\(sourceName))"
+            "sound: first frame on \(device), \(NumberText.fixed(milliseconds, 1)) ms after the start (\(sourceName))"
         )
         output.deliver(PlaybackReport(device: device, source: sourceName, problems: problems), for: job)
     }
@@ -291,4 +291,5 @@ struct Playback {
     }
 }
 
-import Foundation
+import FoundationEssentials
+import Glibc

@@ -1,5 +1,7 @@
 import CSndFile
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ReveilleSystem
 import Synchronization
 
@@ -50,13 +52,11 @@ final class SoundFile: SoundSource, @unchecked Sendable {
     static func open(_ path: String, within seconds: Double) throws -> SoundFile {
         let outcome = Mutex<Result<SoundFile, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        Threads.start("sound-file") {
             let result = Result { try SoundFile(path: path) }
             outcome.withLock { $0 = result }
             done.signal()
         }
-        thread.name = "sound-file"
-        thread.start()
         guard done.wait(timeout: .now() + seconds) == .success, let result = outcome.withLock({ $0.take() }) else {
             throw AudioError(
                 "open", target: path, code: ETIMEDOUT,

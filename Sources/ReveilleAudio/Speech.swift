@@ -1,5 +1,8 @@
 import CEspeak
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 import Logging
 import ReveilleCore
 import Synchronization
@@ -24,9 +27,7 @@ public final class EspeakVoice: Voice, Sendable {
         self.output = output
         self.logger = logger
         self.state = Mutex("espeak-ng, voice \(voice) (loaded at the first sentence)")
-        let thread = Thread { [self] in run() }
-        thread.name = "voice"
-        thread.start()
+        Threads.start("voice") { [self] in run() }
     }
 
     public var statusLine: String { state.withLock { $0 } }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 import ReveilleProtocol
 
@@ -141,7 +142,7 @@ struct AlarmCommand: ParsableCommand {
             ]
             lines += (alarm.warnings ?? []).map { ("warning", $0) }
             return "alarm #\(alarm.id)\n"
-                + lines.map { "  \($0.0.padding(toLength: 10, withPad: " ", startingAt: 0))  \($0.1)\n" }.joined()
+                + lines.map { "  \($0.0.fitted(to: 10))  \($0.1)\n" }.joined()
         }
     }
 

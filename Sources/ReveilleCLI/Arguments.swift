@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 
 /// The command line as typed, made into what swift-argument-parser reads, before it does.

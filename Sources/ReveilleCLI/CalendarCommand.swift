@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 import ReveilleProtocol
 
@@ -72,7 +73,7 @@ struct CalendarCommand: ParsableCommand {
 
         func offsets() throws -> [Int]? {
             guard let minutes else { return nil }
-            let parts = minutes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = minutes.split(separator: ",").map { $0.trimmed(newlines: false) }
             let values = parts.compactMap { Int($0) }
             guard !parts.isEmpty, values.count == parts.count, values.allSatisfy({ (0...10_080).contains($0) }) else {
                 throw ValidationError("--minutes \(minutes): give minutes before each event (0-10080), like 60,15")
@@ -202,7 +203,7 @@ struct CalendarCommand: ParsableCommand {
         /// that every other command of `reveille` starts without loading them.
         func run() throws {
             let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-            let tool = (executable as NSString).deletingLastPathComponent + "/reveille-calendar"
+            let tool = PathName.folder(executable) + "/reveille-calendar"
             var arguments = [
                 tool, "refresh", "--timeout", "\(timeout)", "--max-size", "\(maxSize)", "--cpu-seconds",
                 "\(cpuSeconds)",

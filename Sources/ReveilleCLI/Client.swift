@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 import ReveilleCore
 import ReveilleProtocol
 
@@ -29,7 +31,7 @@ func report(_ response: Response) {
 }
 
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("reveille: \(message)\n".utf8))
+    Stdio.err(Data("reveille: \(message)\n".utf8))
 }
 
 /// Prints `value` as pretty, key-sorted JSON.

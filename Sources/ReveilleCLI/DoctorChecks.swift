@@ -1,5 +1,6 @@
 import CReveilleShims
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol
@@ -169,7 +170,7 @@ struct Doctor {
     private func checkLibnfcConfig(_ findings: inout [Finding]) {
         let file = "/etc/nfc/libnfc.conf"
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return }
-        let active = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let active = text.split(separator: "\n").map { $0.trimmed(newlines: false) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         if let line = active.first(where: { $0.hasPrefix("device.connstring") }) {
             findings.append(

@@ -1,5 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
+import ReveilleCore
 
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,11 +29,11 @@ struct DoctorCommand: ParsableCommand {
         }
         var text = ""
         for finding in findings {
-            let level = finding.level.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)
+            let level = finding.level.rawValue.fitted(to: 6)
             text += "\(level)\(finding.subject): \(finding.detail)\n"
             if let fix = finding.fix { text += "      fix: \(fix)\n" }
         }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Stdio.out(Data(text.utf8))
         if findings.contains(where: { $0.level == .failure }) { throw ExitCode(1) }
     }
 }

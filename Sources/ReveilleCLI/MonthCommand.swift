@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 import ReveilleProtocol
 
@@ -110,7 +111,7 @@ enum MonthView {
         let width = 9
         var lines = ["\(monthNames[month - 1]) \(year)"]
         lines.append(
-            Weekday.allCases.map { $0.displayName.padding(toLength: width, withPad: " ", startingAt: 0) }.joined()
+            Weekday.allCases.map { $0.displayName.fitted(to: width) }.joined()
                 .trimmingTrailingSpaces())
         var line = String(repeating: " ", count: width * first.weekday.rawValue)
         for offset in 0..<count {

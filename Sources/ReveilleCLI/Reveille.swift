@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleProtocol
 
 /// The `reveille` command: a thin client of `reveilled` over its control socket.
@@ -34,7 +35,7 @@ public struct Reveille: ParsableCommand {
             let hint = Arguments.suggestion(for: unknown.word, among: unknown.names).map { "; did you mean '\($0)'?" }
             printError(
                 "unknown command '\(unknown.word)'\(hint ?? "")\n  See '\(unknown.path) --help' for the commands.")
-            Foundation.exit(64)
+            Glibc.exit(64)
         }
         do {
             var command = try parseAsRoot(arguments)
@@ -42,7 +43,7 @@ public struct Reveille: ParsableCommand {
         } catch {
             exit(speaking: error)
         }
-        Foundation.exit(0)
+        Glibc.exit(0)
     }
 
     /// Ends with `error` in the words every other mistake uses: `reveille: why and what to do`
@@ -55,7 +56,7 @@ public struct Reveille: ParsableCommand {
         if !text.isEmpty {
             if code == .success { print(text) } else { printError(text) }  // printError says `reveille: `
         }
-        Foundation.exit(code.rawValue)
+        Glibc.exit(code.rawValue)
     }
 
     /// The first word that should name a subcommand and does not.

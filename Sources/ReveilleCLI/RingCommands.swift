@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 import ReveilleProtocol
 
@@ -61,7 +62,7 @@ struct DismissCommand: ParsableCommand {
                 printError("no answer (end of input); the alarm was not dismissed")
                 throw ExitCode(1)
             }
-            guard let value = Int(line.trimmingCharacters(in: .whitespaces)) else {
+            guard let value = Int(line.trimmed(newlines: false)) else {
                 print("That is not a whole number; try again.")
                 continue
             }
@@ -129,7 +130,7 @@ struct StatsCommand: ParsableCommand {
             """
             last \(counted(stats.days, "day")): \(stats.sessions) rang, \(stats.dismissed) dismissed, \
             \(stats.autoStopped) stopped unanswered, \(stats.missed) missed
-            average snoozes: \(stats.averageSnoozes.map { String(format: "%.1f", $0) } ?? "-")
+            average snoozes: \(stats.averageSnoozes.map { NumberText.fixed($0, 1) } ?? "-")
             average time from first ring to dismissal: \(stats.averageSecondsToDismiss.map { DurationText.format(seconds: Int($0.rounded())) } ?? "-")
             wrong answers: \(stats.wrongAnswers)
             """)

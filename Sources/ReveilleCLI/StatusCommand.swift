@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 import ReveilleCore
 import ReveilleProtocol
 
@@ -22,7 +24,7 @@ struct StatusCommand: ParsableCommand {
         if output.json && !watch { return printJSON(status) }
         guard watch else { return print(StatusCommand.render(status)) }
         // Written at once, line by line, even into a pipe or a file.
-        if !output.json { FileHandle.standardOutput.write(Data((StatusCommand.render(status) + "\n").utf8)) }
+        if !output.json { Stdio.out(Data((StatusCommand.render(status) + "\n").utf8)) }
         try follow()
     }
 
@@ -59,7 +61,7 @@ struct StatusCommand: ParsableCommand {
                 output.json
                 ? String(decoding: line, as: UTF8.self)
                 : "\(watched.at ?? StatusCommand.clock()) \(StatusCommand.describe(watched.event))"
-            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            Stdio.out(Data((text + "\n").utf8))
         }
     }
 
@@ -100,7 +102,7 @@ struct StatusCommand: ParsableCommand {
         var now = time(nil)
         var parts = tm()
         localtime_r(&now, &parts)
-        return String(format: "%02d:%02d:%02d", parts.tm_hour, parts.tm_min, parts.tm_sec)
+        return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { NumberText.padded(Int($0), width: 2) }.joined(separator: ":")
     }
 
     static func render(_ status: StatusInfo) -> String {
@@ -211,7 +213,7 @@ struct NextCommand: ParsableCommand {
         }
         let report = try send(.next(days: days), to: connection).schedule ?? ScheduleReport()
         if output.json { return printJSON(report.rows) }
-        FileHandle.standardOutput.write(Data(ScheduleTable.render(report)))
+        Stdio.out(Data(ScheduleTable.render(report)))
         if let reminders = report.reminders {
             var table = Table("DATE", "DAY", "TIME", "REMINDER", "FROM", "")
             for chime in reminders {
@@ -220,7 +222,7 @@ struct NextCommand: ParsableCommand {
                     chime.date, weekday, chime.time, chime.text, chime.origin,
                     chime.silenced.map { "silent: \($0)" } ?? "")
             }
-            FileHandle.standardOutput.write(Data("\n".utf8) + Data(table.bytes()))
+            Stdio.out(Data("\n".utf8) + Data(table.bytes()))
         }
     }
 }

@@ -1,5 +1,7 @@
 import CReveilleShims
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 
 /// A plain-text table with left-aligned columns, two spaces apart, trailing spaces trimmed.
 /// Built as bytes: `next --days 365` lays out tens of thousands of rows.
@@ -44,7 +46,7 @@ struct Table {
 
     /// Writes the table to standard output in one go.
     func print() {
-        FileHandle.standardOutput.write(Data(bytes()))
+        Stdio.out(Data(bytes()))
     }
 }
 

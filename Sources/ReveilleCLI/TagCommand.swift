@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleProtocol
+import ReveilleCore
 
 struct TagCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import CICal
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 import Synchronization
 
@@ -63,7 +64,7 @@ public enum ICalendar {
             // Shown on terminals, the page and in the log: no escape sequence or line break survives.
             let summary = icalcomponent_get_summary(event).map { Sanitized.line(String(cString: $0)) } ?? "(no title)"
             let location = icalcomponent_get_location(event).map { Sanitized.line(String(cString: $0)) }.flatMap {
-                $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : String($0.prefix(200))
+                $0.trimmed(newlines: false).isEmpty ? nil : String($0.prefix(200))
             }
             let overridden = recurrenceID(event)
             let isOverride = overridden != nil
@@ -275,7 +276,7 @@ public enum ICalendar {
     /// last ": " (libical names the offending text there); nil when none or several do.
     private static func line(in text: String, mentioning needle: String) -> Int? {
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-        let tail = needle.range(of: ": ", options: .backwards).map { String(needle[$0.upperBound...]) }
+        let tail = needle.ranges(of: ": ").last.map { String(needle[$0.upperBound...]) }
         for candidate in [needle, tail].compactMap({ $0 }) where candidate.count > 2 {
             let hits = lines.indices.filter { lines[$0].contains(candidate) }
             if hits.count == 1 { return hits[0] + 1 }

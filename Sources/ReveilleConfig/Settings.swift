@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 import ReveilleInput
 import TOMLKit
@@ -294,7 +295,7 @@ public struct Settings: Sendable, Equatable {
         try document.checkKeys(table, in: section, known: audioKeys)
         var audio = Audio()
         if let devices = try document.strings(table, "devices", in: section) {
-            if let empty = devices.first(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            if let empty = devices.first(where: { $0.trimmed(newlines: false).isEmpty }) {
                 throw document.error(
                     "devices", in: section, "\"\(empty)\" is not a device name; see `reveille sound devices`")
             }

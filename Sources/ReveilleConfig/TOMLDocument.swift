@@ -26,17 +26,17 @@ public struct TOMLDocument {
     public func line(of key: String?, in section: String?) -> Int? {
         var current: String? = nil
         for (index, raw) in lines.enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed(newlines: false)
             if line.hasPrefix("[") {
                 current = String(line.drop(while: { $0 == "[" }).prefix(while: { $0 != "]" }))
-                    .trimmingCharacters(in: .whitespaces)
+                    .trimmed(newlines: false)
                 if key == nil, current == section { return index + 1 }
                 // A top-level key written as a table (`[audio]`, `[[apps]]`) is on its header.
                 if section == nil, let key, current == key { return index + 1 }
                 continue
             }
             guard let key, current == section, line.hasPrefix(key) else { continue }
-            let rest = line.dropFirst(key.count).trimmingCharacters(in: .whitespaces)
+            let rest = line.dropFirst(key.count).trimmed(newlines: false)
             if rest.hasPrefix("=") { return index + 1 }
         }
         return nil
@@ -47,21 +47,21 @@ public struct TOMLDocument {
         var seen = -1
         var inside = false
         for (number, raw) in lines.enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed(newlines: false)
             if line.hasPrefix("[[") {
-                let name = line.dropFirst(2).prefix(while: { $0 != "]" }).trimmingCharacters(in: .whitespaces)
+                let name = line.dropFirst(2).prefix(while: { $0 != "]" }).trimmed(newlines: false)
                 if name == array { seen += 1 }
                 inside = name == array && seen == index
                 if inside && key == nil { return number + 1 }
                 continue
             }
             if line.hasPrefix("[") {
-                let name = line.dropFirst().prefix(while: { $0 != "]" }).trimmingCharacters(in: .whitespaces)
+                let name = line.dropFirst().prefix(while: { $0 != "]" }).trimmed(newlines: false)
                 if !name.hasPrefix(array + ".") { inside = false }
                 continue
             }
             guard inside, let key, line.hasPrefix(key) else { continue }
-            if line.dropFirst(key.count).trimmingCharacters(in: .whitespaces).hasPrefix("=") { return number + 1 }
+            if line.dropFirst(key.count).trimmed(newlines: false).hasPrefix("=") { return number + 1 }
         }
         return key == nil ? nil : line(of: nil, inArray: array, index: index)
     }
@@ -126,4 +126,6 @@ public struct TOMLDocument {
     }
 }
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleCore

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import ReveilleCore
+import ReveilleSystem
 import Synchronization
 
 /// Time-zone rules from the operating system's tzdata (`/usr/share/zoneinfo`, or `$TZDIR`), read
@@ -67,9 +68,7 @@ public enum ZoneInfo {
 
     /// A compiled zone file starts with "TZif". (glibc reads anything else as UTC, silently.)
     static func isZoneFile(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 4)) == Data("TZif".utf8)
+        RegularFile.head(path, count: 4) == Array("TZif".utf8)
     }
 
     /// One load at a time: `TZ` belongs to the whole process.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one decision-maker of the daemon: which alarm rings, when the daemon must wake next, what a
 /// snooze, an answer or a tag does, whether the NFC reader polls, and what is written to the state.
@@ -684,7 +684,7 @@ public struct AlarmClock: Sendable {
                 let local = ZoneResolver(zone: zone).local(at: scheduledAt).time.hoursAndMinutes
                 var notes: [SessionStep] = [
                     .log(
-                        .notice, "alarm \(alarm.name) rings (due \(local), started \(String(format: "%+.1f", late)) ms)"
+                        .notice, "alarm \(alarm.name) rings (due \(local), started \(NumberText.fixed(late, 1, signed: true)) ms)"
                     )
                 ]
                 if fired.fellBackToMath {

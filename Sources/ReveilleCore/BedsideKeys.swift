@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a key of a bedside control does (README, "Buttons and keypad"). Which kernel key codes
 /// mean what is `KeyMap`'s business; this is the meaning.
@@ -219,8 +219,8 @@ public enum Spoken {
     /// numbers as words.
     public static func problem(_ problem: MathProblem) -> String {
         let products = problem.text.contains("×")
-        return problem.text.replacingOccurrences(of: " × ", with: " times ")
-            .replacingOccurrences(of: " + ", with: products ? ", plus " : " plus ")
+        return problem.text.replacing(" × ", with: " times ")
+            .replacing(" + ", with: products ? ", plus " : " plus ")
     }
 
     public static func wrongAnswer(newProblem: MathProblem) -> String {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Plain data about calendars, shared by the process that parses them with libical (the CLI's
 // `reveille-calendar expand` and `refresh`) and the daemon, which never links libical.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // What the clock machine tells the edge to do (`ClockAction`), what it publishes (`ClockChange`),
 // and the small types its answers are made of.

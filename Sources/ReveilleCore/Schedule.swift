@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which layer decided what an alarm does on a day (README, "How the schedule decides"), highest priority first.
 public enum Layer: String, Hashable, Sendable, Codable {

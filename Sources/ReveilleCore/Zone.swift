@@ -1,15 +1,16 @@
-import Foundation
+import FoundationEssentials
 
 /// One time zone's rules as a value: its name, where the rules came from, and the offset from UTC
 /// at any instant. The core reads offsets only through this; it never asks the system.
 ///
 /// Two kinds of rules: a table of transitions, which the daemon reads from the operating system's
-/// tzdata (`ReveilleConfig.ZoneInfo`), and Foundation's `TimeZone`, whose rules are the ICU copy
-/// built into the binary (tests, and the fallback when the system has no tzdata).
+/// tzdata (`ReveilleConfig.ZoneInfo`), and Foundation's `TimeZone`. The programs link only
+/// FoundationEssentials, whose `TimeZone` knows UTC and fixed offsets; a process that links the whole
+/// of Foundation (the tests) also gets ICU's copy of every zone.
 public struct Zone: Sendable, Hashable, CustomStringConvertible {
     /// The IANA name (`Europe/Berlin`), or the file's path when the system zone is an unnamed copy.
     public let identifier: String
-    /// Where the rules came from, for `status` and the log: `tzdata 2025b`, `built-in rules (ICU 2025b)`.
+    /// Where the rules came from, for `status` and the log: `tzdata 2025b`, `built-in rules`.
     public let origin: String
     private let rules: Rules
 
@@ -18,10 +19,10 @@ public struct Zone: Sendable, Hashable, CustomStringConvertible {
         case foundation(TimeZone)
     }
 
-    /// The rules built into the binary (Foundation's ICU data).
+    /// The rules Foundation's `TimeZone` knows in this process.
     public init(_ timeZone: TimeZone) {
         identifier = timeZone.identifier
-        origin = "built-in rules (ICU \(TimeZone.timeZoneDataVersion))"
+        origin = "built-in rules"
         rules = .foundation(timeZone)
     }
 

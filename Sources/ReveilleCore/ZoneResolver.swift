@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How the zone bent a wall-clock time on a given day.
 public enum ZoneShift: String, Hashable, Sendable, Codable {

@@ -1,5 +1,5 @@
 import CReveilleShims
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleConfig
@@ -57,7 +57,7 @@ final class AppFollower {
                 // Every exec on the watched file systems waits for the guard: restart now, and the
                 // kernel allows what waited when its descriptor closes.
                 logger.critical(
-                    "app guard: one exec unanswered for \(String(format: "%.1f", stalled)) s; asking systemd to restart the daemon"
+                    "app guard: one exec unanswered for \(NumberText.fixed(stalled, 1)) s; asking systemd to restart the daemon"
                 )
                 ServiceManager.watchdogTrigger()
             }
@@ -84,8 +84,8 @@ final class AppFollower {
     /// again is still heard (its event waits on the descriptor), not lost with a watch made anew.
     func watchListedFiles() {
         let files = supervisor.listedFiles
-        let folders = Dictionary(grouping: files) { ($0 as NSString).deletingLastPathComponent }.mapValues {
-            Set($0.map { ($0 as NSString).lastPathComponent })
+        let folders = Dictionary(grouping: files) { PathName.folder($0) }.mapValues {
+            Set($0.map { PathName.last($0) })
         }
         if listedWatches != nil, folders == listedWatchKey { return }
         let watches = FolderWatches(loop: loop, logger: supervisor.logger)

@@ -1,5 +1,5 @@
 import CReveilleShims
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleConfig
@@ -286,7 +286,7 @@ final class AppSupervisor: Sendable {
         var seeds: [FileStamp: ExecVerdict] = [:]
         for (stamp, content, kind) in read { seeds[stamp] = catalog.verdict(for: content, file: stamp.key, kind: kind) }
         logger.info(
-            "app guard: \(known) of \(listed) listed executables and \(catalog.loaders.count) dynamic loaders hashed in \(String(format: "%.0f", (clock.elapsed() - started) * 1000)) ms"
+            "app guard: \(known) of \(listed) listed executables and \(catalog.loaders.count) dynamic loaders hashed in \(NumberText.fixed((clock.elapsed() - started) * 1000, 0)) ms"
         )
         return Catalogue(
             catalog: catalog, seeds: seeds, scripts: scripts, files: files, known: (known, listed))

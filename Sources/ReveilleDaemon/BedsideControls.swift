@@ -1,8 +1,10 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleCore
 import ReveilleInput
 import ReveilleProtocol
+import ReveilleSystem
 
 /// Buttons and keypads at the bed (README, "Buttons, keypad and voice"): evdev devices read on
 /// the event loop (they never block), their keys turned into intents by `BedsideKeypad` (core),
@@ -115,7 +117,7 @@ final class BedsideControls {
         let wanted = configuration.devices ?? InputDevice.eventDevices(in: configuration.discoveryFolder)
         for path in wanted where open[path] == nil { attach(path, configured: configuration.devices != nil) }
         let folders =
-            configuration.devices.map { $0.map { ($0 as NSString).deletingLastPathComponent } }
+            configuration.devices.map { $0.map { PathName.folder($0) } }
             ?? [configuration.discoveryFolder]
         for folder in Set(folders) { watch(folder) }
     }
@@ -125,10 +127,10 @@ final class BedsideControls {
     private func watch(_ folder: String) {
         var target = folder
         while !FileManager.default.fileExists(atPath: target), target != "/" {
-            target = (target as NSString).deletingLastPathComponent
+            target = PathName.folder(target)
         }
-        let root = (configuration.root as NSString).standardizingPath
-        guard target != "/", (target as NSString).standardizingPath != root, !watchedFolders.contains(target) else {
+        let root = PathName.standardized(configuration.root)
+        guard target != "/", PathName.standardized(target) != root, !watchedFolders.contains(target) else {
             return
         }
         do {

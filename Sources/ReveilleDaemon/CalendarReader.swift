@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import ReveilleCore
 import ReveilleSystem
@@ -20,7 +20,7 @@ struct CalendarReader {
 
     static func besideDaemon() -> String {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return (executable as NSString).deletingLastPathComponent + "/reveille-calendar"
+        return PathName.folder(executable) + "/reveille-calendar"
     }
 
     func read(_ path: String, from first: CivilDate, through last: CivilDate, zone: Zone) -> Result<

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleCore
 import ReveilleProtocol
@@ -162,7 +163,7 @@ final class CalendarRequests: RequestHandler {
     }
 
     private func checkName(_ name: String) throws {
-        guard name.count <= 32, name.range(of: #"^[A-Za-z0-9][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil
+        guard name.count <= 32, name.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9_.-]*/) != nil
         else {
             throw InputError(
                 "calendar name \"\(name)\": use letters, digits, '-', '_' or '.', at most 32, like \"school\"")

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleProtocol
 import ReveilleCore
@@ -76,7 +77,7 @@ final class Calendars {
 
     /// The folder to watch for a calendar.
     func folder(of record: CalendarRecord) -> String {
-        (file(of: record) as NSString).deletingLastPathComponent
+        PathName.folder(file(of: record))
     }
 
     /// A read of every calendar to hand to the loader, or nil when one is under way (it is read
@@ -335,11 +336,11 @@ struct CalendarLoader: Sendable {
         var info = stat()
         guard stat(resolved, &info) == 0 else { return nil }  // missing: the read says so
         if info.st_mode & S_IROTH == 0 { return path }
-        var folder = (resolved as NSString).deletingLastPathComponent
+        var folder = PathName.folder(resolved)
         while !folder.isEmpty {
             if stat(folder, &info) == 0, info.st_mode & S_IXOTH == 0 { return folder }
             if folder == "/" { break }
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = PathName.folder(folder)
         }
         return nil
     }

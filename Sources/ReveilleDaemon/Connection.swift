@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleProtocol
@@ -184,8 +184,7 @@ final class Connection {
             return .failure(.badRequest, "malformed request: missing field \"\(path(context.codingPath + [key]))\"")
         case .typeMismatch(_, let context) where context.codingPath.count <= 1,
             .dataCorrupted(let context) where context.codingPath.count <= 2:
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            let name = (object?["op"] as? [String: Any])?.keys.sorted().joined(separator: ",") ?? "?"
+            let name = (try? JSONDecoder().decode(OperationNames.self, from: data))?.names.joined(separator: ",") ?? "?"
             return .failure(
                 .badRequest, "malformed request: unknown operation \"\(name)\"; update reveille and reveilled together")
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
@@ -193,5 +192,24 @@ final class Connection {
         default:
             return .failure(.badRequest, "malformed request: \(error)")
         }
+    }
+}
+
+/// The keys of a request's `op` object, whatever their values: the name of an operation this
+/// version does not know.
+private struct OperationNames: Decodable {
+    let names: [String]
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let request = try decoder.container(keyedBy: Key.self)
+        names = try request.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "op")).allKeys.map(\.stringValue)
+            .sorted()
     }
 }

@@ -1,8 +1,9 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleProtocol
 import ReveilleSystem
+import ReveilleCore
 
 /// Serves the control socket (README, "Who may do what") on the event loop: accepts, reads request lines, answers
 /// them through the controller, parks what must wait (a tap, a sound device), and streams `watch`

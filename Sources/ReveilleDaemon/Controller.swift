@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleCore
 import ReveilleProtocol
@@ -69,8 +70,8 @@ public final class Controller {
 
     init(
         store: Store, clock: any WallClock, zone: ZoneSource,
-        calendarCache: String = NSTemporaryDirectory() + "reveille-calendars",
-        calendarFetchFolder: String = NSTemporaryDirectory() + "reveille-fetched-calendars",
+        calendarCache: String = FileManager.default.temporaryDirectory.path + "/reveille-calendars",
+        calendarFetchFolder: String = FileManager.default.temporaryDirectory.path + "/reveille-fetched-calendars",
         ring: RingEnvironment, offLoop: OffLoop? = nil, outlets: any Outlets, logger: Logger
     ) throws {
         self.store = store

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleAudio
 import ReveilleConfig
@@ -9,6 +10,7 @@ import ReveilleStore
 import ReveilleSystem
 import Synchronization
 import CReveilleShims
+import ReveilleLaunch
 
 /// What `reveilled` was asked to run with.
 public struct DaemonOptions: Sendable {
@@ -317,7 +319,7 @@ public enum Daemon {
         if let period = ServiceManager.watchdogPeriod() {
             let interval = period / 2
             logger.info(
-                "systemd watchdog: \(String(format: "%.0f", period)) s; pinging every \(String(format: "%.0f", interval)) s"
+                "systemd watchdog: \(NumberText.fixed(period, 0)) s; pinging every \(NumberText.fixed(interval, 0)) s"
             )
             let watchdog = try LoopTimer(.monotonic, logger: logger)
             watchdog.arm(after: interval, interval: interval)
@@ -415,7 +417,7 @@ public enum Daemon {
                 try FileManager.default.createDirectory(
                     atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
             } catch {
-                let reason = (error as NSError).localizedFailureReason ?? "\(error.localizedDescription)"
+                let reason = FileProblem.reason(error)
                 throw StartupError(description: "cannot create \(path): \(reason)\(rootHint)")
             }
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleSystem
@@ -79,9 +79,10 @@ public struct FileLogHandler: LogHandler {
         var seconds = now.tv_sec
         var parts = tm()
         localtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
+        let two = { (n: Int32) in NumberText.padded(Int(n), width: 2) }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))."
+            + NumberText.padded(now.tv_nsec / 1_000_000, width: 3)
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -1,5 +1,5 @@
 import CReveilleShims
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleCore
@@ -52,9 +52,7 @@ final class HookRunner: Sendable {
     func run(_ event: HookEvent, environment: [String: String]) {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         for hook in hooks {
-            let thread = Thread { [self] in runOne(hook, event: event, environment: merged) }
-            thread.name = "hook"
-            thread.start()
+            Threads.start("hook") { [self] in runOne(hook, event: event, environment: merged) }
         }
     }
 
@@ -86,14 +84,12 @@ final class HookRunner: Sendable {
         }
         // An admin set the command over the socket: it must not get the daemon's capabilities.
         let argv = Self.withoutCapabilities(["/bin/sh", "-c", command])
-        let thread = Thread { [self] in
+        Threads.start("unless") { [self] in
             let (status, detail) = runBounded(
                 argv, what: "reminder \"\(text)\": --unless \(command)", environment: environment,
                 failureLevel: .info)
             done(status == 0, detail)
         }
-        thread.name = "unless"
-        thread.start()
     }
 
     /// Spawns `argv` with stdin from /dev/null and stdout and stderr to a pipe, reads what it prints
@@ -145,7 +141,7 @@ final class HookRunner: Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exit = (status & 0x7f) == 0 ? "exited \((status >> 8) & 0xff)" : "killed by signal \(status & 0x7f)"
-        let printed = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let printed = String(decoding: output, as: UTF8.self).trimmed()
         logger.log(
             level: status == 0 ? .info : failureLevel,
             "\(what) \(exit)\(printed.isEmpty ? "" : ": \(printed.prefix(2000))")")

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 import CReveilleShims
 
 /// Runs what waits (on the disk, on a helper process) on a thread of its own; what it returns
@@ -7,14 +9,12 @@ struct OffLoop: Sendable {
     let doorbell: Doorbell
 
     func run(_ name: String, _ work: @escaping @Sendable () -> LoopEvent) {
-        let thread = Thread { [doorbell] in
+        Threads.start(name) { [doorbell] in
             let event = work()
             // What the job freed goes back to the system: glibc keeps a thread's arena after the
             // thread ends, and a calendar read leaves megabytes free in it for the daemon's life.
             _ = RV_malloc_trim()  // 1 when some was released: nothing to act on
             doorbell.post(event)
         }
-        thread.name = name
-        thread.start()
     }
 }

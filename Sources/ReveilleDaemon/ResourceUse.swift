@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import ReveilleCore
 import Glibc
 import ReveilleProtocol
 
@@ -30,7 +31,7 @@ extension ResourceUse {
             use.descriptorLimit = Int(clamping: limit.rlim_cur)
         }
         use.inotifyWatchLimit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8))
-            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .flatMap { Int($0.trimmed()) }
         use.threads = number("Threads")
         return use
     }

@@ -1,5 +1,6 @@
 import CSystemd
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// Talks to systemd through libsystemd's sd_notify: READY once the socket serves, STOPPING at

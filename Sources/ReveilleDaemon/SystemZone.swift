@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import ReveilleConfig
 import ReveilleCore
@@ -39,7 +39,7 @@ public enum ZoneSource: Sendable {
     /// `/etc/timezone`), when `folder` holds the zone link; nil: any name there matters.
     func linkNames(in folder: String) -> Set<String>? {
         guard case .system(let link) = self, SystemZone.folder(of: link) == folder else { return nil }
-        return [(link as NSString).lastPathComponent, "timezone"]
+        return [PathName.last(link), "timezone"]
     }
 
     func folders(for zone: Zone) -> [String] {
@@ -70,8 +70,8 @@ enum SystemZone {
     }
 
     static func current(link: String = "/etc/localtime") -> Zone {
-        if let name = ProcessInfo.processInfo.environment["TZ"]?.trimmingCharacters(
-            in: CharacterSet(charactersIn: ":")), !name.isEmpty
+        if let name = ProcessInfo.processInfo.environment["TZ"].map({ String($0.drop(while: { $0 == ":" })) }),
+            !name.isEmpty
         {
             let zone =
                 name.hasPrefix("/") ? ZoneInfo.load(file: name, name: name) : ZoneInfo.load(name)
@@ -80,14 +80,13 @@ enum SystemZone {
         if let target = linkTarget(link) {
             // The file the link points at holds the rules glibc would use; its name is what follows
             // "zoneinfo/" in the target.
-            let name = target.range(of: "zoneinfo/").map { String(target[$0.upperBound...]) } ?? target
-            let directory = target.range(of: "zoneinfo/").map { String(target[..<$0.upperBound].dropLast()) }
+            let name = target.firstRange(of: "zoneinfo/").map { String(target[$0.upperBound...]) } ?? target
+            let directory = target.firstRange(of: "zoneinfo/").map { String(target[..<$0.upperBound].dropLast()) }
             if let zone = ZoneInfo.load(file: target, name: name, directory: directory) ?? ZoneInfo.load(name) {
                 return zone
             }
         }
-        if let name = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8).trimmingCharacters(
-            in: .whitespacesAndNewlines),
+        if let name = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8).trimmed(),
             let zone = ZoneInfo.load(name)
         {
             return zone
@@ -105,6 +104,6 @@ enum SystemZone {
     }
 
     static func folder(of path: String) -> String {
-        (path as NSString).deletingLastPathComponent
+        PathName.folder(path)
     }
 }

@@ -1,5 +1,7 @@
 import CReveilleShims
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleCore
 
 /// Where the daemon reads the time. The real one reads the system clock; tests move their own.
 public protocol WallClock: Sendable {
@@ -74,7 +76,7 @@ public struct OffsetFileClock: WallClock {
 
     func offsets() -> (wall: TimeInterval, elapsed: TimeInterval) {
         guard let data = FileManager.default.contents(atPath: path),
-            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(data: data, encoding: .utf8)?.trimmed()
         else { return (0, 0) }
         let numbers = text.split(separator: " ").compactMap { TimeInterval(String($0)) }
         return (numbers.first ?? 0, numbers.dropFirst().first ?? 0)

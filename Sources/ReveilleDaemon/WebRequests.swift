@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleCore
 import ReveilleLaunch
@@ -56,14 +57,14 @@ final class WebRequests: RequestHandler {
             guard role == .user || role == .admin else {
                 throw InputError("role \(role): a browser is paired as 'user' (see, snooze, answer) or 'admin'")
             }
-            let name = name.trimmingCharacters(in: .whitespaces)
+            let name = name.trimmed(newlines: false)
             guard !name.isEmpty, name.count <= 40, !name.contains(where: { $0.isNewline || $0.asciiValue == 0x7F })
             else {
                 throw InputError("--name \"\(name)\": give the device a short name, like \"kitchen phone\"")
             }
             var digits = SystemRandomNumberGenerator()
             let number = UInt32.random(in: 0..<100_000_000, using: &digits)
-            let code = String(format: "%04u-%04u", number / 10_000, number % 10_000)
+            let code = NumberText.padded(Int(number / 10_000), width: 4) + "-" + NumberText.padded(Int(number % 10_000), width: 4)
             webPairing.pending[code] = WebPairing.Pending(
                 role: role, name: name, expiresAt: now + WebPairing.codeLifetime)
             logger.notice("web pairing code made for \"\(name)\" (\(role)), good for ten minutes")
@@ -93,7 +94,7 @@ final class WebRequests: RequestHandler {
             }
             webPairing.wrongCodes = 0
             var bytes = SystemRandomNumberGenerator()
-            let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &bytes)) }.joined()
+            let token = NumberText.hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &bytes) })
             let device = try store.insert(
                 PairedDevice(
                     name: pending.name, role: pending.role.rawValue, tokenHash: Self.hash(token), pairedAt: now))

@@ -1,5 +1,7 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleCore
 
 /// One conditional GET with libcurl: http and https only (redirects too), a total time limit, a
 /// size limit enforced while the body arrives, and the validators to send and to keep.
@@ -77,14 +79,15 @@ public enum HTTPFetch {
             if line.hasPrefix("HTTP/") { transfer.headers = [:] }  // a redirect's headers are not the body's
             if let colon = line.firstIndex(of: ":") {
                 let name = line[..<colon].lowercased()
-                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+                let value = line[line.index(after: colon)...].trimmed()
                 transfer.headers[name] = value
             }
             return length
         }
 
         let code = curl_easy_perform(curl)
-        let megabytes = String(format: "%g MiB", Double(limits.maxBytes) / 1_048_576)
+        let mebibytes = Double(limits.maxBytes) / 1_048_576
+        let megabytes = (mebibytes == mebibytes.rounded() ? String(Int(mebibytes)) : String(mebibytes)) + " MiB"
         switch code {
         case CURLE_OK: break
         case CURLE_FILESIZE_EXCEEDED: return .failed("larger than \(megabytes); not taken")

@@ -1,5 +1,6 @@
 import CReveilleShims
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 import ReveilleConfig
 import Logging
@@ -168,12 +169,10 @@ public final class FanotifyGuard: Sendable {
     /// Answers events on a thread of its own: `decide(event)` true allows.
     public func start(decide: @escaping @Sendable (Event) -> Bool) {
         running.store(true, ordering: .releasing)
-        let thread = Thread { [self] in
+        Threads.start("app-guard") { [self] in
             loop(decide)
             finished.signal()
         }
-        thread.name = "app-guard"
-        thread.start()
     }
 
     private func loop(_ decide: @Sendable (Event) -> Bool) {

@@ -1,5 +1,6 @@
 import CReveilleShims
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleCore
 import ReveilleSystem
@@ -83,9 +84,7 @@ public final class NFCReader: TagReader, Sendable {
             $0.onLifted = onLifted
             $0.onHealth = onHealth
         }
-        let thread = Thread { [self] in run() }
-        thread.name = "nfc"
-        thread.start()
+        Threads.start("nfc") { [self] in run() }
     }
 
     public func stop() {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How fetching a web calendar went, kept beside its cached body (`ID.json` next to `ID.ics`) by
 /// `reveille calendar refresh`, and read by the daemon to say what is wrong.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Newline-delimited JSON: one request or response per line, at most `maxLineBytes` long.
 public enum Framing {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 
 /// When a spec says something rings or chimes: a time, and days, a date or (alarms only) a delay.
@@ -110,7 +111,7 @@ extension ReminderSpec {
         throws
     {
         if let text {
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmed()
             guard !trimmed.isEmpty, trimmed.count <= 200 else {
                 throw InputError("the reminder's text must be 1-200 characters")
             }
@@ -123,7 +124,7 @@ extension ReminderSpec {
             reminder.text = trimmed
         }
         if let body {
-            let trimmed = body.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = body.trimmed()
             guard trimmed.count <= 500 else { throw InputError("--body: at most 500 characters") }
             guard Sanitized.line(trimmed) == trimmed else {
                 throw InputError(
@@ -148,7 +149,7 @@ extension ReminderSpec {
                         "--then \(Reminder.after(followUp.afterSeconds)): a follow-up comes 1 minute to 24 hours after the reminder"
                     )
                 }
-                guard !followUp.text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                guard !followUp.text.trimmed(newlines: false).isEmpty else {
                     throw InputError("--then: give the follow-up's text, like --then 2h \"how did it go?\"")
                 }
                 guard Sanitized.line(followUp.text) == followUp.text else {
@@ -161,7 +162,7 @@ extension ReminderSpec {
             guard unless.count <= 1000, !unless.contains("\0") else {
                 throw InputError("--unless: the command must be at most 1000 characters")
             }
-            reminder.unless = unless.trimmingCharacters(in: .whitespaces).isEmpty ? nil : unless
+            reminder.unless = unless.trimmed(newlines: false).isEmpty ? nil : unless
         }
     }
 }

@@ -1,46 +1,35 @@
-import GRDB
 import ReveilleCore
 
 /// App usage and grants per local day (README, "App time windows and daily limits"): seconds an app ran for a user, and extra
 /// minutes an admin granted for the day.
 extension Store {
-    static func registerAppMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v4: app usage and grants") { db in
-            try db.create(table: "app_usage") { t in
-                t.column("date", .text).notNull()
-                t.column("app", .text).notNull()
-                t.column("user", .text).notNull()
-                t.column("seconds", .integer).notNull()
-                t.primaryKey(["date", "app", "user"])
-            }
-            try db.create(table: "app_grant") { t in
-                t.column("date", .text).notNull()
-                t.column("app", .text).notNull()
-                t.column("minutes", .integer).notNull()
-                t.primaryKey(["date", "app"])
-            }
-        }
-        migrator.registerMigration("v6: the last good app policy") { db in
-            try db.create(table: "app_policy") { t in
-                t.primaryKey("id", .integer).check { $0 == 1 }
-                t.column("text", .text).notNull()
-                t.column("saved_at", .integer).notNull()
-            }
-        }
-        migrator.registerMigration("v7: app grants per user") { db in
-            // '*': every user of the app, which is what each grant before this was.
-            try db.create(table: "app_grant_per_user") { t in
-                t.column("date", .text).notNull()
-                t.column("app", .text).notNull()
-                t.column("user", .text).notNull().defaults(to: "*")
-                t.column("minutes", .integer).notNull()
-                t.primaryKey(["date", "app", "user"])
-            }
+    static func addAppMigrations(_ migrations: inout Migrations) {
+        migrations.add("v4: app usage and grants") { db in
             try db.execute(
-                sql: "INSERT INTO app_grant_per_user (date, app, user, minutes) "
-                    + "SELECT date, app, '*', minutes FROM app_grant")
-            try db.drop(table: "app_grant")
-            try db.rename(table: "app_grant_per_user", to: "app_grant")
+                """
+                CREATE TABLE "app_usage" ("date" TEXT NOT NULL, "app" TEXT NOT NULL, "user" TEXT NOT NULL,
+                  "seconds" INTEGER NOT NULL, PRIMARY KEY ("date", "app", "user"));
+                CREATE TABLE "app_grant" ("date" TEXT NOT NULL, "app" TEXT NOT NULL, "minutes" INTEGER NOT NULL,
+                  PRIMARY KEY ("date", "app"));
+                """)
+        }
+        migrations.add("v6: the last good app policy") { db in
+            try db.execute(
+                """
+                CREATE TABLE "app_policy" ("id" INTEGER PRIMARY KEY CHECK ("id" = 1), "text" TEXT NOT NULL,
+                  "saved_at" INTEGER NOT NULL)
+                """)
+        }
+        migrations.add("v7: app grants per user") { db in
+            // '*': every user of the app, which is what each grant before this was.
+            try db.execute(
+                """
+                CREATE TABLE "app_grant_per_user" ("date" TEXT NOT NULL, "app" TEXT NOT NULL,
+                  "user" TEXT NOT NULL DEFAULT '*', "minutes" INTEGER NOT NULL, PRIMARY KEY ("date", "app", "user"));
+                INSERT INTO app_grant_per_user (date, app, user, minutes) SELECT date, app, '*', minutes FROM app_grant;
+                DROP TABLE "app_grant";
+                ALTER TABLE "app_grant_per_user" RENAME TO "app_grant";
+                """)
         }
     }
 
@@ -49,18 +38,18 @@ extension Store {
     public func saveGoodAppPolicy(_ text: String, at instant: Int) throws {
         try write { db in
             try db.execute(
-                sql: "INSERT INTO app_policy (id, text, saved_at) VALUES (1, ?, ?) "
+                "INSERT INTO app_policy (id, text, saved_at) VALUES (1, ?, ?) "
                     + "ON CONFLICT(id) DO UPDATE SET text = excluded.text, saved_at = excluded.saved_at "
                     + "WHERE text != excluded.text",
-                arguments: [text, instant])
+                text, instant)
         }
     }
 
     /// The last apps.toml that loaded, and when it was saved (seconds since the epoch).
     public func goodAppPolicy() throws -> (text: String, savedAt: Int)? {
         try db.read { db in
-            try Row.fetchOne(db, sql: "SELECT text, saved_at FROM app_policy WHERE id = 1").map {
-                ($0["text"], $0["saved_at"])
+            try db.row("SELECT text, saved_at FROM app_policy WHERE id = 1").map {
+                (try $0.text("text"), try $0.int("saved_at"))
             }
         }
     }
@@ -69,9 +58,10 @@ extension Store {
     public func appUsage(on date: CivilDate) throws -> [AppUsageKey: Int] {
         try db.read { db in
             var usage: [AppUsageKey: Int] = [:]
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT app, user, seconds FROM app_usage WHERE date = ?", arguments: [date.description])
-            for row in rows { usage[AppUsageKey(app: row["app"], user: row["user"])] = row["seconds"] }
+            let rows = try db.rows("SELECT app, user, seconds FROM app_usage WHERE date = ?", date.description)
+            for row in rows {
+                usage[AppUsageKey(app: try row.text("app"), user: try row.text("user"))] = try row.int("seconds")
+            }
             return usage
         }
     }
@@ -79,9 +69,9 @@ extension Store {
     public func setAppUsage(_ seconds: Int, for key: AppUsageKey, on date: CivilDate) throws {
         try write { db in
             try db.execute(
-                sql: "INSERT INTO app_usage (date, app, user, seconds) VALUES (?, ?, ?, ?) "
+                "INSERT INTO app_usage (date, app, user, seconds) VALUES (?, ?, ?, ?) "
                     + "ON CONFLICT(date, app, user) DO UPDATE SET seconds = excluded.seconds",
-                arguments: [date.description, key.app, key.user, seconds])
+                date.description, key.app, key.user, seconds)
         }
     }
 
@@ -89,10 +79,8 @@ extension Store {
     public func appGrants(on date: CivilDate) throws -> [AppUsageKey: Int] {
         try db.read { db in
             var grants: [AppUsageKey: Int] = [:]
-            for row in try Row.fetchAll(
-                db, sql: "SELECT app, user, minutes FROM app_grant WHERE date = ?", arguments: [date.description])
-            {
-                grants[AppUsageKey(app: row["app"], user: row["user"])] = row["minutes"]
+            for row in try db.rows("SELECT app, user, minutes FROM app_grant WHERE date = ?", date.description) {
+                grants[AppUsageKey(app: try row.text("app"), user: try row.text("user"))] = try row.int("minutes")
             }
             return grants
         }
@@ -104,12 +92,12 @@ extension Store {
         let user = user ?? "*"
         return try write { db in
             try db.execute(
-                sql: "INSERT INTO app_grant (date, app, user, minutes) VALUES (?, ?, ?, ?) "
+                "INSERT INTO app_grant (date, app, user, minutes) VALUES (?, ?, ?, ?) "
                     + "ON CONFLICT(date, app, user) DO UPDATE SET minutes = minutes + excluded.minutes",
-                arguments: [date.description, app, user, minutes])
-            return try Int.fetchOne(
-                db, sql: "SELECT minutes FROM app_grant WHERE date = ? AND app = ? AND user = ?",
-                arguments: [date.description, app, user]) ?? minutes
+                date.description, app, user, minutes)
+            return try db.int(
+                "SELECT minutes FROM app_grant WHERE date = ? AND app = ? AND user = ?", date.description, app, user)
+                ?? minutes
         }
     }
 }

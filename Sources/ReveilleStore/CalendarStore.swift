@@ -1,11 +1,8 @@
-import Foundation
-import GRDB
+import FoundationEssentials
 import ReveilleCore
 
 /// A calendar the daemon reads: its name, where it lives and what it is for.
-public struct CalendarRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "calendar"
-
+public struct CalendarRecord: Codable, Sendable, Equatable {
     public var id: Int64?
     public var name: String
     /// An iCalendar file's absolute path.
@@ -39,38 +36,53 @@ public struct CalendarRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         return Dictionary(uniqueKeysWithValues: byText.compactMap { key, value in Int(key).map { ($0, value) } })
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+    init(row: SQLRow) throws {
+        id = Int64(try row.int("id"))
+        name = try row.text("name")
+        source = try row.text("source")
+        let purpose = try row.text("purpose")
+        guard let known = CalendarPurpose(rawValue: purpose) else {
+            throw StoreError.corrupt("calendar row \(id ?? 0) has purpose \"\(purpose)\"")
+        }
+        self.purpose = known
+        addedAt = try row.int("addedAt")
+        minutes = try row.text("minutes")
+        sounds = try row.text("sounds")
+    }
+
+    var columns: [(String, any SQLArgument)] {
+        [
+            ("name", name), ("source", source), ("purpose", purpose.rawValue), ("addedAt", addedAt),
+            ("minutes", minutes), ("sounds", sounds),
+        ]
     }
 }
 
 extension Store {
-    static func registerCalendarMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v9: calendars") { db in
-            try db.create(table: "calendar") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("name", .text).notNull().unique()
-                t.column("source", .text).notNull()
-                t.column("purpose", .text).notNull()
-                t.column("addedAt", .integer).notNull()
-            }
+    static func addCalendarMigration(_ migrations: inout Migrations) {
+        migrations.add("v9: calendars") { db in
+            try db.execute(
+                """
+                CREATE TABLE "calendar" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL UNIQUE,
+                  "source" TEXT NOT NULL, "purpose" TEXT NOT NULL, "addedAt" INTEGER NOT NULL)
+                """)
         }
     }
 
     public func insert(_ calendar: CalendarRecord) throws -> CalendarRecord {
         try write { db in
             var calendar = calendar
-            try calendar.insert(db)
+            calendar.id = try db.insert(into: "calendar", calendar.columns)
             return calendar
         }
     }
 
     public func calendars() throws -> [CalendarRecord] {
-        try db.read { db in try CalendarRecord.order(Column("id")).fetchAll(db) }
+        try db.read { db in try db.rows("SELECT * FROM calendar ORDER BY id").map(CalendarRecord.init(row:)) }
     }
 
     /// False when no calendar has that id.
     public func deleteCalendar(id: Int) throws -> Bool {
-        try write { db in try CalendarRecord.deleteOne(db, key: id) }
+        try write { db in try db.delete(from: "calendar", where: "id", is: id) }
     }
 }

@@ -1,5 +1,4 @@
-import Foundation
-import GRDB
+import FoundationEssentials
 import ReveilleCore
 
 extension Repeat {
@@ -21,9 +20,7 @@ extension Repeat {
 }
 
 /// A row of `alarm`. Conversions to and from the core's `Alarm` live here, so no other module sees SQL.
-struct AlarmRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "alarm"
-
+struct AlarmRecord {
     var id: Int64?
     var label: String
     /// Seconds since local midnight.
@@ -44,8 +41,32 @@ struct AlarmRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var snoozeMinutes: Int
     var skipHolidays: Bool
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+    init(row: SQLRow) throws {
+        id = Int64(try row.int("id"))
+        label = try row.text("label")
+        time = try row.int("time")
+        days = try row.int("days")
+        date = try row.optionalText("date")
+        enabled = try row.bool("enabled")
+        sound = try row.optionalText("sound")
+        volume = try row.int("volume")
+        fadeInSeconds = try row.int("fadeInSeconds")
+        challenge = try row.text("challenge")
+        mathDifficulty = try row.text("mathDifficulty")
+        tags = try row.text("tags")
+        maxSnoozes = try row.int("maxSnoozes")
+        snoozeMinutes = try row.int("snoozeMinutes")
+        skipHolidays = try row.bool("skipHolidays")
+    }
+
+    /// Every column but the id.
+    var columns: [(String, any SQLArgument)] {
+        [
+            ("label", label), ("time", time), ("days", days), ("date", date), ("enabled", enabled), ("sound", sound),
+            ("volume", volume), ("fadeInSeconds", fadeInSeconds), ("challenge", challenge),
+            ("mathDifficulty", mathDifficulty), ("tags", tags), ("maxSnoozes", maxSnoozes),
+            ("snoozeMinutes", snoozeMinutes), ("skipHolidays", skipHolidays),
+        ]
     }
 
     init(_ alarm: Alarm) {
@@ -89,18 +110,21 @@ struct AlarmRecord: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 /// A row of `weekly_rule`.
-struct RuleRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "weekly_rule"
-
+struct RuleRecord {
     var id: Int64?
     var alarmId: Int64?
     var days: Int
     /// `off` or seconds since midnight as text.
     var change: String
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+    init(row: SQLRow) throws {
+        id = Int64(try row.int("id"))
+        alarmId = try row.optionalInt("alarmId").map(Int64.init)
+        days = try row.int("days")
+        change = try row.text("change")
     }
+
+    var columns: [(String, any SQLArgument)] { [("alarmId", alarmId), ("days", days), ("change", change)] }
 
     init(_ rule: WeeklyRule) {
         id = rule.id > 0 ? Int64(rule.id) : nil
@@ -117,17 +141,20 @@ struct RuleRecord: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 /// A row of `date_override`.
-struct OverrideRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "date_override"
-
+struct OverrideRecord {
     var id: Int64?
     var alarmId: Int64?
     var date: String
     var change: String
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+    init(row: SQLRow) throws {
+        id = Int64(try row.int("id"))
+        alarmId = try row.optionalInt("alarmId").map(Int64.init)
+        date = try row.text("date")
+        change = try row.text("change")
     }
+
+    var columns: [(String, any SQLArgument)] { [("alarmId", alarmId), ("date", date), ("change", change)] }
 
     init(_ override: DateOverride) {
         id = override.id > 0 ? Int64(override.id) : nil

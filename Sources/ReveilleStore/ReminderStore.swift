@@ -1,11 +1,8 @@
-import Foundation
-import GRDB
+import FoundationEssentials
 import ReveilleCore
 
 /// A row of `reminder`. Conversions to and from the core's `Reminder` live here.
-struct ReminderRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "reminder"
-
+struct ReminderRecord {
     var id: Int64?
     var text: String
     /// Seconds since local midnight.
@@ -22,8 +19,25 @@ struct ReminderRecord: Codable, FetchableRecord, MutablePersistableRecord {
     /// The line under the title; nil when there is none.
     var body: String?
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+    init(row: SQLRow) throws {
+        id = Int64(try row.int("id"))
+        text = try row.text("text")
+        time = try row.int("time")
+        days = try row.int("days")
+        date = try row.optionalText("date")
+        enabled = try row.bool("enabled")
+        sound = try row.optionalText("sound")
+        followUps = try row.text("followUps")
+        unless = try row.optionalText("unless")
+        body = try row.optionalText("body")
+    }
+
+    /// Every column but the id.
+    var columns: [(String, any SQLArgument)] {
+        [
+            ("text", text), ("time", time), ("days", days), ("date", date), ("enabled", enabled), ("sound", sound),
+            ("followUps", followUps), ("unless", unless), ("body", body),
+        ]
     }
 
     init(_ reminder: Reminder) {
@@ -51,9 +65,7 @@ struct ReminderRecord: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 /// A chime that came due: played, skipped or missed. Its key is what keeps it from playing twice.
-public struct ChimeRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "chime"
-
+public struct ChimeRecord: Codable, Sendable, Equatable {
     public var key: String
     /// When it was due.
     public var instant: Int
@@ -63,57 +75,56 @@ public struct ChimeRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var outcome: String
     /// When that was decided.
     public var at: Int
+
+    init(row: SQLRow) throws {
+        key = try row.text("key")
+        instant = try row.int("instant")
+        text = try row.text("text")
+        origin = try row.text("origin")
+        outcome = try row.text("outcome")
+        at = try row.int("at")
+    }
 }
 
 extension Store {
-    static func registerReminderMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v10: reminders") { db in
-            try db.create(table: "reminder") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("text", .text).notNull()
-                t.column("time", .integer).notNull()
-                t.column("days", .integer).notNull().defaults(to: 0)
-                t.column("date", .text)
-                t.column("enabled", .boolean).notNull().defaults(to: true)
-                t.column("sound", .text)
-                t.column("followUps", .text).notNull().defaults(to: "[]")
-                t.column("unless", .text)
-            }
-            try db.create(table: "chime") { t in
-                t.primaryKey("key", .text)
-                t.column("instant", .integer).notNull().indexed()
-                t.column("text", .text).notNull()
-                t.column("origin", .text).notNull()
-                t.column("outcome", .text).notNull()
-                t.column("at", .integer).notNull()
-            }
-            // Reminder calendars: minutes before each event, and a sound for some of them.
-            try db.alter(table: "calendar") { t in
-                t.add(column: "minutes", .text).notNull().defaults(to: "")
-                t.add(column: "sounds", .text).notNull().defaults(to: "{}")
-            }
+    static func addReminderMigration(_ migrations: inout Migrations) {
+        migrations.add("v10: reminders") { db in
+            // Reminder calendars get minutes before each event, and a sound for some of them.
+            try db.execute(
+                """
+                CREATE TABLE "reminder" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "text" TEXT NOT NULL,
+                  "time" INTEGER NOT NULL, "days" INTEGER NOT NULL DEFAULT 0, "date" TEXT,
+                  "enabled" BOOLEAN NOT NULL DEFAULT 1, "sound" TEXT, "followUps" TEXT NOT NULL DEFAULT '[]',
+                  "unless" TEXT);
+                CREATE TABLE "chime" ("key" TEXT PRIMARY KEY NOT NULL, "instant" INTEGER NOT NULL, "text" TEXT NOT NULL,
+                  "origin" TEXT NOT NULL, "outcome" TEXT NOT NULL, "at" INTEGER NOT NULL);
+                CREATE INDEX "chime_on_instant" ON "chime"("instant");
+                ALTER TABLE "calendar" ADD COLUMN "minutes" TEXT NOT NULL DEFAULT '';
+                ALTER TABLE "calendar" ADD COLUMN "sounds" TEXT NOT NULL DEFAULT '{}';
+                """)
         }
     }
 
-    static func registerReminderBodyMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v11: a reminder's body") { db in
-            try db.alter(table: "reminder") { t in t.add(column: "body", .text) }
+    static func addReminderBodyMigration(_ migrations: inout Migrations) {
+        migrations.add("v11: a reminder's body") { db in
+            try db.execute(#"ALTER TABLE "reminder" ADD COLUMN "body" TEXT"#)
         }
     }
 
     public func reminders() throws -> [Reminder] {
-        try db.read { db in try ReminderRecord.order(Column("id")).fetchAll(db).map { try $0.reminder() } }
+        try db.read { db in try db.rows("SELECT * FROM reminder ORDER BY id").map { try ReminderRecord(row: $0).reminder() } }
     }
 
     public func reminder(id: Int) throws -> Reminder? {
-        try db.read { db in try ReminderRecord.fetchOne(db, key: id)?.reminder() }
+        try db.read { db in
+            try db.row("SELECT * FROM reminder WHERE id = ?", id).map { try ReminderRecord(row: $0).reminder() }
+        }
     }
 
     public func insert(_ reminder: Reminder) throws -> Reminder {
         try write { db in
             var record = ReminderRecord(reminder)
-            record.id = nil
-            try record.insert(db)
+            record.id = try db.insert(into: "reminder", record.columns)
             return try record.reminder()
         }
     }
@@ -121,29 +132,26 @@ extension Store {
     /// False when no reminder has that id.
     public func update(_ reminder: Reminder) throws -> Bool {
         try write { db in
-            let record = ReminderRecord(reminder)
-            guard try ReminderRecord.exists(db, key: reminder.id) else { return false }
-            try record.update(db)
-            return true
+            try db.update("reminder", where: "id", is: reminder.id, ReminderRecord(reminder).columns)
         }
     }
 
     /// False when no reminder has that id.
     public func deleteReminder(id: Int) throws -> Bool {
-        try write { db in try ReminderRecord.deleteOne(db, key: id) }
+        try write { db in try db.delete(from: "reminder", where: "id", is: id) }
     }
 
     /// Keeps how a chime ended; a key already kept stays as it was (a chime plays once).
     public func record(chime: Chime, outcome: ChimeOutcome, at: Int) throws {
         try write { db in
             try db.execute(
-                sql: """
-                    INSERT INTO chime(key, instant, text, origin, outcome, at) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(key) DO NOTHING
-                    """,
-                arguments: [chime.key, chime.instant, chime.text, chime.origin, outcome.rawValue, at])
+                """
+                INSERT INTO chime(key, instant, text, origin, outcome, at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO NOTHING
+                """,
+                chime.key, chime.instant, chime.text, chime.origin, outcome.rawValue, at)
             // A year is plenty for 'reminder history'; older rows go.
-            try db.execute(sql: "DELETE FROM chime WHERE instant < ?", arguments: [at - 366 * 86_400])
+            try db.execute("DELETE FROM chime WHERE instant < ?", at - 366 * 86_400)
         }
     }
 
@@ -157,7 +165,7 @@ extension Store {
 
     public func chimes(since: Int) throws -> [ChimeRecord] {
         try db.read { db in
-            try ChimeRecord.filter(Column("instant") >= since).order(Column("instant"), Column("key")).fetchAll(db)
+            try db.rows("SELECT * FROM chime WHERE instant >= ? ORDER BY instant, key", since).map(ChimeRecord.init(row:))
         }
     }
 }

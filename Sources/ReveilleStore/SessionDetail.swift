@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReveilleCore
 
 /// How a ring session is kept on disk: a record of its own, with a version, so that renaming a

@@ -1,13 +1,10 @@
-import Foundation
-import GRDB
+import FoundationEssentials
 import ReveilleCore
 
 /// A row of `ring_session`: the history, and the session in progress (README, "When an alarm rings"). The columns are
 /// what history and stats query; `detail` holds the whole session, as a `SessionDetail`, to resume
 /// it after a restart.
-struct SessionRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "ring_session"
-
+struct SessionRecord {
     var id: Int64?
     var alarmId: Int64
     var label: String
@@ -21,8 +18,18 @@ struct SessionRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var fellBackToMath: Bool
     var detail: String
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+    /// Every column but the id.
+    var columns: [(String, any SQLArgument)] {
+        [
+            ("alarmId", alarmId), ("label", label), ("scheduledAt", scheduledAt), ("startedAt", startedAt),
+            ("state", state), ("snoozeCount", snoozeCount), ("wrongAnswers", wrongAnswers), ("endedAt", endedAt),
+            ("dismissedBy", dismissedBy), ("fellBackToMath", fellBackToMath), ("detail", detail),
+        ]
+    }
+
+    /// The session a row holds: its `detail`, numbered by its id.
+    static func session(_ row: SQLRow) throws -> RingSession {
+        try SessionDetail.decode(try row.text("detail")).session(id: try row.int("id"))
     }
 
     init(_ session: RingSession) throws {
@@ -46,59 +53,50 @@ struct SessionRecord: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 extension Store {
-    static func registerSessionMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v2: ring sessions") { db in
-            try db.create(table: "ring_session") { t in
-                t.autoIncrementedPrimaryKey("id")
-                // No foreign key: history outlives the alarm it belonged to.
-                t.column("alarmId", .integer).notNull()
-                t.column("label", .text).notNull()
-                t.column("scheduledAt", .integer).notNull().indexed()
-                t.column("startedAt", .integer).notNull()
-                t.column("state", .text).notNull().indexed()
-                t.column("snoozeCount", .integer).notNull()
-                t.column("wrongAnswers", .integer).notNull()
-                t.column("endedAt", .integer)
-                t.column("dismissedBy", .text)
-                t.column("fellBackToMath", .boolean).notNull()
-                t.column("detail", .text).notNull()
-            }
+    static func addSessionMigrations(_ migrations: inout Migrations) {
+        migrations.add("v2: ring sessions") { db in
+            // No foreign key: history outlives the alarm it belonged to.
+            try db.execute(
+                """
+                CREATE TABLE "ring_session" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "alarmId" INTEGER NOT NULL,
+                  "label" TEXT NOT NULL, "scheduledAt" INTEGER NOT NULL, "startedAt" INTEGER NOT NULL,
+                  "state" TEXT NOT NULL, "snoozeCount" INTEGER NOT NULL, "wrongAnswers" INTEGER NOT NULL,
+                  "endedAt" INTEGER, "dismissedBy" TEXT, "fellBackToMath" BOOLEAN NOT NULL, "detail" TEXT NOT NULL);
+                CREATE INDEX "ring_session_on_scheduledAt" ON "ring_session"("scheduledAt");
+                CREATE INDEX "ring_session_on_state" ON "ring_session"("state");
+                """)
         }
     }
 
-    static func registerSessionDetailMigration(_ migrator: inout DatabaseMigrator) {
+    static func addSessionDetailMigration(_ migrations: inout Migrations) {
         // Up to v4, `detail` held the core type's own Codable shape: rewrite it as a versioned record.
-        migrator.registerMigration("v5: session details as versioned records") { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT id, detail FROM ring_session")
-            for row in rows {
-                let id: Int64 = row["id"]
-                let text: String = row["detail"]
+        migrations.add("v5: session details as versioned records") { db in
+            for row in try db.rows("SELECT id, detail FROM ring_session") {
+                let text = try row.text("detail")
                 guard !SessionDetail.isVersioned(text) else { continue }
                 let detail = try SessionDetail(legacy: text)
-                try db.execute(
-                    sql: "UPDATE ring_session SET detail = ? WHERE id = ?", arguments: [try detail.encoded(), id])
+                try db.execute("UPDATE ring_session SET detail = ? WHERE id = ?", try detail.encoded(), try row.int("id"))
             }
         }
     }
 
     /// The highest session id in the history (0 when empty): the clock numbers new sessions after it.
     public func lastSessionID() throws -> Int {
-        try db.read { db in try Int.fetchOne(db, sql: "SELECT MAX(id) FROM ring_session") ?? 0 }
+        try db.read { db in try db.int("SELECT MAX(id) FROM ring_session") ?? 0 }
     }
 
     /// Stores a new session (or missed occurrence) and returns it with its id.
     public func insert(_ session: RingSession) throws -> RingSession {
         try write { db in
-            var record = try SessionRecord(session)
-            record.id = nil
-            try record.insert(db)
-            return try record.session()
+            let record = try SessionRecord(session)
+            let id = try db.insert(into: "ring_session", record.columns)
+            return try SessionDetail.decode(record.detail).session(id: Int(id))
         }
     }
 
     /// Writes the session's current state (every transition is persisted).
     public func update(_ session: RingSession) throws {
-        try write { db in try SessionRecord(session).update(db) }
+        try write { db in _ = try db.update("ring_session", where: "id", is: session.id, try SessionRecord(session).columns) }
     }
 
     /// Stores a session together with the instant up to which occurrences are handled, in one
@@ -108,14 +106,17 @@ extension Store {
         try write { db in
             var stored: [RingSession] = []
             for session in sessions {
-                var record = try SessionRecord(session)
+                let record = try SessionRecord(session)
+                var id = Int64(session.id)
                 if session.id > 0 {
-                    try record.save(db)  // the clock numbered it: a new row or an update
+                    // The clock numbered it: a new row or an update.
+                    if try !db.update("ring_session", where: "id", is: id, record.columns) {
+                        try db.insert(into: "ring_session", [("id", id)] + record.columns)
+                    }
                 } else {
-                    record.id = nil
-                    try record.insert(db)
+                    id = try db.insert(into: "ring_session", record.columns)
                 }
-                stored.append(try record.session())
+                stored.append(try SessionDetail.decode(record.detail).session(id: Int(id)))
             }
             if let instant { try Store.setSetting(db, "evaluated_through", String(instant)) }
             return stored
@@ -125,18 +126,18 @@ extension Store {
     /// The session still ringing or snoozed, if any.
     public func activeSession() throws -> RingSession? {
         try db.read { db in
-            try SessionRecord.filter(
-                [SessionState.ringing.rawValue, SessionState.snoozed.rawValue].contains(
-                    Column("state"))
-            ).order(Column("id").desc).fetchOne(db)?.session()
+            try db.row(
+                "SELECT id, detail FROM ring_session WHERE state IN (?, ?) ORDER BY id DESC LIMIT 1",
+                SessionState.ringing.rawValue, SessionState.snoozed.rawValue
+            ).map(SessionRecord.session)
         }
     }
 
     /// Sessions and missed occurrences scheduled at or after `since`, oldest first.
     public func history(since: Int) throws -> [RingSession] {
         try db.read { db in
-            try SessionRecord.filter(Column("scheduledAt") >= since).order(Column("scheduledAt"), Column("id"))
-                .fetchAll(db).map { try $0.session() }
+            try db.rows("SELECT id, detail FROM ring_session WHERE scheduledAt >= ? ORDER BY scheduledAt, id", since)
+                .map(SessionRecord.session)
         }
     }
 
@@ -149,13 +150,13 @@ extension Store {
         try write { db in try Store.setSetting(db, "evaluated_through", String(instant)) }
     }
 
-    static func setting(_ db: Database, _ key: String) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key])
+    static func setting(_ db: SQLiteConnection, _ key: String) throws -> String? {
+        try db.row("SELECT value FROM setting WHERE key = ?", key).map { try $0.text("value") }
     }
 
-    static func setSetting(_ db: Database, _ key: String, _ value: String) throws {
+    static func setSetting(_ db: SQLiteConnection, _ key: String, _ value: String) throws {
         try db.execute(
-            sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            arguments: [key, value])
+            "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            key, value)
     }
 }

@@ -1,6 +1,6 @@
-import Foundation
-import GRDB
-import GRDBSQLite
+import CSQLite
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 import ReveilleSystem
 
@@ -49,10 +49,10 @@ public enum StateFiles {
         public let database: String
         public var marker: String { database + ".id" }
         public var backup: String {
-            (database as NSString).deletingLastPathComponent + "/state.backup.sqlite"
+            PathName.folder(database) + "/state.backup.sqlite"
         }
         public var reserve: String {
-            (database as NSString).deletingLastPathComponent + "/state.reserve"
+            PathName.folder(database) + "/state.reserve"
         }
 
         public init(database: String) {
@@ -145,14 +145,14 @@ public enum StateFiles {
 
     /// Copies the live database to the backup with SQLite's backup API (sqlite3_backup_init, _step,
     /// _finish) on the store's own connection, into a file beside it that is renamed over the last
-    /// backup only once it is whole. The copy is opened with plain sqlite3_open_v2, not a GRDB
+    /// backup only once it is whole. The copy is opened with its own sqlite3_open_v2, not a `Store`
     /// queue: releasing a queue disposes a dispatch queue, which starts libdispatch's worker pool
     /// and its 1 Hz monitor for the life of the daemon (measured: 63 idle wake-ups a minute).
     public static func backup(_ store: Store, _ layout: Layout) throws {
         let temporary = layout.backup + ".new"
         unlink(temporary)
         try store.db.writeWithoutTransaction { db in
-            guard let source = db.sqliteConnection else { throw StoreError(description: "the state is closed") }
+            let source = db.handle
             var copy: OpaquePointer?
             defer { sqlite3_close(copy) }
             guard sqlite3_open_v2(temporary, &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
@@ -266,9 +266,7 @@ public enum StateFiles {
     /// A write-ahead log whose header is not SQLite's: SQLite would drop it without a word.
     static func damagedLog(_ database: String) -> String? {
         let log = database + "-wal"
-        guard let handle = FileHandle(forReadingAtPath: log) else { return nil }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 4)) ?? Data()
+        guard let head = RegularFile.head(log, count: 4) else { return nil }
         guard !head.isEmpty else { return nil }
         let magic = head.count == 4 ? head.reduce(0) { $0 << 8 | UInt32($1) } : 0
         guard magic != 0x377F_0682, magic != 0x377F_0683 else { return nil }
@@ -277,10 +275,12 @@ public enum StateFiles {
     }
 
     public static func stamp(_ instant: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(instant)))
+        var time = time_t(instant)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        return "\(parts.tm_year + 1900)-\(NumberText.padded(Int(parts.tm_mon) + 1, width: 2))-"
+            + "\(NumberText.padded(Int(parts.tm_mday), width: 2)) \(NumberText.padded(Int(parts.tm_hour), width: 2)):"
+            + NumberText.padded(Int(parts.tm_min), width: 2)
     }
 }
 
@@ -288,26 +288,28 @@ extension Store {
     /// `PRAGMA quick_check`: nil when the database is sound, else SQLite's first complaint.
     func quickCheck() throws -> String? {
         try db.read { db in
-            let result = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "no answer"
+            let result = try db.text("PRAGMA quick_check") ?? "no answer"
             return result == "ok" ? nil : result
         }
     }
 
     /// `PRAGMA wal_checkpoint(TRUNCATE)`: everything into the main file, the log emptied.
     public func checkpoint() throws {
-        try db.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try db.writeWithoutTransaction { db in try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     func stateID() throws -> String? {
         try db.read { db in
-            guard try db.tableExists("setting") else { return nil }
-            return try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'state_id'")
+            guard try db.int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'setting'") == 1 else {
+                return nil
+            }
+            return try db.text("SELECT value FROM setting WHERE key = 'state_id'")
         }
     }
 
     func setStateID(_ id: String) throws {
         try write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('state_id', ?)", arguments: [id])
+            try db.execute("INSERT OR REPLACE INTO setting (key, value) VALUES ('state_id', ?)", id)
         }
     }
 
@@ -315,11 +317,11 @@ extension Store {
     public func counts() throws -> StateFiles.Counts {
         try db.read { db in
             var counts = StateFiles.Counts()
-            counts.alarms = try Int.fetchOne(db, sql: "SELECT count(*) FROM alarm") ?? 0
-            counts.rules = try Int.fetchOne(db, sql: "SELECT count(*) FROM weekly_rule") ?? 0
-            counts.overrides = try Int.fetchOne(db, sql: "SELECT count(*) FROM date_override") ?? 0
-            counts.tags = try Int.fetchOne(db, sql: "SELECT count(*) FROM tag") ?? 0
-            counts.reminders = try Int.fetchOne(db, sql: "SELECT count(*) FROM reminder") ?? 0
+            counts.alarms = try db.int("SELECT count(*) FROM alarm") ?? 0
+            counts.rules = try db.int("SELECT count(*) FROM weekly_rule") ?? 0
+            counts.overrides = try db.int("SELECT count(*) FROM date_override") ?? 0
+            counts.tags = try db.int("SELECT count(*) FROM tag") ?? 0
+            counts.reminders = try db.int("SELECT count(*) FROM reminder") ?? 0
             return counts
         }
     }

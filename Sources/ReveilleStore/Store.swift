@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 import Synchronization
 
@@ -15,7 +15,7 @@ public struct StoreError: Error, CustomStringConvertible {
 /// The daemon's state in SQLite (README, "Where files live"): alarms, weekly rules, date overrides, the master switch.
 ///
 /// Every change is one transaction, so a power cut leaves either the old state or the new one.
-/// Thread-safe: GRDB's `DatabaseQueue` serializes access.
+/// Thread-safe: `DatabaseQueue` serializes access to the one connection.
 public final class Store: Sendable {
     let db: DatabaseQueue
     /// The space held back for a write on a full disk (`StateFiles`); nil in memory.
@@ -26,86 +26,69 @@ public final class Store: Sendable {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String) throws {
         reserve = StateFiles.Layout(database: path)
-        var configuration = Configuration()
-        configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            // WAL survives power cuts with synchronous=FULL and keeps readers off the writer's back.
-            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
-        }
-        db = try DatabaseQueue(path: path, configuration: configuration)
-        try Store.migrator.migrate(db)
+        let connection = try SQLiteConnection(path: path)
+        // WAL survives power cuts with synchronous=FULL and keeps readers off the writer's back.
+        try connection.execute(
+            "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+        db = DatabaseQueue(connection)
+        try Store.migrations.apply(to: db)
     }
 
     /// An in-memory store, for tests.
     public init() throws {
         reserve = nil
-        var configuration = Configuration()
-        configuration.foreignKeysEnabled = true
-        db = try DatabaseQueue(configuration: configuration)
-        try Store.migrator.migrate(db)
+        let connection = try SQLiteConnection(path: ":memory:")
+        try connection.execute("PRAGMA foreign_keys = ON")
+        db = DatabaseQueue(connection)
+        try Store.migrations.apply(to: db)
     }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: alarms, rules, overrides, settings") { db in
-            try db.create(table: "alarm") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("label", .text).notNull().defaults(to: "")
-                t.column("time", .integer).notNull()
-                t.column("days", .integer).notNull().defaults(to: 0)
-                t.column("date", .text)
-                t.column("enabled", .boolean).notNull().defaults(to: true)
-                t.column("sound", .text)
-                t.column("volume", .integer).notNull()
-                t.column("fadeInSeconds", .integer).notNull()
-                t.column("challenge", .text).notNull()
-                t.column("mathDifficulty", .text).notNull()
-                t.column("tags", .text).notNull().defaults(to: "[]")
-                t.column("maxSnoozes", .integer).notNull()
-                t.column("snoozeMinutes", .integer).notNull()
-                t.column("skipHolidays", .boolean).notNull().defaults(to: false)
-            }
-            try db.create(table: "weekly_rule") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("alarmId", .integer).references("alarm", onDelete: .cascade)
-                t.column("days", .integer).notNull()
-                t.column("change", .text).notNull()
-            }
-            try db.create(table: "date_override") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("alarmId", .integer).references("alarm", onDelete: .cascade)
-                t.column("date", .text).notNull().indexed()
-                t.column("change", .text).notNull()
-            }
-            try db.create(table: "setting") { t in
-                t.primaryKey("key", .text)
-                t.column("value", .text).notNull()
-            }
+    /// The schema as each version left it, in the order the versions came (v6 and v7 before v5),
+    /// with the names each was recorded under.
+    static var migrations: Migrations {
+        var migrations = Migrations()
+        migrations.add("v1: alarms, rules, overrides, settings") { db in
+            try db.execute(
+                """
+                CREATE TABLE "alarm" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "label" TEXT NOT NULL DEFAULT '',
+                  "time" INTEGER NOT NULL, "days" INTEGER NOT NULL DEFAULT 0, "date" TEXT,
+                  "enabled" BOOLEAN NOT NULL DEFAULT 1, "sound" TEXT, "volume" INTEGER NOT NULL,
+                  "fadeInSeconds" INTEGER NOT NULL, "challenge" TEXT NOT NULL, "mathDifficulty" TEXT NOT NULL,
+                  "tags" TEXT NOT NULL DEFAULT '[]', "maxSnoozes" INTEGER NOT NULL, "snoozeMinutes" INTEGER NOT NULL,
+                  "skipHolidays" BOOLEAN NOT NULL DEFAULT 0);
+                CREATE TABLE "weekly_rule" ("id" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "alarmId" INTEGER REFERENCES "alarm"("id") ON DELETE CASCADE, "days" INTEGER NOT NULL,
+                  "change" TEXT NOT NULL);
+                CREATE TABLE "date_override" ("id" INTEGER PRIMARY KEY AUTOINCREMENT,
+                  "alarmId" INTEGER REFERENCES "alarm"("id") ON DELETE CASCADE, "date" TEXT NOT NULL,
+                  "change" TEXT NOT NULL);
+                CREATE INDEX "date_override_on_date" ON "date_override"("date");
+                CREATE TABLE "setting" ("key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL);
+                """)
         }
-        registerSessionMigrations(&migrator)
-        registerTagMigrations(&migrator)
-        registerAppMigrations(&migrator)
-        registerSessionDetailMigration(&migrator)
-        registerWebDeviceMigration(&migrator)
-        registerCalendarMigration(&migrator)
-        registerReminderMigration(&migrator)
-        registerReminderBodyMigration(&migrator)
-        return migrator
+        addSessionMigrations(&migrations)
+        addTagMigrations(&migrations)
+        addAppMigrations(&migrations)
+        addSessionDetailMigration(&migrations)
+        addWebDeviceMigration(&migrations)
+        addCalendarMigration(&migrations)
+        addReminderMigration(&migrations)
+        addReminderBodyMigration(&migrations)
+        return migrations
     }
 
     /// One write transaction. When SQLite finds the disk full, the reserve beside the database is
     /// given up and the write tried once more: a dismissal is recorded even then. What stays
     /// wrong is kept for `status` until a write goes through.
-    func write<T>(_ updates: (Database) throws -> T) throws -> T {
+    func write<T>(_ updates: (SQLiteConnection) throws -> T) throws -> T {
         do {
             let result = try db.write(updates)
             if reserve.map({ access($0.reserve, F_OK) == 0 }) ?? true { writeProblem.withLock { $0 = nil } }
             return result
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+        } catch let error as SQLiteError where error.isDiskFull {
             guard let reserve, StateFiles.releaseReserve(reserve) else {
                 writeProblem.withLock {
-                    $0 = "the disk is full: \(error.message ?? "SQLITE_FULL"); changes are not saved"
+                    $0 = "the disk is full: \(error.message); changes are not saved"
                 }
                 throw error
             }
@@ -134,19 +117,19 @@ public final class Store: Sendable {
     public func scheduleState() throws -> ScheduleState {
         try db.read { db in
             ScheduleState(
-                alarms: try AlarmRecord.order(Column("id")).fetchAll(db).map { try $0.alarm() },
-                rules: try RuleRecord.order(Column("id")).fetchAll(db).map { try $0.rule() },
-                overrides: try OverrideRecord.order(Column("date"), Column("id")).fetchAll(db).map {
-                    try $0.override()
+                alarms: try db.rows("SELECT * FROM alarm ORDER BY id").map { try AlarmRecord(row: $0).alarm() },
+                rules: try Store.rules(db),
+                overrides: try db.rows("SELECT * FROM date_override ORDER BY date, id").map {
+                    try OverrideRecord(row: $0).override()
                 },
                 master: try Store.master(db),
-                reminders: try ReminderRecord.order(Column("id")).fetchAll(db).map { try $0.reminder() },
+                reminders: try db.rows("SELECT * FROM reminder ORDER BY id").map { try ReminderRecord(row: $0).reminder() },
                 remindersOn: try Store.remindersOn(db))
         }
     }
 
     public func alarm(id: Int) throws -> Alarm? {
-        try db.read { db in try AlarmRecord.fetchOne(db, key: Int64(id))?.alarm() }
+        try db.read { db in try db.row("SELECT * FROM alarm WHERE id = ?", id).map { try AlarmRecord(row: $0).alarm() } }
     }
 
     // MARK: Alarms
@@ -155,49 +138,49 @@ public final class Store: Sendable {
     public func insert(_ alarm: Alarm) throws -> Alarm {
         try write { db in
             var record = AlarmRecord(alarm)
-            record.id = nil
-            try record.insert(db)
+            record.id = try db.insert(into: "alarm", record.columns)
             return try record.alarm()
         }
     }
 
     /// Replaces the alarm with the same id; false when there is none.
     public func update(_ alarm: Alarm) throws -> Bool {
-        try write { db in
-            guard try AlarmRecord.exists(db, key: Int64(alarm.id)) else { return false }
-            try AlarmRecord(alarm).update(db)
-            return true
-        }
+        try write { db in try db.update("alarm", where: "id", is: alarm.id, AlarmRecord(alarm).columns) }
     }
 
     /// Turns off the enabled one-shots whose day is before `today` (their day is over: they rang,
     /// were missed or were silenced); returns them as they were.
     public func disableOneShots(before today: CivilDate) throws -> [Alarm] {
         try write { db in
-            let stale = try AlarmRecord.filter(Column("days") == 0 && Column("enabled") == true)
-                .filter(Column("date") < today.description).fetchAll(db)
-            for var record in stale {
-                record.enabled = false
-                try record.update(db)
-            }
-            return try stale.map { try $0.alarm() }
+            let stale = try db.rows(
+                "SELECT * FROM alarm WHERE days = 0 AND enabled = 1 AND date < ? ORDER BY id", today.description
+            ).map { try AlarmRecord(row: $0).alarm() }
+            for alarm in stale { try db.execute("UPDATE alarm SET enabled = 0 WHERE id = ?", alarm.id) }
+            return stale
         }
     }
 
     /// Removes the alarm and the rules and overrides that name it; false when there is none.
     public func deleteAlarm(id: Int) throws -> Bool {
-        try write { db in try AlarmRecord.deleteOne(db, key: Int64(id)) }
+        try write { db in try db.delete(from: "alarm", where: "id", is: id) }
     }
 
     // MARK: Rules and overrides
 
+    private static func rules(_ db: SQLiteConnection) throws -> [WeeklyRule] {
+        try db.rows("SELECT * FROM weekly_rule ORDER BY id").map { try RuleRecord(row: $0).rule() }
+    }
+
+    private static func overrides(_ db: SQLiteConnection) throws -> [DateOverride] {
+        try db.rows("SELECT * FROM date_override ORDER BY id").map { try OverrideRecord(row: $0).override() }
+    }
+
     /// Stores a weekly rule unless `check` refuses it against the rules already there (one transaction).
     public func insertRule(_ rule: WeeklyRule, check: ([WeeklyRule]) throws -> Void) throws -> WeeklyRule {
         try write { db in
-            try check(try RuleRecord.fetchAll(db).map { try $0.rule() })
+            try check(try Store.rules(db))
             var record = RuleRecord(rule)
-            record.id = nil
-            try record.insert(db)
+            record.id = try db.insert(into: "weekly_rule", record.columns)
             return try record.rule()
         }
     }
@@ -206,10 +189,10 @@ public final class Store: Sendable {
     /// one transaction; nil when there is no such rule.
     public func updateRule(id: Int, _ change: (inout WeeklyRule, [WeeklyRule]) throws -> Void) throws -> WeeklyRule? {
         try write { db in
-            guard let record = try RuleRecord.fetchOne(db, key: Int64(id)) else { return nil }
-            var rule = try record.rule()
-            try change(&rule, try RuleRecord.fetchAll(db).map { try $0.rule() })
-            try RuleRecord(rule).update(db)
+            guard let row = try db.row("SELECT * FROM weekly_rule WHERE id = ?", id) else { return nil }
+            var rule = try RuleRecord(row: row).rule()
+            try change(&rule, try Store.rules(db))
+            try db.update("weekly_rule", where: "id", is: id, RuleRecord(rule).columns)
             return rule
         }
     }
@@ -219,39 +202,39 @@ public final class Store: Sendable {
         -> DateOverride?
     {
         try write { db in
-            guard let record = try OverrideRecord.fetchOne(db, key: Int64(id)) else { return nil }
-            var override = try record.override()
-            try change(&override, try OverrideRecord.fetchAll(db).map { try $0.override() })
-            try OverrideRecord(override).update(db)
+            guard let row = try db.row("SELECT * FROM date_override WHERE id = ?", id) else { return nil }
+            var override = try OverrideRecord(row: row).override()
+            try change(&override, try Store.overrides(db))
+            try db.update("date_override", where: "id", is: id, OverrideRecord(override).columns)
             return override
         }
     }
 
     public func deleteRule(id: Int) throws -> Bool {
-        try write { db in try RuleRecord.deleteOne(db, key: Int64(id)) }
+        try write { db in try db.delete(from: "weekly_rule", where: "id", is: id) }
     }
 
     /// Stores a date override unless `check` refuses it against the overrides already there (one transaction).
     public func insertOverride(_ override: DateOverride, check: ([DateOverride]) throws -> Void) throws -> DateOverride
     {
         try write { db in
-            try check(try OverrideRecord.fetchAll(db).map { try $0.override() })
+            try check(try Store.overrides(db))
             var record = OverrideRecord(override)
-            record.id = nil
-            try record.insert(db)
+            record.id = try db.insert(into: "date_override", record.columns)
             return try record.override()
         }
     }
 
     public func deleteOverride(id: Int) throws -> Bool {
-        try write { db in try OverrideRecord.deleteOne(db, key: Int64(id)) }
+        try write { db in try db.delete(from: "date_override", where: "id", is: id) }
     }
 
     /// Removes overrides dated before `today`; returns how many.
     @discardableResult
     public func purgeOverrides(before today: CivilDate) throws -> Int {
         try write { db in
-            try OverrideRecord.filter(Column("date") < today.description).deleteAll(db)
+            try db.execute("DELETE FROM date_override WHERE date < ?", today.description)
+            return db.changes
         }
     }
 
@@ -272,7 +255,7 @@ public final class Store: Sendable {
         try write { db in try Store.setSetting(db, "reminders", on ? "on" : "off") }
     }
 
-    private static func remindersOn(_ db: Database) throws -> Bool {
+    private static func remindersOn(_ db: SQLiteConnection) throws -> Bool {
         switch try setting(db, "reminders") {
         case nil, "on": return true
         case "off": return false
@@ -284,7 +267,7 @@ public final class Store: Sendable {
         try db.read { db in try Store.master(db) }
     }
 
-    private static func master(_ db: Database) throws -> MasterSwitch {
+    private static func master(_ db: SQLiteConnection) throws -> MasterSwitch {
         switch try setting(db, "master") {
         case nil, "on": return .on
         case "off": return .off

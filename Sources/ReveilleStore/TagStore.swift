@@ -1,10 +1,7 @@
-import GRDB
 import ReveilleCore
 
 /// A row of `tag`.
-struct TagRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "tag"
-
+struct TagRecord {
     var label: String
     var uid: String
     var addedAt: Int
@@ -16,6 +13,10 @@ struct TagRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     var tag: Tag { Tag(label: label, uid: uid, addedAt: addedAt) }
+
+    static func tag(_ row: SQLRow) throws -> Tag {
+        Tag(label: try row.text("label"), uid: try row.text("uid"), addedAt: try row.int("addedAt"))
+    }
 }
 
 /// Why a tag could not be stored.
@@ -25,38 +26,41 @@ public enum TagConflict: Error, Sendable, Equatable {
 }
 
 extension Store {
-    static func registerTagMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v3: NFC tags") { db in
-            try db.create(table: "tag") { t in
-                t.primaryKey("label", .text)
-                t.column("uid", .text).notNull().unique()
-                t.column("addedAt", .integer).notNull()
-            }
+    static func addTagMigrations(_ migrations: inout Migrations) {
+        migrations.add("v3: NFC tags") { db in
+            try db.execute(
+                """
+                CREATE TABLE "tag" ("label" TEXT PRIMARY KEY NOT NULL, "uid" TEXT NOT NULL UNIQUE,
+                  "addedAt" INTEGER NOT NULL)
+                """)
         }
     }
 
     /// Stores a tag unless its label or UID is taken (checked and inserted in one transaction).
     public func insert(_ tag: Tag) throws -> Result<Tag, TagConflict> {
         try write { db in
-            if let existing = try TagRecord.fetchOne(db, key: tag.label) { return .failure(.label(existing.tag)) }
-            if let existing = try TagRecord.filter(Column("uid") == tag.uid).fetchOne(db) {
-                return .failure(.uid(existing.tag))
+            if let existing = try db.row("SELECT * FROM tag WHERE label = ?", tag.label) {
+                return .failure(.label(try TagRecord.tag(existing)))
             }
-            try TagRecord(tag).insert(db)
+            if let existing = try db.row("SELECT * FROM tag WHERE uid = ?", tag.uid) {
+                return .failure(.uid(try TagRecord.tag(existing)))
+            }
+            let record = TagRecord(tag)
+            try db.insert(into: "tag", [("label", record.label), ("uid", record.uid), ("addedAt", record.addedAt)])
             return .success(tag)
         }
     }
 
     public func tags() throws -> [Tag] {
-        try db.read { db in try TagRecord.order(Column("label")).fetchAll(db).map(\.tag) }
+        try db.read { db in try db.rows("SELECT * FROM tag ORDER BY label").map(TagRecord.tag) }
     }
 
     public func tag(uid: String) throws -> Tag? {
-        try db.read { db in try TagRecord.filter(Column("uid") == uid).fetchOne(db)?.tag }
+        try db.read { db in try db.row("SELECT * FROM tag WHERE uid = ?", uid).map(TagRecord.tag) }
     }
 
     /// False when no tag has that label.
     public func deleteTag(label: String) throws -> Bool {
-        try write { db in try TagRecord.deleteOne(db, key: label) }
+        try write { db in try db.delete(from: "tag", where: "label", is: label) }
     }
 }

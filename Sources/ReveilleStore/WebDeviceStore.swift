@@ -1,10 +1,7 @@
-import GRDB
 
 /// A browser paired with `reveille web pair`: its name, its rights, and the SHA-256 of its token
 /// (the token itself is never stored).
-public struct PairedDevice: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "web_device"
-
+public struct PairedDevice: Codable, Sendable, Equatable {
     public var id: Int64?
     public var name: String
     /// `user` or `admin`.
@@ -19,38 +16,42 @@ public struct PairedDevice: Codable, Sendable, Equatable, FetchableRecord, Mutab
         self.pairedAt = pairedAt
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+    init(row: SQLRow) throws {
+        id = Int64(try row.int("id"))
+        name = try row.text("name")
+        role = try row.text("role")
+        tokenHash = try row.text("tokenHash")
+        pairedAt = try row.int("pairedAt")
     }
 }
 
 extension Store {
-    static func registerWebDeviceMigration(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v8: paired web devices") { db in
-            try db.create(table: "web_device") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("name", .text).notNull()
-                t.column("role", .text).notNull()
-                t.column("tokenHash", .text).notNull().unique()
-                t.column("pairedAt", .integer).notNull()
-            }
+    static func addWebDeviceMigration(_ migrations: inout Migrations) {
+        migrations.add("v8: paired web devices") { db in
+            try db.execute(
+                """
+                CREATE TABLE "web_device" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL,
+                  "role" TEXT NOT NULL, "tokenHash" TEXT NOT NULL UNIQUE, "pairedAt" INTEGER NOT NULL)
+                """)
         }
     }
 
     public func insert(_ device: PairedDevice) throws -> PairedDevice {
         try write { db in
             var device = device
-            try device.insert(db)
+            device.id = try db.insert(
+                into: "web_device",
+                [("name", device.name), ("role", device.role), ("tokenHash", device.tokenHash), ("pairedAt", device.pairedAt)])
             return device
         }
     }
 
     public func pairedDevices() throws -> [PairedDevice] {
-        try db.read { db in try PairedDevice.order(Column("id")).fetchAll(db) }
+        try db.read { db in try db.rows("SELECT * FROM web_device ORDER BY id").map(PairedDevice.init(row:)) }
     }
 
     /// False when no device has that id.
     public func deletePairedDevice(id: Int) throws -> Bool {
-        try write { db in try PairedDevice.deleteOne(db, key: id) }
+        try write { db in try db.delete(from: "web_device", where: "id", is: id) }
     }
 }

@@ -33,6 +33,16 @@ public enum RegularFile {
         return file
     }
 
+    /// The first `count` bytes (fewer when the file is shorter) of the regular file at `path`; nil
+    /// when it cannot be opened or is not a regular file.
+    public static func head(_ path: String, count: Int) -> [UInt8]? {
+        guard let file = try? open(path) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = file.withRaw { fd in bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) } }
+        guard got >= 0 else { return nil }
+        return Array(bytes.prefix(got))
+    }
+
     /// `fstat` of an open descriptor.
     public static func status(of fd: Int32, _ path: String) throws(SystemCallError) -> stat {
         var info = stat()

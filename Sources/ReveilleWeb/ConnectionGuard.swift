@@ -1,6 +1,7 @@
 import HummingbirdCore
 import NIOCore
 import Synchronization
+import NIOHTTPTypes
 
 /// The connections that have not yet sent a whole request head, oldest first. Past `limit` the
 /// oldest is closed: 1,100 connections that each send half a header cannot use up the server's

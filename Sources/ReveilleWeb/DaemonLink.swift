@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 import Logging
 import ReveilleProtocol
 import Synchronization
@@ -73,7 +75,7 @@ public final class EventHub: Sendable {
 
     /// One server-sent event to every open page.
     public func broadcast(event: String, data: String) {
-        let text = "event: \(event)\ndata: \(data.replacingOccurrences(of: "\n", with: " "))\n\n"
+        let text = "event: \(event)\ndata: \(data.replacing("\n", with: " "))\n\n"
         let pages = state.withLock { Array($0.pages.values) }
         for page in pages { page.yield(text) }
     }
@@ -93,7 +95,7 @@ public final class EventHub: Sendable {
 
     /// Follows the daemon at `socketPath` on a thread of its own, for the life of the process.
     public func follow(socketPath: String) {
-        let thread = Thread { [self] in
+        Threads.start("watch") { [self] in
             var delay: UInt32 = 1
             var saidDown = false
             while true {
@@ -111,8 +113,6 @@ public final class EventHub: Sendable {
                 delay = min(delay * 2, 5)
             }
         }
-        thread.name = "watch"
-        thread.start()
     }
 
     /// One connection's life: true when it was watching before it ended.

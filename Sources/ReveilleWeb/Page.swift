@@ -3,8 +3,8 @@
 /// phone; the ring screen takes over whenever an alarm rings.
 enum Page {
     static func html(csrf: String, access: String) -> String {
-        template.replacingOccurrences(
-            of: "{{CONFIG}}", with: #"{"csrf":"\#(csrf)","access":"\#(access)"}"#)
+        template.replacing(
+            "{{CONFIG}}", with: #"{"csrf":"\#(csrf)","access":"\#(access)"}"#)
     }
 
     /// Resources/page.html, embedded in the binary at build time (nothing is read at run time).

@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 import Logging
 import ReveilleConfig
 import ReveilleProtocol
@@ -41,7 +43,7 @@ public struct WebCommand: AsyncParsableCommand {
         do {
             settings = try Settings.load(path: paths.settingsFile)
         } catch {
-            FileHandle.standardError.write(Data("reveille-web: \(error)\n".utf8))
+            Stdio.err(Data("reveille-web: \(error)\n".utf8))
             throw ExitCode(78)
         }
         if let port, !(0...65535).contains(port) {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -7,6 +9,7 @@ import NIOCore
 import NIOPosix
 import ReveilleCore
 import ReveilleProtocol
+import ServiceLifecycle
 import Synchronization
 
 typealias WebRequest = HummingbirdCore.Request
@@ -24,7 +27,7 @@ public struct WebContext: RequestContext {
 
     var remoteIsLoopback: Bool {
         switch remoteAddress {
-        case .v4(let address): address.address.sin_addr.s_addr.bigEndian >> 24 == 127
+        case .v4: remoteAddress?.ipAddress?.hasPrefix("127.") == true
         case .v6:
             remoteAddress?.ipAddress == "::1" || remoteAddress?.ipAddress?.hasPrefix("::ffff:127.") == true
         default: false
@@ -60,7 +63,7 @@ public final class WebServer: Sendable {
         self.hub = EventHub(logger: logger)
         var random = SystemRandomNumberGenerator()
         self.csrf = CSRFGuard(
-            secret: (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined())
+            secret: NumberText.hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }))
         self.logger = logger
     }
 
@@ -105,7 +108,7 @@ public final class WebServer: Sendable {
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 // The daemon learns the port off the event loop (a blocking socket call).
-                Thread.detachNewThread { hub.serving(port: bound, socketPath: socketPath) }
+                Threads.start("serving") { hub.serving(port: bound, socketPath: socketPath) }
                 onRunning(bound)
             })
         try await server.run()
@@ -186,7 +189,7 @@ public final class WebServer: Sendable {
         let body = try await Self.body(request)
         let operation: Command
         do {
-            operation = try JSONDecoder().decode(Command.self, from: Data(buffer: body))
+            operation = try JSONDecoder().decode(Command.self, from: Data(body.readableBytesView))
         } catch DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty {
             // A value the protocol's own types refused, in their words (the CLI's): `days "funday": ...`.
             return try json(.failure(.invalid, context.debugDescription), status: .ok)
@@ -217,7 +220,7 @@ public final class WebServer: Sendable {
         }
         let body = try await Self.body(request)
         struct Form: Decodable { let code: String;  }
-        guard let form = try? JSONDecoder().decode(Form.self, from: Data(buffer: body)), form.code.count < 40 else {
+        guard let form = try? JSONDecoder().decode(Form.self, from: Data(body.readableBytesView)), form.code.count < 40 else {
             return try json(.failure(.badRequest, "send the pairing code, like 1234-5678"), status: .badRequest)
         }
         let link = self.link

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCalendar
 import ReveilleConfig
 import ReveilleCore
@@ -52,7 +53,7 @@ func fiveYearCalendar(weeks: Int = 12) -> String {
     var generator = SplitMix(seed: 7)
     var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Reveille bench//EN"]
     let start = CivilDate(year: 2026, month: 1, day: 1)!
-    func compact(_ date: CivilDate) -> String { date.description.replacingOccurrences(of: "-", with: "") }
+    func compact(_ date: CivilDate) -> String { date.description.replacing("-", with: "") }
     for index in 0..<1_700 {
         let day = start.adding(days: Int(generator.next() % 1_826))
         let length = index % 10 == 0 ? 5 : 1
@@ -92,7 +93,7 @@ func fiveYearCalendar(weeks: Int = 12) -> String {
 /// five school breaks a year of one to two weeks: about 60 holiday days a year.
 func householdHolidays() -> String {
     var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Reveille bench//EN"]
-    func compact(_ date: CivilDate) -> String { date.description.replacingOccurrences(of: "-", with: "") }
+    func compact(_ date: CivilDate) -> String { date.description.replacing("-", with: "") }
     let start = CivilDate(year: 2026, month: 1, day: 1)!
     for index in 0..<10 {
         lines += [
@@ -123,7 +124,7 @@ func householdReminders() -> String {
     let hour = (now / 3600 + 3) % 24
     let today = CivilDate(dayNumber: now / 86_400)
     func stamp(_ date: CivilDate) -> String {
-        date.description.replacingOccurrences(of: "-", with: "") + String(format: "T%02d0000Z", hour)
+        date.description.replacing("-", with: "") + "T" + NumberText.padded(hour, width: 2) + "0000Z"
     }
     let first = today.adding(days: 1)
     lines += [
@@ -177,7 +178,7 @@ for _ in 0..<7 {
 timings.sort()
 let median = timings[timings.count / 2]
 print(
-    "engine: \(alarmCount) alarms x 365 days: \(decisions) decisions (\(rings) rings), median \(String(format: "%.3f", median)) s over \(timings.count) runs"
+    "engine: \(alarmCount) alarms x 365 days: \(decisions) decisions (\(rings) rings), median \(NumberText.fixed(median, 3)) s over \(timings.count) runs"
 )
 
 // The `next` answer on the wire: a year of 200 alarms (73,000 alarm-days) as the compact
@@ -225,9 +226,9 @@ func roundTrip<T: Codable>(_ value: T) -> (milliseconds: Double, bytes: Int) {
 let compactFigures = roundTrip(compact)
 let plainFigures = roundTrip(plain)
 let compactText =
-    "compact \(String(format: "%.1f", compactFigures.milliseconds)) ms (\(compactFigures.bytes / 1024) KiB)"
+    "compact \(NumberText.fixed(compactFigures.milliseconds, 1)) ms (\(compactFigures.bytes / 1024) KiB)"
 let plainText =
-    "one object per alarm-day \(String(format: "%.1f", plainFigures.milliseconds)) ms (\(plainFigures.bytes / 1024) KiB)"
+    "one object per alarm-day \(NumberText.fixed(plainFigures.milliseconds, 1)) ms (\(plainFigures.bytes / 1024) KiB)"
 print(
     "next on the wire, 200 alarms x 365 days (\(plain.count) alarm-days), encode + decode: \(compactText), \(plainText)"
 )
@@ -252,12 +253,12 @@ for weeks in [12, 200] {
     }
     let eventCount = calendarText.components(separatedBy: "BEGIN:VEVENT").count - 1
     print(
-        "calendar: \(eventCount) events over five years, weekly ones for \(weeks) weeks (\(calendarText.utf8.count / 1024) KiB), parsed and expanded to \(occurrenceCount) occurrences: median \(String(format: "%.1f", calendarMilliseconds)) ms"
+        "calendar: \(eventCount) events over five years, weekly ones for \(weeks) weeks (\(calendarText.utf8.count / 1024) KiB), parsed and expanded to \(occurrenceCount) occurrences: median \(NumberText.fixed(calendarMilliseconds, 1)) ms"
     )
 }
 
 // The zone's rules from the system's tzdata, read through glibc (at start and after an update).
 let zoneMilliseconds = median { _ = ZoneInfo.load("Europe/Berlin") }
 print(
-    "zone rules: Europe/Berlin from \(ZoneInfo.load("Europe/Berlin")?.origin ?? "?"), 1970-2100: median \(String(format: "%.1f", zoneMilliseconds)) ms"
+    "zone rules: Europe/Berlin from \(ZoneInfo.load("Europe/Berlin")?.origin ?? "?"), 1970-2100: median \(NumberText.fixed(zoneMilliseconds, 1)) ms"
 )

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReveilleCore
 import ReveilleProtocol
+import ReveilleSystem
 
 /// Whether a fetched body is a calendar, asked of `reveille-calendar expand` in a child process:
 /// there libical runs with no capability, 512 MiB and `cpuSeconds` of CPU (RLIMIT_CPU), so a
@@ -17,37 +19,37 @@ struct CalendarCheck: Sendable {
         guard fd >= 0 else { return "cannot check it: no temporary file (\(String(cString: strerror(errno))))" }
         let path = String(cString: template)
         defer { unlink(path) }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        do {
-            try handle.write(contentsOf: body)
-            try handle.close()
-        } catch {
-            return "cannot check it: \(error)"
+        var written = 0
+        let bytes = Array(body)
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            guard count > 0 || errno == EINTR else {
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                return "cannot check it: \(reason)"
+            }
+            written += max(0, count)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        process.arguments = [
-            "expand", path, "--from", "\(today)", "--through", "\(today.adding(days: 1))", "--zone", "UTC",
-            "--cpu-seconds", "\(cpuSeconds)",
+        close(fd)
+        let arguments = [
+            "/proc/self/exe", "expand", path, "--from", "\(today)", "--through", "\(today.adding(days: 1))", "--zone",
+            "UTC", "--cpu-seconds", "\(cpuSeconds)",
         ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let environment = ProcessInfo.processInfo.environment.map { "\($0)=\($1)" }
+        let child: SpawnedChild
         do {
-            try process.run()
+            child = try SpawnedChild(arguments, environment: environment, errorsToOutput: false)
         } catch {
-            return "cannot check it: the calendar reader did not start (\(error))"
+            return "cannot check it: the calendar reader did not start (\(error.reason))"
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationReason == .uncaughtSignal {
-            let signal = process.terminationStatus
+        let (data, exit, signal) = child.readToEnd()
+        if let signal {
             return signal == SIGXCPU || signal == SIGKILL
                 ? "libical took more than \(cpuSeconds) s of CPU on it (a recurrence rule that never ends?); refused"
                 : "the calendar reader stopped on signal \(signal) reading it; refused"
         }
-        guard let reply = try? JSONDecoder().decode(CalendarExpansion.self, from: data) else {
-            return "the calendar reader gave no answer (exit \(process.terminationStatus)); refused"
+        guard let reply = try? JSONDecoder().decode(CalendarExpansion.self, from: Data(data)) else {
+            return "the calendar reader gave no answer (exit \(exit ?? -1)); refused"
         }
         return reply.error.map { "\($0)" }
     }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import CReveilleShims
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReveilleSystem
 import ReveilleCalendar
 import ReveilleConfig
 import ReveilleCore
@@ -147,12 +149,12 @@ struct CalendarTool: ParsableCommand {
                     reply.error = CalendarError("cannot read it: \(CalendarTool.reason(error))")
                 }
             }
-            FileHandle.standardOutput.write(try JSONEncoder().encode(reply))
+            Stdio.out(try JSONEncoder().encode(reply))
         }
     }
 
     static func complain(_ message: String) {
-        FileHandle.standardError.write(Data("reveille: \(message)\n".utf8))
+        Stdio.err(Data("reveille: \(message)\n".utf8))
     }
 
     static func reason(_ error: any Error) -> String { FileProblem.reason(error) }

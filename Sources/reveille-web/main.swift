@@ -1,3 +1,4 @@
+import ArgumentParser
 import CWebShims
 import NIOCore
 import NIOPosix

@@ -105,6 +105,6 @@ import Testing
         // A name the system's folder lacks but the built-in rules know still works, and says so.
         let builtIn = try #require(ZoneInfo.load("Asia/Tokyo", directory: directory))
         #expect(builtIn.isBuiltIn)
-        #expect(builtIn.origin.hasPrefix("built-in rules (ICU "))
+        #expect(builtIn.origin == "built-in rules")
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import Glibc
 import ReveilleCore
 import Testing
 
@@ -21,7 +21,7 @@ import Testing
 
     /// A database file migrated up to `version` and given `rows`, as an older build left it;
     /// removed after `body`.
-    func olderDatabase(upTo version: String, _ rows: (Database) throws -> Void, _ body: (String) throws -> Void)
+    func olderDatabase(upTo version: String, _ rows: (SQLiteConnection) throws -> Void, _ body: (String) throws -> Void)
         throws
     {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-upgrade-\(UUID())")
@@ -29,8 +29,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("state.sqlite").path
         do {
-            let queue = try DatabaseQueue(path: path)
-            try Store.migrator.migrate(queue, upTo: version)
+            let queue = DatabaseQueue(try SQLiteConnection(path: path))
+            try Store.migrations.apply(to: queue, upTo: version)
             try queue.write(rows)
         }
         try body(path)
@@ -40,11 +40,11 @@ import Testing
         // Today's database: schema v1-v4 and a session row whose detail is the old JSON.
         try olderDatabase(upTo: "v4: app usage and grants") { db in
             try db.execute(
-                sql: """
-                    INSERT INTO ring_session (alarmId, label, scheduledAt, startedAt, state, snoozeCount,
-                        wrongAnswers, endedAt, dismissedBy, fellBackToMath, detail)
-                    VALUES (3, 'work', 1795411800, 1795411801, 'snoozed', 1, 2, NULL, NULL, 0, ?)
-                    """, arguments: [SessionUpgradeTests.legacyDetail])
+                """
+                INSERT INTO ring_session (alarmId, label, scheduledAt, startedAt, state, snoozeCount,
+                    wrongAnswers, endedAt, dismissedBy, fellBackToMath, detail)
+                VALUES (3, 'work', 1795411800, 1795411801, 'snoozed', 1, 2, NULL, NULL, 0, ?)
+                """, SessionUpgradeTests.legacyDetail)
         } _: { path in
             let store = try Store(path: path)
             let session = try #require(try store.activeSession())
@@ -57,9 +57,7 @@ import Testing
             #expect(try store.lastSessionID() == 1)
 
             // The row now holds the versioned record.
-            let detail = try DatabaseQueue(path: path).read { db in
-                try String.fetchOne(db, sql: "SELECT detail FROM ring_session WHERE id = 1")
-            }
+            let detail = try SQLiteConnection(path: path).text("SELECT detail FROM ring_session WHERE id = 1")
             #expect(detail?.contains("\"version\":2") == true)
         }
     }
@@ -80,11 +78,42 @@ import Testing
     /// Issue 13: grants became per user (migration v7); a grant made before is everyone's.
     @Test func aGrantStoredBeforeGrantsWerePerUserIsEveryones() throws {
         try olderDatabase(upTo: "v6: the last good app policy") { db in
-            try db.execute(sql: "INSERT INTO app_grant (date, app, minutes) VALUES ('2026-11-23', 'game', 25)")
+            try db.execute("INSERT INTO app_grant (date, app, minutes) VALUES ('2026-11-23', 'game', 25)")
         } _: { path in
             let store = try Store(path: path)
             #expect(
                 try store.appGrants(on: try CivilDate.parse("2026-11-23")) == [AppUsageKey(app: "game", user: "*"): 25])
+        }
+    }
+
+    /// The state was stored through GRDB before it was stored through SQLite's C API: a database
+    /// GRDB made (Fixtures/grdb-v11.sql) opens with its alarm, tag and reminder, no migration runs
+    /// again, and its schema is exactly the one a new database gets.
+    @Test func aDatabaseGRDBMadeOpensAsItWasAndHasTodaysSchema() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/grdb-v11.sql")
+        let dump = try String(contentsOf: fixture, encoding: .utf8)
+        try olderDatabase(upTo: "v1: alarms, rules, overrides, settings") { _ in } _: { scratch in
+            let path = scratch + ".grdb"
+            defer { unlink(path) }
+            try SQLiteConnection(path: path).execute(dump)
+            let store = try Store(path: path)
+            let state = try store.scheduleState()
+            #expect(state.alarms.map(\.label) == ["work"])
+            #expect(state.alarms.first?.enabled == true && state.alarms.first?.skipHolidays == true)
+            #expect(state.alarms.first?.repeats == .weekly(DaySet(mask: 31)))
+            #expect(try store.tags().map(\.uid) == ["04A1B2C3"])
+            #expect(state.reminders.map(\.body) == ["blue lid"] && state.reminders.first?.enabled == false)
+            #expect(try store.insert(state.alarms[0]).id == 2)
+
+            let schema = "SELECT type || ' ' || name || ': ' || ifnull(sql, '') AS line FROM sqlite_master ORDER BY name"
+            let fresh = try Store()
+            let freshSchema = try fresh.db.read { db in try db.rows(schema).map { try $0.text("line") } }
+            let grdbSchema = try store.db.read { db in try db.rows(schema).map { try $0.text("line") } }
+            #expect(grdbSchema.count > 20)
+            #expect(grdbSchema == freshSchema.map { $0.replacingOccurrences(of: "\n  ", with: " ") })
+            let migrations = try store.db.read { db in try db.int("SELECT count(*) FROM grdb_migrations") }
+            #expect(migrations == 11)
         }
     }
 }

@@ -33,12 +33,12 @@ import Testing
     @Test func anAlarmWithAChallengeThisVersionDoesNotKnowIsRefused() throws {
         let store = try Store()
         _ = try store.insert(alarm("06:45", .weekly(.weekdays)))
-        try store.db.write { try $0.execute(sql: "UPDATE alarm SET challenge = 'qr' WHERE id = 1") }
+        try store.db.write { try $0.execute("UPDATE alarm SET challenge = 'qr' WHERE id = 1") }
         #expect {
             try store.scheduleState()
         } throws: { "\($0)".contains("alarm row 1 has challenge \"qr\"") }
         try store.db.write {
-            try $0.execute(sql: "UPDATE alarm SET challenge = 'math', mathDifficulty = 'insane' WHERE id = 1")
+            try $0.execute("UPDATE alarm SET challenge = 'math', mathDifficulty = 'insane' WHERE id = 1")
         }
         #expect {
             try store.scheduleState()

@@ -104,6 +104,9 @@ void RV_close_from_on_exec(int first);
    a thread's arena outlives the thread. Returns 1 when some was released. */
 int RV_malloc_trim(void);
 
+/* Names the calling thread (pthread_setname_np, which needs _GNU_SOURCE); at most 15 bytes are kept. */
+void RV_name_this_thread(const char *name);
+
 #endif
 
 /// timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK): for the event loop's own deadlines.

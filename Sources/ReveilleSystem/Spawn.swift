@@ -1,16 +1,16 @@
 import CReveilleShims
 import Glibc
-import ReveilleSystem
 
-/// What every child of the daemon (hooks, `--unless` commands, the calendar reader) starts with:
+/// What every child of the daemon (hooks, `--unless` commands, the calendar reader) and of the
+/// calendar fetcher starts with:
 /// no blocked signals and the default actions for SIGPIPE, SIGTERM, SIGINT and SIGHUP. The daemon
 /// blocks the last three for its signalfd and ignores SIGPIPE, and both would otherwise pass
 /// through `exec` to the child (a hook that cannot be stopped by SIGTERM, a pipeline that never
 /// sees its reader leave). posix_spawnattr_setsigmask and posix_spawnattr_setsigdefault.
-final class SpawnAttributes {
-    var attributes = posix_spawnattr_t()
+public final class SpawnAttributes {
+    public var attributes = posix_spawnattr_t()
 
-    init() {
+    public init() {
         posix_spawnattr_init(&attributes)
         var none = sigset_t()
         sigemptyset(&none)
@@ -28,14 +28,14 @@ final class SpawnAttributes {
 /// A child of the daemon whose standard output (and, if asked, its standard error) is a pipe the
 /// daemon reads: standard input from /dev/null, no other descriptor of the daemon's, the signal
 /// state of `SpawnAttributes`.
-struct SpawnedChild {
-    let pid: pid_t
+public struct SpawnedChild {
+    public let pid: pid_t
     /// The pipe's read end; the write end is the child's alone, so reading ends when the child
     /// closes its output (or exits).
-    let output: Descriptor
+    public let output: Descriptor
 
     /// Starts `argv[0]` (an absolute path) with `environment`.
-    init(_ argv: [String], environment: [String], errorsToOutput: Bool) throws(SystemCallError) {
+    public init(_ argv: [String], environment: [String], errorsToOutput: Bool) throws(SystemCallError) {
         let pipe = try Descriptor.pipe()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -60,5 +60,28 @@ struct SpawnedChild {
         self.pid = pid
         output = pipe.read
         // `pipe.write` goes with this scope: the daemon's copy of the write end is closed here.
+    }
+}
+
+extension SpawnedChild {
+    /// Everything the child prints until it closes its output, then how it ended: its exit code,
+    /// or the signal that stopped it. For a child whose running time its own limits bound.
+    public func readToEnd() -> (output: [UInt8], exit: Int32?, signal: Int32?) {
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = output.withRaw { fd in chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+            if count > 0 {
+                data += chunk[..<count]
+            } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                break
+            } else if errno == EAGAIN {
+                var poller = pollfd(fd: output.raw, events: Int16(POLLIN), revents: 0)
+                _ = poll(&poller, 1, -1)
+            }
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status & 0x7f != 0 ? (data, nil, status & 0x7f) : (data, (status >> 8) & 0xff, nil)
     }
 }

@@ -1,0 +1,43 @@
+-- The state database as reveilled 0.x left it when it stored the state through GRDB (schema v11),
+-- dumped with sqlite3's .dump; the rows after the schema are what GRDB wrote for an alarm, a tag
+-- and a reminder (booleans as 0/1). StoreTests open it with today's Store.
+BEGIN TRANSACTION;
+CREATE TABLE "alarm" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "label" TEXT NOT NULL DEFAULT '', "time" INTEGER NOT NULL, "days" INTEGER NOT NULL DEFAULT 0, "date" TEXT, "enabled" BOOLEAN NOT NULL DEFAULT 1, "sound" TEXT, "volume" INTEGER NOT NULL, "fadeInSeconds" INTEGER NOT NULL, "challenge" TEXT NOT NULL, "mathDifficulty" TEXT NOT NULL, "tags" TEXT NOT NULL DEFAULT '[]', "maxSnoozes" INTEGER NOT NULL, "snoozeMinutes" INTEGER NOT NULL, "skipHolidays" BOOLEAN NOT NULL DEFAULT 0);
+CREATE TABLE "app_grant" ("date" TEXT NOT NULL, "app" TEXT NOT NULL, "user" TEXT NOT NULL DEFAULT '*', "minutes" INTEGER NOT NULL, PRIMARY KEY ("date", "app", "user"));
+CREATE TABLE "app_policy" ("id" INTEGER PRIMARY KEY CHECK ("id" = 1), "text" TEXT NOT NULL, "saved_at" INTEGER NOT NULL);
+INSERT INTO "app_policy" VALUES(1,'',1795655941);
+CREATE TABLE "app_usage" ("date" TEXT NOT NULL, "app" TEXT NOT NULL, "user" TEXT NOT NULL, "seconds" INTEGER NOT NULL, PRIMARY KEY ("date", "app", "user"));
+CREATE TABLE "calendar" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL UNIQUE, "source" TEXT NOT NULL, "purpose" TEXT NOT NULL, "addedAt" INTEGER NOT NULL, "minutes" TEXT NOT NULL DEFAULT '', "sounds" TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE "chime" ("key" TEXT PRIMARY KEY NOT NULL, "instant" INTEGER NOT NULL, "text" TEXT NOT NULL, "origin" TEXT NOT NULL, "outcome" TEXT NOT NULL, "at" INTEGER NOT NULL);
+CREATE TABLE "date_override" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "alarmId" INTEGER REFERENCES "alarm"("id") ON DELETE CASCADE, "date" TEXT NOT NULL, "change" TEXT NOT NULL);
+CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+INSERT INTO "grdb_migrations" VALUES('v1: alarms, rules, overrides, settings');
+INSERT INTO "grdb_migrations" VALUES('v2: ring sessions');
+INSERT INTO "grdb_migrations" VALUES('v3: NFC tags');
+INSERT INTO "grdb_migrations" VALUES('v4: app usage and grants');
+INSERT INTO "grdb_migrations" VALUES('v6: the last good app policy');
+INSERT INTO "grdb_migrations" VALUES('v7: app grants per user');
+INSERT INTO "grdb_migrations" VALUES('v5: session details as versioned records');
+INSERT INTO "grdb_migrations" VALUES('v8: paired web devices');
+INSERT INTO "grdb_migrations" VALUES('v9: calendars');
+INSERT INTO "grdb_migrations" VALUES('v10: reminders');
+INSERT INTO "grdb_migrations" VALUES('v11: a reminder''s body');
+CREATE TABLE "reminder" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "text" TEXT NOT NULL, "time" INTEGER NOT NULL, "days" INTEGER NOT NULL DEFAULT 0, "date" TEXT, "enabled" BOOLEAN NOT NULL DEFAULT 1, "sound" TEXT, "followUps" TEXT NOT NULL DEFAULT '[]', "unless" TEXT, "body" TEXT);
+CREATE TABLE "ring_session" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "alarmId" INTEGER NOT NULL, "label" TEXT NOT NULL, "scheduledAt" INTEGER NOT NULL, "startedAt" INTEGER NOT NULL, "state" TEXT NOT NULL, "snoozeCount" INTEGER NOT NULL, "wrongAnswers" INTEGER NOT NULL, "endedAt" INTEGER, "dismissedBy" TEXT, "fellBackToMath" BOOLEAN NOT NULL, "detail" TEXT NOT NULL);
+CREATE TABLE "setting" ("key" TEXT PRIMARY KEY NOT NULL, "value" TEXT NOT NULL);
+INSERT INTO "setting" VALUES('state_id','D9CA280E-F3A6-429C-A41E-E981DEE7EE04');
+INSERT INTO "setting" VALUES('evaluated_through','1795655941');
+CREATE TABLE "tag" ("label" TEXT PRIMARY KEY NOT NULL, "uid" TEXT NOT NULL UNIQUE, "addedAt" INTEGER NOT NULL);
+CREATE TABLE "web_device" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL, "role" TEXT NOT NULL, "tokenHash" TEXT NOT NULL UNIQUE, "pairedAt" INTEGER NOT NULL);
+CREATE TABLE "weekly_rule" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "alarmId" INTEGER REFERENCES "alarm"("id") ON DELETE CASCADE, "days" INTEGER NOT NULL, "change" TEXT NOT NULL);
+CREATE INDEX "date_override_on_date" ON "date_override"("date");
+CREATE INDEX "ring_session_on_scheduledAt" ON "ring_session"("scheduledAt");
+CREATE INDEX "ring_session_on_state" ON "ring_session"("state");
+CREATE INDEX "chime_on_instant" ON "chime"("instant");
+INSERT INTO "alarm" VALUES(1,'work',23400,31,NULL,1,NULL,80,30,'math','medium','[]',3,9,1);
+INSERT INTO "tag" VALUES('bathroom','04A1B2C3',1795655000);
+INSERT INTO "reminder" VALUES(1,'Bins out',68400,8,NULL,0,NULL,'[]',NULL,'blue lid');
+DELETE FROM "sqlite_sequence";
+INSERT INTO "sqlite_sequence" VALUES('alarm',1);
+INSERT INTO "sqlite_sequence" VALUES('reminder',1);
+COMMIT;
