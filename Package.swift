@@ -32,7 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // The web front end only (reveille-web), never the daemon.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Without its default traits: FullFoundation would link the whole of Foundation and ICU's
+        // data, ConfigurationSupport swift-configuration; the server needs neither.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Hummingbird's own dependencies, named for the server's `run()` and its request parts.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -107,6 +109,7 @@ let package = Package(
                 "ReveilleAudio",
                 "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The `reveille` command tree, as a library so tests can check its help text.
@@ -117,16 +120,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The daemon alone, for development and the tests; installed, it is `reveille` by this name.
+        .executableTarget(name: "reveilled", dependencies: ["ReveilleDaemon"], linkerSettings: daemonLinking),
+        // The program installed as `reveille`, `reveilled` and `reveille-web` (one multi-call binary).
         .executableTarget(
-            name: "reveilled",
-            dependencies: [
-                "ReveilleDaemon", "ReveilleConfig",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            linkerSettings: daemonLinking
-        ),
-        .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"]),
+            name: "reveille", dependencies: ["ReveilleCLI", "ReveilleDaemon", "ReveilleWeb", "ReveilleCore"],
+            linkerSettings: daemonLinking),
         // libcurl and libical live here only: `reveille` starts fast, `reveilled` never parses or fetches.
         .executableTarget(
             name: "reveille-calendar",
@@ -138,7 +137,7 @@ let package = Package(
         .target(
             name: "ReveilleWeb",
             dependencies: [
-                "ReveilleProtocol", "ReveilleConfig",
+                "ReveilleProtocol", "ReveilleConfig", "CWebShims",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -148,13 +147,8 @@ let package = Package(
             // The page, compiled into the binary as bytes: no bundle to install or find at run time.
             resources: [.embedInCode("Resources/page.html")]
         ),
-        .executableTarget(
-            name: "reveille-web",
-            dependencies: [
-                "ReveilleWeb", "CWebShims", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
+        // The web front end alone, for development and the tests; installed, it is `reveille` by this name.
+        .executableTarget(name: "reveille-web", dependencies: ["ReveilleWeb"]),
         // The Swift runtime's task hook, for NIO to run reveille-web's tasks (see its main.swift).
         .target(name: "CWebShims"),
         .executableTarget(
@@ -165,7 +159,13 @@ let package = Package(
         .target(
             name: "ReveilleTestSupport", dependencies: ["CSndFile", "CTestSupport"], path: "Tests/ReveilleTestSupport"),
         // The PN532 emulator as a program, for the benchmarks and for trying the daemon by hand.
-        .executableTarget(name: "pn532-emulator", dependencies: ["ReveilleTestSupport"], path: "Tests/pn532-emulator"),
+        // A test tool: it links the whole of Foundation by name, which the release build's programs
+        // are kept from doing (Makefile, NO_FOUNDATION).
+        .executableTarget(
+            name: "pn532-emulator", dependencies: ["ReveilleTestSupport"], path: "Tests/pn532-emulator",
+            linkerSettings: ["Foundation", "CoreFoundation", "FoundationInternationalization", "_FoundationICU"].map {
+                .linkedLibrary($0, .when(configuration: .release))
+            }),
         .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
         .testTarget(name: "ReveilleInputTests", dependencies: ["ReveilleInput", "ReveilleSystem"]),

@@ -60,7 +60,10 @@ class PackageTests(unittest.TestCase):
             self.assertIn("." + path, self.contents)
 
     def test_files_are_in_their_debian_places(self):
-        for path in ["./usr/bin/reveilled", "./usr/bin/reveille", "./usr/bin/reveille-web", "./usr/bin/reveille-calendar",
+        # One program under three names: reveilled and reveille-web are links to reveille.
+        for name in ["reveilled", "reveille-web"]:
+            self.assertRegex(self.contents, rf"\s\./usr/bin/{name} -> reveille\n", name)
+        for path in ["./usr/bin/reveille", "./usr/bin/reveille-calendar",
                      "./usr/lib/systemd/system/reveille.service", "./usr/lib/systemd/system/reveille-calendar.timer",
                      "./usr/lib/sysusers.d/reveille.conf", "./usr/lib/tmpfiles.d/reveille.conf",
                      "./usr/share/man/man1/reveille.1.gz", "./usr/share/man/man8/reveilled.8.gz",
@@ -76,10 +79,11 @@ class PackageTests(unittest.TestCase):
 
     def test_the_programs_are_stripped(self):
         with tempfile.TemporaryDirectory() as folder:
-            run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -x -C '{folder}' ./usr/bin/reveilled")
-            sections = run("readelf", "-S", os.path.join(folder, "usr/bin/reveilled"))
-            self.assertNotIn(".debug_info", sections)
-            self.assertNotIn(".symtab", sections)
+            run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -x -C '{folder}' ./usr/bin")
+            for program in ["reveille", "reveille-calendar"]:
+                sections = run("readelf", "-S", os.path.join(folder, "usr/bin", program))
+                self.assertNotIn(".debug_info", sections, program)
+                self.assertNotIn(".symtab", sections, program)
 
     def test_maintainer_scripts_parse_and_purge_removes_the_state(self):
         with tempfile.TemporaryDirectory() as folder:

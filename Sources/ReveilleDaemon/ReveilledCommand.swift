@@ -3,12 +3,12 @@ import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleConfig
-import ReveilleDaemon
 import ReveilleProtocol
 
-@main
-struct Reveilled: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `reveilled`: the daemon's command line. Its `main()` is the program `reveilled` (and
+/// `reveille` started under that name).
+public struct Reveilled: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "reveilled",
         abstract: "The Reveille alarm clock daemon.",
         discussion: """
@@ -66,7 +66,12 @@ struct Reveilled: ParsableCommand {
     @Option(name: .long, help: .hidden)  // tests only: see OffsetFileClock
     var clockOffsetFile: String?
 
-    func validate() throws {
+    public init() {}
+
+    /// Parses the command line and runs the daemon until it stops.
+    public static func start() { main() }
+
+    public func validate() throws {
         if let timeZone, !ZoneInfo.isKnown(timeZone) {
             throw ValidationError(
                 "time zone \"\(timeZone)\" is not a time zone (none such in \(ZoneInfo.directory)); try Europe/Berlin or America/New_York"
@@ -84,7 +89,7 @@ struct Reveilled: ParsableCommand {
         }
     }
 
-    func run() throws {
+    public func run() throws {
         Daemon.blockSignals()
         let paths = Paths.resolve(root: root, environment: ProcessInfo.processInfo.environment)
         let level = Logger.Level(rawValue: logLevel) ?? .info

@@ -1,0 +1,3 @@
+import ReveilleDaemon
+
+Reveilled.start()
