@@ -165,7 +165,7 @@ let package = Package(
             name: "pn532-emulator", dependencies: ["ReveilleTestSupport"], path: "Tests/pn532-emulator",
             linkerSettings: ["Foundation", "CoreFoundation", "FoundationInternationalization", "_FoundationICU"].map {
                 .linkedLibrary($0, .when(configuration: .release))
-            }),
+            } + [.unsafeFlags(["-use-ld=lld"], .when(configuration: .release))]),  // lld: in any order
         .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
         .testTarget(name: "ReveilleInputTests", dependencies: ["ReveilleInput", "ReveilleSystem"]),

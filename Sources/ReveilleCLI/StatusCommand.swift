@@ -102,7 +102,8 @@ struct StatusCommand: ParsableCommand {
         var now = time(nil)
         var parts = tm()
         localtime_r(&now, &parts)
-        return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { NumberText.padded(Int($0), width: 2) }.joined(separator: ":")
+        return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { NumberText.padded(Int($0), width: 2) }.joined(
+            separator: ":")
     }
 
     static func render(_ status: StatusInfo) -> String {

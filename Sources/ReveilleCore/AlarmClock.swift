@@ -684,7 +684,8 @@ public struct AlarmClock: Sendable {
                 let local = ZoneResolver(zone: zone).local(at: scheduledAt).time.hoursAndMinutes
                 var notes: [SessionStep] = [
                     .log(
-                        .notice, "alarm \(alarm.name) rings (due \(local), started \(NumberText.fixed(late, 1, signed: true)) ms)"
+                        .notice,
+                        "alarm \(alarm.name) rings (due \(local), started \(NumberText.fixed(late, 1, signed: true)) ms)"
                     )
                 ]
                 if fired.fellBackToMath {

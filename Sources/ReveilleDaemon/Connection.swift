@@ -209,7 +209,9 @@ private struct OperationNames: Decodable {
 
     init(from decoder: any Decoder) throws {
         let request = try decoder.container(keyedBy: Key.self)
-        names = try request.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "op")).allKeys.map(\.stringValue)
-            .sorted()
+        names = try request.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "op")).allKeys.map(
+            \.stringValue
+        )
+        .sorted()
     }
 }

@@ -64,7 +64,9 @@ final class WebRequests: RequestHandler {
             }
             var digits = SystemRandomNumberGenerator()
             let number = UInt32.random(in: 0..<100_000_000, using: &digits)
-            let code = NumberText.padded(Int(number / 10_000), width: 4) + "-" + NumberText.padded(Int(number % 10_000), width: 4)
+            let code =
+                NumberText.padded(Int(number / 10_000), width: 4) + "-"
+                + NumberText.padded(Int(number % 10_000), width: 4)
             webPairing.pending[code] = WebPairing.Pending(
                 role: role, name: name, expiresAt: now + WebPairing.codeLifetime)
             logger.notice("web pairing code made for \"\(name)\" (\(role)), good for ten minutes")

@@ -16,7 +16,8 @@ public struct CalendarRecord: Codable, Sendable, Equatable {
     public var sounds: String
 
     public init(
-        name: String, source: String, purpose: CalendarPurpose, addedAt: Int, minutes: [Int] = [], sounds: [Int: String] = [:]
+        name: String, source: String, purpose: CalendarPurpose, addedAt: Int, minutes: [Int] = [],
+        sounds: [Int: String] = [:]
     ) {
         self.name = name
         self.source = source

@@ -112,7 +112,9 @@ extension Store {
     }
 
     public func reminders() throws -> [Reminder] {
-        try db.read { db in try db.rows("SELECT * FROM reminder ORDER BY id").map { try ReminderRecord(row: $0).reminder() } }
+        try db.read { db in
+            try db.rows("SELECT * FROM reminder ORDER BY id").map { try ReminderRecord(row: $0).reminder() }
+        }
     }
 
     public func reminder(id: Int) throws -> Reminder? {
@@ -165,7 +167,8 @@ extension Store {
 
     public func chimes(since: Int) throws -> [ChimeRecord] {
         try db.read { db in
-            try db.rows("SELECT * FROM chime WHERE instant >= ? ORDER BY instant, key", since).map(ChimeRecord.init(row:))
+            try db.rows("SELECT * FROM chime WHERE instant >= ? ORDER BY instant, key", since).map(
+                ChimeRecord.init(row:))
         }
     }
 }

@@ -18,7 +18,9 @@ protocol SQLArgument {
 }
 
 extension Int: SQLArgument {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { sqlite3_bind_int64(statement, index, Int64(self)) }
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, Int64(self))
+    }
 }
 
 extension Int64: SQLArgument {
@@ -26,7 +28,9 @@ extension Int64: SQLArgument {
 }
 
 extension Bool: SQLArgument {
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { sqlite3_bind_int64(statement, index, self ? 1 : 0) }
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, self ? 1 : 0)
+    }
 }
 
 extension String: SQLArgument {

@@ -75,7 +75,8 @@ extension Store {
                 let text = try row.text("detail")
                 guard !SessionDetail.isVersioned(text) else { continue }
                 let detail = try SessionDetail(legacy: text)
-                try db.execute("UPDATE ring_session SET detail = ? WHERE id = ?", try detail.encoded(), try row.int("id"))
+                try db.execute(
+                    "UPDATE ring_session SET detail = ? WHERE id = ?", try detail.encoded(), try row.int("id"))
             }
         }
     }
@@ -96,7 +97,9 @@ extension Store {
 
     /// Writes the session's current state (every transition is persisted).
     public func update(_ session: RingSession) throws {
-        try write { db in _ = try db.update("ring_session", where: "id", is: session.id, try SessionRecord(session).columns) }
+        try write { db in
+            _ = try db.update("ring_session", where: "id", is: session.id, try SessionRecord(session).columns)
+        }
     }
 
     /// Stores a session together with the instant up to which occurrences are handled, in one

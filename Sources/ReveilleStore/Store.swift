@@ -29,7 +29,8 @@ public final class Store: Sendable {
         let connection = try SQLiteConnection(path: path)
         // WAL survives power cuts with synchronous=FULL and keeps readers off the writer's back.
         try connection.execute(
-            "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+            "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL"
+        )
         db = DatabaseQueue(connection)
         try Store.migrations.apply(to: db)
     }
@@ -123,13 +124,16 @@ public final class Store: Sendable {
                     try OverrideRecord(row: $0).override()
                 },
                 master: try Store.master(db),
-                reminders: try db.rows("SELECT * FROM reminder ORDER BY id").map { try ReminderRecord(row: $0).reminder() },
+                reminders: try db.rows("SELECT * FROM reminder ORDER BY id").map {
+                    try ReminderRecord(row: $0).reminder()
+                },
                 remindersOn: try Store.remindersOn(db))
         }
     }
 
     public func alarm(id: Int) throws -> Alarm? {
-        try db.read { db in try db.row("SELECT * FROM alarm WHERE id = ?", id).map { try AlarmRecord(row: $0).alarm() } }
+        try db.read { db in try db.row("SELECT * FROM alarm WHERE id = ?", id).map { try AlarmRecord(row: $0).alarm() }
+        }
     }
 
     // MARK: Alarms

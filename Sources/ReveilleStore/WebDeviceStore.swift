@@ -1,4 +1,3 @@
-
 /// A browser paired with `reveille web pair`: its name, its rights, and the SHA-256 of its token
 /// (the token itself is never stored).
 public struct PairedDevice: Codable, Sendable, Equatable {
@@ -41,7 +40,10 @@ extension Store {
             var device = device
             device.id = try db.insert(
                 into: "web_device",
-                [("name", device.name), ("role", device.role), ("tokenHash", device.tokenHash), ("pairedAt", device.pairedAt)])
+                [
+                    ("name", device.name), ("role", device.role), ("tokenHash", device.tokenHash),
+                    ("pairedAt", device.pairedAt),
+                ])
             return device
         }
     }

@@ -70,7 +70,8 @@ extension SpawnedChild {
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = output.withRaw { fd in chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+            let count = output.withRaw { fd in chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            }
             if count > 0 {
                 data += chunk[..<count]
             } else if count == 0 || (errno != EINTR && errno != EAGAIN) {

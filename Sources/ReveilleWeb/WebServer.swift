@@ -220,7 +220,8 @@ public final class WebServer: Sendable {
         }
         let body = try await Self.body(request)
         struct Form: Decodable { let code: String;  }
-        guard let form = try? JSONDecoder().decode(Form.self, from: Data(body.readableBytesView)), form.code.count < 40 else {
+        guard let form = try? JSONDecoder().decode(Form.self, from: Data(body.readableBytesView)), form.code.count < 40
+        else {
             return try json(.failure(.badRequest, "send the pairing code, like 1234-5678"), status: .badRequest)
         }
         let link = self.link

@@ -93,7 +93,8 @@ import Testing
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "Fixtures/grdb-v11.sql")
         let dump = try String(contentsOf: fixture, encoding: .utf8)
-        try olderDatabase(upTo: "v1: alarms, rules, overrides, settings") { _ in } _: { scratch in
+        try olderDatabase(upTo: "v1: alarms, rules, overrides, settings") { _ in
+        } _: { scratch in
             let path = scratch + ".grdb"
             defer { unlink(path) }
             try SQLiteConnection(path: path).execute(dump)
@@ -106,7 +107,8 @@ import Testing
             #expect(state.reminders.map(\.body) == ["blue lid"] && state.reminders.first?.enabled == false)
             #expect(try store.insert(state.alarms[0]).id == 2)
 
-            let schema = "SELECT type || ' ' || name || ': ' || ifnull(sql, '') AS line FROM sqlite_master ORDER BY name"
+            let schema =
+                "SELECT type || ' ' || name || ': ' || ifnull(sql, '') AS line FROM sqlite_master ORDER BY name"
             let fresh = try Store()
             let freshSchema = try fresh.db.read { db in try db.rows(schema).map { try $0.text("line") } }
             let grdbSchema = try store.db.read { db in try db.rows(schema).map { try $0.text("line") } }
