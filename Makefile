@@ -75,17 +75,16 @@ release:
 	$(MAKE) release-build
 	$(MAKE) man
 
-## The release build: `reveille`, the one program installed under three names (reveilled and
-## reveille-web are links to it), `reveille-calendar`, and the benchmark's tools. SwiftPM does not
-## see the linker's order file (link/reveilled.order) as an input: removing the program makes it
-## link again, in a second, with the file as it is now.
+## The release build: `reveilled` (also the page's server: reveille-web is a link to it),
+## `reveille`, `reveille-calendar`, and the benchmark's tools. SwiftPM does not see the linker's
+## order file (link/reveilled.order) as an input: removing the daemon makes it link again, in a
+## second, with the file as it is now.
 release-build:
-	rm -f .build/release/reveille .build/release/reveilled .build/release/reveille-web
-	for product in reveille reveille-calendar reveille-bench pn532-emulator; do \
+	rm -f .build/release/reveilled .build/release/reveille-web
+	for product in reveilled reveille reveille-calendar reveille-bench pn532-emulator; do \
 		$(SWIFT) build -c release --static-swift-stdlib $(NO_FOUNDATION) --product $$product || exit 1; \
 	done
-	ln -s reveille .build/release/reveilled
-	ln -s reveille .build/release/reveille-web
+	ln -s reveilled .build/release/reveille-web
 
 ## TOMLKit names Foundation for three types FoundationEssentials has: the release programs are kept
 ## from linking the whole of Foundation and ICU's 34 MB of data (BENCHMARKS.md, "Smaller programs").
@@ -108,7 +107,7 @@ deb-check: deb
 ## Units, udev rules, settings, completions, man pages and the binaries of `make release`.
 ## PREFIX=/usr/local, DESTDIR= as usual; an edited /etc/reveille/reveille.toml is kept.
 install:
-	@test -x .build/release/reveille -a -f $(MANPAGES)/reveille/reveille.1 || \
+	@test -x .build/release/reveilled -a -f $(MANPAGES)/reveille/reveille.1 || \
 		{ echo "build first, as yourself: make release" >&2; exit 1; }
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh install .build/release $(MANPAGES)
 

@@ -10,8 +10,8 @@ programs or as links to reveille):
   counted once, and all of them together;
 - `reveilled --root` on a fresh folder → `reveille status` answered, RUNS times (median, max);
 - `reveille status` wall time, RUNS × 2 runs after 5 warm-up runs (median);
-- the daemon's RSS with 10 alarms after IDLE_SECONDS idle, and reveille-web's after one page
-  load and IDLE_SECONDS idle (VmRSS).
+- the daemon's RSS and PSS with 10 alarms after IDLE_SECONDS idle, and reveille-web's after one
+  page load and IDLE_SECONDS idle (smaps_rollup).
 RUNS=15 IDLE_SECONDS=30 by default.
 """
 import os
@@ -44,11 +44,15 @@ def stripped_sizes(folder):
 
 
 def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    """VmRSS and Pss (the pages shared with other processes, such as the daemon and the page's
+    server sharing one program, counted in part), in MB."""
+    figures = {}
+    with open(f"/proc/{pid}/smaps_rollup") as rollup:
+        for line in rollup:
+            name, _, value = line.partition(":")
+            if name in ("Rss", "Pss"):
+                figures[name] = int(value.split()[0]) / 1024
+    return figures.get("Rss", float("nan")), figures.get("Pss", float("nan"))
 
 
 def start_daemon(folder, root):
@@ -141,8 +145,9 @@ def main():
         print(f"   reveilled start → status answered: median {median:.1f} ms, max {worst:.1f} ms")
         status_ms, daemon_mb, web_mb, page = idle_figures(folder)
         print(f"   reveille status: median {status_ms:.1f} ms")
-        print(f"   idle RSS after {IDLE_SECONDS:.0f} s: reveilled {daemon_mb:.1f} MB (10 alarms), "
-              f"reveille-web {web_mb:.1f} MB (after one page load, {page} bytes)")
+        print(f"   idle after {IDLE_SECONDS:.0f} s: reveilled RSS {daemon_mb[0]:.1f} MB, PSS {daemon_mb[1]:.1f} MB "
+              f"(10 alarms); reveille-web RSS {web_mb[0]:.1f} MB, PSS {web_mb[1]:.1f} MB (after one page load, "
+              f"{page} bytes)")
 
 
 if __name__ == "__main__":

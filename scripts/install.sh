@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs (or uninstalls) Reveille's files. Run through `make install` / `make uninstall`.
-#   scripts/install.sh install BINARIES [MANPAGES]    BINARIES: the folder holding reveille (the
-#                                                     multi-call program) and reveille-calendar
+#   scripts/install.sh install BINARIES [MANPAGES]    BINARIES: the folder holding reveilled (also
+#                                                     reveille-web), reveille, reveille-calendar
 #   scripts/install.sh uninstall
 # PREFIX (default /usr/local) and DESTDIR (default empty: the live system) as usual. Existing
 # /etc/reveille/reveille.toml and apps.toml are never overwritten; uninstall leaves settings,
@@ -48,7 +48,7 @@ case "$action" in
 install)
     binaries=${2:?usage: $0 install BINARIES [MANPAGES]}
     manpages=${3:-}
-    for binary in reveille reveille-calendar; do
+    for binary in reveilled reveille reveille-calendar; do
         [ -x "$binaries/$binary" ] || { echo "no $binaries/$binary: build first (make install does)" >&2; exit 1; }
     done
     install -d -m 0755 "$dest$bindir" "$dest$prefix/lib/systemd/system" "$dest$prefix/lib/sysusers.d" \
@@ -56,11 +56,10 @@ install)
         "$dest/etc/udev/rules.d" "$dest/etc/modprobe.d" "$dest$prefix/share/bash-completion/completions" \
         "$dest$prefix/share/zsh/site-functions" "$dest$prefix/share/fish/vendor_completions.d" \
         "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man8" "$dest$docdir" "$dest/etc/reveille/hooks.d"
-    # One program under three names (README, "Installing on the clock"): reveilled and reveille-web
-    # are links to reveille, which becomes what it is called.
-    install -m 0755 "$binaries/reveille" "$binaries/reveille-calendar" "$dest$bindir/"
-    ln -sfn reveille "$dest$bindir/reveilled"
-    ln -sfn reveille "$dest$bindir/reveille-web"
+    # The daemon and the page's server are one program (README, "Installing on the clock"):
+    # reveille-web is a link to reveilled, which becomes what it is called.
+    install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$binaries/reveille-calendar" "$dest$bindir/"
+    ln -sfn reveilled "$dest$bindir/reveille-web"
     for unit in reveille.service reveille-web.service reveille-calendar.service reveille-calendar.timer; do
         sed -e "s|@BINDIR@|$bindir|g" -e "s|@DOCDIR@|$docdir|g" "systemd/$unit" >"$dest$prefix/lib/systemd/system/$unit"
         chmod 0644 "$dest$prefix/lib/systemd/system/$unit"

@@ -2,7 +2,7 @@
 # Builds reveille_VERSION_ARCH.deb with Debian's own tools (dpkg-deb, dpkg-shlibdeps). `make deb`
 # runs it on the release build; the packaging test runs it on the debug build.
 #   scripts/make-deb.sh BINARIES MANPAGES OUTDIR
-# BINARIES: the folder holding reveille (the multi-call program) and reveille-calendar; MANPAGES:
+# BINARIES: the folder holding reveilled (also reveille-web), reveille, reveille-calendar; MANPAGES:
 # swift-argument-parser's generated pages (make man). DEB_COMPRESSION (xz by default; the test
 # uses gzip -1 for speed). DEB_UNPACKAGED_LIBRARIES=1 lets the programs link libraries no package
 # owns (the debug build's Swift runtime under the toolchain: the packaging test's package is
@@ -40,7 +40,7 @@ stage=$work/root
 # The files, where `make install` puts them with PREFIX=/usr.
 PREFIX=/usr DESTDIR=$stage scripts/install.sh install "$binaries" "$manpages" >/dev/null
 rm -rf "$stage/etc/reveille/hooks.d"  # made by the postinst (an empty folder is no conffile)
-for program in reveille reveille-calendar; do  # reveilled and reveille-web are links to reveille
+for program in reveilled reveille reveille-calendar; do  # reveille-web is a link to reveilled
     strip --strip-unneeded "$stage/usr/bin/$program"
 done
 # Debian's places and forms: man pages compressed, completions without a #! line, the copyright
@@ -62,7 +62,8 @@ printf 'Source: reveille\n\nPackage: reveille\nArchitecture: any\n' >"$work/debi
 lenient=()
 [ "${DEB_UNPACKAGED_LIBRARIES:-0}" = 1 ] && lenient=(--ignore-missing-info)
 # (Its note that the files are not under debian/PACKAGE is about debhelper's layout: dropped.)
-shlibs=$(cd "$work" && dpkg-shlibdeps "${lenient[@]}" -O "${stage#"$work"/}"/usr/bin/reveille "${stage#"$work"/}"/usr/bin/reveille-calendar 2> >(grep -v "should already be installed in their package's directory" >&2) |
+shlibs=$(cd "$work" && dpkg-shlibdeps "${lenient[@]}" -O "${stage#"$work"/}"/usr/bin/reveilled "${stage#"$work"/}"/usr/bin/reveille \
+    "${stage#"$work"/}"/usr/bin/reveille-calendar 2> >(grep -v "should already be installed in their package's directory" >&2) |
     sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "dpkg-shlibdeps found no libraries" >&2; exit 1; }
 

@@ -60,10 +60,9 @@ class PackageTests(unittest.TestCase):
             self.assertIn("." + path, self.contents)
 
     def test_files_are_in_their_debian_places(self):
-        # One program under three names: reveilled and reveille-web are links to reveille.
-        for name in ["reveilled", "reveille-web"]:
-            self.assertRegex(self.contents, rf"\s\./usr/bin/{name} -> reveille\n", name)
-        for path in ["./usr/bin/reveille", "./usr/bin/reveille-calendar",
+        # The daemon and the page's server are one program: reveille-web is a link to reveilled.
+        self.assertRegex(self.contents, r"\s\./usr/bin/reveille-web -> reveilled\n")
+        for path in ["./usr/bin/reveilled", "./usr/bin/reveille", "./usr/bin/reveille-calendar",
                      "./usr/lib/systemd/system/reveille.service", "./usr/lib/systemd/system/reveille-calendar.timer",
                      "./usr/lib/sysusers.d/reveille.conf", "./usr/lib/tmpfiles.d/reveille.conf",
                      "./usr/share/man/man1/reveille.1.gz", "./usr/share/man/man8/reveilled.8.gz",
@@ -80,7 +79,7 @@ class PackageTests(unittest.TestCase):
     def test_the_programs_are_stripped(self):
         with tempfile.TemporaryDirectory() as folder:
             run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -x -C '{folder}' ./usr/bin")
-            for program in ["reveille", "reveille-calendar"]:
+            for program in ["reveilled", "reveille", "reveille-calendar"]:
                 sections = run("readelf", "-S", os.path.join(folder, "usr/bin", program))
                 self.assertNotIn(".debug_info", sections, program)
                 self.assertNotIn(".symtab", sections, program)
