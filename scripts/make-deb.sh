@@ -6,7 +6,8 @@
 # swift-argument-parser's generated pages (make man). DEB_COMPRESSION (xz by default; the test
 # uses gzip -1 for speed). DEB_UNPACKAGED_LIBRARIES=1 lets the programs link libraries no package
 # owns (the debug build's Swift runtime under the toolchain: the packaging test's package is
-# checked, never installed). Prints the path of the package.
+# checked, never installed). Prints the path of the package; reveille-dbgsym_VERSION_ARCH.deb, the
+# programs' debug information, is written beside it.
 #
 # What the package is (README, "Installing on the clock"):
 # - the programs, stripped, in /usr/bin; units, sysusers.d and tmpfiles.d in /usr/lib; man pages
@@ -40,7 +41,18 @@ stage=$work/root
 # The files, where `make install` puts them with PREFIX=/usr.
 PREFIX=/usr DESTDIR=$stage scripts/install.sh install "$binaries" "$manpages" >/dev/null
 rm -rf "$stage/etc/reveille/hooks.d"  # made by the postinst (an empty folder is no conffile)
+# The symbols split off, as dh_strip does: each program's debug information goes to the
+# reveille-dbgsym package under /usr/lib/debug/.build-id/, where gdb and systemd-coredump look.
+debug=$work/debug
+build_ids=()
 for program in reveilled reveille reveille-calendar; do  # reveille-web is a link to reveilled
+    id=$(readelf -n "$stage/usr/bin/$program" | sed -n 's/^ *Build ID: //p')
+    [ -n "$id" ] || { echo "$program has no build id" >&2; exit 1; }
+    build_ids+=("$id")
+    install -d -m 0755 "$debug/usr/lib/debug/.build-id/${id:0:2}"
+    objcopy --only-keep-debug --compress-debug-sections "$stage/usr/bin/$program" \
+        "$debug/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+    chmod 0644 "$debug/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
     strip --strip-unneeded "$stage/usr/bin/$program"
 done
 # Debian's places and forms: man pages compressed, completions without a #! line, the copyright
@@ -167,6 +179,24 @@ EOF
 chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm" "$stage/DEBIAN/postrm"
 
 mkdir -p "$out"
+install -d -m 0755 "$debug/DEBIAN" "$debug/usr/share/doc"
+ln -s reveille "$debug/usr/share/doc/reveille-dbgsym"
+cat >"$debug/DEBIAN/control" <<CONTROL
+Package: reveille-dbgsym
+Source: reveille
+Version: $version
+Auto-Built-Package: debug-symbols
+Architecture: $arch
+Maintainer: $maintainer
+Installed-Size: $(du -sk --exclude=DEBIAN "$debug" | cut -f1)
+Depends: reveille (= $version)
+Section: debug
+Priority: optional
+Description: debug symbols for reveille
+Build-Ids: ${build_ids[*]}
+CONTROL
+dpkg-deb --root-owner-group -Z"$compression" -z"$level" --build "$debug" \
+    "$out/reveille-dbgsym_${version}_$arch.deb" >/dev/null
 package=$out/reveille_${version}_$arch.deb
 dpkg-deb --root-owner-group -Z"$compression" -z"$level" --build "$stage" "$package" >/dev/null
 echo "$package"

@@ -84,6 +84,22 @@ class PackageTests(unittest.TestCase):
                 self.assertNotIn(".debug_info", sections, program)
                 self.assertNotIn(".symtab", sections, program)
 
+    def test_the_symbols_are_split_off_into_a_dbgsym_package(self):
+        # As dh_strip does: reveille-dbgsym holds each program's debug information under its build id.
+        debug = self.package.replace("/reveille_", "/reveille-dbgsym_")
+        self.assertTrue(os.path.exists(debug), debug)
+        fields = run("dpkg-deb", "--field", debug)
+        self.assertIn("Package: reveille-dbgsym", fields)
+        self.assertIn(f"Depends: reveille (= {self.control['Version']})", fields)
+        contents = run("dpkg-deb", "--contents", debug)
+        with tempfile.TemporaryDirectory() as folder:
+            run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -x -C '{folder}' ./usr/bin")
+            for program in ["reveilled", "reveille", "reveille-calendar"]:
+                notes = run("readelf", "-n", os.path.join(folder, "usr/bin", program))
+                build_id = re.search(r"Build ID: ([0-9a-f]+)", notes).group(1)
+                self.assertIn(f"./usr/lib/debug/.build-id/{build_id[:2]}/{build_id[2:]}.debug", contents, program)
+                self.assertIn(build_id, fields)
+
     def test_maintainer_scripts_parse_and_purge_removes_the_state(self):
         with tempfile.TemporaryDirectory() as folder:
             run("dpkg-deb", "--control", self.package, folder)
