@@ -158,7 +158,10 @@ if CommandLine.arguments.count == 3, ["calendar", "holidays", "reminders"].conta
 
 let alarmCount = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10_000
 let state = buildState(alarms: alarmCount)
-let zone = Zone(builtIn: "Europe/Berlin")!
+// The zone's rules from the system's tzdata, as the daemon reads them (the programs carry none of their own).
+guard let zone = ZoneInfo.load("Europe/Berlin") else {
+    fatalError("no tzdata for Europe/Berlin: apt-get install tzdata")
+}
 var timings: [Double] = []
 var decisions = 0
 var rings = 0
