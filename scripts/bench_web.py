@@ -11,8 +11,9 @@ snooze:      the page notes the moment SNOOZE is tapped; a `watch` client sees t
              The figure is tap -> snoozed event + request -> PCM dropped (a little over the truth:
              the event is sent after the stop is requested).
 page weight: the bytes of GET / (the page fetches nothing else but its JSON and event stream).
-idle:        reveille-web with one page open and following, nothing changing: context switches
-             (wake-ups) summed over its threads, CPU, RSS; the daemon's too.
+idle:        reveille-web with one page open and following, nothing changing, from 20 s after the
+             page's load (past the server's 15 s idle timeout, which closes what the load left open):
+             context switches (wake-ups) summed over its threads, CPU, RSS; the daemon's too.
 
 RINGS=10 IDLE_SECONDS=120 by default; scripts/bench_web.py [BINARIES] (default .build/release).
 """
@@ -106,7 +107,9 @@ def main():
                                                    "days": "daily"}}})
         browser.open(clock.url)
         wait_for(lambda: browser.run("return typeof S !== 'undefined' && S !== null"), what="the page")
-        time.sleep(5)
+        # Past the server's idle timeout (WebServer.idleSeconds, 15 s), which closes the connections
+        # the page's load left open: those closings are the load's, not the idle page's.
+        time.sleep(20)
         web_before, daemon_before = threads(clock.web.pid), threads(clock.daemon.pid)
         time.sleep(IDLE_SECONDS)
         web_after, daemon_after = threads(clock.web.pid), threads(clock.daemon.pid)
