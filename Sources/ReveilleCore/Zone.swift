@@ -39,7 +39,9 @@ public struct Zone: Sendable, Hashable, CustomStringConvertible {
         self.init(zone)
     }
 
-    public static let utc = Zone(TimeZone(identifier: "UTC")!)
+    /// UTC as a table of one offset: FoundationEssentials' `TimeZone`, all the programs link,
+    /// does not know it by name.
+    public static let utc = Zone(identifier: "UTC", origin: "built in", table: ZoneTable(initialOffset: 0, transitions: []))
 
     /// Seconds east of UTC at `instant` (seconds since the epoch).
     public func secondsFromGMT(at instant: Int) -> Int {

@@ -5,6 +5,15 @@ import Testing
 /// Wall-clock times against the zone's transitions (README, "How the schedule decides"): a time in a gap rings at the first
 /// instant after it; a time that happens twice rings once, at the first.
 @Suite struct ZoneTests {
+    /// UTC is the programs' fallback zone (no tzdata, a calendar checked before it is stored). It is
+    /// a table of its own, not Foundation's `TimeZone`: FoundationEssentials, which is all the
+    /// release programs link, does not know "UTC" by name (the force-unwrap that was here trapped).
+    @Test func utcNeedsNoFoundationRules() {
+        #expect(!Zone.utc.isBuiltIn)
+        #expect(Zone.utc.identifier == "UTC")
+        #expect(Zone.utc.secondsFromGMT(at: 0) == 0 && Zone.utc.secondsFromGMT(at: 4_102_444_800) == 0)
+    }
+
     func resolve(_ zoneName: String, _ day: String, _ at: String) -> (Int, ZoneShift) {
         var resolver = ZoneResolver(zone: zone(zoneName))
         let result = resolver.resolve(date(day), time(at))
