@@ -4,6 +4,7 @@ import Logging
 import ReveilleProtocol
 import ReveilleCore
 import ReveilleStore
+import ReveilleSystem
 
 /// The calendars (README, "Holidays" and "Reminders"): holiday calendars, whose days silence
 /// --skip-holidays alarms, and reminder calendars, whose events chime. Each is an iCalendar file (or the fetched copy of a web
@@ -325,8 +326,7 @@ struct CalendarLoader: Sendable {
             let occurrences = try? expand(path, from: spanStart, zone: zone)
         else { return }
         entry.occurrences = occurrences
-        let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
-        entry.loadedAt = modified.map { Int($0.timeIntervalSince1970) } ?? 0
+        entry.loadedAt = FileStatus(path)?.modified ?? 0
         logger.notice("calendar \(record.name): using the last good copy (\(path))")
     }
 

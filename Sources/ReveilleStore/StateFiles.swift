@@ -77,12 +77,11 @@ public enum StateFiles {
     public static func open(
         _ layout: Layout, now: Int, notes: (String) -> Void
     ) throws -> (Store, Opening) {
-        let fileManager = FileManager.default
         let marker = readMarker(layout.marker)
         if let problem = damagedLog(layout.database) { notes(problem) }
         var problem: String?
         var store: Store?
-        let size = (try? fileManager.attributesOfItem(atPath: layout.database)[.size] as? Int) ?? nil
+        let size = FileStatus(layout.database)?.size
         if size == nil || size == 0 {
             if marker != nil { problem = size == nil ? "missing" : "empty (0 bytes)" }
         } else {
@@ -241,9 +240,7 @@ public enum StateFiles {
     }
 
     static func backupTime(_ layout: Layout) -> Int? {
-        guard let date = try? FileManager.default.attributesOfItem(atPath: layout.backup)[.modificationDate] as? Date
-        else { return nil }
-        return Int(date.timeIntervalSince1970)
+        FileStatus(layout.backup)?.modified
     }
 
     // MARK: Marker
