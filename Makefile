@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check
+.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check
 
 all: build
 
@@ -36,6 +36,15 @@ test:
 	$(SWIFT) test --skip-build
 	python3 Tests/web/test_web.py  # the page in headless Chromium (screenshots: .build/web-screenshots)
 	python3 Tests/packaging/test_deb.py  # the Debian package, built from the debug build and read back
+
+## The daemon's end-to-end suite and the page's tests against the release programs, which link
+## FoundationEssentials only (README, "Tests and benchmarks").
+test-release:
+	scripts/install-deps.sh test
+	$(MAKE) release-build
+	$(SWIFT) build --build-tests
+	REVEILLE_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter ReveilleDaemonTests
+	python3 Tests/web/test_web.py .build/release
 
 ## A longer fuzzing run than `make test`'s: the control protocol's decoder on FUZZ_CASES mutated
 ## requests, the calendar reader on FUZZ_CASES/100 mutated calendars (about 10 minutes by default).
