@@ -43,6 +43,7 @@ test-release:
 	scripts/install-deps.sh test
 	$(MAKE) release-build
 	$(SWIFT) build --build-tests
+	$(MAKE) man  # the install test installs them
 	REVEILLE_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter ReveilleDaemonTests
 	python3 Tests/web/test_web.py .build/release
 
