@@ -47,8 +47,9 @@ struct SessionRecord {
         detail = try SessionDetail(session).encoded()
     }
 
-    func session() throws -> RingSession {
-        try SessionDetail.decode(detail).session(id: Int(id ?? 0))
+    /// The session this record holds, numbered `id` (the row's).
+    func session(id: Int64) throws -> RingSession {
+        try SessionDetail.decode(detail).session(id: Int(id))
     }
 }
 
@@ -91,7 +92,7 @@ extension Store {
         try write { db in
             let record = try SessionRecord(session)
             let id = try db.insert(into: "ring_session", record.columns)
-            return try SessionDetail.decode(record.detail).session(id: Int(id))
+            return try record.session(id: id)
         }
     }
 
@@ -119,7 +120,7 @@ extension Store {
                 } else {
                     id = try db.insert(into: "ring_session", record.columns)
                 }
-                stored.append(try SessionDetail.decode(record.detail).session(id: Int(id)))
+                stored.append(try record.session(id: id))
             }
             if let instant { try Store.setSetting(db, "evaluated_through", String(instant)) }
             return stored
