@@ -7,8 +7,11 @@ import ReveilleProtocol
 
 struct AppsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "apps", abstract: "App time windows and daily limits (the policy in apps.toml).",
-        subcommands: [Status.self, Check.self, Grant.self, Validate.self])
+        commandName: "apps", abstract: "App time windows and daily limits: set them up, follow them, ask for more.",
+        subcommands: [
+            Status.self, List.self, Add.self, Edit.self, Remove.self, Export.self, Check.self, Grant.self, Ask.self,
+            Requests.self, Approve.self, Refuse.self, Validate.self,
+        ])
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -35,13 +38,18 @@ struct AppsCommand: ParsableCommand {
                 print("APPS.TOML REJECTED: \(rejected)")
                 fflush(nil)  // before the table, which writes to the descriptor itself
             }
-            guard !apps.isEmpty else { return print("no apps in the policy (apps.toml)") }
+            guard !apps.isEmpty else {
+                return print(user == nil && !all ? "no app is limited for you" : "no apps in the policy (apps.toml)")
+            }
             var table =
-                all ? Table("APP", "USER", "NOW", "USED", "LIMIT", "WHY") : Table("APP", "NOW", "USED", "LIMIT", "WHY")
+                all
+                ? Table("APP", "USER", "NOW", "USED", "LEFT", "WHY", "SETUP")
+                : Table("APP", "NOW", "USED", "LEFT", "WHY", "SETUP")
             for app in apps {
                 let columns = [
                     app.name, app.allowed ? "allowed" : "blocked", "\(app.usedMinutes) min",
-                    app.limitMinutes.map { "\($0) min" } ?? "-", app.reason,
+                    app.limitMinutes.map { "\(max(0, $0 - app.usedMinutes)) of \($0) min" } ?? "-", app.reason,
+                    app.summary ?? "",
                 ]
                 table.add(cells: all ? [columns[0], app.user] + columns.dropFirst() : columns)
             }

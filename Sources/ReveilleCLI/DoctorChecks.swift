@@ -55,8 +55,26 @@ struct Doctor {
                     fix: "correct it ('reveille apps validate FILE' checks a file); the daemon loads it when saved"))
         }
         checkPolicyAccounts(&findings)
+        if status != nil { checkAppSetup(&findings) }
         checkFiles(settings, &findings)
         return findings
+    }
+
+    /// Apps not set up (blocked until they are), and hand edits of apps.toml not applied.
+    private func checkAppSetup(_ findings: inout [Finding]) {
+        guard let policy = (try? ControlClient(path: paths.socket).send(.appList))?.appsReply?.policy else { return }
+        for app in policy.apps where app.configured == false {
+            findings.append(
+                Finding(
+                    level: .warning, subject: "app \(app.name)", detail: "⚠️ Not configured: it is blocked until it is",
+                    fix: "set its hours and limits: 'reveille apps edit \(app.name) --weekdays 60 --weekends 120', or Apps on the page"))
+        }
+        for conflict in policy.conflicts {
+            findings.append(
+                Finding(
+                    level: .warning, subject: "app policy", detail: conflict,
+                    fix: "edit apps.toml or the app again so that the two agree"))
+        }
     }
 
     /// An app policy whose users names root or a service account limits more than the household.

@@ -95,6 +95,9 @@ struct StatusCommand: ParsableCommand {
             "REMINDER: \(chime.text)\(chime.detail.map { " — \($0)" } ?? "") (\(chime.origin), due \(chime.due))"
         case .overrideRemoved(let removed):
             "override #\(removed.override.id) (\(removed.override.date)) removed: that day is now a holiday (\(removed.holiday)) and its alarm skips holidays"
+        case .appPolicy(let revision): "the app policy changed (revision \(revision))"
+        case .appNotice(let notice): AppNoticeText.line(notice)
+        case .appRequest(let request): AppNoticeText.line(request)
         }
     }
 

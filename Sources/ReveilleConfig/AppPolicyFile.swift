@@ -13,10 +13,13 @@ import TOMLKit
 /// # windows = { weekdays = ["15:00-20:00"], weekends = ["09:00-20:00"], fri = ["15:00-22:00"] }
 /// limit_minutes = { weekdays = 60, weekends = 120 }    # or one number for every day
 /// users = ["kid"]                                      # optional: only these users
+/// category = "reward"                                  # optional: or "learning"
 /// enabled = true
 /// ```
+///
+/// An app with neither `windows` nor `limit_minutes` is not set up, and blocked until it is.
 public enum AppPolicyFile {
-    static let appKeys = ["name", "paths", "windows", "limit_minutes", "enabled", "users"]
+    static let appKeys = ["name", "category", "paths", "windows", "limit_minutes", "enabled", "users"]
     static let dayKeys = ["daily", "weekdays", "weekends", "mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
     /// A policy file anyone but root may change would let them lift their limits: the daemon
@@ -169,16 +172,24 @@ public enum AppPolicyFile {
                 }
                 return parsed
             }
+            // A day a table leaves out has no hours: said outright, so that two ways of writing
+            // one policy compare equal.
+            for day in Weekday.allCases where rule.windows?[day] == nil { rule.windows?[day] = [] }
         }
         if let limits = table["limit_minutes"] {
             rule.limits = try perDay(limits, key: "limit_minutes", fail: fail) { (value) throws(ConfigError) -> Int in
                 guard let minutes = value.int else { throw fail("limit_minutes", "give whole minutes, like 60") }
-                guard (0...1440).contains(minutes) else {
-                    throw fail("limit_minutes", "\(minutes) is out of range; use 0-1440")
-                }
+                if let problem = AppRule.limitProblem(minutes) { throw fail("limit_minutes", problem) }
                 return minutes
             }
         }
+        if let category = table["category"] {
+            guard let text = category.string, let known = AppCategory(rawValue: text) else {
+                throw fail("category", "must be \"learning\" or \"reward\" (or left out)")
+            }
+            rule.category = known
+        }
+        if let problem = rule.setupProblem { throw fail("limit_minutes", problem) }
         if let enabled = table["enabled"] {
             guard let flag = enabled.bool else { throw fail("enabled", "must be true or false") }
             rule.enabled = flag

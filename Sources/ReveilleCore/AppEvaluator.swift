@@ -34,6 +34,13 @@ public enum AppEvaluator {
         guard rule.applies(to: user, isPerson: isPerson) else {
             return AppDecision(allowed: true, reason: "not limited for \(user)", nextChange: nil, secondsLeft: nil)
         }
+        guard rule.isConfigured else {
+            return AppDecision(
+                allowed: false,
+                reason:
+                    "not set up yet: an admin chooses its hours and daily limits (reveille apps edit \(rule.name), or Apps on the clock's page)",
+                nextChange: nil, secondsLeft: 0)
+        }
         let today = resolver.local(at: instant).date
         let intervals = allowedIntervals(rule, around: today, resolver: &resolver)
         let nextMidnight = resolver.resolve(today.adding(days: 1), LocalTime(secondsOfDay: 0)!).instant
@@ -51,7 +58,7 @@ public enum AppEvaluator {
             let next = opening(intervals, atOrAfter: instant)
             return AppDecision(
                 allowed: false,
-                reason: "outside its hours"
+                reason: "outside its hours (\(hours(rule, on: today)) today)"
                     + (next.map { "; allowed from \(when($0, from: instant, resolver: &resolver))" } ?? ""),
                 nextChange: next, secondsLeft: 0)
         }
@@ -97,6 +104,12 @@ public enum AppEvaluator {
             }
         }
         return merged
+    }
+
+    /// The day's windows as words: `15:00–20:00`, `none`.
+    static func hours(_ rule: AppRule, on date: CivilDate) -> String {
+        let windows = rule.windows?[date.weekday] ?? []
+        return windows.isEmpty ? "none" : windows.map { $0.description.replacing("-", with: "–") }.joined(separator: ", ")
     }
 
     /// The first allowed instant at or after `instant`.

@@ -20,8 +20,10 @@ public struct AppLimits: Sendable {
 
     public enum Action: Hashable, Sendable {
         case signal(pid: Int32, Signal)
-        /// Chime, log and hook: the app's time runs out in `secondsLeft`.
-        case warn(app: String, user: String, secondsLeft: Int)
+        /// The app's time runs out in `secondsLeft` (`reason`: until when, and why): the user's
+        /// notifier hears it at each of `noticeSeconds`; the bedside chime and the hooks at
+        /// `warnSeconds` (`chime`).
+        case warn(app: String, user: String, secondsLeft: Int, reason: String, chime: Bool)
         /// Write these day totals (seconds) for `date`.
         case save([AppUsageKey: Int], on: CivilDate)
         case log(LogLevel, String)
@@ -29,8 +31,10 @@ public struct AppLimits: Sendable {
         case wake(after: Double?)
     }
 
-    /// Warn this long before an app's time runs out.
+    /// Chime this long before an app's time runs out.
     public let warnSeconds: Int
+    /// Tell the user this long before, each time (15, 5 and 1 minutes, and `warnSeconds`).
+    public let noticeSeconds: [Int]
     /// SIGKILL this long after a SIGTERM that was not obeyed.
     public let killGraceSeconds: Double
     /// While an app runs its time is counted and saved at least this often.
@@ -46,10 +50,12 @@ public struct AppLimits: Sendable {
     public private(set) var running: [Process] = []
     private var lastCount: Double?
     private var unsaved: Set<AppUsageKey> = []
-    private var warned: Set<AppUsageKey> = []
+    /// The last notice given today per app and user (seconds before the end).
+    private var warned: [AppUsageKey: Int] = [:]
 
     public init(warnSeconds: Int = 300, killGraceSeconds: Double = 10, reviewSeconds: Double = 15) {
         self.warnSeconds = warnSeconds
+        noticeSeconds = Set([900, 300, 60, warnSeconds]).filter { $0 > 0 }.sorted(by: >)
         self.killGraceSeconds = killGraceSeconds
         self.reviewSeconds = reviewSeconds
     }
@@ -130,15 +136,23 @@ public struct AppLimits: Sendable {
                 grantMinutes: grantMinutes(key.app, user: key.user))
             if decision.allowed {
                 guard let left = decision.secondsLeft else { continue }
-                if left <= warnSeconds, !warned.contains(key) {
-                    warned.insert(key)
+                // The smallest notice reached and not given yet: one notice per review, never a
+                // burst of the earlier ones after a jump.
+                let given = warned[key] ?? Int.max
+                if let due = noticeSeconds.last(where: { left <= $0 && $0 < given }) {
+                    warned[key] = due
+                    let chime = warnSeconds < given && left <= warnSeconds
+                    if chime {
+                        actions.append(
+                            .log(
+                                .notice,
+                                "app \(key.app) of \(key.user): \(max(1, (left + 59) / 60)) min left, then it is ended"))
+                    }
                     actions.append(
-                        .log(
-                            .notice,
-                            "app \(key.app) of \(key.user): \(max(1, (left + 59) / 60)) min left, then it is ended"))
-                    actions.append(.warn(app: key.app, user: key.user, secondsLeft: left))
+                        .warn(app: key.app, user: key.user, secondsLeft: left, reason: decision.reason, chime: chime))
                 }
-                next.append(Double(warned.contains(key) ? left : left - warnSeconds))
+                let nextNotice = noticeSeconds.first { $0 < (warned[key] ?? Int.max) && $0 < left }
+                next.append(Double(nextNotice.map { left - $0 } ?? left))
                 continue
             }
             for index in running.indices where running[index].key == key {

@@ -47,9 +47,19 @@ public struct TimeWindow: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// What an app is for, which sets what a parent is offered when setting it up (README, "Setting
+/// up apps"): a learning app gets no defaults (its hours and limits must be chosen), a reward app
+/// is offered strict ones (`AppRule.suggested`).
+public enum AppCategory: String, Hashable, Sendable, CaseIterable, Codable {
+    case learning
+    case reward
+}
+
 /// What the policy file says about one app (README, "App time windows and daily limits").
 public struct AppRule: Hashable, Sendable {
     public var name: String
+    /// nil: neither learning nor reward.
+    public var category: AppCategory?
     /// The executables that are this app.
     public var paths: [String]
     /// Allowed windows per weekday; a day without an entry has none. nil: any time.
@@ -63,9 +73,10 @@ public struct AppRule: Hashable, Sendable {
 
     public init(
         name: String, paths: [String], windows: [Weekday: [TimeWindow]]? = nil, limits: [Weekday: Int] = [:],
-        enabled: Bool = true, users: [String] = []
+        enabled: Bool = true, users: [String] = [], category: AppCategory? = nil
     ) {
         self.name = name
+        self.category = category
         self.paths = paths
         self.windows = windows
         self.limits = limits
@@ -107,5 +118,90 @@ extension AppRule {
     /// containers and root are never limited by default.
     public func applies(to user: String, isPerson: Bool) -> Bool {
         users.isEmpty ? isPerson : users.contains(user)
+    }
+}
+
+extension AppRule {
+    /// Daily limits run from 0 to 8 hours, in 5-minute steps.
+    public static let limitRange = 0...480
+    public static let limitStep = 5
+
+    /// Why `minutes` is not a daily limit, or nil when it is one.
+    public static func limitProblem(_ minutes: Int) -> String? {
+        guard limitRange.contains(minutes), minutes % limitStep == 0 else {
+            return "\(minutes) is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)"
+        }
+        return nil
+    }
+
+    /// Set up: its hours or its daily limits were chosen. An app only listed is not, and is
+    /// blocked until it is (README, "Setting up apps").
+    public var isConfigured: Bool { windows != nil || !limits.isEmpty }
+
+    /// Why this app cannot be saved as it is, or nil: a learning app needs its daily limits.
+    public var setupProblem: String? {
+        if category == .learning, limits.isEmpty {
+            return "a learning app needs its daily limits (limit_minutes); it gets no defaults"
+        }
+        return nil
+    }
+
+    /// What a parent is offered for a new app of `category`: a reward app 1 h on weekdays and
+    /// 2 h at weekends, from 15:00 to 20:00; a learning app nothing.
+    public static func suggested(for category: AppCategory?) -> (windows: [Weekday: [TimeWindow]]?, limits: [Weekday: Int])? {
+        switch category {
+        case .reward:
+            let window = [TimeWindow(start: 15 * 3600, end: 20 * 3600)]
+            return (
+                Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, window) }),
+                Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, $0.isWeekend ? 120 : 60) })
+            )
+        case .learning: return nil
+        case nil: return (nil, [:])
+        }
+    }
+
+    /// One line a tired parent can read: `2h weekdays, 3h weekends · 15:00–20:00`, `⚠️ Not
+    /// configured`, `off`.
+    public var summary: String {
+        guard enabled else { return "off (not limited)" }
+        guard isConfigured else { return "⚠️ Not configured" }
+        let limitText = limits.isEmpty ? "no daily limit" : AppRule.byDays(limits) { AppRule.duration($0) }
+        let hours: String
+        if let windows {
+            hours = AppRule.byDays(windows.filter { !$0.value.isEmpty }, missing: "no hours") { windows in
+                windows.map { $0.start == 0 && $0.end == 86_400 ? "all day" : $0.description.replacing("-", with: "–") }
+                    .joined(separator: ", ")
+            }
+        } else {
+            hours = "all day"
+        }
+        return "\(limitText) · \(hours)"
+    }
+
+    /// `45m`, `1h`, `1h30m`.
+    public static func duration(_ minutes: Int) -> String {
+        if minutes < 60 { return "\(minutes)m" }
+        return minutes % 60 == 0 ? "\(minutes / 60)h" : "\(minutes / 60)h\(minutes % 60)m"
+    }
+
+    /// Values by day in the fewest words: `X daily`, `X weekdays, Y weekends`, else day by day;
+    /// a day without a value says `missing` (or is left out).
+    static func byDays<T: Equatable>(_ values: [Weekday: T], missing: String? = nil, _ text: (T) -> String)
+        -> String
+    {
+        func say(_ day: Weekday) -> String? { values[day].map(text) ?? missing }
+        func alike(_ days: [Weekday]) -> Bool { days.allSatisfy { values[$0] == values[days[0]] } }
+        let weekdays = Weekday.allCases.filter { !$0.isWeekend }
+        let weekends = Weekday.allCases.filter(\.isWeekend)
+        if alike(Weekday.allCases) {
+            return values[.monday] == nil ? missing ?? "" : "\(say(.monday)!) daily"
+        }
+        if alike(weekdays), alike(weekends) {
+            return [say(.monday).map { "\($0) weekdays" }, say(.saturday).map { "\($0) weekends" }]
+                .compactMap { $0 }.joined(separator: ", ")
+        }
+        return Weekday.allCases.compactMap { day in say(day).map { "\(day.displayName) \($0)" } }
+            .joined(separator: ", ")
     }
 }

@@ -18,6 +18,9 @@ public enum Weekday: Int, CaseIterable, Codable, Sendable, Comparable {
 
     public static func < (lhs: Weekday, rhs: Weekday) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// Saturday and Sunday.
+    public var isWeekend: Bool { self == .saturday || self == .sunday }
+
     static let shortNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
     static let fullNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 

@@ -1,23 +1,29 @@
 import FoundationEssentials
 import Glibc
+import Logging
+import ReveilleConfig
 import ReveilleCore
 import ReveilleLaunch
 import ReveilleProtocol
+import ReveilleStore
 
-/// `reveille apps ...` and `reveille run` (README, "App time windows and daily limits").
+/// `reveille apps ...` and `reveille run` (README, "App time windows and daily limits", "Setting
+/// up apps", "A child's side").
 final class AppRequests: RequestHandler {
     /// The policy and its enforcement; nil where none runs (in-process tests).
     private let supervisor: AppSupervisor?
+    private let publish: (WatchEvent) -> Void
 
-    init(supervisor: AppSupervisor?) {
+    init(supervisor: AppSupervisor?, publish: @escaping (WatchEvent) -> Void) {
         self.supervisor = supervisor
+        self.publish = publish
     }
 
     func handle(_ request: Asked) throws -> Handled {
-        .answer(try respond(to: request.command, peer: request.peer))
+        .answer(try respond(to: request.command, role: request.role, peer: request.peer))
     }
 
-    private func respond(to operation: Command, peer: Peer?) throws -> Response {
+    private func respond(to operation: Command, role: Role, peer: Peer?) throws -> Response {
         guard let apps = supervisor else {
             throw Refusal(.unavailable, "the app policy is not loaded")
         }
@@ -25,8 +31,11 @@ final class AppRequests: RequestHandler {
         var response = Response()
         switch operation {
         case .appsStatus(let user):
-            var reply = AppsReply(apps: apps.appNames.compactMap { apps.statusInfo($0, user: user ?? caller) })
-            reply.rejected = apps.rejection
+            var infos = apps.appNames.compactMap { apps.statusInfo($0, user: user ?? caller) }
+            // Someone with no rights here sees the apps that limit them, and nothing of the policy's health.
+            if role < .user { infos = infos.filter { apps.appliesTo($0.name, user: caller) } }
+            var reply = AppsReply(apps: infos)
+            if role >= .user { reply.rejected = apps.rejection }
             response.payload = .apps(reply)
         case .appsOverview:
             var reply = AppsReply(
@@ -34,13 +43,14 @@ final class AppRequests: RequestHandler {
                     app.users.compactMap { apps.statusInfo(app.app, user: $0) }
                 })
             reply.rejected = apps.rejection
+            reply.policy = apps.policyInfo()
             response.payload = .apps(reply)
         case .appCheck(let name, let user):
-            guard let info = apps.statusInfo(name, user: user ?? caller) else { throw noApp(name, apps) }
+            guard let info = apps.statusInfo(name, user: user ?? caller) else { throw apps.noApp(name) }
             response.payload = .apps(AppsReply(apps: [info]))
         case .appGrant(let name, let minutes, let user):
             guard (1...720).contains(minutes) else { throw InputError("--minutes \(minutes): must be 1-720") }
-            guard apps.appNames.contains(name) else { throw noApp(name, apps) }
+            guard apps.appNames.contains(name) else { throw apps.noApp(name) }
             if let user, user.isEmpty || user == AppLimits.everyone || getpwnam(user) == nil {
                 throw InputError("--user \(user): no such user on this machine")
             }
@@ -48,30 +58,123 @@ final class AppRequests: RequestHandler {
             let who = user.map { " to \($0)" } ?? ""
             response.message =
                 "granted \(name) \(minutes) more minutes today\(who) (\(total) granted\(who) today in all)"
-            // Minutes are not hours: say so when the app is outside its window now.
-            if let info = apps.statusInfo(name, user: user ?? caller), !info.allowed,
-                info.reason.hasPrefix("outside its hours")
-            {
-                response.message! += "; a grant does not open a closed window: \(name) is \(info.reason)"
-            }
+            response.message! += closedWindowNote(name, user: user ?? caller, apps)
         case .appStart(let name):
             guard let peer else { throw Refusal(.forbidden, "'run' needs to know who asks") }
             guard let info = apps.statusInfo(name, user: caller), let executable = apps.executable(of: name) else {
-                throw noApp(name, apps)
+                throw apps.noApp(name)
             }
             guard info.allowed else { throw Refusal(.refused, "\(name): \(info.reason)") }
             if apps.appliesTo(name, user: caller) { apps.follow(pid: peer.pid, app: name, user: caller) }
             response.payload = .apps(AppsReply(apps: [info], executable: executable))
+        case .appList:
+            response.payload = .apps(policyReply(apps))
+        case .appPut(let setup, let adding, let revision):
+            try apps.put(setup, adding: adding, revision: revision)
+            published(apps)
+            let summary = apps.policyInfo().apps.first { $0.name == setup.name }?.summary ?? ""
+            response.message = "\(adding ? "added" : "changed") \(setup.name): \(summary)"
+            response.payload = .apps(policyReply(apps))
+        case .appRemove(let name, let revision):
+            try apps.remove(name, revision: revision)
+            published(apps)
+            response.message = "removed \(name); it is no longer limited"
+            response.payload = .apps(policyReply(apps))
+        case .appExport:
+            var reply = AppsReply(apps: [])
+            reply.text = apps.exportText
+            response.payload = .apps(reply)
+        case .appAsk(let name, let minutes, let why):
+            guard peer != nil else { throw Refusal(.forbidden, "'apps ask' needs to know who asks") }
+            let request = try ask(name, minutes: minutes, why: why, user: caller, apps)
+            publish(.appRequest(request))
+            response.message =
+                "asked for \(minutes) more minutes of \(name) (request #\(request.id)); an admin answers on the clock's page or with 'reveille apps approve \(request.id)'"
+            var reply = AppsReply(apps: [])
+            reply.requests = [request]
+            response.payload = .apps(reply)
+        case .appRequests:
+            var reply = AppsReply(apps: [])
+            reply.requests = try requests(apps).filter { role >= .admin || $0.user == caller }
+            response.payload = .apps(reply)
+        case .appAnswer(let id, let approve):
+            let request = try answer(id, approve: approve, by: caller, apps)
+            publish(.appRequest(request))
+            response.message = AppNoticeText.line(request)
+            if approve { response.message! += closedWindowNote(request.app, user: request.user, apps) }
+            var reply = AppsReply(apps: [])
+            reply.requests = [request]
+            response.payload = .apps(reply)
         default: throw misrouted(operation)
         }
         return response
     }
 
-    private func noApp(_ name: String, _ apps: AppSupervisor) -> Refusal {
-        let known = apps.appNames
-        return Refusal(
-            .notFound,
-            "no app \"\(name)\" in the policy"
-                + (known.isEmpty ? " (it lists none)" : "; it lists \(known.joined(separator: ", "))"))
+    /// Minutes are not hours: said when the app is outside its window now.
+    private func closedWindowNote(_ name: String, user: String, _ apps: AppSupervisor) -> String {
+        guard let info = apps.statusInfo(name, user: user), !info.allowed, info.reason.hasPrefix("outside its hours")
+        else { return "" }
+        return "; a grant does not open a closed window: \(name) is \(info.reason)"
+    }
+
+    private func policyReply(_ apps: AppSupervisor) -> AppsReply {
+        var reply = AppsReply(apps: [])
+        reply.policy = apps.policyInfo()
+        reply.rejected = apps.rejection
+        return reply
+    }
+
+    private func published(_ apps: AppSupervisor) {
+        apps.review()
+        publish(.appPolicy(apps.revision))
+    }
+
+    // MARK: Asking for more time
+
+    private func ask(_ name: String, minutes: Int, why: String?, user: String, _ apps: AppSupervisor) throws
+        -> AppRequestInfo
+    {
+        guard apps.appNames.contains(name) else { throw apps.noApp(name) }
+        guard apps.appliesTo(name, user: user) else {
+            throw Refusal(.refused, "\(name) does not limit \(user): there is nothing to ask for")
+        }
+        let reason = why.map { $0.trimmed() }.flatMap { $0.isEmpty ? nil : Sanitized.line($0) }
+        let mine = try apps.store.appRequests(on: apps.today()).filter { $0.user == user }
+        if let refusal = AppAsking.refusal(
+            minutes: minutes, why: reason, waiting: mine.filter { $0.state == "waiting" }.count, today: mine.count)
+        {
+            throw InputError(refusal)
+        }
+        let now = Int(apps.clock.now().timeIntervalSince1970)
+        let id = try apps.store.addAppRequest(
+            user: user, app: name, minutes: minutes, why: reason, on: apps.today(), at: now)
+        apps.logger.notice("app \(name): \(user) asks for \(minutes) more minutes (request #\(id))")
+        return try requests(apps).first { $0.id == id }!
+    }
+
+    private func answer(_ id: Int, approve: Bool, by who: String, _ apps: AppSupervisor) throws -> AppRequestInfo {
+        guard let request = try requests(apps).first(where: { $0.id == id }) else {
+            throw Refusal(.notFound, "no request #\(id) today (reveille apps requests lists them)")
+        }
+        guard request.state == .waiting else {
+            throw Refusal(.refused, "request #\(id) was already answered (\(request.state.rawValue))")
+        }
+        guard try apps.store.answerAppRequest(id, state: approve ? "approved" : "refused", by: who) else {
+            throw Refusal(.refused, "request #\(id) was already answered")
+        }
+        if approve { _ = try apps.grant(request.minutes, to: request.app, user: request.user) }
+        apps.logger.notice(
+            "app \(request.app): request #\(id) of \(request.user) \(approve ? "approved" : "refused") by \(who)")
+        return try requests(apps).first { $0.id == id }!
+    }
+
+    private func requests(_ apps: AppSupervisor) throws -> [AppRequestInfo] {
+        var resolver = ZoneResolver(zone: apps.zone())
+        return try apps.store.appRequests(on: apps.today()).map { record in
+            AppRequestInfo(
+                id: record.id, user: record.user, app: record.app, minutes: record.minutes, why: record.why,
+                askedAt: resolver.local(at: record.askedAt).time.hoursAndMinutes,
+                state: AppRequestInfo.State(rawValue: record.state) ?? .waiting, answeredBy: record.answeredBy)
+        }
     }
 }

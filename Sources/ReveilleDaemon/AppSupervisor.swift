@@ -38,6 +38,15 @@ final class AppSupervisor: Sendable {
         var loadedText: String?
         /// Why apps.toml was refused, and since when (seconds since the epoch); nil once it loads.
         var rejection: (reason: String, since: Int)?
+        /// The policy in force as kept in the state (`AppSupervisor+InForce`): the file as last
+        /// merged, the revision, and hand edits not applied.
+        var base = AppPolicy()
+        var revision = 0
+        var conflicts: [String] = []
+        /// apps.toml as last read without error.
+        var fileApps: AppPolicy?
+        /// Whether the state's record was read (at the first load).
+        var recordRead = false
     }
 
     /// What the guard's thread works from: the catalog, the verdicts of the file versions seen
@@ -58,8 +67,10 @@ final class AppSupervisor: Sendable {
         /// Nothing loaded yet: no app is limited.
         case none
         case file
-        /// apps.toml did not load at start: the copy kept in the state when it last loaded.
+        /// apps.toml did not load at start: the policy kept in the state, as saved then.
         case lastGood(savedAt: Int)
+        /// Changed with `reveille apps` or on the page.
+        case edited
     }
 
     let policyPath: String
@@ -72,8 +83,9 @@ final class AppSupervisor: Sendable {
     /// A process started as an app: the loop follows its pidfd.
     let onFollow: @Sendable (_ pid: Int32, _ pidfd: Descriptor) -> Void
     /// An app's time runs out soon: the chime and the hooks (through the loop).
-    let onWarning: @Sendable (_ app: String, _ user: String, _ secondsLeft: Int) -> Void
-    private let state: Mutex<State>
+    /// `chime`: at the bedside too, and the hooks (else only the user's notifier hears it).
+    let onWarning: @Sendable (_ notice: AppNotice, _ chime: Bool) -> Void
+    let state: Mutex<State>
     private let memory = Mutex(GuardMemory())
     private let ownPid = getpid()
     let guardian: FanotifyGuard?
@@ -83,7 +95,7 @@ final class AppSupervisor: Sendable {
         policyPath: String, requireRootOwned: Bool, store: Store, clock: any WallClock,
         zone: @escaping @Sendable () -> Zone, logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
         onFollow: @escaping @Sendable (Int32, Descriptor) -> Void = { _, _ in },
-        onWarning: @escaping @Sendable (String, String, Int) -> Void = { _, _, _ in }
+        onWarning: @escaping @Sendable (AppNotice, Bool) -> Void = { _, _ in }
     ) {
         self.policyPath = policyPath
         self.requireRootOwned = requireRootOwned
@@ -148,63 +160,7 @@ final class AppSupervisor: Sendable {
 
     // MARK: The policy
 
-    /// Loads the policy; on error keeps the one in force (none at start) and logs file:line.
-    /// Returns why the file was refused, or nil when it was loaded.
-    /// `force`: read the listed executables again even if the file did not change (one of them did).
-    @discardableResult
-    func reload(force: Bool = false) -> String? {
-        let now = Int(clock.now().timeIntervalSince1970)
-        do {
-            try checkOwnership()
-            let (policy, text) = try AppPolicyFile.read(path: policyPath)
-            // An editor that saves twice, or a touch: nothing to do, nothing to log.
-            let unchanged = state.withLock { $0.source == .file && $0.loadedText == text && $0.rejection == nil }
-            if unchanged && !force { return nil }
-            enforce(policy, from: .file)
-            state.withLock { $0.loadedText = text }
-            state.withLock { $0.rejection = nil }
-            logger.notice("app policy: \(counted(policy.apps.count, "app")) from \(policyPath)")
-            do {
-                try store.saveGoodAppPolicy(text, at: now)
-            } catch {
-                logger.error("app policy: cannot keep a copy in the state: \(error)")
-            }
-            return nil
-        } catch {
-            let (source, count) = state.withLock { state in
-                state.rejection = (reason: "\(error)", since: state.rejection?.since ?? now)
-                return (state.source, state.limits.policy.apps.count)
-            }
-            switch source {
-            case .none:
-                enforceLastGood(after: error)
-            case .file, .lastGood:
-                logger.error("app policy: \(error); the policy in force is kept (\(counted(count, "app")))")
-            }
-            return "\(error)"
-        }
-    }
-
-    /// apps.toml did not load at start: enforce the copy kept when it last loaded, never nothing.
-    private func enforceLastGood(after error: some Error) {
-        do {
-            guard let good = try store.goodAppPolicy() else {
-                logger.error(
-                    "app policy: \(error); no policy ever loaded here, so no app is limited until apps.toml loads")
-                return
-            }
-            let document = try TOMLDocument(path: policyPath + " (the last good copy)", text: good.text)
-            let policy = try AppPolicyFile.parse(document)
-            enforce(policy, from: .lastGood(savedAt: good.savedAt))
-            logger.error(
-                "app policy: \(error); enforcing the last good policy instead (\(counted(policy.apps.count, "app")), as loaded \(Self.stamp(good.savedAt, zone: zone())))"
-            )
-        } catch let stored {
-            logger.error("app policy: \(error); and the last good copy in the state cannot be read: \(stored)")
-        }
-    }
-
-    private func enforce(_ policy: AppPolicy, from source: PolicySource) {
+    func enforce(_ policy: AppPolicy, from source: PolicySource) {
         let read = catalogue(policy)
         state.withLock {
             $0.limits.policyLoaded(policy)
@@ -317,7 +273,7 @@ final class AppSupervisor: Sendable {
         let meanwhile =
             switch source {
             case .none: "no app is limited until it loads"
-            case .file: "the policy loaded before is enforced (\(counted(count, "app")))"
+            case .file, .edited: "the policy in force before is kept (\(counted(count, "app")))"
             case .lastGood(let savedAt):
                 "the last good policy is enforced (\(counted(count, "app")), as loaded \(Self.stamp(savedAt, zone: zone())))"
             }
@@ -332,7 +288,7 @@ final class AppSupervisor: Sendable {
 
     /// On the device (or run as root), a policy file anyone but root may change would let them
     /// lift their limits: refused. Under --root for development, the developer owns it.
-    private func checkOwnership() throws {
+    func checkOwnership() throws {
         guard requireRootOwned || geteuid() == 0 else { return }
         try AppPolicyFile.checkOwnership(path: policyPath)
     }
@@ -381,6 +337,7 @@ final class AppSupervisor: Sendable {
             if appliesTo(name, user: user) { follow(pid: event.pid, app: name, user: user) }
         } else {
             logger.notice("app \(name) denied to \(user) (pid \(event.pid), \(event.path)\(how)): \(decision.reason)")
+            onWarning(AppNotice(kind: .denied, user: user, app: name, reason: decision.reason), false)
         }
         return decision.allowed
     }
@@ -431,7 +388,7 @@ final class AppSupervisor: Sendable {
                 name: name, user: user, allowed: decision.allowed, reason: decision.reason,
                 usedMinutes: (state.limits.usage[AppUsageKey(app: name, user: user)] ?? 0) / 60,
                 limitMinutes: rule.applies(to: user, isPerson: ProcessOwner.isPerson(name: user)) ? limit : nil,
-                grantMinutes: grant)
+                grantMinutes: grant, summary: rule.summary)
         }
     }
 
@@ -470,7 +427,7 @@ final class AppSupervisor: Sendable {
         return total
     }
 
-    private func today() -> CivilDate {
+    func today() -> CivilDate {
         ZoneResolver(zone: zone()).local(at: Int(clock.now().timeIntervalSince1970)).date
     }
 
@@ -542,7 +499,8 @@ final class AppSupervisor: Sendable {
                         "app (pid \(pid)): pidfd_send_signal(\(signal.rawValue)) failed: \(String(cString: strerror(errno)))"
                     )
                 }
-            case .warn(let app, let user, let left): onWarning(app, user, left)
+            case .warn(let app, let user, let left, let reason, let chime):
+                onWarning(AppNotice(kind: .timeLeft, user: user, app: app, minutesLeft: max(1, (left + 59) / 60), reason: reason), chime)
             case .save(let totals, let date):
                 for (key, seconds) in totals {
                     do {

@@ -27,6 +27,8 @@ final class Connection {
     let peer: Peer
     let role: Role
     var phase = Phase.serving
+    /// A watcher who hears only events about this user (one with no rights here).
+    var watchesOnly: String?
     var input = LineBuffer()
     var output: [UInt8] = []
     /// Monotonic seconds of the last byte received.

@@ -4,6 +4,7 @@ import Logging
 import ReveilleProtocol
 import ReveilleSystem
 import ReveilleCore
+import ReveilleLaunch
 
 /// Serves the control socket (README, "Who may do what") on the event loop: accepts, reads request lines, answers
 /// them through the controller, parks what must wait (a tap, a sound device), and streams `watch`
@@ -49,6 +50,10 @@ final class ControlServer {
     static let hardLimit = 96
     /// Connections one household member (user rights) may hold at once.
     static let perUserConnections = 8
+    /// Connections one user with no rights here may hold (a child's notifier, `apps ask`), and all
+    /// of them together: they never take the household's places.
+    static let perStrangerConnections = 4
+    static let strangerConnections = 16
     /// Connections one admin user may hold at once (reveille-web relays each request on its own).
     static let perAdminConnections = 32
     /// Requests answered per connection per turn of the loop.
@@ -153,14 +158,24 @@ final class ControlServer {
             return "reveilled is serving too many connections (\(open)); try again in a moment"
         }
         if role == .owner { return nil }
-        let limit = role >= .admin ? ControlServer.perAdminConnections : ControlServer.perUserConnections
+        let limit =
+            switch role {
+            case .none: ControlServer.perStrangerConnections
+            case .user: ControlServer.perUserConnections
+            case .admin, .owner: ControlServer.perAdminConnections
+            }
         let own = connections.values.reduce(0) { $0 + ($1.peer.uid == peer.uid ? 1 : 0) }
         if own >= limit {
             return
                 "uid \(peer.uid) already has \(own) connections open, the most one user may; close some (a forgotten 'reveille status --watch'?) and try again"
         }
+        let strangers = connections.values.reduce(0) { $0 + ($1.role == .none ? 1 : 0) }
+        if role == .none {
+            return strangers >= ControlServer.strangerConnections
+                ? "reveilled is serving too many connections (\(open)); try again in a moment" : nil
+        }
         let shared = ControlServer.maxConnections + (role >= .admin ? ControlServer.adminReserve : 0)
-        if open >= shared {
+        if open - strangers >= shared {
             return "reveilled is serving too many connections (\(open)); try again in a moment"
         }
         return nil
@@ -300,6 +315,8 @@ final class ControlServer {
         case .watching:
             reply(Response(message: "watching; one line per change"), for: operation, to: connection)
             connection.phase = .watching
+            // Below the socket group: only what is about the watcher's own apps.
+            if role < .user { connection.watchesOnly = ProcessOwner.name(of: connection.peer.uid) }
         }
     }
 
@@ -345,7 +362,9 @@ final class ControlServer {
     private func publish(_ event: WatchEvent) {
         let line = Framing.encode(WatchLine(event, at: requests.controller.now().time.withSeconds))
         for connection in connections.values {
-            if case .watching = connection.phase { send(line, to: connection) }
+            guard case .watching = connection.phase else { continue }
+            if let only = connection.watchesOnly, event.user != only { continue }
+            send(line, to: connection)
         }
     }
 

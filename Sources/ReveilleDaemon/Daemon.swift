@@ -212,8 +212,12 @@ public enum Daemon {
                 case .tagLifted: controller.tagLifted()
                 case .readerHealth(let health): controller.readerHealthChanged(health)
                 case .reply(let id, let response): server.answerParked(id, response)
-                case .appWarning(let app, let user, let left):
-                    controller.appTimeRunningOut(app: app, user: user, secondsLeft: left)
+                case .appNotice(let notice, let chime):
+                    feed.publish(.appNotice(notice))
+                    if chime {
+                        controller.appTimeRunningOut(
+                            app: notice.app, user: notice.user, secondsLeft: (notice.minutesLeft ?? 1) * 60)
+                    }
                 case .appFollowed(let pid, let pidfd): follower.follow(pid: pid, pidfd: pidfd)
                 case .chimeChecked(let key, let skip, let detail):
                     controller.chimeChecked(key: key, skip: skip, detail: detail)
@@ -388,7 +392,7 @@ public enum Daemon {
             clock: clock, zone: { zone.current },
             logger: logger, warnMinutes: options.appWarnMinutes, graceSeconds: options.appKillGraceSeconds,
             onFollow: { pid, pidfd in doorbell.post(.appFollowed(pid: pid, pidfd: pidfd)) },
-            onWarning: { app, user, left in doorbell.post(.appWarning(app: app, user: user, secondsLeft: left)) })
+            onWarning: { notice, chime in doorbell.post(.appNotice(notice, chime: chime)) })
         supervisor.reload()
         supervisor.loadToday()
         if let guardian = supervisor.guardian {

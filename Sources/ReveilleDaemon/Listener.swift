@@ -10,7 +10,9 @@ final class Listener {
     var fd: Int32 { socket.raw }
 
     /// Binds `path`. A stale socket file left by a crash is replaced; a live one (another daemon
-    /// answering on it) is an error. The file gets mode 0660 and, when given, the group `group`.
+    /// answering on it) is an error. The file gets mode 0666 and, when given, the group `group`:
+    /// every local user may connect, and rights come from the peer's credentials alone (a user
+    /// in no group the daemon knows may ask only about their own apps).
     init(path: String, group: gid_t?) throws {
         if access(path, F_OK) == 0 {
             if (try? ControlClient(path: path)) != nil {
@@ -30,7 +32,7 @@ final class Listener {
                 }
             }
         }
-        try systemCall("chmod", path) { chmod(path, 0o660) }
+        try systemCall("chmod", path) { chmod(path, 0o666) }
         if let group {
             try systemCall("chown", path) { chown(path, uid_t.max, group) }  // uid -1: keep the owner
         }

@@ -86,7 +86,7 @@ final class Requests {
                 ringing: RingRequests(controller: controller),
                 tags: TagRequests(
                     controller: controller, store: store, reader: ring.reader, outlets: outlets, logger: logger),
-                apps: AppRequests(supervisor: apps),
+                apps: AppRequests(supervisor: apps, publish: { [outlets] in outlets.publish($0) }),
                 calendars: CalendarRequests(
                     controller: controller, store: store, sounds: sounds, outlets: outlets, logger: logger),
                 reminders: ReminderRequests(controller: controller, store: store, sounds: sounds, logger: logger),
@@ -125,7 +125,9 @@ final class Requests {
         case .status, .next, .history, .stats, .watch: handlers.reports
         case .snooze, .problem, .answer, .alarmTest: handlers.ringing
         case .tagAdd, .tagList, .tagRemove, .tagTest: handlers.tags
-        case .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart: handlers.apps
+        case .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
+            .appAsk, .appRequests, .appAnswer:
+            handlers.apps
         case .calendarAdd, .calendarList, .calendarRemove, .calendarShow: handlers.calendars
         case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch: handlers.reminders
         case .webPair, .webRedeem, .webDevices, .webUnpair, .webServing: handlers.web

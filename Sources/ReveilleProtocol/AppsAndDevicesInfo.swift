@@ -8,6 +8,12 @@ public struct AppsReply: Codable, Sendable, Equatable {
     public var executable: String?
     /// apps.toml was refused: why (file:line), since when, and what is enforced meanwhile.
     public var rejected: String?
+    /// `apps list`, `apps add|edit|rm` and the page: the policy in force.
+    public var policy: AppPolicyInfo?
+    /// `apps requests`, `apps ask`, `apps approve|refuse`.
+    public var requests: [AppRequestInfo]?
+    /// `apps export`: the policy in force as apps.toml text.
+    public var text: String?
 
     public init(apps: [AppStatusInfo], executable: String? = nil) {
         self.apps = apps
@@ -26,11 +32,14 @@ public struct AppStatusInfo: Codable, Sendable, Equatable {
     /// Today's limit with any grant; nil: none.
     public var limitMinutes: Int?
     public var grantMinutes: Int
+    /// The app's setup in a line: `2h weekdays, 3h weekends · 15:00–20:00`, `⚠️ Not configured`.
+    public var summary: String?
 
     public init(
         name: String, user: String, allowed: Bool, reason: String, usedMinutes: Int, limitMinutes: Int?,
-        grantMinutes: Int
+        grantMinutes: Int, summary: String? = nil
     ) {
+        self.summary = summary
         self.name = name
         self.user = user
         self.allowed = allowed

@@ -79,6 +79,19 @@ public enum Command: Codable, Sendable, Equatable {
     case appGrant(name: String, minutes: Int, user: String?)
     /// `reveille run`: may the caller start `name`? If so the caller's process is followed as it.
     case appStart(name: String)
+    /// The policy in force, app by app, with its revision.
+    case appList
+    /// Adds (`adding`) or replaces an app's setup. `revision`: the one the editor saw; the change
+    /// is refused if the policy changed since (nil: the CLI's edit, made on the policy in force).
+    case appPut(setup: AppSetup, adding: Bool, revision: Int?)
+    case appRemove(name: String, revision: Int?)
+    /// The policy in force as apps.toml text.
+    case appExport
+    /// The caller asks for `minutes` more of `name` today.
+    case appAsk(name: String, minutes: Int, why: String?)
+    /// Today's requests: an admin's, everyone's; anyone else's, their own.
+    case appRequests
+    case appAnswer(id: Int, approve: Bool)
     /// `reveille-web` says on which port it serves the page, so that `web pair` names the right
     /// address. Kept in memory only.
     case webServing(port: Int)
@@ -146,6 +159,13 @@ public enum Command: Codable, Sendable, Equatable {
         case .appCheck: "apps check"
         case .appGrant: "apps grant"
         case .appStart: "run"
+        case .appList: "apps list"
+        case .appPut(_, let adding, _): adding ? "apps add" : "apps edit"
+        case .appRemove: "apps rm"
+        case .appExport: "apps export"
+        case .appAsk: "apps ask"
+        case .appRequests: "apps requests"
+        case .appAnswer(_, let approve): approve ? "apps approve" : "apps refuse"
         case .watch: "status --watch"
         case .webPair: "web pair"
         case .webRedeem: "web pairing"
@@ -186,6 +206,9 @@ public enum Command: Codable, Sendable, Equatable {
     /// Who may do it (README, "Who may do what").
     public var requiredRole: Role {
         switch self {
+        // Anyone on the machine, about their own apps only (README, "A child's side").
+        case .appsStatus(nil), .appAsk, .appRequests, .watch:
+            .none
         // `--unless` is a shell command the daemon runs as its own user: only for those who are
         // that user already (root and the daemon's user), never for the admin group.
         case .reminderAdd(let spec) where spec.unless.map({ !$0.isEmpty }) == true,
@@ -194,11 +217,12 @@ public enum Command: Codable, Sendable, Equatable {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
             .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appsOverview,
             .appCheck,
-            .appStart,
-            .watch, .webRedeem, .calendarList, .calendarShow, .reminderList:
+            .appStart, .appList, .appExport,
+            .webRedeem, .calendarList, .calendarShow, .reminderList:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
-            .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .webPair, .webDevices,
+            .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .appPut, .appRemove,
+            .appAnswer, .webPair, .webDevices,
             .webUnpair, .webServing,
             .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch:
             .admin

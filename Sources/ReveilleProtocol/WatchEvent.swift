@@ -25,6 +25,24 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     case reminder(ChimeInfo)
     /// A date override was removed because its day became a holiday of the alarm it names.
     case overrideRemoved(RemovedOverride)
+    /// The app policy changed (from the page, the CLI or apps.toml): its new revision.
+    case appPolicy(Int)
+    /// A user's app runs out of time soon, or was refused (heard by that user's notifier).
+    case appNotice(AppNotice)
+    /// A request for more time was made or answered.
+    case appRequest(AppRequestInfo)
+}
+
+extension WatchEvent {
+    /// The user an event is about, for a watcher who may hear only their own: nil for events
+    /// about the household, which such a watcher does not hear.
+    public var user: String? {
+        switch self {
+        case .appNotice(let notice): notice.user
+        case .appRequest(let request): request.user
+        default: nil
+        }
+    }
 }
 
 /// An override a holiday made pointless, and the holiday.
@@ -41,7 +59,7 @@ public struct RemovedOverride: Codable, Sendable, Equatable {
 extension WatchEvent {
     private enum Kind: String, CodingKey {
         case session, missed, nextRing, tagOnReader, readerHealth, policyRejected, input, schedule, reminder
-        case overrideRemoved
+        case overrideRemoved, appPolicy, appNotice, appRequest
     }
 
     /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
@@ -58,6 +76,9 @@ extension WatchEvent {
         case .schedule: try container.encode(true, forKey: .schedule)
         case .reminder(let value): try container.encode(value, forKey: .reminder)
         case .overrideRemoved(let value): try container.encode(value, forKey: .overrideRemoved)
+        case .appPolicy(let value): try container.encode(value, forKey: .appPolicy)
+        case .appNotice(let value): try container.encode(value, forKey: .appNotice)
+        case .appRequest(let value): try container.encode(value, forKey: .appRequest)
         }
     }
 
@@ -77,6 +98,9 @@ extension WatchEvent {
         case .schedule: self = .schedule
         case .reminder: self = .reminder(try container.decode(ChimeInfo.self, forKey: kind))
         case .overrideRemoved: self = .overrideRemoved(try container.decode(RemovedOverride.self, forKey: kind))
+        case .appPolicy: self = .appPolicy(try container.decode(Int.self, forKey: kind))
+        case .appNotice: self = .appNotice(try container.decode(AppNotice.self, forKey: kind))
+        case .appRequest: self = .appRequest(try container.decode(AppRequestInfo.self, forKey: kind))
         }
     }
 }

@@ -75,6 +75,7 @@ public final class Store: Sendable {
         addCalendarMigration(&migrations)
         addReminderMigration(&migrations)
         addReminderBodyMigration(&migrations)
+        addAppSetupMigration(&migrations)
         return migrations
     }
 

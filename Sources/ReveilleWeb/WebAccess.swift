@@ -46,13 +46,15 @@ public enum RelayPolicy {
         case .status, .alarmList, .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleList, .ruleAdd,
             .ruleRemove, .ruleEdit, .overrideList, .overrideAdd, .overrideRemove, .overrideEdit, .pause, .resume,
             .next, .snooze, .problem, .answer, .history, .stats, .soundStop, .alarmTest, .tagList, .tagRemove,
-            .appsStatus, .appsOverview, .appCheck, .appGrant, .calendarList, .calendarShow, .reminderList,
+            .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests,
+            .appAnswer, .calendarList, .calendarShow, .reminderList,
             .reminderRemove,
             .remindersSwitch:
             true
         case .tagAdd(_, let uid, _): uid != nil
         case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil && spec.sound == nil
-        case .soundTest, .soundDevices, .tagTest, .appStart, .watch, .webPair, .webRedeem, .webDevices, .webUnpair,
+        // Asking is the child's, from their own account; the page is the household's.
+        case .soundTest, .soundDevices, .tagTest, .appStart, .appAsk, .appExport, .watch, .webPair, .webRedeem, .webDevices, .webUnpair,
             .webServing,
             .calendarAdd, .calendarRemove:
             false

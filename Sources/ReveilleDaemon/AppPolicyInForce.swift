@@ -1,0 +1,180 @@
+import FoundationEssentials
+import Glibc
+import Logging
+import Synchronization
+import ReveilleConfig
+import ReveilleCore
+import ReveilleProtocol
+import ReveilleStore
+
+/// The policy in force and its three ways in (README, "Where the app policy lives"): it is kept
+/// in the state with a revision; `reveille apps add|edit|rm` and the page change it there, each on
+/// the revision it saw; a hand edit of apps.toml is merged in app by app (`AppPolicyMerge`). On the
+/// event loop only.
+extension AppSupervisor {
+    /// Reads apps.toml and merges it into the policy in force; on error keeps the policy in force
+    /// (at start: the one kept in the state) and logs file:line. Returns why the file was refused,
+    /// or nil. `force`: read the listed executables again even if nothing changed (one of them did).
+    @discardableResult
+    func reload(force: Bool = false) -> String? {
+        let now = Int(clock.now().timeIntervalSince1970)
+        readRecordOnce()
+        do {
+            try checkOwnership()
+            let (file, text) = try AppPolicyFile.read(path: policyPath)
+            // An editor that saves twice, or a touch: nothing to do, nothing to log.
+            let unchanged = state.withLock { $0.loadedText == text && $0.rejection == nil && $0.source != .none }
+            if unchanged && !force { return nil }
+            let (current, base, first) = state.withLock { ($0.limits.policy, $0.base, $0.source == .none) }
+            let merged = AppPolicyMerge.merge(base: base, file: file, current: current)
+            state.withLock { state in
+                state.loadedText = text
+                state.rejection = nil
+                state.fileApps = file
+                state.conflicts = merged.conflicts
+            }
+            for conflict in merged.conflicts { logger.warning("app policy: \(conflict)") }
+            if merged.policy != current || merged.base != base || first || force {
+                let changed = merged.policy != current
+                enforce(merged.policy, from: .file)
+                if changed || merged.base != base { save(merged.policy, base: merged.base, bump: changed, at: now) }
+                logger.notice(
+                    "app policy: \(counted(merged.policy.apps.count, "app")) in force\(changed && !first ? ", after a change to \(policyPath)" : " (\(policyPath) merged)")"
+                )
+            }
+            return nil
+        } catch {
+            let (source, count) = state.withLock { state in
+                state.rejection = (reason: "\(error)", since: state.rejection?.since ?? now)
+                return (state.source, state.limits.policy.apps.count)
+            }
+            switch source {
+            case .none:
+                logger.error(
+                    "app policy: \(error); no policy ever loaded here, so no app is limited until apps.toml loads")
+            case .lastGood(let savedAt):
+                logger.error(
+                    "app policy: \(error); enforcing the last good policy instead (\(counted(count, "app")), as loaded \(Self.stamp(savedAt, zone: zone())))"
+                )
+            case .file, .edited:
+                logger.error("app policy: \(error); the policy in force is kept (\(counted(count, "app")))")
+            }
+            return "\(error)"
+        }
+    }
+
+    /// At the first load: the policy kept in the state is put in force before the file is read,
+    /// so that a broken or missing file never opens the gates. A state from before this was kept
+    /// (only the last good apps.toml) starts from that copy.
+    private func readRecordOnce() {
+        guard !state.withLock({ $0.recordRead }) else { return }
+        state.withLock { $0.recordRead = true }
+        do {
+            var record = try store.appPolicyInForce()
+            var savedAt = record?.savedAt
+            if record == nil, let good = try store.goodAppPolicy() {
+                record = Store.AppPolicyRecord(text: good.text, base: good.text, revision: 1)
+                savedAt = good.savedAt
+            }
+            guard let record, let savedAt else { return }
+            let inForce = try AppPolicyFile.parse(TOMLDocument(path: "the policy kept in the state", text: record.text))
+            let base = try AppPolicyFile.parse(TOMLDocument(path: "the merged apps.toml kept in the state", text: record.base))
+            state.withLock {
+                $0.base = base
+                $0.revision = record.revision
+            }
+            enforce(inForce, from: .lastGood(savedAt: savedAt))
+        } catch {
+            logger.error("app policy: the policy kept in the state cannot be read: \(error); apps.toml alone is used")
+        }
+    }
+
+    private func save(_ policy: AppPolicy, base: AppPolicy, bump: Bool, at instant: Int) {
+        let revision = state.withLock { state in
+            state.base = base
+            if bump { state.revision += 1 }
+            return state.revision
+        }
+        do {
+            try store.saveAppPolicyInForce(
+                Store.AppPolicyRecord(
+                    text: AppPolicyText.render(policy), base: AppPolicyText.render(base), revision: revision),
+                at: instant)
+        } catch {
+            logger.error("app policy: cannot keep it in the state: \(error); it is in force until the daemon stops")
+        }
+    }
+
+    var revision: Int { state.withLock { $0.revision } }
+
+    /// The policy in force for `apps list` and the page.
+    func policyInfo() -> AppPolicyInfo {
+        state.withLock { state in
+            let apps = state.limits.policy.apps
+            let differs =
+                state.fileApps.map { file in apps.map(\.name).filter { file.app(named: $0) != state.limits.policy.app(named: $0) } } ?? []
+            return AppPolicyInfo(
+                revision: state.revision, apps: apps.map(AppSetup.init), conflicts: state.conflicts,
+                differsFromFile: differs, file: policyPath)
+        }
+    }
+
+    var exportText: String { AppPolicyText.render(state.withLock { $0.limits.policy }) }
+
+    /// `apps add` (`adding`) or `apps edit`, and the page's sheet: the app's new setup, checked as
+    /// apps.toml's would be. Refused on an older revision than the one in force.
+    func put(_ setup: AppSetup, adding: Bool, revision: Int?) throws {
+        let rule = try setup.rule()
+        let document = try TOMLDocument(path: "app \"\(rule.name)\"", text: AppPolicyText.render(AppPolicy(apps: [rule])))
+        if let problem = AppPolicyFile.check(document).problems.first {
+            throw InputError(Self.unplaced(problem))
+        }
+        try change(revision: revision, by: adding ? "apps add" : "apps edit") { apps in
+            let index = apps.firstIndex { $0.name == rule.name }
+            if adding, index != nil {
+                throw InputError("there is already an app called \"\(rule.name)\"; change it with 'reveille apps edit \(rule.name)'")
+            }
+            if !adding, index == nil { throw noApp(rule.name) }
+            for other in apps where other.name != rule.name {
+                if let path = rule.paths.first(where: other.paths.contains) {
+                    throw InputError("\(path) is already listed for \"\(other.name)\"")
+                }
+            }
+            if let index { apps[index] = rule } else { apps.append(rule) }
+        }
+    }
+
+    func remove(_ name: String, revision: Int?) throws {
+        try change(revision: revision, by: "apps rm") { apps in
+            guard let index = apps.firstIndex(where: { $0.name == name }) else { throw noApp(name) }
+            apps.remove(at: index)
+        }
+    }
+
+    private func change(revision: Int?, by who: String, _ edit: (inout [AppRule]) throws -> Void) throws {
+        let (current, inForce) = state.withLock { ($0.limits.policy, $0.revision) }
+        if let revision, revision != inForce {
+            throw Refusal(
+                .refused,
+                "the apps changed since you opened them (revision \(revision), now \(inForce)); nothing was saved: look again and redo the change"
+            )
+        }
+        var apps = current.apps
+        try edit(&apps)
+        let policy = AppPolicy(apps: apps)
+        enforce(policy, from: .edited)
+        save(policy, base: state.withLock { $0.base }, bump: true, at: Int(clock.now().timeIntervalSince1970))
+        logger.notice("app policy: changed by '\(who)' (revision \(self.revision), \(counted(apps.count, "app")))")
+    }
+
+    func noApp(_ name: String) -> Refusal {
+        let known = appNames
+        return Refusal(
+            .notFound,
+            "no app \"\(name)\" in the policy"
+                + (known.isEmpty ? " (it lists none)" : "; it lists \(known.joined(separator: ", "))"))
+    }
+
+    /// A problem found in one app's text, without the made-up file's line: `app "x" windows: ...`.
+    static func unplaced(_ problem: ConfigError) -> String { problem.message }
+}
