@@ -169,7 +169,7 @@ extension AppRule {
         let limitText = limits.isEmpty ? "no daily limit" : AppRule.byDays(limits) { AppRule.duration($0) }
         let hours: String
         if let windows {
-            hours = AppRule.byDays(windows.filter { !$0.value.isEmpty }, missing: "no hours") { windows in
+            hours = AppRule.byDays(windows.filter { !$0.value.isEmpty }, missing: "no hours", everyDay: "") { windows in
                 windows.map { $0.start == 0 && $0.end == 86_400 ? "all day" : $0.description.replacing("-", with: "–") }
                     .joined(separator: ", ")
             }
@@ -187,15 +187,15 @@ extension AppRule {
 
     /// Values by day in the fewest words: `X daily`, `X weekdays, Y weekends`, else day by day;
     /// a day without a value says `missing` (or is left out).
-    static func byDays<T: Equatable>(_ values: [Weekday: T], missing: String? = nil, _ text: (T) -> String)
-        -> String
-    {
+    static func byDays<T: Equatable>(
+        _ values: [Weekday: T], missing: String? = nil, everyDay: String = " daily", _ text: (T) -> String
+    ) -> String {
         func say(_ day: Weekday) -> String? { values[day].map(text) ?? missing }
         func alike(_ days: [Weekday]) -> Bool { days.allSatisfy { values[$0] == values[days[0]] } }
         let weekdays = Weekday.allCases.filter { !$0.isWeekend }
         let weekends = Weekday.allCases.filter(\.isWeekend)
         if alike(Weekday.allCases) {
-            return values[.monday] == nil ? missing ?? "" : "\(say(.monday)!) daily"
+            return values[.monday] == nil ? missing ?? "" : say(.monday)! + everyDay
         }
         if alike(weekdays), alike(weekends) {
             return [say(.monday).map { "\($0) weekdays" }, say(.saturday).map { "\($0) weekends" }]

@@ -48,10 +48,10 @@ import Testing
         #expect(inside.allowed && inside.reason == "allowed until 20:00")
         #expect(inside.secondsLeft == 1800 && inside.nextChange == at("2026-11-23 20:00"))
         let after = decide(rule, "2026-11-23 20:00")
-        #expect(!after.allowed && after.reason == "outside its hours; allowed from Tue 07:00")
+        #expect(!after.allowed && after.reason == "outside its hours (07:00–20:00 today); allowed from Tue 07:00")
         #expect(after.nextChange == at("2026-11-24 07:00"))
         let before = decide(rule, "2026-11-23 06:59")
-        #expect(before.reason == "outside its hours; allowed from 07:00")
+        #expect(before.reason == "outside its hours (07:00–20:00 today); allowed from 07:00")
     }
 
     @Test func aWindowCrossingMidnightCoversTheNextMorning() {
@@ -63,13 +63,13 @@ import Testing
         #expect(saturdayMorning.allowed && saturdayMorning.reason == "allowed until 01:00")
         #expect(!decide(rule, "2026-11-28 01:00").allowed)
         #expect(!decide(rule, "2026-11-27 00:30").allowed)  // Thursday night had no window
-        #expect(decide(rule, "2026-11-28 01:00").reason == "outside its hours; allowed from Fri 22:00")
+        #expect(decide(rule, "2026-11-28 01:00").reason == "outside its hours (none today); allowed from Fri 22:00")
     }
 
     @Test func severalWindowsAndTouchingOnesMerge() {
         let rule = AppRule(name: "tv", paths: [], windows: Self.everyDay("07:00-08:00", "17:00-20:00", "20:00-21:00"))
         #expect(decide(rule, "2026-11-23 07:30").reason == "allowed until 08:00")
-        #expect(decide(rule, "2026-11-23 12:00").reason == "outside its hours; allowed from 17:00")
+        #expect(decide(rule, "2026-11-23 12:00").reason == "outside its hours (07:00–08:00, 17:00–20:00, 20:00–21:00 today); allowed from 17:00")
         #expect(decide(rule, "2026-11-23 18:00").reason == "allowed until 21:00")
         let evening = AppRule(name: "tv", paths: [], windows: Self.everyDay("18:00-24:00", "00:00-01:00"))
         #expect(decide(evening, "2026-11-23 23:00").reason == "allowed until Tue 01:00")
@@ -119,9 +119,59 @@ import Testing
         #expect(decide(off, "2026-11-23 12:00").reason == "not limited (disabled in the policy)")
     }
 
-    @Test func noWindowsAndNoLimitIsAlwaysAllowed() {
-        let decision = decide(AppRule(name: "calc", paths: []), "2026-11-23 03:00")
+    /// An app only listed is not set up: blocked until an admin chooses its hours or limits. One
+    /// allowed all day without a limit runs at any time.
+    @Test func anAppOnlyListedIsBlockedUntilItIsSetUp() {
+        let listed = AppRule(name: "calc", paths: [])
+        #expect(!listed.isConfigured && listed.summary == "⚠️ Not configured")
+        let blocked = decide(listed, "2026-11-23 12:00")
+        #expect(!blocked.allowed)
+        #expect(
+            blocked.reason
+                == "not set up yet: an admin chooses its hours and daily limits (reveille apps edit calc, or Apps on the clock's page)"
+        )
+        let allDay = AppRule(name: "calc", paths: [], windows: Self.everyDay("00:00-24:00"))
+        let decision = decide(allDay, "2026-11-23 03:00")
         #expect(decision.allowed && decision.secondsLeft == nil && decision.nextChange == nil)
+        #expect(allDay.summary == "no daily limit · all day")
+    }
+
+    /// Summaries in the fewest words.
+    @Test func summariesSayTheSetupInALine() {
+        var game = AppRule(name: "game", paths: [], windows: Self.everyDay("15:00-20:00"))
+        game.limits = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, $0.isWeekend ? 180 : 120) })
+        #expect(game.summary == "2h weekdays, 3h weekends · 15:00–20:00")
+        game.limits = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, 90) })
+        game.windows![.saturday] = [try! TimeWindow.parse("09:00-20:00")]
+        game.windows![.sunday] = [try! TimeWindow.parse("09:00-20:00")]
+        #expect(game.summary == "1h30m daily · 15:00–20:00 weekdays, 09:00–20:00 weekends")
+        game.limits[.friday] = 45
+        game.windows![.monday] = []
+        #expect(
+            game.summary
+                == "Mon 1h30m, Tue 1h30m, Wed 1h30m, Thu 1h30m, Fri 45m, Sat 1h30m, Sun 1h30m · Mon no hours, Tue 15:00–20:00, Wed 15:00–20:00, Thu 15:00–20:00, Fri 15:00–20:00, Sat 09:00–20:00, Sun 09:00–20:00"
+        )
+        game.enabled = false
+        #expect(game.summary == "off (not limited)")
+    }
+
+    /// Limits are 0-480 minutes in steps of 5; a learning app needs them; a reward app is offered
+    /// 15:00-20:00 with 1 h on weekdays and 2 h at weekends.
+    @Test func limitRulesAndCategoryDefaults() {
+        #expect(AppRule.limitProblem(0) == nil && AppRule.limitProblem(480) == nil && AppRule.limitProblem(95) == nil)
+        for bad in [7, 500, -5, 481] {
+            #expect(AppRule.limitProblem(bad) == "\(bad) is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)")
+        }
+        var learning = AppRule(name: "maths", paths: [], windows: Self.everyDay("00:00-24:00"), category: .learning)
+        #expect(learning.setupProblem != nil)
+        learning.limits[.monday] = 60
+        #expect(learning.setupProblem == nil)
+        #expect(AppRule.suggested(for: .learning) == nil)
+        let reward = AppRule.suggested(for: .reward)!
+        var game = AppRule(name: "game", paths: [], windows: reward.windows, limits: reward.limits)
+        #expect(game.summary == "1h weekdays, 2h weekends · 15:00–20:00")
+        game.category = .reward
+        #expect(game.setupProblem == nil)
     }
 
     @Test func dstDaysFollowTheWallClock() {

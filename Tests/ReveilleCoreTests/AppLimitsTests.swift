@@ -48,7 +48,9 @@ import Testing
         var machine = limits()
         machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
         let warned = review(&machine, 6 * 60)  // 26 of 30 min used
-        #expect(warned.contains(.warn(app: "game", user: "kid", secondsLeft: 4 * 60)))
+        #expect(
+            warned.contains(
+                .warn(app: "game", user: "kid", secondsLeft: 4 * 60, reason: "allowed (4 of 30 min left today)", chime: true)))
         #expect(warned.contains(.log(.notice, "app game of kid: 4 min left, then it is ended")))
         #expect(!review(&machine, 6 * 60 + 15).contains { if case .warn = $0 { true } else { false } })
 
@@ -70,6 +72,38 @@ import Testing
         #expect(wake(review(&machine, 11 * 60)) == .some(nil), "nothing runs: nothing to look at")
     }
 
+    /// The user's notifier hears 15, 5 and 1 minutes before the end, once each; the bedside chime
+    /// only at 5 (`warnSeconds`); and each review says when the next notice is due.
+    @Test func noticesComeAtFifteenFiveAndOneMinuteAndTheChimeOnlyAtFive() {
+        var machine = limits(limitMinutes: 40)  // 20 of 40 used: 20 min left at 10:00
+        machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
+        func warnings(_ actions: [AppLimits.Action]) -> [String] {
+            actions.compactMap {
+                if case .warn(_, _, let left, _, let chime) = $0 { "\(left)\(chime ? " chime" : "")" } else { nil }
+            }
+        }
+        let first = review(&machine, 0)
+        #expect(warnings(first).isEmpty)
+        #expect(wake(first) == .some(15))
+        #expect(warnings(review(&machine, 5 * 60)) == ["900"])
+        #expect(warnings(review(&machine, 5 * 60 + 15)).isEmpty, "once each")
+        #expect(warnings(review(&machine, 15 * 60)) == ["300 chime"])
+        #expect(warnings(review(&machine, 19 * 60)) == ["60"])
+        #expect(warnings(review(&machine, 19 * 60 + 30)).isEmpty)
+    }
+
+    /// A review that comes late (the machine slept) gives the notice due now, not every one it
+    /// missed.
+    @Test func aLateReviewGivesOnlyTheNoticeDueNow() {
+        var machine = limits(limitMinutes: 40)
+        machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
+        _ = review(&machine, 0)
+        let late = review(&machine, 19 * 60 + 10)  // 50 s left
+        let notices = late.filter { if case .warn = $0 { true } else { false } }
+        #expect(notices.count == 1)
+        #expect(notices.first.map { if case .warn(_, _, 50, _, true) = $0 { true } else { false } } == true)
+    }
+
     @Test func twoProcessesOfOneAppCountOnce() {
         var machine = limits()
         machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
@@ -81,7 +115,9 @@ import Testing
     @Test func theWindowClosingEndsItToo() {
         var machine = limits(limitMinutes: nil, window: "07:00-10:05")
         machine.started(pid: 7, app: "game", user: "kid", now: Double(Self.ten))
-        #expect(review(&machine, 1).contains(.warn(app: "game", user: "kid", secondsLeft: 299)))
+        #expect(
+            review(&machine, 1).contains(
+                .warn(app: "game", user: "kid", secondsLeft: 299, reason: "allowed until 10:05", chime: true)))
         #expect(review(&machine, 5 * 60).contains(.signal(pid: 7, .terminate)))
     }
 

@@ -113,9 +113,12 @@ import Testing
             let freshSchema = try fresh.db.read { db in try db.rows(schema).map { try $0.text("line") } }
             let grdbSchema = try store.db.read { db in try db.rows(schema).map { try $0.text("line") } }
             #expect(grdbSchema.count > 20)
-            #expect(grdbSchema == freshSchema.map { $0.replacingOccurrences(of: "\n  ", with: " ") })
+            #expect(
+                grdbSchema.map { $0.replacingOccurrences(of: "\n  ", with: " ") }
+                    == freshSchema.map { $0.replacingOccurrences(of: "\n  ", with: " ") })
+            // GRDB's eleven, and the one made since (v12) ran once on it.
             let migrations = try store.db.read { db in try db.int("SELECT count(*) FROM grdb_migrations") }
-            #expect(migrations == 11)
+            #expect(migrations == 12)
         }
     }
 }
