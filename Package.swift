@@ -32,6 +32,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "reveilled", targets: ["reveilled"]),
+        .executable(name: "reveille-notify", targets: ["reveille-notify"]),
         .executable(name: "reveille", targets: ["reveille"]),
         .executable(name: "reveille-web", targets: ["reveille-web"]),
         .executable(name: "reveille-calendar", targets: ["reveille-calendar"]),
@@ -131,8 +132,14 @@ let package = Package(
         ),
         // The daemon, and the page's server when called `reveille-web` (installed as a link to it).
         .executableTarget(
-            name: "reveilled", dependencies: ["ReveilleDaemon", "ReveilleWeb", "ReveilleCore"],
+            name: "reveilled", dependencies: ["ReveilleDaemon", "ReveilleWeb", "ReveilleNotify", "ReveilleCore"],
             linkerSettings: daemonLinking),
+        // A child's desktop notifier: one more name of `reveilled` when installed; this target is
+        // for development and tests, as `reveille-web`'s.
+        .target(
+            name: "ReveilleNotify", dependencies: ["ReveilleProtocol", "ReveilleCore", "ReveilleLaunch", "CNotifyBus"]),
+        .target(name: "CNotifyBus", dependencies: ["CSystemd"]),
+        .executableTarget(name: "reveille-notify", dependencies: ["ReveilleNotify"]),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"], linkerSettings: programLinking),
         // libcurl and libical live here only: `reveille` starts fast, `reveilled` never parses or fetches.
         .executableTarget(

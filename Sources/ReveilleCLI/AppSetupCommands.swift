@@ -49,8 +49,8 @@ struct SetupOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Limit only this user (repeat); default: the people here.", valueName: "user"))
     var user: [String] = []
 
-    @Flag(name: .long, inversion: .prefixedEnableDisable, help: "Whether the app is limited at all.")
-    var enable: Bool?
+    @Flag(name: .long, inversion: .prefixedNo, help: "Whether the app is limited at all (--no-enabled: not).")
+    var enabled: Bool?
 
     var setsHours: Bool { !hours.isEmpty || !weekdayHours.isEmpty || !weekendHours.isEmpty || allDay }
     var setsLimits: Bool { limit != nil || weekdays != nil || weekends != nil || !day.isEmpty || noLimit }
@@ -75,7 +75,7 @@ struct SetupOptions: ParsableArguments {
         if !path.isEmpty { setup.paths = path }
         if let category { setup.category = AppCategory(rawValue: category) }
         if !user.isEmpty { setup.users = user }
-        if let enable { setup.enabled = enable }
+        if let enabled { setup.enabled = enabled }
         let weekdayNames = Weekday.allCases.filter { !$0.isWeekend }.map(\.shortName)
         let weekendNames = Weekday.allCases.filter(\.isWeekend).map(\.shortName)
         if allDay {

@@ -11,7 +11,7 @@ import ReveilleProtocol
 func send(_ command: Command, to connection: ConnectionOptions) throws -> Response {
     let response: Response
     do {
-        response = try ControlClient(path: connection.paths.socket).send(command)
+        response = try ControlClient.opening(for: command, paths: connection.paths).send(command)
     } catch {
         printError(error.description)
         throw ExitCode(1)

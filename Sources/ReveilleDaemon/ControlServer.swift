@@ -22,6 +22,8 @@ import ReveilleLaunch
 /// - out of descriptors, the listener rests a second instead of spinning.
 final class ControlServer {
     let listener: Listener
+    /// The apps socket: every connection through it has no rights beyond the caller's own apps.
+    let appsListener: Listener?
     let access: PeerAccess
     let requests: Requests
     let loop: EventLoop
@@ -61,10 +63,11 @@ final class ControlServer {
     /// Requests wait while the machine's wake is closer than this: the ring goes first.
 
     init(
-        listener: Listener, access: PeerAccess, requests: Requests, feed: WatchFeed, loop: EventLoop,
-        doorbell: Doorbell, logger: Logger
+        listener: Listener, appsListener: Listener? = nil, access: PeerAccess, requests: Requests, feed: WatchFeed,
+        loop: EventLoop, doorbell: Doorbell, logger: Logger
     ) throws {
         self.listener = listener
+        self.appsListener = appsListener
         self.access = access
         self.requests = requests
         self.loop = loop
@@ -73,7 +76,10 @@ final class ControlServer {
         deadlines = try LoopTimer(.monotonic, logger: logger)
         turns = try LoopTimer(.monotonic, logger: logger)
         listenerRest = try LoopTimer(.monotonic, logger: logger)
-        try loop.watch(listener.fd) { [unowned self] _ in acceptWaiting() }
+        try loop.watch(listener.fd) { [unowned self] _ in acceptWaiting(on: listener) }
+        if let appsListener {
+            try loop.watch(appsListener.fd) { [unowned self] _ in acceptWaiting(on: appsListener, ownAppsOnly: true) }
+        }
         try loop.watch(turns.fd) { [unowned self] _ in
             _ = turns.acknowledge()
             nextTurn()
@@ -82,7 +88,11 @@ final class ControlServer {
             _ = listenerRest.acknowledge()
             listenerResting = false
             loop.change(listener.fd, events: EventLoop.readable)
-            acceptWaiting()
+            acceptWaiting(on: listener)
+            if let appsListener {
+                loop.change(appsListener.fd, events: EventLoop.readable)
+                acceptWaiting(on: appsListener, ownAppsOnly: true)
+            }
         }
         try loop.watch(deadlines.fd) { [unowned self] _ in
             _ = deadlines.acknowledge()
@@ -94,7 +104,9 @@ final class ControlServer {
 
     // MARK: Accepting
 
-    private func acceptWaiting() {
+    /// `ownAppsOnly`: the apps socket's connections, served with no rights beyond the caller's
+    /// own apps whoever the caller is.
+    private func acceptWaiting(on listener: Listener, ownAppsOnly: Bool = false) {
         while !listenerResting, let result = listener.accept() {
             let socket: Descriptor
             switch result {
@@ -108,7 +120,8 @@ final class ControlServer {
                     logger.warning("control socket: \(error); not accepting, trying again every second")
                 }
                 listenerResting = true
-                loop.change(listener.fd, events: 0)
+                loop.change(self.listener.fd, events: 0)
+                if let appsListener { loop.change(appsListener.fd, events: 0) }
                 listenerRest.arm(after: 1)
                 return
             }
@@ -125,7 +138,7 @@ final class ControlServer {
                 logger.warning("dropping a connection whose credentials cannot be read: \(error)")
                 continue  // closed as `socket` goes
             }
-            let role = access.role(of: peer)
+            let role = ownAppsOnly ? .none : access.role(of: peer)
             if let refusal = admission(of: peer, role: role) {
                 let busy = Framing.encode(Response.failure(.busy, refusal))
                 // One try, never waiting: a client that cannot take the line learns from the close.
@@ -401,5 +414,9 @@ final class ControlServer {
         for connection in Array(connections.values) { drop(connection) }
         loop.unwatch(listener.fd)
         listener.stop()
+        if let appsListener {
+            loop.unwatch(appsListener.fd)
+            appsListener.stop()
+        }
     }
 }

@@ -175,6 +175,13 @@ public enum Daemon {
             throw StartupError(description: "\(error)" + (error.errno == EACCES ? Daemon.rootHint : ""))
         }
         logger.info("listening on \(paths.socket)")
+        // Anyone's own apps: a failure here costs the children's side, never the clock.
+        var appsListener: Listener?
+        do {
+            appsListener = try Listener(path: paths.appsSocket, group: nil, mode: 0o666)
+        } catch {
+            logger.error("apps socket: \(error); users outside group '\(options.socketGroup)' cannot see their own apps")
+        }
         let supervisor = startAppSupervisor(
             options, store: store, zone: controller.sharedZone, doorbell: doorbell, logger: logger)
         let follower = try AppFollower(supervisor: supervisor, loop: loop, feed: feed, logger: logger)
@@ -184,8 +191,8 @@ public enum Daemon {
             controller: controller, store: store, ring: environment, outlets: outlets, apps: supervisor,
             bedside: bedside, notes: notes, logger: logger)
         let server = try ControlServer(
-            listener: listener, access: access, requests: requests, feed: feed, loop: loop, doorbell: doorbell,
-            logger: logger)
+            listener: listener, appsListener: appsListener, access: access, requests: requests, feed: feed, loop: loop,
+            doorbell: doorbell, logger: logger)
         var timers = try wireTimers(
             loop: loop, controller: controller, wake: wake, retry: retry, clock: options.clock, supervisor: supervisor,
             logger: logger)

@@ -10,10 +10,10 @@ final class Listener {
     var fd: Int32 { socket.raw }
 
     /// Binds `path`. A stale socket file left by a crash is replaced; a live one (another daemon
-    /// answering on it) is an error. The file gets mode 0666 and, when given, the group `group`:
-    /// every local user may connect, and rights come from the peer's credentials alone (a user
-    /// in no group the daemon knows may ask only about their own apps).
-    init(path: String, group: gid_t?) throws {
+    /// answering on it) is an error. The file gets `mode` (0660: the control socket, for its
+    /// group; 0666: the apps socket, which answers anyone about their own apps only) and, when
+    /// given, the group `group`.
+    init(path: String, group: gid_t?, mode: mode_t = 0o660) throws {
         if access(path, F_OK) == 0 {
             if (try? ControlClient(path: path)) != nil {
                 throw Refusal(.busy, "another reveilled is already listening on \(path); stop it first")
@@ -32,7 +32,7 @@ final class Listener {
                 }
             }
         }
-        try systemCall("chmod", path) { chmod(path, 0o666) }
+        try systemCall("chmod", path) { chmod(path, mode) }
         if let group {
             try systemCall("chown", path) { chown(path, uid_t.max, group) }  // uid -1: keep the owner
         }

@@ -32,6 +32,17 @@ public final class ControlClient {
         }
     }
 
+    /// Connects to the control socket, or, for a command about the caller's own apps when the
+    /// control socket is closed to them (not in its group), to the apps socket.
+    public static func opening(for command: Command, paths: Paths) throws(Failure) -> ControlClient {
+        do {
+            return try ControlClient(path: paths.socket)
+        } catch .unreachable(let path, let error) where error.errno == EACCES && command.requiredRole == .none {
+            _ = path
+            return try ControlClient(path: paths.appsSocket)
+        }
+    }
+
     private let socket: Descriptor
     private var fd: Int32 { socket.raw }
     private var buffer = LineBuffer(limit: 16 * 1024 * 1024)
@@ -96,6 +107,12 @@ public final class ControlClient {
             offset += written
         }
     }
+
+    /// The connected socket, for a client that polls it among others (the notifier).
+    public var descriptor: Int32 { fd }
+
+    /// A whole line already received and not yet read, without waiting for more.
+    public func bufferedLine() -> [UInt8]? { try? buffer.nextLine() }
 
     /// Reads the next line the daemon sends, or nil when it closed the connection.
     public func readLine() throws(Failure) -> [UInt8]? {

@@ -29,6 +29,8 @@ public struct Paths: Sendable, Equatable {
     /// daemon only reads them): `ID.ics`, the last good body, and `ID.json`, how fetching went.
     public var calendarCache: String { under("/var/cache/reveille-calendars") }
     public var socket: String { runtimeDirectory + "/control.sock" }
+    /// Open to every local user, for their own apps only (README, "A child's side").
+    public var appsSocket: String { runtimeDirectory + "/apps.sock" }
 }
 
 /// This build's version, shown by `status` and `--version`.

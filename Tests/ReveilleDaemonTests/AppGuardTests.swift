@@ -113,7 +113,7 @@ extension AppGuardSuites {
             #expect(denied.status == 126)
             #expect(denied.stderr.contains("Operation not permitted"))
             #expect(daemon.waitFor(2) { daemon.logText().contains("app game denied to root") })
-            #expect(daemon.logText().contains("outside its hours; allowed from Tue 07:00"))
+            #expect(daemon.logText().contains("outside its hours (07:00–20:00 today); allowed from Tue 07:00"))
 
             try daemon.setNow(instant("2026-11-24 07:30:00"))
             #expect(try Self.launch(game).status == 0)
@@ -152,7 +152,7 @@ extension AppGuardSuites {
 
         @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
         func aRunningAppIsWarnedThenEndedAtItsLimitAndUsageSurvivesARestart() throws {
-            let (daemon, game) = try Self.daemon(now: "2026-11-23 10:00:00", limit: "1")
+            let (daemon, game) = try Self.daemon(now: "2026-11-23 10:00:00", limit: "5")
             let hooks = daemon.root.appendingPathComponent("etc/reveille/hooks.d")
             try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
             let record = daemon.root.appendingPathComponent("hook-ran").path
@@ -162,24 +162,24 @@ extension AppGuardSuites {
             chmod(hooks.appendingPathComponent("10-record").path, 0o755)
             let pid = try Self.spawn(game, ["600"])
             #expect(daemon.waitFor(3) { daemon.logText().contains("app game started by root") })
-            #expect(daemon.waitFor(3) { daemon.logText().contains("app game of root: 1 min left, then it is ended") })
+            #expect(daemon.waitFor(3) { daemon.logText().contains("app game of root: 5 min left, then it is ended") })
             #expect(
                 daemon.waitFor(3) {
                     (try? String(contentsOfFile: record, encoding: .utf8))?.hasPrefix("app-warning game root ") == true
                 })
             #expect(daemon.waitFor(3) { daemon.capturedBytes() > 44 })  // the chime
-            try daemon.advance(by: 65)  // a minute of play passes
+            try daemon.advance(by: 5 * 60 + 5)  // five minutes of play pass
             var waitStatus: Int32 = 0
             #expect(daemon.waitFor(5) { waitpid(pid, &waitStatus, WNOHANG) == pid })
             #expect(waitStatus & 0x7F == SIGTERM, "ended by signal \(waitStatus & 0x7F)")
-            #expect(daemon.logText().contains("must stop: today's 1 minute is used up"))
+            #expect(daemon.logText().contains("must stop: today's 5 minutes are used up"))
             let denied = try Self.launch(game)
             #expect(denied.status == 126)
 
             daemon.stop()
             try daemon.start()
             let status = try #require(try daemon.request(.appsStatus(user: "root")).apps?.first)
-            #expect(status.usedMinutes == 1 && !status.allowed)
+            #expect(status.usedMinutes == 5 && !status.allowed)
             #expect(
                 try daemon.cli("apps", "grant", "game", "--minutes", "10", "--user", "nobody").stdout
                     == "granted game 10 more minutes today to nobody (10 granted to nobody today in all)\n")
@@ -206,12 +206,12 @@ extension AppGuardSuites {
             _ = game
             let refused = try daemon.cli("run", "echo", "--", "hello")
             #expect(refused.status == 126)
-            #expect(refused.stderr == "reveille: echo: outside its hours; allowed from Tue 07:00\n")
+            #expect(refused.stderr == "reveille: echo: outside its hours (07:00–20:00 today); allowed from Tue 07:00\n")
             let check = try daemon.cli("apps", "check", "echo")
-            #expect(check.status == 1 && check.stderr == "reveille: echo: outside its hours; allowed from Tue 07:00\n")
+            #expect(check.status == 1 && check.stderr == "reveille: echo: outside its hours (07:00–20:00 today); allowed from Tue 07:00\n")
             #expect(
                 try daemon.cli("apps", "grant", "echo", "--minutes", "10").stdout
-                    == "granted echo 10 more minutes today (10 granted today in all); a grant does not open a closed window: echo is outside its hours; allowed from Tue 07:00\n"
+                    == "granted echo 10 more minutes today (10 granted today in all); a grant does not open a closed window: echo is outside its hours (07:00–20:00 today); allowed from Tue 07:00\n"
             )
             try daemon.setNow(instant("2026-11-24 08:00:00"))
             if isRoot {
@@ -225,7 +225,10 @@ extension AppGuardSuites {
             #expect(
                 unknown.status == 126 && unknown.stderr == "reveille: no app \"chess\" in the policy; it lists echo\n")
             let table = try daemon.cli("apps", "status").stdout
-            #expect(table == "APP   NOW      USED   LIMIT  WHY\necho  allowed  0 min  -      allowed until 20:00\n")
+            #expect(
+                table
+                    == "APP   NOW      USED   LEFT  WHY                  SETUP\necho  allowed  0 min  -     allowed until 20:00  no daily limit · 07:00–20:00\n"
+            )
         }
 
         @Test func validateChecksAFileOffline() throws {
@@ -242,7 +245,19 @@ extension AppGuardSuites {
             let refused = try runProcess(Binaries.cli, ["apps", "validate", bad])
             #expect(refused.status == 1)
             #expect(
-                refused.stderr == "reveille: \(bad):5: app \"game\" limit_minutes: -5 is out of range; use 0-1440\n")
+                refused.stderr
+                    == "reveille: \(bad):5: app \"game\" limit_minutes: -5 is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)\n"
+            )
+            // The two: 7 and 500 minutes.
+            for minutes in ["7", "500"] {
+                try Self.policy("/usr/games/x", limit: minutes).write(toFile: bad, atomically: true, encoding: .utf8)
+                let outcome = try runProcess(Binaries.cli, ["apps", "validate", bad])
+                #expect(outcome.status == 1)
+                #expect(
+                    outcome.stderr
+                        == "reveille: \(bad):5: app \"game\" limit_minutes: \(minutes) is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)\n"
+                )
+            }
 
             // Every problem it can find, each with its line: not only the first.
             let several = folder.appendingPathComponent("several.toml").path
@@ -316,7 +331,7 @@ extension AppGuardSuites {
             )
             let check = try daemon.cli("apps", "check", "game")
             #expect(check.status == 1, "still limited: \(check.stdout)\(check.stderr)")
-            #expect(check.stderr == "reveille: game: outside its hours; allowed from Tue 07:00\n")
+            #expect(check.stderr == "reveille: game: outside its hours (07:00–20:00 today); allowed from Tue 07:00\n")
             let status = try daemon.cli("status").stdout
             #expect(status.contains("\nAPPS.TOML REJECTED: \(daemon.paths.configDirectory)/apps.toml:"))
             #expect(status.contains("; the last good policy is enforced (1 app, as loaded 2026-11-23 21:0"))
