@@ -171,7 +171,7 @@ let package = Package(
             name: "reveille-bench",
             dependencies: ["ReveilleCore", "ReveilleProtocol", "ReveilleCalendar", "ReveilleConfig"]),
         // Sound files for the tests: written and read back with libsndfile, analysed.
-        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("systemd")]),
         .target(
             name: "ReveilleTestSupport", dependencies: ["CSndFile", "CTestSupport"], path: "Tests/ReveilleTestSupport"),
         // The PN532 emulator as a program, for the benchmarks and for trying the daemon by hand.
@@ -206,7 +206,7 @@ let package = Package(
             name: "ReveilleDaemonTests",
             dependencies: [
                 "ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "ReveilleSystem", "ReveilleTestSupport",
-                "CReveilleShims", "ReveilleInput",
+                "CReveilleShims", "ReveilleInput", "CTestSupport",
             ]
         ),
     ],

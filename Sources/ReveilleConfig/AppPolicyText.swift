@@ -38,15 +38,27 @@ public enum AppPolicyText {
         let weekends = days.filter(\.isWeekend)
         var parts: [String] = []
         var rest = days
-        if let value = values[.monday], weekdays.allSatisfy({ values[$0] == value }) {
-            parts.append("weekdays = \(text(value))")
-            rest.removeAll { !$0.isWeekend }
+        // Weekdays as the value most of them share (at least three), the others named after it:
+        // the more specific wins when read.
+        let counts = Dictionary(grouping: weekdays.compactMap { day in values[day].map { (day, text($0)) } }) { $0.1 }
+        if let (common, group) = counts.max(by: { $0.value.count < $1.value.count }), group.count >= 3 {
+            parts.append("weekdays = \(common)")
+            rest.removeAll { day in group.contains { $0.0 == day } }
         }
         if let value = values[.saturday], weekends.allSatisfy({ values[$0] == value }) {
             parts.append("weekends = \(text(value))")
             rest.removeAll(where: \.isWeekend)
         }
-        for day in rest { if let value = values[day] { parts.append("\(day.shortName) = \(text(value))") } }
+        // A weekday left out of a weekdays line must not inherit it.
+        let coveredByWeekdays = parts.first?.hasPrefix("weekdays") == true
+        for day in rest {
+            if let value = values[day] {
+                parts.append("\(day.shortName) = \(text(value))")
+            } else if coveredByWeekdays && !day.isWeekend {
+                return "{ " + days.compactMap { day in values[day].map { "\(day.shortName) = \(text($0))" } }
+                    .joined(separator: ", ") + " }"
+            }
+        }
         return "{ \(parts.joined(separator: ", ")) }"
     }
 

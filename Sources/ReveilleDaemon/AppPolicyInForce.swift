@@ -30,7 +30,7 @@ extension AppSupervisor {
             state.withLock { state in
                 state.loadedText = text
                 state.rejection = nil
-                state.fileApps = file
+                state.fileApps = text.isEmpty ? nil : file
                 state.conflicts = merged.conflicts
             }
             for conflict in merged.conflicts { logger.warning("app policy: \(conflict)") }

@@ -67,7 +67,7 @@ import Testing
                   stats                   How the mornings went: snoozes, time to get up, missed alarms.
                   sound                   Try the alarm sound and list audio devices.
                   tag                     Register the NFC tags that stop alarms.
-                  apps                    App time windows and daily limits (the policy in apps.toml).
+                  apps                    App time windows and daily limits: set them up, follow them, ask for more.
                   run                     Start an app of the policy if it may run now (asks the daemon first).
                   web                     Pair browsers with the clock's page (reveille-web).
                   calendar                Holiday and reminder calendars (.ics files): days off, events that chime.

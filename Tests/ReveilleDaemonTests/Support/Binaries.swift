@@ -18,6 +18,7 @@ enum Binaries {
 
     static var daemon: URL { directory.appendingPathComponent("reveilled") }
     static var cli: URL { directory.appendingPathComponent("reveille") }
+    static var notifier: URL { directory.appendingPathComponent("reveille-notify") }
 }
 
 /// What a finished command printed and returned.
