@@ -162,7 +162,8 @@ public final class WebServer: Sendable {
         guard client.relay(.status) != nil else { throw Self.notPaired }
         let operations: [(String, Command)] = [
             ("status", .status), ("alarms", .alarmList), ("rules", .ruleList), ("overrides", .overrideList),
-            ("schedule", .next(days: 62)), ("tags", .tagList), ("apps", .appsOverview), ("reminders", .reminderList),
+            ("schedule", .next(days: 62)), ("tags", .tagList), ("apps", .appsOverview), ("appRequests", .appRequests),
+            ("reminders", .reminderList),
         ]
         let link = self.link
         let replies = try await NIOThreadPool.singleton.runIfActive {

@@ -5,7 +5,7 @@ ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screen
 
     python3 Tests/web/test_web.py [BINARIES]    (default: .build/debug; `make test` runs it)
 """
-import json, os, shutil, sys, tempfile, time, unittest
+import json, os, shutil, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from webdriver import REPO, Browser, Clock, http, non_loopback_address, page_config, request, solve, status, wait_for
@@ -551,6 +551,175 @@ class PageTests(unittest.TestCase):
             wait_for(lambda: kiosk.run("return !!S && S.status.payload.status.role === 'admin'"), what="admin rights")
         finally:
             kiosk.close()
+
+    # ---- Setting up apps (README, "Setting up apps") ----
+
+    def apps_page(self):
+        self.admin_page()
+        self.browser.click('nav button[data-view="apps"]')
+        wait_for(lambda: self.browser.visible("#a-add"), what="the Apps sheet's Add button")
+
+    def choose(self, field, value):
+        """Sets a field as a person would: its value, then the change event the sheet listens to."""
+        self.browser.run("const e = document.getElementById(arguments[0]); e.value = arguments[1];"
+                         "e.dispatchEvent(new Event('change'));", field, value)
+
+    def policy(self):
+        return request(self.clock.sock, {"appList": {}})["payload"]["apps"]["policy"]
+
+    def summary(self, name):
+        return self.browser.run("const r = document.querySelector('#applist tr[data-name=\"' + arguments[0] + '\"] .summary');"
+                                " return r ? r.textContent : null;", name)
+
+    def remove_app(self, name):
+        if any(a["name"] == name for a in self.policy()["apps"]):
+            self.assertTrue(request(self.clock.sock, {"appRemove": {"name": name}})["ok"])
+
+    def test_17_a_reward_game_is_added_with_its_limits_and_window_and_its_summary_shows(self):
+        self.apps_page()
+        try:
+            self.browser.click("#a-add")
+            self.choose("a-name", "game")
+            self.choose("a-paths", "/usr/games/game")
+            self.choose("a-category", "reward")  # the stricter defaults are offered
+            self.assertEqual(self.browser.run("return document.getElementById('a-wd').value"), "60")
+            self.assertEqual(self.browser.run("return document.getElementById('a-we').value"), "120")
+            self.assertEqual(self.browser.run("return document.getElementById('a-wdfrom').value"), "15:00")
+            self.choose("a-wd", "120")
+            self.choose("a-we", "180")
+            self.shot("17-app-sheet")
+            self.browser.click("#a-save")
+            wait_for(lambda: self.summary("game") == "2h weekdays, 3h weekends · 15:00–20:00", what="the summary in the list")
+            app = next(a for a in self.policy()["apps"] if a["name"] == "game")
+            self.assertEqual(app["category"], "reward")
+            self.assertEqual(app["limits"], {"mon": 120, "tue": 120, "wed": 120, "thu": 120, "fri": 120, "sat": 180, "sun": 180})
+            self.assertFalse(self.browser.visible("#appsheet"))
+            self.shot("17-apps-list")
+        finally:
+            self.remove_app("game")
+
+    def test_18_a_learning_app_cannot_be_saved_without_limits_nor_with_seven_minutes(self):
+        self.apps_page()
+        self.browser.click("#a-add")
+        self.choose("a-name", "maths")
+        self.choose("a-paths", "/usr/bin/maths")
+        self.choose("a-category", "learning")
+        self.assertIn("A learning app needs its daily limits", self.browser.text("#a-problems"))
+        self.assertTrue(self.browser.run("return document.getElementById('a-save').disabled"))
+        self.choose("a-limitmode", "week")
+        self.choose("a-wd", "7")
+        self.choose("a-we", "500")
+        self.assertIn("Weekdays: use 0–480 minutes, in steps of 5", self.browser.text("#a-problems"))
+        self.assertIn("Weekends: use 0–480 minutes, in steps of 5", self.browser.text("#a-problems"))
+        self.assertTrue(self.browser.run("return document.getElementById('a-save').disabled"))
+        # Forced past the page, the daemon refuses it too.
+        reply = self.browser.run_async(
+            "const done = arguments[arguments.length - 1];"
+            "send({appPut: {setup: {name: 'maths', category: 'learning', paths: ['/usr/bin/maths'], limits: {}, users: [], enabled: true},"
+            " adding: true, revision: null}}, true).then(done);")
+        self.assertFalse(reply["ok"])
+        self.assertIn("a learning app needs its daily limits", reply["error"]["message"])
+        self.choose("a-wd", "30")
+        self.choose("a-we", "60")
+        self.assertFalse(self.browser.run("return document.getElementById('a-save').disabled"))
+        self.browser.click("#a-cancel")
+        self.assertFalse(any(a["name"] == "maths" for a in self.policy()["apps"]))
+
+    def test_19_an_app_left_unconfigured_shows_the_warning(self):
+        self.apps_page()
+        self.assertEqual(self.clock.cli("apps", "add", "chess", "--path", "/usr/games/chess").returncode, 0)
+        try:
+            wait_for(lambda: self.summary("chess") == "⚠️ Not configured", what="the warning on the app")
+            self.assertIn("1 app is not configured, and blocked until set up: chess", self.browser.text("#a-unset"))
+            self.shot("19-not-configured")
+        finally:
+            self.remove_app("chess")
+
+    def test_20_a_game_set_up_on_the_page_is_refused_outside_its_window_by_the_kernel(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)")
+        game = os.path.join(self.clock.root, "page-game")
+        with open("/usr/bin/true", "rb") as src, open(game, "wb") as dst:
+            dst.write(src.read() + b"reveille page test")  # its own content: /usr/bin/true stays unlisted
+        os.chmod(game, 0o755)
+        self.assertEqual(subprocess.run([game]).returncode, 0)
+        hour = (time.localtime().tm_hour + 3) % 24  # a window that is not now
+        window = (f"{hour:02d}:00", f"{hour:02d}:30")
+        self.apps_page()
+        try:
+            self.browser.click("#a-add")
+            self.choose("a-name", "pagegame")
+            self.choose("a-paths", game)
+            self.choose("a-users", "root")
+            self.choose("a-hours", "set")
+            for field, value in (("a-wdfrom", window[0]), ("a-wdto", window[1]), ("a-wefrom", window[0]), ("a-weto", window[1])):
+                self.choose(field, value)
+            self.browser.click("#a-save")
+            wait_for(lambda: self.summary("pagegame") is not None, what="the app in the list")
+            def runs():
+                try:
+                    return subprocess.run([game]).returncode == 0
+                except PermissionError:  # the exec itself refused: EPERM from fanotify
+                    return False
+            wait_for(lambda: not runs(), what="the kernel to refuse the game")
+            with self.assertRaises(PermissionError):
+                subprocess.run([game])
+            log = self.clock.log()
+            self.assertIn(f"app pagegame denied to root", log)
+            self.assertIn(f"outside its hours ({window[0]}–{window[1]} today)", log)
+        finally:
+            self.remove_app("pagegame")
+
+    def test_21_a_hand_edit_while_the_sheet_is_open_shows_and_nothing_is_lost(self):
+        apps = os.path.join(self.clock.root, "etc/reveille/apps.toml")
+        with open(apps, "w") as f:
+            f.write('[[app]]\nname = "tv"\npaths = ["/usr/bin/tv"]\nlimit_minutes = 30\n')
+        try:
+            wait_for(lambda: any(a["name"] == "tv" for a in self.policy()["apps"]), what="apps.toml read")
+            self.apps_page()
+            wait_for(lambda: self.summary("tv") is not None, what="tv in the list")
+            index = [a["name"] for a in self.policy()["apps"]].index("tv")
+            self.browser.click(f'button[data-edit="{index}"]')
+            self.choose("a-limitmode", "week")
+            self.choose("a-wd", "45")
+            self.choose("a-we", "90")
+            # Root edits the file meanwhile: another app appears in the list, the sheet keeps what was typed.
+            with open(apps, "a") as f:
+                f.write('\n[[app]]\nname = "radio"\npaths = ["/usr/bin/radio"]\nlimit_minutes = 60\n')
+            wait_for(lambda: self.summary("radio") == "1h daily · all day", what="the hand edit on the page")
+            wait_for(lambda: self.browser.visible("#a-stale"), what="the sheet to say the apps changed")
+            self.assertEqual(self.browser.run("return document.getElementById('a-wd').value"), "45")
+            self.shot("21-changed-under-the-sheet")
+            self.browser.click("#a-save")
+            wait_for(lambda: "Save again to apply them" in (self.browser.text("#a-problems") or ""), what="the refusal, kept")
+            self.assertEqual(self.browser.run("return document.getElementById('a-we').value"), "90")
+            self.browser.click("#a-save")
+            wait_for(lambda: self.summary("tv") == "45m weekdays, 1h30m weekends · all day", what="the sheet saved")
+            names = [a["name"] for a in self.policy()["apps"]]
+            self.assertIn("radio", names)  # the hand edit stands too
+        finally:
+            os.remove(apps)
+            for name in ("tv", "radio"):
+                self.remove_app(name)
+
+    def test_22_a_request_for_more_time_is_approved_with_one_tap(self):
+        self.apps_page()
+        self.assertEqual(self.clock.cli("apps", "add", "game2", "--path", "/usr/games/game2", "--limit", "60",
+                                        "--user", "root").returncode, 0)
+        try:
+            # Root asks on the apps socket, where anyone is only themselves.
+            apps_sock = os.path.join(self.clock.root, "run/reveille/apps.sock")
+            asked = request(apps_sock, {"appAsk": {"name": "game2", "minutes": 30, "why": "one more level"}})
+            self.assertTrue(asked["ok"], asked)
+            wait_for(lambda: self.browser.visible("#apprequests"), what="the request on the page")
+            self.assertIn("root asks for 30 more minutes of game2 — “one more level”", self.browser.text("#apprequests"))
+            self.shot("22-request")
+            self.browser.click("button[data-approve]")
+            wait_for(lambda: not self.browser.visible("#apprequests"), what="the request answered")
+            check = request(self.clock.sock, {"appCheck": {"name": "game2", "user": "root"}})["payload"]["apps"]["apps"][0]
+            self.assertEqual(check["grantMinutes"], 30)
+        finally:
+            self.remove_app("game2")
 
     def test_8_the_page_says_when_the_daemon_restarts_and_comes_back(self):
         self.open_page()
