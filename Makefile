@@ -90,11 +90,12 @@ release:
 ## order file (link/reveilled.order) as an input: removing the daemon makes it link again, in a
 ## second, with the file as it is now.
 release-build:
-	rm -f .build/release/reveilled .build/release/reveille-web
+	rm -f .build/release/reveilled .build/release/reveille-web .build/release/reveille-notify
 	for product in reveilled reveille reveille-calendar reveille-bench pn532-emulator; do \
 		$(SWIFT) build -c release --static-swift-stdlib $(NO_FOUNDATION) --product $$product || exit 1; \
 	done
 	ln -s reveilled .build/release/reveille-web
+	ln -s reveilled .build/release/reveille-notify
 
 ## TOMLKit names Foundation for three types FoundationEssentials has: the release programs are kept
 ## from linking the whole of Foundation and ICU's 34 MB of data (BENCHMARKS.md, "Smaller programs").
@@ -135,6 +136,7 @@ bench:
 	scripts/bench_input.py  # PRESSES=30 IDLE_SECONDS=120 by default: about 4 minutes
 	scripts/bench_apps.py   # as root; EXECS=2000; compares with fapolicyd if installed
 	scripts/bench_web.py    # RINGS=10 IDLE_SECONDS=120: the page in headless Chromium, about 3 minutes
+	scripts/bench_notify.py # as root; IDLE_SECONDS=60: a child's desktop notifier, idle and answering
 
 ## Rewrites link/reveilled.order from a day of the release daemon's life under valgrind
 ## (scripts/order_file.py, about a minute, as root for the app guard), then links with it.

@@ -9,8 +9,8 @@ what=${1:-run}
 packages=(tzdata libical-dev libcurl4-openssl-dev pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev libevdev-dev libgcrypt20-dev libespeak-ng-dev espeak-ng-data)
 case "$what" in
     run) ;;
-    test) packages+=(util-linux libnfc-examples systemd python3 chromium chromium-driver fonts-dejavu-core dpkg-dev binutils) ;;  # setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit; Chromium over WebDriver: the page; dpkg-deb, dpkg-shlibdeps, strip: the package
-    bench) packages+=(hyperfine cron python3 libnfc-examples binutils chromium chromium-driver fonts-dejavu-core) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness; Chromium: the page's figures
+    test) packages+=(util-linux libnfc-examples systemd python3 chromium chromium-driver fonts-dejavu-core dpkg-dev binutils dbus-daemon) ;;  # dbus-daemon: the notifier's session bus; setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit; Chromium over WebDriver: the page; dpkg-deb, dpkg-shlibdeps, strip: the package
+    bench) packages+=(hyperfine cron python3 libnfc-examples binutils chromium chromium-driver fonts-dejavu-core dbus-daemon util-linux) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness; Chromium: the page's figures
     order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
     deb) packages+=(dpkg-dev binutils) ;;  # dpkg-deb, dpkg-shlibdeps; strip
     *) echo "usage: $0 run|test|bench|order|deb" >&2; exit 2 ;;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs (or uninstalls) Reveille's files. Run through `make install` / `make uninstall`.
 #   scripts/install.sh install BINARIES [MANPAGES]    BINARIES: the folder holding reveilled (also
-#                                                     reveille-web), reveille, reveille-calendar
+#                                                     reveille-web and reveille-notify), reveille,
+#                                                     reveille-calendar
 #   scripts/install.sh uninstall
 # PREFIX (default /usr/local) and DESTDIR (default empty: the live system) as usual. Existing
 # /etc/reveille/reveille.toml and apps.toml are never overwritten; uninstall leaves settings,
@@ -20,7 +21,9 @@ files=(
     "$bindir/reveilled"
     "$bindir/reveille"
     "$bindir/reveille-web"
+    "$bindir/reveille-notify"
     "$bindir/reveille-calendar"
+    "/etc/xdg/autostart/reveille-notify.desktop"
     "$prefix/lib/systemd/system/reveille.service"
     "$prefix/lib/systemd/system/reveille-web.service"
     "$prefix/lib/systemd/system/reveille-calendar.service"
@@ -53,13 +56,18 @@ install)
     done
     install -d -m 0755 "$dest$bindir" "$dest$prefix/lib/systemd/system" "$dest$prefix/lib/sysusers.d" \
         "$dest$prefix/lib/tmpfiles.d" \
-        "$dest/etc/udev/rules.d" "$dest/etc/modprobe.d" "$dest$prefix/share/bash-completion/completions" \
+        "$dest/etc/udev/rules.d" "$dest/etc/modprobe.d" "$dest/etc/xdg/autostart" "$dest$prefix/share/bash-completion/completions" \
         "$dest$prefix/share/zsh/site-functions" "$dest$prefix/share/fish/vendor_completions.d" \
         "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man8" "$dest$docdir" "$dest/etc/reveille/hooks.d"
     # The daemon and the page's server are one program (README, "Installing on the clock"):
-    # reveille-web is a link to reveilled, which becomes what it is called.
+    # reveille-web and the desktop notifier reveille-notify are links to reveilled, which becomes
+    # what it is called.
     install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$binaries/reveille-calendar" "$dest$bindir/"
     ln -sfn reveilled "$dest$bindir/reveille-web"
+    ln -sfn reveilled "$dest$bindir/reveille-notify"
+    # Every graphical session starts its user's notifier (README, "A child's side").
+    sed -e "s|@BINDIR@|$bindir|g" config/reveille-notify.desktop >"$dest/etc/xdg/autostart/reveille-notify.desktop"
+    chmod 0644 "$dest/etc/xdg/autostart/reveille-notify.desktop"
     for unit in reveille.service reveille-web.service reveille-calendar.service reveille-calendar.timer; do
         sed -e "s|@BINDIR@|$bindir|g" -e "s|@DOCDIR@|$docdir|g" "systemd/$unit" >"$dest$prefix/lib/systemd/system/$unit"
         chmod 0644 "$dest$prefix/lib/systemd/system/$unit"

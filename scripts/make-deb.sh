@@ -45,7 +45,7 @@ rm -rf "$stage/etc/reveille/hooks.d"  # made by the postinst (an empty folder is
 # reveille-dbgsym package under /usr/lib/debug/.build-id/, where gdb and systemd-coredump look.
 debug=$work/debug
 build_ids=()
-for program in reveilled reveille reveille-calendar; do  # reveille-web is a link to reveilled
+for program in reveilled reveille reveille-calendar; do  # reveille-web and reveille-notify are links to reveilled
     id=$(readelf -n "$stage/usr/bin/$program" | sed -n 's/^ *Build ID: //p')
     [ -n "$id" ] || { echo "$program has no build id" >&2; exit 1; }
     build_ids+=("$id")
@@ -103,6 +103,7 @@ cat >"$stage/DEBIAN/conffiles" <<EOF
 /etc/reveille/apps.toml
 /etc/udev/rules.d/70-reveille.rules
 /etc/modprobe.d/reveille-nfc.conf
+/etc/xdg/autostart/reveille-notify.desktop
 EOF
 
 units="reveille.service reveille-web.service reveille-calendar.timer"

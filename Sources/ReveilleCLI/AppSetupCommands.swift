@@ -19,7 +19,9 @@ struct SetupOptions: ParsableArguments {
             "learning (needs limits, no defaults), reward (stricter defaults offered) or none.", valueName: "category"))
     var category: String?
 
-    @Option(name: .long, help: ArgumentHelp("Allowed hours every day, like 15:00-20:00 (repeat for more).", valueName: "window"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Allowed hours every day, like 15:00-20:00 (repeat for more).", valueName: "window"))
     var hours: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Allowed hours Monday to Friday.", valueName: "window"))
@@ -40,13 +42,15 @@ struct SetupOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Daily minutes on Saturday and Sunday.", valueName: "minutes"))
     var weekends: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Daily minutes of one day, like sat=120 (repeat).", valueName: "day=minutes"))
+    @Option(
+        name: .long, help: ArgumentHelp("Daily minutes of one day, like sat=120 (repeat).", valueName: "day=minutes"))
     var day: [String] = []
 
     @Flag(name: .long, help: "No daily limit.")
     var noLimit = false
 
-    @Option(name: .long, help: ArgumentHelp("Limit only this user (repeat); default: the people here.", valueName: "user"))
+    @Option(
+        name: .long, help: ArgumentHelp("Limit only this user (repeat); default: the people here.", valueName: "user"))
     var user: [String] = []
 
     @Flag(name: .long, inversion: .prefixedNo, help: "Whether the app is limited at all (--no-enabled: not).")
@@ -81,7 +85,9 @@ struct SetupOptions: ParsableArguments {
         if allDay {
             setup.windows = nil
         } else if setsHours {
-            var windows = setup.windows ?? Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0.shortName, ["00:00-24:00"]) })
+            var windows =
+                setup.windows
+                ?? Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0.shortName, ["00:00-24:00"]) })
             if !hours.isEmpty { for name in weekdayNames + weekendNames { windows[name] = hours } }
             if !weekdayHours.isEmpty { for name in weekdayNames { windows[name] = weekdayHours } }
             if !weekendHours.isEmpty { for name in weekendNames { windows[name] = weekendHours } }
@@ -155,7 +161,9 @@ extension AppsCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func validate() throws {
-            if setup.path.isEmpty { throw ValidationError("give the app's executable with --path, like --path /usr/games/\(name)") }
+            if setup.path.isEmpty {
+                throw ValidationError("give the app's executable with --path, like --path /usr/games/\(name)")
+            }
         }
 
         func run() throws {
@@ -174,7 +182,8 @@ extension AppsCommand {
             report(response)
             if response.appsReply?.policy?.apps.first(where: { $0.name == name })?.configured == false {
                 printError(
-                    "warning: \(name) is not configured, so it is blocked; set it up with 'reveille apps edit \(name) --limit 60' or --all-day")
+                    "warning: \(name) is not configured, so it is blocked; set it up with 'reveille apps edit \(name) --limit 60' or --all-day"
+                )
             }
         }
     }
@@ -194,7 +203,8 @@ extension AppsCommand {
             guard var app = info.apps.first(where: { $0.name == name }) else {
                 printError(
                     "no app \"\(name)\" in the policy"
-                        + (info.apps.isEmpty ? " (it lists none)" : "; it lists \(info.apps.map(\.name).joined(separator: ", "))"))
+                        + (info.apps.isEmpty
+                            ? " (it lists none)" : "; it lists \(info.apps.map(\.name).joined(separator: ", "))"))
                 throw ExitCode(1)
             }
             try setup.apply(to: &app)
@@ -203,7 +213,8 @@ extension AppsCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an app from the policy (admin).")
+        static let configuration = CommandConfiguration(
+            commandName: "rm", abstract: "Remove an app from the policy (admin).")
 
         @Argument(help: ArgumentHelp("The app's name.", valueName: "name"))
         var name: String

@@ -67,7 +67,9 @@ struct Doctor {
             findings.append(
                 Finding(
                     level: .warning, subject: "app \(app.name)", detail: "⚠️ Not configured: it is blocked until it is",
-                    fix: "set its hours and limits: 'reveille apps edit \(app.name) --weekdays 60 --weekends 120', or Apps on the page"))
+                    fix:
+                        "set its hours and limits: 'reveille apps edit \(app.name) --weekdays 60 --weekends 120', or Apps on the page"
+                ))
         }
         for conflict in policy.conflicts {
             findings.append(

@@ -57,7 +57,11 @@ public enum AppPolicyMerge {
             if let (path, owner) = app.paths.lazy.compactMap({ path in owners[path].map { (path, $0) } }).first {
                 if let here = current.app(named: name) { result[index] = here } else { result.remove(at: index) }
                 if let baseIndex = newBase.firstIndex(where: { $0.name == name }) {
-                    if let was = base.app(named: name) { newBase[baseIndex] = was } else { newBase.remove(at: baseIndex) }
+                    if let was = base.app(named: name) {
+                        newBase[baseIndex] = was
+                    } else {
+                        newBase.remove(at: baseIndex)
+                    }
                 }
                 conflicts.append(
                     "apps.toml's change to \"\(name)\" was not applied: \(path) is already listed for \"\(owner)\"")

@@ -20,7 +20,8 @@ public enum AppPolicyText {
         lines.append("paths = [\(app.paths.map(quoted).joined(separator: ", "))]")
         if let windows = app.windows {
             let everyDay = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, windows[$0] ?? []) })
-            lines.append("windows = " + perDay(everyDay) { "[\($0.map { quoted($0.description) }.joined(separator: ", "))]" })
+            lines.append(
+                "windows = " + perDay(everyDay) { "[\($0.map { quoted($0.description) }.joined(separator: ", "))]" })
         }
         if !app.limits.isEmpty { lines.append("limit_minutes = " + perDay(app.limits) { "\($0)" }) }
         if !app.users.isEmpty { lines.append("users = [\(app.users.map(quoted).joined(separator: ", "))]") }
@@ -55,7 +56,8 @@ public enum AppPolicyText {
             if let value = values[day] {
                 parts.append("\(day.shortName) = \(text(value))")
             } else if coveredByWeekdays && !day.isWeekend {
-                return "{ " + days.compactMap { day in values[day].map { "\(day.shortName) = \(text($0))" } }
+                return "{ "
+                    + days.compactMap { day in values[day].map { "\(day.shortName) = \(text($0))" } }
                     .joined(separator: ", ") + " }"
             }
         }

@@ -109,7 +109,8 @@ public enum AppEvaluator {
     /// The day's windows as words: `15:00–20:00`, `none`.
     static func hours(_ rule: AppRule, on date: CivilDate) -> String {
         let windows = rule.windows?[date.weekday] ?? []
-        return windows.isEmpty ? "none" : windows.map { $0.description.replacing("-", with: "–") }.joined(separator: ", ")
+        return windows.isEmpty
+            ? "none" : windows.map { $0.description.replacing("-", with: "–") }.joined(separator: ", ")
     }
 
     /// The first allowed instant at or after `instant`.

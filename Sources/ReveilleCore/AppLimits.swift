@@ -146,7 +146,8 @@ public struct AppLimits: Sendable {
                         actions.append(
                             .log(
                                 .notice,
-                                "app \(key.app) of \(key.user): \(max(1, (left + 59) / 60)) min left, then it is ended"))
+                                "app \(key.app) of \(key.user): \(max(1, (left + 59) / 60)) min left, then it is ended")
+                        )
                     }
                     actions.append(
                         .warn(app: key.app, user: key.user, secondsLeft: left, reason: decision.reason, chime: chime))

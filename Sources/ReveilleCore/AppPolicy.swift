@@ -148,7 +148,9 @@ extension AppRule {
 
     /// What a parent is offered for a new app of `category`: a reward app 1 h on weekdays and
     /// 2 h at weekends, from 15:00 to 20:00; a learning app nothing.
-    public static func suggested(for category: AppCategory?) -> (windows: [Weekday: [TimeWindow]]?, limits: [Weekday: Int])? {
+    public static func suggested(for category: AppCategory?) -> (
+        windows: [Weekday: [TimeWindow]]?, limits: [Weekday: Int]
+    )? {
         switch category {
         case .reward:
             let window = [TimeWindow(start: 15 * 3600, end: 20 * 3600)]

@@ -41,7 +41,8 @@ public struct Zone: Sendable, Hashable, CustomStringConvertible {
 
     /// UTC as a table of one offset: FoundationEssentials' `TimeZone`, all the programs link,
     /// does not know it by name.
-    public static let utc = Zone(identifier: "UTC", origin: "built in", table: ZoneTable(initialOffset: 0, transitions: []))
+    public static let utc = Zone(
+        identifier: "UTC", origin: "built in", table: ZoneTable(initialOffset: 0, transitions: []))
 
     /// Seconds east of UTC at `instant` (seconds since the epoch).
     public func secondsFromGMT(at instant: Int) -> Int {

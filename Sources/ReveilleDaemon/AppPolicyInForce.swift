@@ -78,7 +78,8 @@ extension AppSupervisor {
             }
             guard let record, let savedAt else { return }
             let inForce = try AppPolicyFile.parse(TOMLDocument(path: "the policy kept in the state", text: record.text))
-            let base = try AppPolicyFile.parse(TOMLDocument(path: "the merged apps.toml kept in the state", text: record.base))
+            let base = try AppPolicyFile.parse(
+                TOMLDocument(path: "the merged apps.toml kept in the state", text: record.base))
             state.withLock {
                 $0.base = base
                 $0.revision = record.revision
@@ -112,7 +113,9 @@ extension AppSupervisor {
         state.withLock { state in
             let apps = state.limits.policy.apps
             let differs =
-                state.fileApps.map { file in apps.map(\.name).filter { file.app(named: $0) != state.limits.policy.app(named: $0) } } ?? []
+                state.fileApps.map { file in
+                    apps.map(\.name).filter { file.app(named: $0) != state.limits.policy.app(named: $0) }
+                } ?? []
             return AppPolicyInfo(
                 revision: state.revision, apps: apps.map(AppSetup.init), conflicts: state.conflicts,
                 differsFromFile: differs, file: policyPath)
@@ -125,14 +128,16 @@ extension AppSupervisor {
     /// apps.toml's would be. Refused on an older revision than the one in force.
     func put(_ setup: AppSetup, adding: Bool, revision: Int?) throws {
         let rule = try setup.rule()
-        let document = try TOMLDocument(path: "app \"\(rule.name)\"", text: AppPolicyText.render(AppPolicy(apps: [rule])))
+        let document = try TOMLDocument(
+            path: "app \"\(rule.name)\"", text: AppPolicyText.render(AppPolicy(apps: [rule])))
         if let problem = AppPolicyFile.check(document).problems.first {
             throw InputError(Self.unplaced(problem))
         }
         try change(revision: revision, by: adding ? "apps add" : "apps edit") { apps in
             let index = apps.firstIndex { $0.name == rule.name }
             if adding, index != nil {
-                throw InputError("there is already an app called \"\(rule.name)\"; change it with 'reveille apps edit \(rule.name)'")
+                throw InputError(
+                    "there is already an app called \"\(rule.name)\"; change it with 'reveille apps edit \(rule.name)'")
             }
             if !adding, index == nil { throw noApp(rule.name) }
             for other in apps where other.name != rule.name {

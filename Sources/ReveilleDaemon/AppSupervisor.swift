@@ -500,7 +500,10 @@ final class AppSupervisor: Sendable {
                     )
                 }
             case .warn(let app, let user, let left, let reason, let chime):
-                onWarning(AppNotice(kind: .timeLeft, user: user, app: app, minutesLeft: max(1, (left + 59) / 60), reason: reason), chime)
+                onWarning(
+                    AppNotice(
+                        kind: .timeLeft, user: user, app: app, minutesLeft: max(1, (left + 59) / 60), reason: reason),
+                    chime)
             case .save(let totals, let date):
                 for (key, seconds) in totals {
                     do {

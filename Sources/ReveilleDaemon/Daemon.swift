@@ -180,7 +180,8 @@ public enum Daemon {
         do {
             appsListener = try Listener(path: paths.appsSocket, group: nil, mode: 0o666)
         } catch {
-            logger.error("apps socket: \(error); users outside group '\(options.socketGroup)' cannot see their own apps")
+            logger.error(
+                "apps socket: \(error); users outside group '\(options.socketGroup)' cannot see their own apps")
         }
         let supervisor = startAppSupervisor(
             options, store: store, zone: controller.sharedZone, doorbell: doorbell, logger: logger)

@@ -90,7 +90,9 @@ final class Notifier {
             }
             var line: [UInt8]? = first
             while let current = line {
-                if let watched = try? JSONDecoder().decode(WatchLine.self, from: Data(current)) { handle(watched.event) }
+                if let watched = try? JSONDecoder().decode(WatchLine.self, from: Data(current)) {
+                    handle(watched.event)
+                }
                 line = daemon.bufferedLine()
             }
         } catch {
@@ -156,7 +158,8 @@ final class Notifier {
                 if let error = response.error {
                     show("Could not ask for more \(app)", error.message, action: nil)
                 } else {
-                    show("Asked for \(askMinutes) more minutes of \(app)", "You will hear the answer here.", action: nil)
+                    show(
+                        "Asked for \(askMinutes) more minutes of \(app)", "You will hear the answer here.", action: nil)
                 }
             } catch {
                 show("Could not ask for more \(app)", "\(error)", action: nil)

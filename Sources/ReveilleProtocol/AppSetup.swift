@@ -35,7 +35,10 @@ public struct AppSetup: Codable, Sendable, Equatable {
         self.init(
             name: rule.name, category: rule.category, paths: rule.paths,
             windows: rule.windows.map { windows in
-                Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0.shortName, (windows[$0] ?? []).map(\.description)) })
+                Dictionary(
+                    uniqueKeysWithValues: Weekday.allCases.map {
+                        ($0.shortName, (windows[$0] ?? []).map(\.description))
+                    })
             },
             limits: Dictionary(uniqueKeysWithValues: rule.limits.map { ($0.key.shortName, $0.value) }),
             users: rule.users, enabled: rule.enabled)

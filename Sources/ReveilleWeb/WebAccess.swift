@@ -54,7 +54,8 @@ public enum RelayPolicy {
         case .tagAdd(_, let uid, _): uid != nil
         case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil && spec.sound == nil
         // Asking is the child's, from their own account; the page is the household's.
-        case .soundTest, .soundDevices, .tagTest, .appStart, .appAsk, .appExport, .watch, .webPair, .webRedeem, .webDevices, .webUnpair,
+        case .soundTest, .soundDevices, .tagTest, .appStart, .appAsk, .appExport, .watch, .webPair, .webRedeem,
+            .webDevices, .webUnpair,
             .webServing,
             .calendarAdd, .calendarRemove:
             false

@@ -54,7 +54,8 @@ import Testing
                 == "apps.toml:4: app \"tv\" windows: window \"25:00-07:00\": hour 25 must be 0-23")
         #expect(
             error(base + "limit_minutes = 2000\n")
-                == "apps.toml:4: app \"tv\" limit_minutes: 2000 is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)")
+                == "apps.toml:4: app \"tv\" limit_minutes: 2000 is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)"
+        )
         #expect(
             error(base + "limit_minutes = { someday = 3 }\n").hasPrefix(
                 "apps.toml:4: app \"tv\" limit_minutes: \"someday\" is not a day; use daily, weekdays, weekends, mon"))

@@ -19,7 +19,8 @@ import Testing
     @Test func whatIsWrittenReadsBackTheSame() throws {
         var game = app("game")
         game.category = .reward
-        game.windows = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, [try! TimeWindow.parse("15:00-20:00")]) })
+        game.windows = Dictionary(
+            uniqueKeysWithValues: Weekday.allCases.map { ($0, [try! TimeWindow.parse("15:00-20:00")]) })
         game.windows![.saturday] = [try TimeWindow.parse("09:00-12:00"), try TimeWindow.parse("14:00-20:00")]
         game.windows![.sunday] = game.windows![.saturday]
         game.limits[.friday] = 90
@@ -47,15 +48,21 @@ import Testing
         }
         #expect(
             error("limit_minutes = 7\n")
-                == "apps.toml:4: app \"tv\" limit_minutes: 7 is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)")
+                == "apps.toml:4: app \"tv\" limit_minutes: 7 is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)"
+        )
         #expect(
             error("limit_minutes = { weekends = 500 }\n")
-                == "apps.toml:4: app \"tv\" limit_minutes: 500 is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)")
+                == "apps.toml:4: app \"tv\" limit_minutes: 500 is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)"
+        )
         #expect(
             error("category = \"learning\"\nwindows = [\"07:00-20:00\"]\n")
                 == "apps.toml:5: app \"tv\" limit_minutes: a learning app needs its daily limits (limit_minutes); it gets no defaults"
-                || error("category = \"learning\"\nwindows = [\"07:00-20:00\"]\n").contains("a learning app needs its daily limits"))
-        #expect(error("category = \"games\"\n") == "apps.toml:4: app \"tv\" category: must be \"learning\" or \"reward\" (or left out)")
+                || error("category = \"learning\"\nwindows = [\"07:00-20:00\"]\n").contains(
+                    "a learning app needs its daily limits")
+        )
+        #expect(
+            error("category = \"games\"\n")
+                == "apps.toml:4: app \"tv\" category: must be \"learning\" or \"reward\" (or left out)")
         #expect(error("category = \"reward\"\nlimit_minutes = 60\n") == "no error")
     }
 
@@ -102,6 +109,9 @@ import Testing
         let file = AppPolicy(apps: [app("other", path: "/usr/games/x")])
         let merged = AppPolicyMerge.merge(base: AppPolicy(), file: file, current: current)
         #expect(merged.policy == current)
-        #expect(merged.conflicts == ["apps.toml's change to \"other\" was not applied: /usr/games/x is already listed for \"game\""])
+        #expect(
+            merged.conflicts == [
+                "apps.toml's change to \"other\" was not applied: /usr/games/x is already listed for \"game\""
+            ])
     }
 }

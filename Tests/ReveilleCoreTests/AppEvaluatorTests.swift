@@ -69,7 +69,9 @@ import Testing
     @Test func severalWindowsAndTouchingOnesMerge() {
         let rule = AppRule(name: "tv", paths: [], windows: Self.everyDay("07:00-08:00", "17:00-20:00", "20:00-21:00"))
         #expect(decide(rule, "2026-11-23 07:30").reason == "allowed until 08:00")
-        #expect(decide(rule, "2026-11-23 12:00").reason == "outside its hours (07:00–08:00, 17:00–20:00, 20:00–21:00 today); allowed from 17:00")
+        #expect(
+            decide(rule, "2026-11-23 12:00").reason
+                == "outside its hours (07:00–08:00, 17:00–20:00, 20:00–21:00 today); allowed from 17:00")
         #expect(decide(rule, "2026-11-23 18:00").reason == "allowed until 21:00")
         let evening = AppRule(name: "tv", paths: [], windows: Self.everyDay("18:00-24:00", "00:00-01:00"))
         #expect(decide(evening, "2026-11-23 23:00").reason == "allowed until Tue 01:00")
@@ -160,7 +162,8 @@ import Testing
     @Test func limitRulesAndCategoryDefaults() {
         #expect(AppRule.limitProblem(0) == nil && AppRule.limitProblem(480) == nil && AppRule.limitProblem(95) == nil)
         for bad in [7, 500, -5, 481] {
-            #expect(AppRule.limitProblem(bad) == "\(bad) is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)")
+            #expect(
+                AppRule.limitProblem(bad) == "\(bad) is not allowed; use 0-480 minutes in steps of 5 (like 60 or 95)")
         }
         var learning = AppRule(name: "maths", paths: [], windows: Self.everyDay("00:00-24:00"), category: .learning)
         #expect(learning.setupProblem != nil)

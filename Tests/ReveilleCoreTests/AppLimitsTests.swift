@@ -50,7 +50,9 @@ import Testing
         let warned = review(&machine, 6 * 60)  // 26 of 30 min used
         #expect(
             warned.contains(
-                .warn(app: "game", user: "kid", secondsLeft: 4 * 60, reason: "allowed (4 of 30 min left today)", chime: true)))
+                .warn(
+                    app: "game", user: "kid", secondsLeft: 4 * 60, reason: "allowed (4 of 30 min left today)",
+                    chime: true)))
         #expect(warned.contains(.log(.notice, "app game of kid: 4 min left, then it is ended")))
         #expect(!review(&machine, 6 * 60 + 15).contains { if case .warn = $0 { true } else { false } })
 

@@ -208,7 +208,10 @@ extension AppGuardSuites {
             #expect(refused.status == 126)
             #expect(refused.stderr == "reveille: echo: outside its hours (07:00–20:00 today); allowed from Tue 07:00\n")
             let check = try daemon.cli("apps", "check", "echo")
-            #expect(check.status == 1 && check.stderr == "reveille: echo: outside its hours (07:00–20:00 today); allowed from Tue 07:00\n")
+            #expect(
+                check.status == 1
+                    && check.stderr == "reveille: echo: outside its hours (07:00–20:00 today); allowed from Tue 07:00\n"
+            )
             #expect(
                 try daemon.cli("apps", "grant", "echo", "--minutes", "10").stdout
                     == "granted echo 10 more minutes today (10 granted today in all); a grant does not open a closed window: echo is outside its hours (07:00–20:00 today); allowed from Tue 07:00\n"

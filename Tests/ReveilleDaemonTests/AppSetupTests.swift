@@ -42,14 +42,19 @@ import Testing
         #expect(chess.status == 0)
         #expect(chess.stderr.contains("warning: chess is not configured, so it is blocked"))
         let list = try daemon.cli("apps", "list").stdout
-        #expect(row(list, "chess") == ["chess", "-", "⚠️", "Not", "configured", "the", "people", "here", "/usr/games/chess"])
-        #expect(row(list, "game")?.prefix(9) == ["game", "reward", "1h", "weekdays,", "2h", "weekends", "·", "15:00–20:00", "nobody"])
+        #expect(
+            row(list, "chess") == ["chess", "-", "⚠️", "Not", "configured", "the", "people", "here", "/usr/games/chess"])
+        #expect(
+            row(list, "game")?.prefix(9) == [
+                "game", "reward", "1h", "weekdays,", "2h", "weekends", "·", "15:00–20:00", "nobody",
+            ])
         #expect(!list.contains("changed here since"), "there is no apps.toml to differ from")
         #expect(try daemon.cli("apps", "edit", "chess", "--user", "nobody").status == 0)
         let check = try daemon.cli("apps", "check", "chess", "--user", "nobody")
         #expect(check.status == 1)
         #expect(check.stderr.contains("chess: not set up yet: an admin chooses its hours and daily limits"))
-        #expect(try daemon.cli("doctor").stdout.contains("warn  app chess: ⚠️ Not configured: it is blocked until it is"))
+        #expect(
+            try daemon.cli("doctor").stdout.contains("warn  app chess: ⚠️ Not configured: it is blocked until it is"))
 
         // Edit keeps what is not given; --day is the advanced per-day mode.
         #expect(
@@ -71,7 +76,10 @@ import Testing
         // It all survives a restart: the policy in force is kept in the state.
         daemon.stop()
         try daemon.start()
-        #expect(row(try daemon.cli("apps", "list").stdout, "chess")?.prefix(6) == ["chess", "-", "45m", "daily", "·", "all"])
+        #expect(
+            row(try daemon.cli("apps", "list").stdout, "chess")?.prefix(6) == [
+                "chess", "-", "45m", "daily", "·", "all",
+            ])
     }
 
     @Test func aHandEditJoinsThePolicyInForceAndAClashIsShownNotLost() throws {
@@ -138,7 +146,9 @@ import Testing
                 "apps", "add", "game", "--path", "/usr/games/game", "--category", "reward", "--user", "nobody",
                 "--user", "daemon"
             ).status == 0)
-        #expect(try daemon.cli("apps", "add", "tv", "--path", "/usr/bin/tv", "--limit", "30", "--user", "daemon").status == 0)
+        #expect(
+            try daemon.cli("apps", "add", "tv", "--path", "/usr/bin/tv", "--limit", "30", "--user", "daemon").status
+                == 0)
 
         // nobody is in no group the daemon knows: the control socket is closed to them, the apps
         // socket answers about their own apps only.
@@ -164,11 +174,15 @@ import Testing
                 == "asked for 30 more minutes of game (request #1); an admin answers on the clock's page or with 'reveille apps approve 1'\n",
             "\(asked)")
         let again = try daemon.cli(asUID: Self.nobody, gid: Self.nobody, "apps", "ask", "game", "--minutes", "30")
-        #expect(again.status == 64 && again.stderr == "reveille: you already asked; wait for the answer (reveille apps requests)\n")
+        #expect(
+            again.status == 64
+                && again.stderr == "reveille: you already asked; wait for the answer (reveille apps requests)\n")
         let odd = try daemon.cli(asUID: Self.daemonUser, gid: Self.daemonUser, "apps", "ask", "game", "--minutes", "7")
         #expect(odd.status == 64 && odd.stderr.contains("ask for 5-120 minutes, in steps of 5"))
         let notMine = try daemon.cli(asUID: Self.nobody, gid: Self.nobody, "apps", "ask", "tv", "--minutes", "30")
-        #expect(notMine.status == 1 && notMine.stderr == "reveille: tv does not limit nobody: there is nothing to ask for\n")
+        #expect(
+            notMine.status == 1 && notMine.stderr == "reveille: tv does not limit nobody: there is nothing to ask for\n"
+        )
 
         let line = try #require(try householdWatcher.readLine())
         let event = try JSONDecoder().decode(WatchLine.self, from: Data(line)).event
@@ -192,7 +206,8 @@ import Testing
         #expect(
             try daemon.cli("apps", "approve", "1").stdout
                 == "request #1: 30 more minutes of game: approved (\"homework done\") by root for nobody, today\n")
-        #expect(try daemon.cli("apps", "approve", "1").stderr == "reveille: request #1 was already answered (approved)\n")
+        #expect(
+            try daemon.cli("apps", "approve", "1").stderr == "reveille: request #1 was already answered (approved)\n")
         let granted = try daemon.request(.appCheck(name: "game", user: "nobody")).apps?.first
         #expect(granted?.limitMinutes == 90 && granted?.grantMinutes == 30)
         #expect(try daemon.request(.appCheck(name: "game", user: "daemon")).apps?.first?.grantMinutes == 0)

@@ -12,7 +12,8 @@ final class SessionBus {
     let stub: OpaquePointer
 
     init(tapAsk: Bool) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-bus-\(UUID().uuidString.prefix(8))")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         chmod(folder.path, 0o755)
         let socket = folder.appendingPathComponent("bus").path
@@ -71,7 +72,8 @@ extension AppGuardSuites {
         static let nobody = 65_534
 
         @Test(
-            .enabled(if: isRoot, "needs root: fanotify sees the game start, and the child runs as another user (setpriv)"),
+            .enabled(
+                if: isRoot, "needs root: fanotify sees the game start, and the child runs as another user (setpriv)"),
             .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"), "needs dbus-daemon"))
         func theChildHearsFifteenFiveAndOneMinuteAsksFromANoticeAndHearsTheAnswer() throws {
             let daemon = try DaemonHarness(now: instant("2026-11-23 16:00:00"))
@@ -99,11 +101,13 @@ extension AppGuardSuites {
                 notifier.waitUntilExit()
             }
             func notes() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-            #expect(daemon.waitFor(5) { notes().contains("following \(daemon.paths.appsSocket) for nobody") }, "\(notes())")
+            #expect(
+                daemon.waitFor(5) { notes().contains("following \(daemon.paths.appsSocket) for nobody") }, "\(notes())")
 
             // The child starts the game: the guard follows it as nobody's.
             let player = try AppGuardTests.spawn(
-                "/usr/bin/setpriv", ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", game, "3000"])
+                "/usr/bin/setpriv",
+                ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", game, "3000"])
             defer {
                 kill(player, SIGKILL)
                 var status: Int32 = 0

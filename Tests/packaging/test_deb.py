@@ -55,13 +55,18 @@ class PackageTests(unittest.TestCase):
         conffiles = run("sh", "-c", f"dpkg-deb --ctrl-tarfile '{self.package}' | tar -xO ./conffiles").split()
         self.assertEqual(sorted(conffiles), sorted([
             "/etc/reveille/reveille.toml", "/etc/reveille/apps.toml",
-            "/etc/udev/rules.d/70-reveille.rules", "/etc/modprobe.d/reveille-nfc.conf"]))
+            "/etc/udev/rules.d/70-reveille.rules", "/etc/modprobe.d/reveille-nfc.conf",
+            "/etc/xdg/autostart/reveille-notify.desktop"]))
         for path in conffiles:
             self.assertIn("." + path, self.contents)
 
     def test_files_are_in_their_debian_places(self):
         # The daemon and the page's server are one program: reveille-web is a link to reveilled.
         self.assertRegex(self.contents, r"\s\./usr/bin/reveille-web -> reveilled\n")
+        # So is a child's desktop notifier, started in each graphical session.
+        self.assertRegex(self.contents, r"\s\./usr/bin/reveille-notify -> reveilled\n")
+        desktop = run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -xO ./etc/xdg/autostart/reveille-notify.desktop")
+        self.assertIn("Exec=/usr/bin/reveille-notify\n", desktop)
         for path in ["./usr/bin/reveilled", "./usr/bin/reveille", "./usr/bin/reveille-calendar",
                      "./usr/lib/systemd/system/reveille.service", "./usr/lib/systemd/system/reveille-calendar.timer",
                      "./usr/lib/sysusers.d/reveille.conf", "./usr/lib/tmpfiles.d/reveille.conf",
