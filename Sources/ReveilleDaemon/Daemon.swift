@@ -291,6 +291,12 @@ public enum Daemon {
         } catch {
             logger.error("state: checkpoint or backup failed: \(error); trying again in 6 hours")
         }
+        // Requests for more time are for their day: a day's go once it is over.
+        do {
+            try store.forgetAppRequests(before: controller.now().date)
+        } catch {
+            logger.error("state: cannot forget past requests for more time: \(error)")
+        }
     }
 
     /// Executes this same program with the same arguments (same pid, so systemd follows it): the

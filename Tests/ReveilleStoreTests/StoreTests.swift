@@ -106,6 +106,25 @@ import Testing
         #expect(try store.goodAppPolicy()?.savedAt == 300)
     }
 
+    @Test func thePolicyInForceAndRequestsForMoreTimeAreKept() throws {
+        let store = try Store()
+        #expect(try store.appPolicyInForce() == nil)
+        try store.saveAppPolicyInForce(Store.AppPolicyRecord(text: "a", base: "b", revision: 3), at: 50)
+        #expect(try store.appPolicyInForce() == Store.AppPolicyRecord(text: "a", base: "b", revision: 3, savedAt: 50))
+
+        let monday = try CivilDate.parse("2026-11-23")
+        let tuesday = try CivilDate.parse("2026-11-24")
+        let first = try store.addAppRequest(user: "kid", app: "game", minutes: 30, why: nil, on: monday, at: 10)
+        _ = try store.addAppRequest(user: "kid", app: "game", minutes: 15, why: "one more", on: tuesday, at: 20)
+        #expect(try store.answerAppRequest(first, state: "approved", by: "root"))
+        #expect(try !store.answerAppRequest(first, state: "refused", by: "mum"), "answered once")
+        #expect(try store.appRequests(on: monday).map(\.state) == ["approved"])
+        #expect(try store.appRequests(on: monday).first?.answeredBy == "root")
+        try store.forgetAppRequests(before: tuesday)
+        #expect(try store.appRequests(on: monday).isEmpty)
+        #expect(try store.appRequests(on: tuesday).map(\.why) == ["one more"])
+    }
+
     @Test func grantsAreKeptPerUserAndForEveryone() throws {
         let store = try Store()
         let day = try CivilDate.parse("2026-11-23")
