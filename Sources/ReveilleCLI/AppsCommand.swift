@@ -16,7 +16,8 @@ struct AppsCommand: ParsableCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Your apps (or one user's, or everyone's): allowed now or why not, used and left today, the setup.",
+            abstract:
+                "Your apps (or one user's, or everyone's): allowed now or why not, used and left today, the setup.",
             discussion: """
                 Anyone may see their own apps, with no group membership: the daemon answers them on \
                 the apps socket, about their own apps only. --user and --all need the socket group.

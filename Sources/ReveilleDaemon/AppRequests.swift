@@ -20,10 +20,10 @@ final class AppRequests: RequestHandler {
     }
 
     func handle(_ request: Asked) throws -> Handled {
-        .answer(try respond(to: request.command, role: request.role, peer: request.peer))
+        .answer(try respond(to: request.command, role: request.role, peer: request.peer, device: request.device))
     }
 
-    private func respond(to operation: Command, role: Role, peer: Peer?) throws -> Response {
+    private func respond(to operation: Command, role: Role, peer: Peer?, device: String?) throws -> Response {
         guard let apps = supervisor else {
             throw Refusal(.unavailable, "the app policy is not loaded")
         }
@@ -98,7 +98,8 @@ final class AppRequests: RequestHandler {
             reply.requests = try requests(apps).filter { role >= .admin || $0.user == caller }
             response.payload = .apps(reply)
         case .appAnswer(let id, let approve):
-            let request = try answer(id, approve: approve, by: caller, apps)
+            // Who answered: the paired phone's name, else the user.
+            let request = try answer(id, approve: approve, by: device ?? caller, apps)
             publish(.appRequest(request))
             response.message = AppNoticeText.line(request)
             if approve { response.message! += closedWindowNote(request.app, user: request.user, apps) }

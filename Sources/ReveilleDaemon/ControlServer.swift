@@ -277,7 +277,7 @@ final class ControlServer {
             case .failure(let error): reply(error.response, to: connection)
             case .success(let request):
                 switch role(for: request, on: connection) {
-                case .success(let role): dispatch(request.op, role: role, from: connection)
+                case .success(let role): dispatch(request.op, role: role, device: request.device, from: connection)
                 case .failure(let refusal): reply(refusal.response, for: request.op, to: connection)
                 }
             }
@@ -319,9 +319,10 @@ final class ControlServer {
         return .success(role)
     }
 
-    private func dispatch(_ operation: Command, role: Role, from connection: Connection) {
+    private func dispatch(_ operation: Command, role: Role, device: String?, from connection: Connection) {
         let refusal = { [access] in access.refusal(operation, role: role, peer: connection.peer) }
-        switch requests.serve(operation, role: role, peer: connection.peer, connection: connection.id, refusal: refusal)
+        switch requests.serve(
+            operation, role: role, peer: connection.peer, connection: connection.id, device: device, refusal: refusal)
         {
         case .answer(let response): reply(response, for: operation, to: connection)
         case .parked: connection.phase = .parked

@@ -23,6 +23,9 @@ struct Asked {
     let role: Role
     let peer: Peer?
     let connection: Int?
+    /// The paired browser the request came through, by its name (`web pair --name`), when it
+    /// matters who answered (`apps approve` from a phone).
+    var device: String? = nil
 }
 
 /// What a handler made of a request.
@@ -99,7 +102,8 @@ final class Requests {
 
     /// Serves `command` for a peer with `role`; `refusal` words a refusal of rights.
     func serve(
-        _ command: Command, role: Role, peer: Peer? = nil, connection: Int? = nil, refusal: () -> String
+        _ command: Command, role: Role, peer: Peer? = nil, connection: Int? = nil, device: String? = nil,
+        refusal: () -> String
     ) -> Handled {
         guard role >= command.requiredRole else { return .answer(.failure(.forbidden, refusal())) }
         if case .watch = command { return .watching }
@@ -107,7 +111,9 @@ final class Requests {
         // machine already past its ring because the request ended in the next.
         let asOf = controller.clock.now().timeIntervalSince1970
         let handled = Requests.answering(command, logger: logger) {
-            try handler(for: command).handle(Asked(command: command, role: role, peer: peer, connection: connection))
+            var asked = Asked(command: command, role: role, peer: peer, connection: connection)
+            if case .appAnswer = command { asked.device = device.flatMap { handlers.web.deviceName(token: $0) } }
+            return try handler(for: command).handle(asked)
         }
         if case .answer(let response) = handled, response.ok, command.changesSchedule {
             controller.scheduleChanged(asOf: asOf, after: command.name)

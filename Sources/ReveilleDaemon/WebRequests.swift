@@ -123,6 +123,13 @@ final class WebRequests: RequestHandler {
     /// The rights of the device whose token this is; nil when no paired device has it. A stored
     /// role this version does not know (written by a newer one) gives no rights: refused, never
     /// guessed.
+    /// The name a paired device was given (`web pair --name`), for who answered what; read from
+    /// the state, which is rare enough (an answer to a request) not to be kept in memory.
+    func deviceName(token: String) -> String? {
+        let hash = Self.hash(token)
+        return (try? store.pairedDevices())?.first { $0.tokenHash == hash }?.name
+    }
+
     func role(token: String) -> Role? {
         if webPairing.roles == nil {
             do {

@@ -218,6 +218,50 @@ import Testing
     }
 }
 
+extension AppSetupTests {
+    /// Someone with no rights floods the apps socket: they get their 4 places, and the household
+    /// and root are served as before.
+    @Test(.enabled(if: isRoot, "needs root: the flood must come from another user (setpriv)"))
+    func aStrangerFloodingTheAppsSocketGetsFourPlacesAndNoOneElseWaits() throws {
+        let daemon = try DaemonHarness()
+        let script = """
+            import json, socket, sys, time
+            held, counts = [], {"ok": 0, "busy": 0}
+            for _ in range(20):
+                s = socket.socket(socket.AF_UNIX)
+                s.connect(sys.argv[1])
+                s.sendall(b'{"v":1,"op":{"watch":{}}}\\n')
+                line = s.makefile().readline()
+                counts["ok" if '"ok":true' in line.replace(" ", "") else "busy"] += 1
+                held.append(s)
+            print(counts["ok"], counts["busy"], flush=True)
+            time.sleep(3)
+            """
+        let output = daemon.root.appendingPathComponent("flood.out")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let flood = Process()
+        flood.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        flood.arguments = [
+            "--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", "/usr/bin/python3", "-c", script,
+            daemon.paths.appsSocket,
+        ]
+        flood.standardOutput = try FileHandle(forWritingTo: output)
+        try flood.run()
+        defer {
+            kill(flood.processIdentifier, SIGKILL)
+            flood.waitUntilExit()
+        }
+        func printed() -> String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+        #expect(daemon.waitFor(10) { printed().hasSuffix("\n") }, "\(printed())")
+        #expect(printed() == "4 16\n", "4 places for one stranger")
+        // While the stranger holds them: root is answered, and so is a household watcher.
+        #expect(daemon.answersStatus())
+        let household = try daemon.connect()
+        #expect(try household.send(.watch).ok)
+        #expect(daemon.logText().contains("uid 65534 already has 4 connections open, the most one user may"))
+    }
+}
+
 /// The words of the table row that starts with `first`.
 func row(_ table: String, _ first: String) -> [String]? {
     table.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }.first { $0.first == first }

@@ -141,6 +141,11 @@ extension AppGuardSuites {
                     }
                 }, "\(bus.shown)")
 
+            // The daemon restarts (an upgrade): the notifier finds it again by itself.
+            daemon.stop()
+            try daemon.start()
+            #expect(daemon.waitFor(10) { notes().contains("reveilled answers again") }, "\(notes())")
+
             // Outside its hours, a start is refused, and the child is told why and until when.
             try daemon.setNow(instant("2026-11-23 21:00:00"))
             let late = try runProcess(

@@ -718,6 +718,9 @@ class PageTests(unittest.TestCase):
             wait_for(lambda: not self.browser.visible("#apprequests"), what="the request answered")
             check = request(self.clock.sock, {"appCheck": {"name": "game2", "user": "root"}})["payload"]["apps"]["apps"][0]
             self.assertEqual(check["grantMinutes"], 30)
+            # Answered by the paired browser, by its name.
+            answered = request(self.clock.sock, {"appRequests": {}})["payload"]["apps"]["requests"][-1]
+            self.assertEqual((answered["state"], answered["answeredBy"]), ("approved", "kiosk"))
         finally:
             self.remove_app("game2")
 
