@@ -1,5 +1,6 @@
 import Foundation
 import ReveilleProtocol
+import ReveilleStore
 import Testing
 
 /// Setting up apps from the CLI, the policy in force and hand edits of apps.toml (README,
@@ -219,6 +220,27 @@ import Testing
 }
 
 extension AppSetupTests {
+    /// A clock upgraded from a version that kept only the last good apps.toml: with the file
+    /// broken at start, that copy is the policy in force, and stays so once the file is fixed
+    /// and merged.
+    @Test func aStateFromBeforeThePolicyWasKeptStartsFromTheLastGoodCopy() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 21:00:00"))
+        daemon.stop()
+        // The state as the earlier version left it: no policy in force, the last good file kept.
+        let store = try Store(path: daemon.paths.database)
+        #expect(try store.appPolicyInForce() == nil, "nothing was set up: nothing kept")
+        try store.saveGoodAppPolicy(
+            "[[app]]\nname = \"game\"\npaths = [\"/usr/games/game\"]\nwindows = [\"07:00-20:00\"]\n", at: 1_795_000_000)
+        try "[[app]]\nname = \"game\"\n".write(to: Self.appsFile(daemon), atomically: true, encoding: .utf8)  // broken
+        try daemon.start()
+        #expect(daemon.logText().contains("enforcing the last good policy instead (1 app"))
+        #expect(row(try daemon.cli("apps", "list").stdout, "game")?.prefix(3) == ["game", "-", "no"], "in force")
+        // Fixed: the file is merged in; game as the file has it now.
+        try "[[app]]\nname = \"game\"\npaths = [\"/usr/games/game\"]\nwindows = [\"07:00-20:00\"]\nlimit_minutes = 30\n"
+            .write(to: Self.appsFile(daemon), atomically: true, encoding: .utf8)
+        #expect(try daemon.waitFor(5) { try daemon.cli("apps", "list").stdout.contains("30m daily") })
+    }
+
     /// Someone with no rights floods the apps socket: they get their 4 places, and the household
     /// and root are served as before.
     @Test(.enabled(if: isRoot, "needs root: the flood must come from another user (setpriv)"))
