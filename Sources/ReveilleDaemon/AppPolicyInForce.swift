@@ -90,19 +90,28 @@ extension AppSupervisor {
         }
     }
 
+    /// Keeps a merge of the file in the state; when it cannot, the merge is in force anyway (the
+    /// file is merged again at the next start) and the log says so.
     private func save(_ policy: AppPolicy, base: AppPolicy, bump: Bool, at instant: Int) {
-        let revision = state.withLock { state in
-            state.base = base
-            if bump { state.revision += 1 }
-            return state.revision
-        }
         do {
-            try store.saveAppPolicyInForce(
-                Store.AppPolicyRecord(
-                    text: AppPolicyText.render(policy), base: AppPolicyText.render(base), revision: revision),
-                at: instant)
+            try persist(policy, base: base, bump: bump, at: instant)
         } catch {
-            logger.error("app policy: cannot keep it in the state: \(error); it is in force until the daemon stops")
+            logger.error(
+                "app policy: cannot keep it in the state: \(error); it is in force, and apps.toml is merged again at the next start"
+            )
+        }
+    }
+
+    /// Writes the policy and its base to the state; the revision moves only once it is written.
+    private func persist(_ policy: AppPolicy, base: AppPolicy, bump: Bool, at instant: Int) throws {
+        let revision = state.withLock { $0.revision } + (bump ? 1 : 0)
+        try store.saveAppPolicyInForce(
+            Store.AppPolicyRecord(
+                text: AppPolicyText.render(policy), base: AppPolicyText.render(base), revision: revision),
+            at: instant)
+        state.withLock { state in
+            state.base = base
+            state.revision = revision
         }
     }
 
@@ -167,8 +176,18 @@ extension AppSupervisor {
         var apps = current.apps
         try edit(&apps)
         let policy = AppPolicy(apps: apps)
+        // Kept first, in force after: a change the state cannot hold (a full disk) is refused
+        // whole, and the policy in force stays what the state says.
+        do {
+            try persist(
+                policy, base: state.withLock { $0.base }, bump: true, at: Int(clock.now().timeIntervalSince1970))
+        } catch {
+            logger.error("app policy: '\(who)' not saved: \(error)")
+            throw Refusal(
+                .unavailable, "the change cannot be kept (\(error)); nothing was changed: free some space and try again"
+            )
+        }
         enforce(policy, from: .edited)
-        save(policy, base: state.withLock { $0.base }, bump: true, at: Int(clock.now().timeIntervalSince1970))
         logger.notice("app policy: changed by '\(who)' (revision \(self.revision), \(counted(apps.count, "app")))")
     }
 

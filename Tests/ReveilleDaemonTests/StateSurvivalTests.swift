@@ -134,6 +134,37 @@ import Testing
         #expect(daemon.process.isRunning)
     }
 
+    /// A change to the app policy the state cannot hold is refused whole: nothing half-applied,
+    /// and what is in force is what a restart finds.
+    @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))
+    func anAppChangeOnAFullDiskIsRefusedWholeAndTheDaemonGoesOn() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-full-\(UUID().uuidString.prefix(8))")
+        let state = root.appendingPathComponent("var/lib/reveille").path
+        let unmount = try Self.smallDisk(at: state, kilobytes: 2048)
+        defer { unmount() }
+        let daemon = try DaemonHarness(root: root)
+        #expect(try daemon.cli("apps", "add", "game", "--path", "/usr/games/game", "--limit", "60").status == 0)
+        // Filled again after each try: the first full write may be saved by the space held in reserve.
+        var refused: (name: String, outcome: Outcome)?
+        for index in 1...4 where refused == nil {
+            Self.fill(state)
+            let name = "app\(index)"
+            let outcome = try daemon.cli("apps", "add", name, "--path", "/usr/games/\(name)", "--limit", "30")
+            if outcome.status != 0 { refused = (name, outcome) }
+        }
+        let (name, outcome) = try #require(refused, "no change was refused on a full disk")
+        #expect(outcome.stderr.contains("the change cannot be kept ("), "\(outcome)")
+        #expect(outcome.stderr.contains("nothing was changed: free some space and try again"))
+        let inForce = try daemon.cli("apps", "list").stdout
+        #expect(row(inForce, name) == nil, "not in force either: \(inForce)")
+        #expect(daemon.process.isRunning)
+        daemon.crash()
+        try? FileManager.default.removeItem(atPath: state + "/filler")
+        try daemon.start()
+        #expect(try daemon.cli("apps", "list").stdout == inForce, "a restart finds what was in force")
+    }
+
     @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))
     func aFullLogDiskDoesNotStopTheDaemon() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
