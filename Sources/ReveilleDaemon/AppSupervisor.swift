@@ -82,9 +82,10 @@ final class AppSupervisor: Sendable {
     let logger: Logger
     /// A process started as an app: the loop follows its pidfd.
     let onFollow: @Sendable (_ pid: Int32, _ pidfd: Descriptor) -> Void
-    /// An app's time runs out soon: the chime and the hooks (through the loop).
-    /// `chime`: at the bedside too, and the hooks (else only the user's notifier hears it).
-    let onWarning: @Sendable (_ notice: AppNotice, _ chime: Bool) -> Void
+    /// An app's time runs out soon, or it was refused: the user's notifier hears it (through the
+    /// loop). `chimeSecondsLeft`: at the bedside too, and the hooks, with the seconds left to the
+    /// second (nil: the notifier alone).
+    let onWarning: @Sendable (_ notice: AppNotice, _ chimeSecondsLeft: Int?) -> Void
     let state: Mutex<State>
     private let memory = Mutex(GuardMemory())
     private let ownPid = getpid()
@@ -95,7 +96,7 @@ final class AppSupervisor: Sendable {
         policyPath: String, requireRootOwned: Bool, store: Store, clock: any WallClock,
         zone: @escaping @Sendable () -> Zone, logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
         onFollow: @escaping @Sendable (Int32, Descriptor) -> Void = { _, _ in },
-        onWarning: @escaping @Sendable (AppNotice, Bool) -> Void = { _, _ in }
+        onWarning: @escaping @Sendable (AppNotice, Int?) -> Void = { _, _ in }
     ) {
         self.policyPath = policyPath
         self.requireRootOwned = requireRootOwned
@@ -337,7 +338,7 @@ final class AppSupervisor: Sendable {
             if appliesTo(name, user: user) { follow(pid: event.pid, app: name, user: user) }
         } else {
             logger.notice("app \(name) denied to \(user) (pid \(event.pid), \(event.path)\(how)): \(decision.reason)")
-            onWarning(AppNotice(kind: .denied, user: user, app: name, reason: decision.reason), false)
+            onWarning(AppNotice(kind: .denied, user: user, app: name, reason: decision.reason), nil)
         }
         return decision.allowed
     }
@@ -503,7 +504,7 @@ final class AppSupervisor: Sendable {
                 onWarning(
                     AppNotice(
                         kind: .timeLeft, user: user, app: app, minutesLeft: max(1, (left + 59) / 60), reason: reason),
-                    chime)
+                    chime ? left : nil)
             case .save(let totals, let date):
                 for (key, seconds) in totals {
                     do {

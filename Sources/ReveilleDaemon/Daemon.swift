@@ -220,11 +220,10 @@ public enum Daemon {
                 case .tagLifted: controller.tagLifted()
                 case .readerHealth(let health): controller.readerHealthChanged(health)
                 case .reply(let id, let response): server.answerParked(id, response)
-                case .appNotice(let notice, let chime):
+                case .appNotice(let notice, let chimeSecondsLeft):
                     feed.publish(.appNotice(notice))
-                    if chime {
-                        controller.appTimeRunningOut(
-                            app: notice.app, user: notice.user, secondsLeft: (notice.minutesLeft ?? 1) * 60)
+                    if let left = chimeSecondsLeft {
+                        controller.appTimeRunningOut(app: notice.app, user: notice.user, secondsLeft: left)
                     }
                 case .appFollowed(let pid, let pidfd): follower.follow(pid: pid, pidfd: pidfd)
                 case .chimeChecked(let key, let skip, let detail):
@@ -406,7 +405,7 @@ public enum Daemon {
             clock: clock, zone: { zone.current },
             logger: logger, warnMinutes: options.appWarnMinutes, graceSeconds: options.appKillGraceSeconds,
             onFollow: { pid, pidfd in doorbell.post(.appFollowed(pid: pid, pidfd: pidfd)) },
-            onWarning: { notice, chime in doorbell.post(.appNotice(notice, chime: chime)) })
+            onWarning: { notice, left in doorbell.post(.appNotice(notice, chimeSecondsLeft: left)) })
         supervisor.reload()
         supervisor.loadToday()
         if let guardian = supervisor.guardian {

@@ -15,9 +15,8 @@ enum LoopEvent: Sendable {
     case readerHealth(ReaderHealth)
     /// A `sound test` has its first frame out (or every device failed): answer connection `id`.
     case reply(connection: Int, Response)
-    /// An app's time runs out in `secondsLeft`.
-    /// An app's time runs out soon (`chime`: at the bedside too), or it was refused.
-    case appNotice(AppNotice, chime: Bool)
+    /// An app's time runs out soon (`chimeSecondsLeft`: at the bedside too), or it was refused.
+    case appNotice(AppNotice, chimeSecondsLeft: Int?)
     /// A process started as a listed app: follow its pidfd on the loop.
     case appFollowed(pid: Int32, pidfd: Descriptor)
     /// A reminder's `--unless` command ended: `skip` when it exited 0.
