@@ -40,9 +40,14 @@ public enum AppPolicyText {
         var parts: [String] = []
         var rest = days
         // Weekdays as the value most of them share (at least three), the others named after it:
-        // the more specific wins when read.
-        let counts = Dictionary(grouping: weekdays.compactMap { day in values[day].map { (day, text($0)) } }) { $0.1 }
-        if let (common, group) = counts.max(by: { $0.value.count < $1.value.count }), group.count >= 3 {
+        // the more specific wins when read. Only when every weekday has a value: one without
+        // would inherit the line.
+        let weekdayTexts = weekdays.compactMap { day in values[day].map { (day, text($0)) } }
+        let counts = Dictionary(grouping: weekdayTexts) { $0.1 }
+        if weekdayTexts.count == weekdays.count,
+            let (common, group) = counts.max(by: { $0.value.count < $1.value.count }),
+            group.count >= 3
+        {
             parts.append("weekdays = \(common)")
             rest.removeAll { day in group.contains { $0.0 == day } }
         }
@@ -50,17 +55,7 @@ public enum AppPolicyText {
             parts.append("weekends = \(text(value))")
             rest.removeAll(where: \.isWeekend)
         }
-        // A weekday left out of a weekdays line must not inherit it.
-        let coveredByWeekdays = parts.first?.hasPrefix("weekdays") == true
-        for day in rest {
-            if let value = values[day] {
-                parts.append("\(day.shortName) = \(text(value))")
-            } else if coveredByWeekdays && !day.isWeekend {
-                return "{ "
-                    + days.compactMap { day in values[day].map { "\(day.shortName) = \(text($0))" } }
-                    .joined(separator: ", ") + " }"
-            }
-        }
+        for day in rest { if let value = values[day] { parts.append("\(day.shortName) = \(text(value))") } }
         return "{ \(parts.joined(separator: ", ")) }"
     }
 

@@ -73,13 +73,10 @@ final class AppFollower {
     /// running apps, and watch the listed files anew. A policy refused keeps the one in force, and
     /// watchers hear why.
     func policyChanged(force: Bool) {
-        let before = supervisor.policyInfo()
+        let before = (supervisor.revision, supervisor.conflicts)
         if let why = supervisor.reload(force: force) { feed.publish(.policyRejected(why)) }
         // The page and `apps list` look again: a hand edit merged, or one that could not be.
-        let after = supervisor.policyInfo()
-        if after.revision != before.revision || after.conflicts != before.conflicts {
-            feed.publish(.appPolicy(after.revision))
-        }
+        if before != (supervisor.revision, supervisor.conflicts) { feed.publish(.appPolicy(supervisor.revision)) }
         supervisor.review()
         watchListedFiles()
     }

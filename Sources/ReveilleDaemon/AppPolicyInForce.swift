@@ -117,6 +117,9 @@ extension AppSupervisor {
 
     var revision: Int { state.withLock { $0.revision } }
 
+    /// Hand edits of apps.toml not applied, and why.
+    var conflicts: [String] { state.withLock { $0.conflicts } }
+
     /// The policy in force for `apps list` and the page.
     func policyInfo() -> AppPolicyInfo {
         state.withLock { state in
@@ -139,9 +142,8 @@ extension AppSupervisor {
         let rule = try setup.rule()
         let document = try TOMLDocument(
             path: "app \"\(rule.name)\"", text: AppPolicyText.render(AppPolicy(apps: [rule])))
-        if let problem = AppPolicyFile.check(document).problems.first {
-            throw InputError(Self.unplaced(problem))
-        }
+        // The made-up file's line means nothing to the person: the message alone.
+        if let problem = AppPolicyFile.check(document).problems.first { throw InputError(problem.message) }
         try change(revision: revision, by: adding ? "apps add" : "apps edit") { apps in
             let index = apps.firstIndex { $0.name == rule.name }
             if adding, index != nil {
@@ -199,6 +201,4 @@ extension AppSupervisor {
                 + (known.isEmpty ? " (it lists none)" : "; it lists \(known.joined(separator: ", "))"))
     }
 
-    /// A problem found in one app's text, without the made-up file's line: `app "x" windows: ...`.
-    static func unplaced(_ problem: ConfigError) -> String { problem.message }
 }

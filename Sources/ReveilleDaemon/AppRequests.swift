@@ -72,9 +72,10 @@ final class AppRequests: RequestHandler {
         case .appPut(let setup, let adding, let revision):
             try apps.put(setup, adding: adding, revision: revision)
             published(apps)
-            let summary = apps.policyInfo().apps.first { $0.name == setup.name }?.summary ?? ""
+            let reply = policyReply(apps)
+            let summary = reply.policy?.apps.first { $0.name == setup.name }?.summary ?? ""
             response.message = "\(adding ? "added" : "changed") \(setup.name): \(summary)"
-            response.payload = .apps(policyReply(apps))
+            response.payload = .apps(reply)
         case .appRemove(let name, let revision):
             try apps.remove(name, revision: revision)
             published(apps)
@@ -140,7 +141,8 @@ final class AppRequests: RequestHandler {
             throw Refusal(.refused, "\(name) does not limit \(user): there is nothing to ask for")
         }
         let reason = why.map { $0.trimmed() }.flatMap { $0.isEmpty ? nil : Sanitized.line($0) }
-        let mine = try apps.store.appRequests(on: apps.today()).filter { $0.user == user }
+        let today = apps.today()
+        let mine = try apps.store.appRequests(on: today).filter { $0.user == user }
         if let refusal = AppAsking.refusal(
             minutes: minutes, why: reason, waiting: mine.filter { $0.state == "waiting" }.count, today: mine.count)
         {
@@ -148,9 +150,12 @@ final class AppRequests: RequestHandler {
         }
         let now = Int(apps.clock.now().timeIntervalSince1970)
         let id = try apps.store.addAppRequest(
-            user: user, app: name, minutes: minutes, why: reason, on: apps.today(), at: now)
+            user: user, app: name, minutes: minutes, why: reason, on: today, at: now)
         apps.logger.notice("app \(name): \(user) asks for \(minutes) more minutes (request #\(id))")
-        return try requests(apps).first { $0.id == id }!
+        var resolver = ZoneResolver(zone: apps.zone())
+        return AppRequestInfo(
+            id: id, user: user, app: name, minutes: minutes, why: reason,
+            askedAt: resolver.local(at: now).time.hoursAndMinutes, state: .waiting)
     }
 
     private func answer(_ id: Int, approve: Bool, by who: String, _ apps: AppSupervisor) throws -> AppRequestInfo {
@@ -166,7 +171,10 @@ final class AppRequests: RequestHandler {
         if approve { _ = try apps.grant(request.minutes, to: request.app, user: request.user) }
         apps.logger.notice(
             "app \(request.app): request #\(id) of \(request.user) \(approve ? "approved" : "refused") by \(who)")
-        return try requests(apps).first { $0.id == id }!
+        var answered = request
+        answered.state = approve ? .approved : .refused
+        answered.answeredBy = who
+        return answered
     }
 
     private func requests(_ apps: AppSupervisor) throws -> [AppRequestInfo] {

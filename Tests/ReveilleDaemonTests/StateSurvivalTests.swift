@@ -103,6 +103,17 @@ import Testing
         return { _ = try? runProcess(URL(fileURLWithPath: "/bin/umount"), ["-l", path]) }
     }
 
+    /// A daemon root whose `folder` (a path under it) is a small tmpfs: the root, the folder's
+    /// path, and how to unmount it.
+    static func rootWithSmallDisk(_ folder: String, kilobytes: Int) throws -> (
+        root: URL, disk: String, unmount: () -> Void
+    ) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-full-\(UUID().uuidString.prefix(8))")
+        let disk = root.appendingPathComponent(folder).path
+        return (root, disk, try smallDisk(at: disk, kilobytes: kilobytes))
+    }
+
     /// Writes a file until the disk is full.
     static func fill(_ folder: String) {
         let fd = open(folder + "/filler", O_WRONLY | O_CREAT, 0o600)
@@ -113,10 +124,7 @@ import Testing
 
     @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))
     func aDismissalOnAFullDiskIsRecordedAndNotRungAgain() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "reveille-full-\(UUID().uuidString.prefix(8))")
-        let state = root.appendingPathComponent("var/lib/reveille").path
-        let unmount = try Self.smallDisk(at: state, kilobytes: 2048)
+        let (root, state, unmount) = try Self.rootWithSmallDisk("var/lib/reveille", kilobytes: 2048)
         defer { unmount() }
         let daemon = try DaemonHarness(root: root)
         #expect(try daemon.cli("alarm", "add", "--in", "2s", "--label", "nap").status == 0)
@@ -138,10 +146,7 @@ import Testing
     /// and what is in force is what a restart finds.
     @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))
     func anAppChangeOnAFullDiskIsRefusedWholeAndTheDaemonGoesOn() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "reveille-full-\(UUID().uuidString.prefix(8))")
-        let state = root.appendingPathComponent("var/lib/reveille").path
-        let unmount = try Self.smallDisk(at: state, kilobytes: 2048)
+        let (root, state, unmount) = try Self.rootWithSmallDisk("var/lib/reveille", kilobytes: 2048)
         defer { unmount() }
         let daemon = try DaemonHarness(root: root)
         #expect(try daemon.cli("apps", "add", "game", "--path", "/usr/games/game", "--limit", "60").status == 0)
@@ -167,10 +172,7 @@ import Testing
 
     @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))
     func aFullLogDiskDoesNotStopTheDaemon() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "reveille-full-\(UUID().uuidString.prefix(8))")
-        let logs = root.appendingPathComponent("var/log/reveille").path
-        let unmount = try Self.smallDisk(at: logs, kilobytes: 64)
+        let (root, logs, unmount) = try Self.rootWithSmallDisk("var/log/reveille", kilobytes: 64)
         defer { unmount() }
         let daemon = try DaemonHarness(root: root)
         Self.fill(logs)
