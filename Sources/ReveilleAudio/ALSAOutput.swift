@@ -47,6 +47,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
     /// The current request's number: the write loop reads it without locking.
     private let generation = Atomic<UInt64>(0)
     private let attenuatedFlag = Atomic<Bool>(false)
+    private let escalatedFlag = Atomic<Bool>(false)
     private let status: Mutex<String>
     private let stopRequested = Mutex<ContinuousClock.Instant?>(nil)
 
@@ -95,6 +96,11 @@ public final class ALSAOutput: AudioOutput, Sendable {
         logger.info("sound: \(attenuated ? "lowered while the sleeper answers" : "back to full volume")")
     }
 
+    public func escalate() {
+        escalatedFlag.store(true, ordering: .releasing)
+        logger.notice("sound: rising to full volume (unanswered)")
+    }
+
     public func stop() {
         stopRequested.withLock { $0 = .now }
         shared.withLock { shared in
@@ -129,6 +135,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
         let number = shared.withLock { shared in
             let number = generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
             attenuatedFlag.store(false, ordering: .releasing)
+            escalatedFlag.store(false, ordering: .releasing)
             shared.pending = Playback.Job(request: request, generation: number, postedAt: .now, silentBed: nil)
             shared.waiting[number] = waiter
             shared.releaseWaiters(before: number)
@@ -240,6 +247,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
     func isCurrent(_ job: Playback.Job) -> Bool { generation.load(ordering: .acquiring) == job.generation }
 
     var attenuated: Bool { attenuatedFlag.load(ordering: .acquiring) }
+    var escalated: Bool { escalatedFlag.load(ordering: .acquiring) }
 
     func setStatus(_ line: String) { status.withLock { $0 = line } }
 

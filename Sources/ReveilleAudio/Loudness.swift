@@ -8,8 +8,12 @@ public struct Loudness: Sendable {
     public let glideFrames: Double
 
     public let sampleRate: Double
-    public let volume: Double
-    public let fadeInFrames: Double
+    /// The alarm's volume; 100 once escalated (reached by a glide of `escalationFrames`).
+    public private(set) var volume: Double
+    /// Raised to full volume: an alarm unanswered for its `--escalate-after`.
+    public private(set) var isEscalated = false
+    private var escalationStep = 0.0
+    public private(set) var fadeInFrames: Double
     /// Frames played so far; survives a change of device, so the fade does not restart.
     public private(set) var frame: Double = 0
     private var attenuation = 1.0
@@ -21,6 +25,19 @@ public struct Loudness: Sendable {
         self.fadeInFrames = Double(max(fadeInSeconds, 0)) * Double(sampleRate)
         self.glideFrames = 0.1 * Double(sampleRate)
     }
+
+    /// Rises to full volume over `escalationSeconds`, from wherever the fade-in is (the fade-in
+    /// ends at once: an unanswered ring has faded in long since).
+    public mutating func escalate() {
+        guard !isEscalated else { return }
+        isEscalated = true
+        volume = currentVolume / max(attenuation, 0.01)
+        fadeInFrames = 0
+        escalationStep = (100 - volume) / (Loudness.escalationSeconds * sampleRate)
+    }
+
+    /// How long the rise to full volume takes: fast enough to wake, slow enough not to click.
+    public static let escalationSeconds = 2.0
 
     /// Lowers (true) or restores (false) the sound, gliding over 100 ms.
     public mutating func setAttenuated(_ attenuated: Bool) {
@@ -55,6 +72,7 @@ public struct Loudness: Sendable {
 
     private mutating func advance() {
         frame += 1
+        if isEscalated, volume < 100 { volume = min(100, volume + escalationStep) }
         if attenuation != attenuationTarget {
             let step = (1 - Loudness.attenuatedFraction) / glideFrames
             attenuation =

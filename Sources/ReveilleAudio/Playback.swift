@@ -181,6 +181,7 @@ struct Playback {
                 attenuated = lowered
                 loudness.setAttenuated(lowered)
             }
+            if output.escalated, !loudness.isEscalated { loudness.escalate() }
             var wanted = chunkFrames
             if let limit {
                 wanted = min(wanted, limit - Int(loudness.frame))

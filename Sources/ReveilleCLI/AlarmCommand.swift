@@ -139,6 +139,23 @@ struct AlarmCommand: ParsableCommand {
                 ("tags", alarm.tags.isEmpty ? "any registered tag" : alarm.tags.joined(separator: ", ")),
                 ("snoozes", snoozes),
                 ("holidays", alarm.skipHolidays ? "silent on holidays" : "rings on holidays"),
+                (
+                    "wake check",
+                    alarm.wakeCheckSeconds == 0
+                        ? "off"
+                        : "asks \"Are you up?\" \(DurationText.format(seconds: alarm.wakeCheckSeconds)) after the dismissal"
+                ),
+                (
+                    "escalate",
+                    alarm.escalateAfterSeconds == 0
+                        ? "off"
+                        : "full volume after \(DurationText.format(seconds: alarm.escalateAfterSeconds)) unanswered"
+                ),
+                (
+                    "sunrise",
+                    alarm.leadSeconds == 0
+                        ? "off" : "begins \(DurationText.format(seconds: alarm.leadSeconds)) before the ring"
+                ),
             ]
             lines += (alarm.warnings ?? []).map { ("warning", $0) }
             return "alarm #\(alarm.id)\n"
@@ -212,6 +229,36 @@ struct AlarmFields: ParsableArguments {
     @Option(name: .long, help: "Snoozes allowed, 0 for unlimited (default 3).") var maxSnoozes: Int?
     @Option(name: .long, help: "Minutes a snooze lasts (default 9).") var snoozeMinutes: Int?
     @Flag(inversion: .prefixedNo, help: "Stay silent on holidays (from holiday calendars).") var skipHolidays: Bool?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Ask \"Are you up?\" this long after the dismissal (1m-30m); unanswered, it rings again. off: none.",
+            valueName: "duration"))
+    var wakeCheck: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Rise to full volume after ringing this long unanswered (1m-60m). off: never.", valueName: "duration"))
+    var escalateAfter: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Begin a sunrise this long before the ring (1m-2h): a lead event for a lamp, and the page's light. off: none.",
+            valueName: "duration"))
+    var lead: String?
+
+    /// `off` or a duration within `range`.
+    private static func durationOrOff(_ text: String?, _ option: String, range: ClosedRange<Int>) throws(InputError)
+        -> Int?
+    {
+        guard let text else { return nil }
+        if text == "off" || text == "0" { return 0 }
+        do {
+            return try DurationText.parse(text, range: range)
+        } catch {
+            throw InputError("--\(option): \(error.message), or off")
+        }
+    }
 
     /// The request fields, checked here first so that a typo is a usage error before any daemon is asked.
     func spec(time: String?) throws -> AlarmSpec {
@@ -234,6 +281,10 @@ struct AlarmFields: ParsableArguments {
             spec.maxSnoozes = maxSnoozes
             spec.snoozeMinutes = snoozeMinutes
             spec.skipHolidays = skipHolidays
+            spec.wakeCheckSeconds = try Self.durationOrOff(wakeCheck, "wake-check", range: Alarm.wakeCheckRange)
+            spec.escalateAfterSeconds = try Self.durationOrOff(
+                escalateAfter, "escalate-after", range: Alarm.escalateRange)
+            spec.leadSeconds = try Self.durationOrOff(lead, "lead", range: Alarm.leadRange)
             return spec
         }
     }

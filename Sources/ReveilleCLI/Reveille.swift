@@ -15,7 +15,8 @@ public struct Reveille: ParsableCommand {
             """,
         version: reveilleVersion,
         subcommands: [
-            StatusCommand.self, SnoozeCommand.self, DismissCommand.self, NextCommand.self, MonthCommand.self,
+            StatusCommand.self, SnoozeCommand.self, AwakeCommand.self, DismissCommand.self, NextCommand.self,
+            MonthCommand.self,
             AlarmCommand.self,
             RuleCommand.self, OverrideCommand.self, PauseCommand.self, ResumeCommand.self, HistoryCommand.self,
             StatsCommand.self, SoundCommand.self, TagCommand.self, AppsCommand.self, RunCommand.self,

@@ -15,6 +15,24 @@ struct SnoozeCommand: ParsableCommand {
     }
 }
 
+struct AwakeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "awake",
+        abstract: "Answer the wake-up check: \"Are you up?\" (yes).",
+        discussion: """
+            An alarm with --wake-check asks "Are you up?" that long after it is dismissed, and \
+            rings again if nobody answers in time (wake_check_seconds, 60 by default). This \
+            answers it, as any bedside key, a tap on the page or a registered tag does. It counts \
+            only while the check asks.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        report(try send(.awake, to: connection))
+    }
+}
+
 struct DismissCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dismiss",

@@ -78,6 +78,7 @@ struct StatusCommand: ParsableCommand {
             case .autoStopped: "STOPPED: alarm \(session.name) rang unanswered (unattended)"
             case .missed: "MISSED: alarm \(session.name) (due \(session.scheduledTime))"
             }
+        case .wakeCheck(let check): wakeCheckLine(check)
         case .missed(let missed):
             "MISSED: alarm #\(missed.alarmID)\(missed.label.isEmpty ? "" : " \(missed.label)") (due \(missed.scheduledTime)), not rung late"
         case .nextRing(let next):
@@ -98,6 +99,18 @@ struct StatusCommand: ParsableCommand {
         case .appPolicy(let revision): "the app policy changed (revision \(revision))"
         case .appNotice(let notice): AppNoticeText.line(notice)
         case .appRequest(let request): AppNoticeText.line(request)
+        }
+    }
+
+    /// The wake-up check in words, for `status` and `status --watch`.
+    static func wakeCheckLine(_ check: WakeCheckInfo) -> String {
+        switch check.state {
+        case "waiting":
+            "wake-up check of alarm \(check.name) at \(check.asksAt): answer \"Are you up?\" then, or it rings again"
+        case "asking":
+            "ARE YOU UP? The wake-up check of alarm \(check.name) waits until \(check.deadline): 'reveille awake', any key, the page or your tag; else it rings again"
+        case "passed": "wake-up check of alarm \(check.name) passed (\(check.answeredBy ?? "answered"))"
+        default: "WAKE-UP CHECK FAILED: alarm \(check.name) rings again"
         }
     }
 
@@ -133,7 +146,9 @@ struct StatusCommand: ParsableCommand {
             lines.append(
                 "to stop it: \(session.howToDismiss)" + (session.fellBackToMath ? " (no NFC reader was working)" : ""))
             if session.tagOnReader { lines.append("a tag is on the reader: lift it, then tap it") }
+            if session.escalated == true { lines.append("unanswered: ringing at full volume") }
         }
+        if let check = status.wakeCheck { lines.append(wakeCheckLine(check)) }
         lines += [
             "reveilled \(status.version), up \(DurationText.format(seconds: status.uptimeSeconds)), "
                 + "time zone \(status.timeZone)\(status.timeZoneRules.map { " (\($0))" } ?? ""), "

@@ -11,6 +11,8 @@ public struct Settings: Sendable, Equatable {
     public var timeZone: String?
     public var missedGraceMinutes = 15
     public var maxRingMinutes = 30
+    /// How long the wake-up check waits for "yes, I am up" before the alarm rings again.
+    public var wakeCheckSeconds = 60
     public var adminGroup = "reveille-admin"
     public var socketGroup = "reveille"
     public var audio = Audio()
@@ -141,7 +143,8 @@ public struct Settings: Sendable, Equatable {
     }
 
     static let topKeys = [
-        "time_zone", "missed_grace_minutes", "max_ring_minutes", "admin_group", "socket_group", "audio", "nfc", "apps",
+        "time_zone", "missed_grace_minutes", "max_ring_minutes", "wake_check_seconds", "admin_group", "socket_group",
+        "audio", "nfc", "apps",
         "input", "voice", "web",
     ]
     static let webKeys = ["address", "port", "hosts"]
@@ -172,6 +175,8 @@ public struct Settings: Sendable, Equatable {
             try document.int(root, "missed_grace_minutes", in: nil, range: 0...1440) ?? settings.missedGraceMinutes
         settings.maxRingMinutes =
             try document.int(root, "max_ring_minutes", in: nil, range: 0...1440) ?? settings.maxRingMinutes
+        settings.wakeCheckSeconds =
+            try document.int(root, "wake_check_seconds", in: nil, range: 10...600) ?? settings.wakeCheckSeconds
         settings.adminGroup = try document.string(root, "admin_group", in: nil) ?? settings.adminGroup
         settings.socketGroup = try document.string(root, "socket_group", in: nil) ?? settings.socketGroup
         if let audio = try document.table("audio") {

@@ -63,14 +63,23 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public var maxSnoozes: Int
     public var snoozeMinutes: Int
     public var skipHolidays: Bool
+    /// Seconds after a dismissal that the clock asks "Are you up?"; 0: no wake-up check.
+    public var wakeCheckSeconds: Int
+    /// Seconds of ringing unanswered after which the sound rises to full volume; 0: never.
+    public var escalateAfterSeconds: Int
+    /// Seconds before the ring that the sunrise begins (a `lead` event, the page's light); 0: none.
+    public var leadSeconds: Int
 
     public init(
         id: Int, label: String = "", time: LocalTime, repeats: Repeat, enabled: Bool = true,
         sound: String? = nil, volume: Int = Alarm.defaultVolume, fadeInSeconds: Int = Alarm.defaultFadeInSeconds,
         challenge: Challenge = .math, mathDifficulty: MathDifficulty = .medium, tags: [String] = [],
         maxSnoozes: Int = Alarm.defaultMaxSnoozes, snoozeMinutes: Int = Alarm.defaultSnoozeMinutes,
-        skipHolidays: Bool = false
+        skipHolidays: Bool = false, wakeCheckSeconds: Int = 0, escalateAfterSeconds: Int = 0, leadSeconds: Int = 0
     ) {
+        self.wakeCheckSeconds = wakeCheckSeconds
+        self.escalateAfterSeconds = escalateAfterSeconds
+        self.leadSeconds = leadSeconds
         self.id = id
         self.label = label
         self.time = time
@@ -91,6 +100,12 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public static let defaultFadeInSeconds = 30
     public static let defaultMaxSnoozes = 3
     public static let defaultSnoozeMinutes = 9
+    /// How long after a dismissal the wake-up check may ask (`--wake-check`).
+    public static let wakeCheckRange = 60...1800
+    /// How long a ring may go unanswered before it rises to full volume (`--escalate-after`).
+    public static let escalateRange = 60...3600
+    /// How long before the ring the sunrise may begin (`--lead`).
+    public static let leadRange = 60...7200
 
     /// `#3 work` or `#3` when there is no label.
     public var name: String { label.isEmpty ? "#\(id)" : "#\(id) \(label)" }
@@ -125,6 +140,20 @@ public struct Alarm: Hashable, Sendable, Identifiable {
         }
         guard (1...120).contains(snoozeMinutes) else {
             throw InputError("snooze minutes \(snoozeMinutes): must be 1-120")
+        }
+        guard wakeCheckSeconds == 0 || Alarm.wakeCheckRange.contains(wakeCheckSeconds) else {
+            throw InputError(
+                "wake-up check \(DurationText.format(seconds: wakeCheckSeconds)): must be 1-30 minutes after the dismissal, or off"
+            )
+        }
+        guard escalateAfterSeconds == 0 || Alarm.escalateRange.contains(escalateAfterSeconds) else {
+            throw InputError(
+                "escalate after \(DurationText.format(seconds: escalateAfterSeconds)): must be 1-60 minutes of ringing, or off"
+            )
+        }
+        guard leadSeconds == 0 || Alarm.leadRange.contains(leadSeconds) else {
+            throw InputError(
+                "lead \(DurationText.format(seconds: leadSeconds)): must be 1-120 minutes before the ring, or off")
         }
         try Alarm.checkLabel(label)
         if case .weekly(let days) = repeats, days.isEmpty {

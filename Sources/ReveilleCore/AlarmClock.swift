@@ -42,11 +42,14 @@ public struct AlarmClock: Sendable {
         public var lastSessionID: Int
         /// Chimes already played, skipped or missed (key and due instant), so none plays twice.
         public var handledChimes: [String: Int]
+        /// The last session dismissed, when its wake-up check is still open.
+        public var wakeCheck: RingSession?
 
         public init(
             evaluatedThrough: Int?, activeSession: RingSession?, handled: [Occurrence], lastSessionID: Int,
-            handledChimes: [String: Int] = [:]
+            handledChimes: [String: Int] = [:], wakeCheck: RingSession? = nil
         ) {
+            self.wakeCheck = wakeCheck
             self.evaluatedThrough = evaluatedThrough
             self.activeSession = activeSession
             self.handled = handled
@@ -69,6 +72,10 @@ public struct AlarmClock: Sendable {
     public let limits: Limits
     /// The alarm ringing or snoozed, if any.
     public private(set) var session: RingSession?
+    /// The session dismissed last, while its wake-up check waits to ask or asks "Are you up?".
+    public private(set) var wakeCheck: RingSession?
+    /// The wake-up check asks now: a key, a tap or a tag answers it.
+    public var isAskingIfAwake: Bool { wakeCheck?.wakeCheck?.outcome == .asking }
     /// Occurrences up to this instant have been rung or recorded as missed.
     public private(set) var evaluatedThrough: Int?
     /// The evaluation point last written down (`followTime`).
@@ -119,6 +126,7 @@ public struct AlarmClock: Sendable {
         self.evaluatedThrough = stored.evaluatedThrough
         self.persistedThrough = stored.evaluatedThrough
         self.session = stored.activeSession
+        self.wakeCheck = stored.wakeCheck?.wakeCheck?.isOpen == true ? stored.wakeCheck : nil
         self.handled = Set(stored.handled)
         self.nextSessionID = stored.lastSessionID + 1
         self.random = random
@@ -149,6 +157,17 @@ public struct AlarmClock: Sendable {
             actions += setPolling(true)
             actions.append(.publish(.session(session)))
         }
+        if let checked = wakeCheck, let check = checked.wakeCheck {
+            actions.append(
+                .log(
+                    .notice,
+                    "the wake-up check of alarm \(checked.settings.name) (session #\(checked.id)) is \(check.outcome.rawValue == "asking" ? "asking" : "waiting to ask")"
+                ))
+            if check.outcome == .asking {
+                actions += [.warningTone, .say(Spoken.areYouUp)] + setPolling(true)
+                actions.append(.publish(.wakeCheck(checked)))
+            }
+        }
         // Calendars may have changed while the daemon was down.
         actions += removeHolidayGatedOverrides(today: ZoneResolver(zone: zone).local(at: Int(now)).date)
         return actions + tick(now: now, monotonic: monotonic, clockWasSet: false)
@@ -175,6 +194,7 @@ public struct AlarmClock: Sendable {
         lastTick = (now, monotonic)
         let seconds = Int(now.rounded(.down))
         actions += advanceSession(now: seconds)
+        actions += advanceWakeCheck(now: seconds)
         actions += catchUp(now: now, clockTrusted: clockSynchronized || steppedBack)
         actions += chimes.due(now: seconds, schedule: schedule, zone: zone, limits: limits, ringing: session)
         notePersisted(actions)
@@ -392,6 +412,9 @@ public struct AlarmClock: Sendable {
     public mutating func tagPlaced(uid: String, label: String?, fresh: Bool, now: Int) -> [ClockAction] {
         tagOnReader = true
         guard let active = session else {
+            if isAskingIfAwake, fresh, let label {
+                return confirmAwake(now: now, by: "tag \"\(label)\"").actions
+            }
             return [.log(.info, "tag \(uid) placed; nothing is ringing")]
         }
         guard fresh else {
@@ -481,6 +504,73 @@ public struct AlarmClock: Sendable {
         return actions + wake(now: now)
     }
 
+    // MARK: The wake-up check
+
+    /// "Are you up?" answered: a key, a tap on the page, a tag, or `reveille awake` (`by` says
+    /// which, for the log and the history).
+    public mutating func confirmAwake(now: Int, by: String) -> ClockReply {
+        guard var checked = wakeCheck else {
+            return ClockReply(result: .failure(RingRefusal("no wake-up check is waiting")), actions: [])
+        }
+        do {
+            try checked.passWakeCheck(now: now, by: by)
+        } catch {
+            return ClockReply(result: .failure(error), actions: [])
+        }
+        wakeCheck = nil
+        let actions: [ClockAction] =
+            [
+                .log(.notice, "wake-up check of alarm \(checked.settings.name) passed (\(by))"),
+                .persist([checked], evaluatedThrough: nil), .runHook(.awake, checked), .publish(.wakeCheck(checked)),
+            ] + setPolling(session != nil) + wake(now: now)
+        return ClockReply(result: .success(checked), actions: actions)
+    }
+
+    /// The wake-up check's time came: it asks, or, unanswered, it fails and the alarm rings again
+    /// as a new session with its challenge (unless another alarm rings already).
+    private mutating func advanceWakeCheck(now: Int) -> [ClockAction] {
+        guard var checked = wakeCheck, let outcome = checked.advanceWakeCheck(now: now) else { return [] }
+        let name = checked.settings.name
+        guard outcome == .failed else {
+            wakeCheck = checked
+            return [
+                .log(
+                    .notice,
+                    "wake-up check of alarm \(name): are you up? (waiting until \(ZoneResolver(zone: zone).local(at: checked.wakeCheck!.deadline).time.description))"
+                ),
+                .warningTone, .say(Spoken.areYouUp), .persist([checked], evaluatedThrough: nil),
+                .runHook(.wakeCheck, checked), .publish(.wakeCheck(checked)),
+            ] + setPolling(true)
+        }
+        wakeCheck = nil
+        var actions: [ClockAction] = [
+            .persist([checked], evaluatedThrough: nil), .runHook(.wakeCheckFailed, checked),
+            .publish(.wakeCheck(checked)),
+        ]
+        guard session == nil else {
+            actions.insert(
+                .log(.warning, "wake-up check of alarm \(name) failed (no answer); another alarm rings already"), at: 0)
+            return actions + setPolling(true)
+        }
+        var (fired, steps) = RingSession.fire(
+            settings: checked.settings, scheduledAt: now, now: now, readerHealthy: readerHealth.isHealthy,
+            policy: limits.ring, test: checked.isTest)
+        fired = fired.numbered(takeID())
+        actions.insert(
+            .log(
+                .warning,
+                "wake-up check of alarm \(name) failed: no answer in \(DurationText.format(seconds: checked.wakeCheck!.deadline - checked.wakeCheck!.asksAt)); it rings again (session #\(fired.id))"
+            ), at: 0)
+        var notes: [SessionStep] = []
+        if fired.fellBackToMath {
+            notes.append(
+                .log(
+                    .warning, "alarm \(name) wants an NFC tag but the reader is \(readerHealth); offering math instead")
+            )
+        }
+        return actions + apply(fired, steps.map { .ring($0) } + notes, now: now)
+    }
+
     /// The daemon stops: the sound stops, how far occurrences were handled is kept.
     public func shutDown() -> [ClockAction] {
         [.stopSound, .persist([], evaluatedThrough: evaluatedThrough)]
@@ -500,7 +590,9 @@ public struct AlarmClock: Sendable {
             let steps = try body(&active, &generator)
             random = generator
             let actions = apply(active, steps, now: now) + wake(now: now)
-            return ClockReply(result: .success(active), actions: actions)
+            // A dismissal that planned a wake-up check says so in its reply.
+            let after = wakeCheck?.id == active.id ? wakeCheck! : active
+            return ClockReply(result: .success(after), actions: actions)
         } catch {
             return ClockReply(result: .failure(error), actions: [])
         }
@@ -529,9 +621,20 @@ public struct AlarmClock: Sendable {
     /// then the state written, hooks, and what watchers are told.
     private mutating func apply(_ active: RingSession, _ steps: [SessionStep], now: Int) -> [ClockAction] {
         let before = session
+        var active = active
         session = active.state.isActive ? active : nil
         var sound: [ClockAction] = []
         var rest: [ClockAction] = []
+        if active.planWakeCheck(now: now, waitSeconds: limits.ring.wakeCheckWaitSeconds) {
+            // A check still open from an earlier session gives way to this one's.
+            wakeCheck = active
+            let at = ZoneResolver(zone: zone).local(at: active.wakeCheck!.asksAt).time
+            rest.append(
+                .log(
+                    .notice,
+                    "wake-up check of alarm \(active.settings.name) at \(at.description) (\(DurationText.format(seconds: active.settings.wakeCheckSeconds)) after the dismissal)"
+                ))
+        }
         for step in steps {
             switch step {
             case .log(let level, let text): rest.append(.log(level, text))
@@ -544,12 +647,13 @@ public struct AlarmClock: Sendable {
             case .ring(.stopAudio): sound.append(.stopSound)
             case .ring(.attenuate): sound.append(.attenuate(true))
             case .ring(.restoreVolume): sound.append(.attenuate(false))
+            case .ring(.escalate): sound.append(.escalate)
             case .ring(.runHook(let event)): rest.append(.runHook(event, active))
             case .ring(.disableAlarm(let id)): rest += disable(id)
             }
         }
         rest.insert(.persist([active], evaluatedThrough: nil), at: 0)
-        rest += setPolling(session != nil)
+        rest += setPolling(session != nil || isAskingIfAwake)
         // Watchers hear of transitions, not of every answer typed.
         if before?.id != active.id || before?.state != active.state || before?.challenge != active.challenge {
             rest.append(.publish(.session(active)))
@@ -774,7 +878,8 @@ public struct AlarmClock: Sendable {
             actions.append(.publish(.nextRing(next)))
         }
         let candidates: [Int?] = [
-            session?.nextDeadline, nextRing ?? nil, nextChime, now + limits.longestSleepSeconds,
+            session?.nextDeadline, wakeCheck?.nextDeadline, nextRing ?? nil, nextChime,
+            now + limits.longestSleepSeconds,
             waitingForClock.map { _ in now + AlarmClock.clockCheckSeconds },
         ]
         return actions + [.wake(at: candidates.compactMap { $0 }.min()!)]

@@ -49,6 +49,8 @@ public enum RingPhase: Sendable, Equatable {
     case idle
     case ringing
     case snoozed
+    /// Nothing rings and the wake-up check asks "Are you up?": any key answers it.
+    case checking
 }
 
 /// What the keys ask of the alarm clock. The daemon carries each out through the machine, as the
@@ -66,6 +68,8 @@ public enum KeypadIntent: Sendable, Equatable {
     case cleared
     /// A press while nothing rings: say the time and the next ring.
     case sayTimeAndNext
+    /// A press while the wake-up check asks: "yes, I am up".
+    case confirmAwake
 }
 
 /// The keypad's own state: the digits typed, a held snooze key, the pause that clears an answer.
@@ -106,9 +110,13 @@ public struct BedsideKeypad: Sendable {
     public mutating func handle(_ key: BedsideKey, _ motion: KeyMotion, phase: RingPhase, now: Double)
         -> [KeypadIntent]
     {
-        if phase == .idle {
+        if phase == .idle || phase == .checking {
             answering = false
             digits = ""
+        }
+        if phase == .checking {
+            snoozeHeldSince = nil
+            return motion == .press ? [.confirmAwake] : []
         }
         switch key {
         case .snooze:
@@ -143,7 +151,7 @@ public struct BedsideKeypad: Sendable {
         var intents: [KeypadIntent] = []
         if let since = snoozeHeldSince, !longPressDone, now >= since + longPressSeconds {
             longPressDone = true
-            if phase != .idle { intents.append(.repeatProblem) }
+            if phase == .ringing || phase == .snoozed { intents.append(.repeatProblem) }
         }
         if answering, let last = lastKeyAt, now >= last + answerTimeoutSeconds {
             answering = false
@@ -187,7 +195,7 @@ public struct BedsideKeypad: Sendable {
                 answering = false
                 digits = ""
                 return [.snooze]
-            case .snoozed: return []
+            case .snoozed, .checking: return []
             }
         }
     }
@@ -228,6 +236,9 @@ public enum Spoken {
     }
 
     public static let tapYourTag = "Tap your tag on the reader."
+
+    /// The wake-up check's question, after its tone.
+    public static let areYouUp = "Are you up? Press any key, or tap the screen."
 
     /// A snooze refused because none are left.
     public static func noSnoozesLeft(challenge: Challenge) -> String {

@@ -17,6 +17,8 @@ public enum ClockAction: Hashable, Sendable {
     case stopSound
     /// Lower the sound while the sleeper answers (true), or bring it back (false).
     case attenuate(Bool)
+    /// The ring went unanswered for its `--escalate-after`: full volume.
+    case escalate
     /// Poll the NFC reader for taps (true), or let it idle (false).
     case pollReader(Bool)
     case runHook(HookEvent, RingSession)
@@ -55,6 +57,8 @@ public enum ClockChange: Hashable, Sendable {
     case session(RingSession)
     /// An occurrence was recorded as missed.
     case missed(RingSession)
+    /// A dismissed session's wake-up check asks "Are you up?", passed, or failed.
+    case wakeCheck(RingSession)
     /// The next ring moved (nil: none ahead).
     case nextRing(Int?)
     /// A tag lies on the reader during a session (true), or was lifted (false).

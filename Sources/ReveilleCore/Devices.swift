@@ -67,6 +67,8 @@ public protocol AudioOutput: Sendable {
     func playAndReport(_ request: AudioRequest) -> PlaybackReport
     /// Lowers the sound (true) or brings it back (false).
     func setAttenuated(_ attenuated: Bool)
+    /// Raises what rings to full volume (an alarm's `--escalate-after`), until the next `play`.
+    func escalate()
     /// Stops at once (drop, not drain).
     func stop()
     /// One line for `reveille status`: what it is doing and on which device.

@@ -24,6 +24,13 @@ public enum HookEvent: String, Codable, Sendable, Hashable, CaseIterable {
     case dismiss
     case missed
     case autoStop = "auto-stop"
+    /// The wake-up check asks "Are you up?" (`wake-check`), was answered (`awake`), or was not
+    /// (`wake-check-failed`, the alarm then rings again as a new session).
+    case wakeCheck = "wake-check"
+    case awake
+    case wakeCheckFailed = "wake-check-failed"
+    /// The sunrise before a ring with `--lead` begins (for a lamp).
+    case lead
     /// An app's time runs out in a few minutes (README, "App time windows and daily limits"); not a ring event.
     case appWarning = "app-warning"
 }
@@ -38,6 +45,8 @@ public enum RingAction: Hashable, Sendable {
     case attenuate
     /// Bring the sound back to the alarm's volume.
     case restoreVolume
+    /// It rang unanswered for the alarm's `--escalate-after`: full volume, from now on.
+    case escalate
     case runHook(HookEvent)
     /// A one-shot alarm has rung: turn it off.
     case disableAlarm(id: Int)
@@ -56,11 +65,18 @@ public struct RingSettings: Sendable, Hashable {
     public let maxSnoozes: Int
     public let snoozeMinutes: Int
     public let isOneShot: Bool
+    /// Seconds after the dismissal that the wake-up check asks; 0: none.
+    public let wakeCheckSeconds: Int
+    /// Seconds of unanswered ringing before full volume; 0: never.
+    public let escalateAfterSeconds: Int
 
     public init(
         alarmID: Int, label: String, sound: String?, volume: Int, fadeInSeconds: Int, challenge: Challenge,
-        mathDifficulty: MathDifficulty, allowedTags: [String], maxSnoozes: Int, snoozeMinutes: Int, isOneShot: Bool
+        mathDifficulty: MathDifficulty, allowedTags: [String], maxSnoozes: Int, snoozeMinutes: Int, isOneShot: Bool,
+        wakeCheckSeconds: Int = 0, escalateAfterSeconds: Int = 0
     ) {
+        self.wakeCheckSeconds = wakeCheckSeconds
+        self.escalateAfterSeconds = escalateAfterSeconds
         self.alarmID = alarmID
         self.label = label
         self.sound = sound
@@ -85,6 +101,8 @@ public struct RingSettings: Sendable, Hashable {
         allowedTags = alarm.tags
         maxSnoozes = alarm.maxSnoozes
         snoozeMinutes = alarm.snoozeMinutes
+        wakeCheckSeconds = alarm.wakeCheckSeconds
+        escalateAfterSeconds = alarm.escalateAfterSeconds
         if case .once = alarm.repeats { isOneShot = true } else { isOneShot = false }
     }
 
@@ -98,10 +116,13 @@ public struct RingPolicy: Sendable, Hashable {
     public var maxRingSeconds: Int
     /// How long the sound stays low after a problem is asked for.
     public var attenuationSeconds: Int
+    /// How long the wake-up check waits for an answer (`[alarm] wake_check_seconds`).
+    public var wakeCheckWaitSeconds: Int
 
-    public init(maxRingSeconds: Int = 30 * 60, attenuationSeconds: Int = 60) {
+    public init(maxRingSeconds: Int = 30 * 60, attenuationSeconds: Int = 60, wakeCheckWaitSeconds: Int = 60) {
         self.maxRingSeconds = maxRingSeconds
         self.attenuationSeconds = attenuationSeconds
+        self.wakeCheckWaitSeconds = wakeCheckWaitSeconds
     }
 }
 
@@ -111,6 +132,44 @@ public struct RingRefusal: Error, Equatable, Sendable {
 
     public init(_ message: String) {
         self.message = message
+    }
+}
+
+/// The wake-up check of a dismissed session (README, "The wake-up check"): `waiting` until
+/// `asksAt`, then `asking` "Are you up?" until `deadline`; answered, it `passed`; not, it `failed`
+/// and the alarm rings again as a new session.
+public struct WakeCheck: Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable {
+        case waiting, asking, passed, failed
+    }
+
+    public var asksAt: Int
+    public var deadline: Int
+    public var outcome: Outcome
+    /// When it was answered or failed.
+    public var endedAt: Int?
+    /// What answered it: `key KEY_SPACE`, `the page`, `tag "blue"`, `reveille awake`.
+    public var answeredBy: String?
+
+    public init(asksAt: Int, deadline: Int, outcome: Outcome = .waiting, endedAt: Int? = nil, answeredBy: String? = nil)
+    {
+        self.asksAt = asksAt
+        self.deadline = deadline
+        self.outcome = outcome
+        self.endedAt = endedAt
+        self.answeredBy = answeredBy
+    }
+
+    /// Still to be answered (asked or not yet).
+    public var isOpen: Bool { outcome == .waiting || outcome == .asking }
+
+    /// The next instant at which it has something to do.
+    public var nextDeadline: Int? {
+        switch outcome {
+        case .waiting: asksAt
+        case .asking: deadline
+        default: nil
+        }
     }
 }
 
@@ -145,6 +204,10 @@ public struct RingSession: Sendable, Hashable {
     public private(set) var isTest: Bool
     public private(set) var maxRingSeconds: Int
     public private(set) var attenuationSeconds: Int
+    /// It rang unanswered for `settings.escalateAfterSeconds`: at full volume until it stops or is snoozed.
+    public private(set) var escalated: Bool
+    /// The wake-up check planned at its dismissal (`settings.wakeCheckSeconds`), and how it went.
+    public private(set) var wakeCheck: WakeCheck?
 
     /// A session as it was stored (the store's own versioned record, read back).
     public init(
@@ -152,8 +215,10 @@ public struct RingSession: Sendable, Hashable {
         snoozeCount: Int, snoozedUntil: Int?, ringingSince: Int, challenge: Challenge, fellBackToMath: Bool,
         problem: MathProblem?, wrongAnswers: Int, attenuatedUntil: Int?, endedAt: Int?,
         dismissedBy: DismissalMethod?, maxRingSeconds: Int, attenuationSeconds: Int, dismissedTag: String? = nil,
-        joined: [Int] = [], isTest: Bool = false
+        joined: [Int] = [], isTest: Bool = false, escalated: Bool = false, wakeCheck: WakeCheck? = nil
     ) {
+        self.escalated = escalated
+        self.wakeCheck = wakeCheck
         self.id = id
         self.settings = settings
         self.scheduledAt = scheduledAt
@@ -244,6 +309,7 @@ public struct RingSession: Sendable, Hashable {
         state = .snoozed
         snoozedUntil = now + settings.snoozeMinutes * 60
         attenuatedUntil = nil
+        escalated = false
         problem = nil
         return [.stopAudio, .runHook(.snooze)]
     }
@@ -345,6 +411,10 @@ public struct RingSession: Sendable, Hashable {
                 attenuatedUntil = nil
                 actions.append(.restoreVolume)
             }
+            if let at = escalatesAt, now >= at {
+                escalated = true
+                actions.append(.escalate)
+            }
         default:
             break
         }
@@ -356,9 +426,57 @@ public struct RingSession: Sendable, Hashable {
         switch state {
         case .snoozed: snoozedUntil
         case .ringing:
-            [attenuatedUntil, maxRingSeconds > 0 ? ringingSince + maxRingSeconds : nil].compactMap { $0 }.min()
-        default: nil
+            [attenuatedUntil, escalatesAt, maxRingSeconds > 0 ? ringingSince + maxRingSeconds : nil].compactMap { $0 }
+                .min()
+        default: wakeCheck?.nextDeadline
         }
+    }
+
+    /// When the ring rises to full volume: `escalateAfterSeconds` into this ringing phase, or,
+    /// while the sleeper answers (the sound lowered), once that ends. nil: not this session, or done.
+    var escalatesAt: Int? {
+        guard state == .ringing, !escalated, settings.escalateAfterSeconds > 0 else { return nil }
+        return max(ringingSince + settings.escalateAfterSeconds, attenuatedUntil ?? .min)
+    }
+
+    /// Plans the wake-up check of a session just dismissed, when its alarm has one.
+    mutating func planWakeCheck(now: Int, waitSeconds: Int) -> Bool {
+        guard state == .dismissed, wakeCheck == nil, settings.wakeCheckSeconds > 0 else { return false }
+        let asks = now + settings.wakeCheckSeconds
+        wakeCheck = WakeCheck(asksAt: asks, deadline: asks + waitSeconds)
+        return true
+    }
+
+    /// The wake-up check's time passed: it asks, or, unanswered, fails.
+    mutating func advanceWakeCheck(now: Int) -> WakeCheck.Outcome? {
+        guard var check = wakeCheck else { return nil }
+        switch check.outcome {
+        case .waiting where now >= check.asksAt:
+            // Asked late (the daemon was down): the full wait still applies from now.
+            check.deadline = max(check.deadline, now + (check.deadline - check.asksAt))
+            check.outcome = .asking
+        case .asking where now >= check.deadline:
+            check.outcome = .failed
+            check.endedAt = now
+        default:
+            return nil
+        }
+        wakeCheck = check
+        return check.outcome
+    }
+
+    /// The sleeper answered "Are you up?".
+    mutating func passWakeCheck(now: Int, by: String) throws(RingRefusal) {
+        guard var check = wakeCheck, check.isOpen else { throw RingRefusal("no wake-up check is waiting") }
+        guard check.outcome == .asking else {
+            throw RingRefusal(
+                "the wake-up check has not asked yet; it asks in \(DurationText.format(seconds: check.asksAt - now)) (a confirmation before then does not count)"
+            )
+        }
+        check.outcome = .passed
+        check.endedAt = now
+        check.answeredBy = by
+        wakeCheck = check
     }
 
     private func requireActive() throws(RingRefusal) {

@@ -65,7 +65,10 @@ final class BedsideControls {
             armTimer()
         }
         feed.subscribe { [unowned self] event in
-            if case .session = event { sessionChanged() }
+            switch event {
+            case .session, .wakeCheck: sessionChanged()
+            default: break
+            }
         }
     }
 
@@ -105,7 +108,7 @@ final class BedsideControls {
         switch controller.machine.session?.state {
         case .ringing: .ringing
         case .snoozed: .snoozed
-        default: .idle
+        default: controller.machine.isAskingIfAwake ? .checking : .idle
         }
     }
 
@@ -263,6 +266,11 @@ final class BedsideControls {
                 logger.info(
                     "input: the digits typed were cleared after \(Int(configuration.answerTimeoutSeconds)) s without a key"
                 )
+            case .confirmAwake:
+                let reply = controller.send { $0.confirmAwake(now: $1, by: "key \(key ?? "?")") }
+                if case .failure(let refusal) = reply.result {
+                    logger.info("input: wake-up check not answered\(by): \(refusal.message)")
+                }
             case .sayTimeAndNext:
                 guard configuration.sayTimeWhenIdle else { continue }
                 controller.send { $0.timeAndNext(now: $1) }

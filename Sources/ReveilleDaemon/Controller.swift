@@ -107,7 +107,7 @@ public final class Controller {
             lastSessionID: try store.lastSessionID(),
             handledChimes: Dictionary(try store.chimes(since: lookBack).map { ($0.key, $0.instant) }) { first, _ in
                 first
-            })
+            }, wakeCheck: try store.openWakeCheck())
         sharedZone = SharedZone(zone)
         machine = AlarmClock(
             schedule: schedule, zone: zone,

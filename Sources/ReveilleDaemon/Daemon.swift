@@ -22,6 +22,7 @@ public struct DaemonOptions: Sendable {
     public var clock: any WallClock
     public var graceMinutes: Int
     public var maxRingMinutes: Int
+    public var wakeCheckSeconds: Int
     public var audio: AudioConfiguration
     /// Volume and fade-in of alarms added without them.
     public var defaultVolume: Int
@@ -44,6 +45,7 @@ public struct DaemonOptions: Sendable {
         self.clock = clock
         self.graceMinutes = settings.missedGraceMinutes
         self.maxRingMinutes = settings.maxRingMinutes
+        self.wakeCheckSeconds = settings.wakeCheckSeconds
         let audio = settings.audio
         self.audio = AudioConfiguration(
             devices: audio.devices, defaultSound: audio.sound,
@@ -140,7 +142,8 @@ public enum Daemon {
         let zoneSource = options.zoneName.map(ZoneSource.named) ?? .system(link: SystemZone.link(for: paths))
         let environment = RingEnvironment(
             audio: audio, reader: reader ?? NoTagReader(),
-            policy: RingPolicy(maxRingSeconds: options.maxRingMinutes * 60),
+            policy: RingPolicy(
+                maxRingSeconds: options.maxRingMinutes * 60, wakeCheckWaitSeconds: options.wakeCheckSeconds),
             graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
             defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice,
             speakReminders: options.voice.speakReminders)

@@ -35,6 +35,7 @@ final class Effects {
                     AudioRequest(sound: settings.sound, volume: settings.volume, fadeInSeconds: settings.fadeInSeconds))
             case .stopSound: ring.audio.stop()
             case .attenuate(let lower): ring.audio.setAttenuated(lower)
+            case .escalate: ring.audio.escalate()
             case .pollReader(let on): ring.reader.setPolling("ring", on)
             case .runHook(let event, let session): hooks.run(event, for: session)
             case .persist(let sessions, let through):

@@ -7,6 +7,7 @@ public final class MemoryAudioOutput: AudioOutput {
     public enum Call: Hashable, Sendable {
         case play(AudioRequest)
         case attenuate(Bool)
+        case escalate
         case stop
     }
 
@@ -20,7 +21,12 @@ public final class MemoryAudioOutput: AudioOutput {
     /// Whether a sound plays now: the last play came after the last stop.
     public var isPlaying: Bool {
         log.withLock { calls in
-            calls.last { if case .attenuate = $0 { false } else { true } }.map {
+            calls.last {
+                switch $0 {
+                case .attenuate, .escalate: false
+                default: true
+                }
+            }.map {
                 if case .play = $0 { true } else { false }
             }
                 ?? false
@@ -35,6 +41,7 @@ public final class MemoryAudioOutput: AudioOutput {
     }
 
     public func setAttenuated(_ attenuated: Bool) { log.withLock { $0.append(.attenuate(attenuated)) } }
+    public func escalate() { log.withLock { $0.append(.escalate) } }
     public func stop() { log.withLock { $0.append(.stop) } }
     public var statusLine: String { isPlaying ? "playing (memory)" : "idle (memory)" }
     public func availableDevices() -> [AudioDevice] { [AudioDevice(name: "memory", description: "in-memory double")] }

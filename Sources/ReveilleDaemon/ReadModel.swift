@@ -16,6 +16,7 @@ struct ReadModel {
     func event(_ change: ClockChange) -> WatchEvent {
         switch change {
         case .session(let session): .session(info(session))
+        case .wakeCheck(let session): .wakeCheck(wakeCheckInfo(session)!)
         case .missed(let session):
             .missed(
                 MissedInfo(
@@ -51,7 +52,19 @@ struct ReadModel {
             tagOnReader: session.state.isActive && machine.tagOnReader)
         info.test = session.isTest ? true : nil
         info.problem = session.state.isActive ? session.problem?.text : nil
+        info.escalated = session.escalated ? true : nil
+        info.wakeCheck = wakeCheckInfo(session)
         return info
+    }
+
+    /// A session's wake-up check, when it has one.
+    func wakeCheckInfo(_ session: RingSession) -> WakeCheckInfo? {
+        guard let check = session.wakeCheck else { return nil }
+        return WakeCheckInfo(
+            sessionID: session.id, alarmID: session.settings.alarmID, label: session.settings.label,
+            state: check.outcome.rawValue, asksAt: localTime(check.asksAt, seconds: true),
+            deadline: localTime(check.deadline, seconds: true), deadlineInstant: check.deadline,
+            answeredBy: check.answeredBy)
     }
 
     // MARK: Times

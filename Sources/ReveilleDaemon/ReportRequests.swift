@@ -82,6 +82,7 @@ final class ReportRequests: RequestHandler {
                 "the clock reads before \(local.date) \(local.time.withSeconds), the last instant handled; nothing rings until network time says the clock is right (timedatectl), or it reaches that instant"
         }
         info.session = controller.machine.session.map(view.info)
+        info.wakeCheck = controller.machine.wakeCheck.flatMap(view.wakeCheckInfo)
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine
         info.appGuard = apps?.mode ?? AppGuardState(mode: .starting, detail: "")
@@ -111,6 +112,7 @@ final class ReportRequests: RequestHandler {
             entry.dismissedTag = session.dismissedTag
             entry.joined = session.joined.isEmpty ? nil : session.joined
             entry.test = session.isTest ? true : nil
+            entry.wakeCheck = session.wakeCheck?.outcome.rawValue
             return entry
         }
     }
@@ -122,10 +124,16 @@ final class ReportRequests: RequestHandler {
         func average(_ values: [Int]) -> Double? {
             values.isEmpty ? nil : Double(values.reduce(0, +)) / Double(values.count)
         }
-        return StatsInfo(
+        var stats = StatsInfo(
             days: days, sessions: rang.count, dismissed: dismissed.count,
             autoStopped: entries.filter { $0.state == .autoStopped }.count,
             missed: entries.count - rang.count, averageSnoozes: average(rang.map(\.snoozes)),
             averageSecondsToDismiss: average(dismissed), wrongAnswers: rang.reduce(0) { $0 + $1.wrongAnswers })
+        let checks = entries.compactMap(\.wakeCheck)
+        if !checks.isEmpty {
+            stats.wakeChecksPassed = checks.filter { $0 == "passed" }.count
+            stats.wakeChecksFailed = checks.filter { $0 == "failed" }.count
+        }
+        return stats
     }
 }

@@ -112,7 +112,10 @@ final class Requests {
         let asOf = controller.clock.now().timeIntervalSince1970
         let handled = Requests.answering(command, logger: logger) {
             var asked = Asked(command: command, role: role, peer: peer, connection: connection)
-            if case .appAnswer = command { asked.device = device.flatMap { handlers.web.deviceName(token: $0) } }
+            switch command {
+            case .appAnswer, .awake: asked.device = device.flatMap { handlers.web.deviceName(token: $0) }
+            default: break
+            }
             return try handler(for: command).handle(asked)
         }
         if case .answer(let response) = handled, response.ok, command.changesSchedule {
@@ -129,7 +132,7 @@ final class Requests {
             handlers.layers
         // `watch` is answered in `serve`: the reports' handler refuses it as misrouted.
         case .status, .next, .history, .stats, .watch: handlers.reports
-        case .snooze, .problem, .answer, .alarmTest: handlers.ringing
+        case .snooze, .problem, .answer, .alarmTest, .awake: handlers.ringing
         case .tagAdd, .tagList, .tagRemove, .tagTest: handlers.tags
         case .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
             .appAsk, .appRequests, .appAnswer:

@@ -16,6 +16,9 @@ final class RingRequests: RequestHandler {
         case .snooze: reply = controller.send { $0.snooze(now: $1) }
         case .problem: reply = controller.send { $0.requestProblem(now: $1) }
         case .answer(let value): reply = controller.send { $0.answer(value, now: $1) }
+        case .awake:
+            let by = request.device.map { "the page (\($0))" } ?? "reveille awake"
+            reply = controller.send { $0.confirmAwake(now: $1, by: by) }
         case .alarmTest(let id):
             controller.tick()  // what is due by the schedule rings first
             reply = controller.send { $0.test(id, now: $1) }
@@ -39,13 +42,18 @@ final class RingRequests: RequestHandler {
                 "snoozed alarm \(session.settings.name) until \(view.localTime(session.snoozedUntil ?? 0, seconds: true)) (\(left))"
         case .problem:
             ring.problem = session.problem?.text
+        case .awake:
+            message = "wake-up check of alarm \(session.settings.name) passed. Good morning."
         case .alarmTest:
             message =
                 "alarm \(session.settings.name) rings now as a test; stop it as it asks: \(view.info(session).howToDismiss)"
         default:
             let correct = session.state == .dismissed
             ring.correct = correct
-            if correct {
+            if correct, let check = session.wakeCheck {
+                message =
+                    "dismissed alarm \(session.settings.name). At \(view.localTime(check.asksAt, seconds: true)) it asks \"Are you up?\": answer with a key, the page, your tag or 'reveille awake' within \(DurationText.format(seconds: check.deadline - check.asksAt)), or it rings again."
+            } else if correct {
                 message = "dismissed alarm \(session.settings.name). Good morning."
             } else {
                 ring.problem = session.problem?.text

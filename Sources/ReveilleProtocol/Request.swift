@@ -48,6 +48,8 @@ public enum Command: Codable, Sendable, Equatable {
     case next(days: Int)
     /// Snooze the ringing alarm.
     case snooze
+    /// "Yes, I am up": answers the wake-up check that asks now.
+    case awake
     /// The current math problem (a new one if none); the sound drops while it is answered.
     case problem
     case answer(value: Int)
@@ -142,6 +144,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .resume: "resume"
         case .next: "next"
         case .snooze: "snooze"
+        case .awake: "awake"
         case .problem: "dismiss"
         case .answer: "dismiss --answer"
         case .history: "history"
@@ -198,7 +201,7 @@ public enum Command: Codable, Sendable, Equatable {
     /// Whether, once done, the daemon's next wake-up may have moved.
     public var changesWhatIsNext: Bool {
         switch self {
-        case .snooze, .problem, .answer, .alarmTest: true
+        case .snooze, .problem, .answer, .alarmTest, .awake: true
         default: changesSchedule
         }
     }
@@ -214,7 +217,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .reminderAdd(let spec) where spec.unless.map({ !$0.isEmpty }) == true,
             .reminderEdit(_, let spec) where spec.unless.map({ !$0.isEmpty }) == true:
             .owner
-        case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .problem, .answer, .history, .stats,
+        case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .problem, .answer, .history, .stats,
             .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appsOverview,
             .appCheck,
             .appStart, .appList, .appExport,
@@ -276,6 +279,12 @@ public struct AlarmSpec: Codable, Sendable, Equatable {
     public var maxSnoozes: Int?
     public var snoozeMinutes: Int?
     public var skipHolidays: Bool?
+    /// Seconds after a dismissal the wake-up check asks; 0 turns it off.
+    public var wakeCheckSeconds: Int?
+    /// Seconds of unanswered ringing before full volume; 0 turns it off.
+    public var escalateAfterSeconds: Int?
+    /// Seconds before the ring the sunrise begins; 0 turns it off.
+    public var leadSeconds: Int?
 
     public init() {}
 }

@@ -74,7 +74,8 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
     /// and the repeat as `days` or `date`.
     private enum Key: String, CodingKey {
         case id, label, time, days, date, enabled, sound, volume, fadeInSeconds, challenge, mathDifficulty, tags
-        case maxSnoozes, snoozeMinutes, skipHolidays, nextRing, warnings
+        case maxSnoozes, snoozeMinutes, skipHolidays, wakeCheckSeconds, escalateAfterSeconds, leadSeconds, nextRing
+        case warnings
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -94,6 +95,9 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
         try container.encode(alarm.maxSnoozes, forKey: .maxSnoozes)
         try container.encode(alarm.snoozeMinutes, forKey: .snoozeMinutes)
         try container.encode(alarm.skipHolidays, forKey: .skipHolidays)
+        try container.encode(alarm.wakeCheckSeconds, forKey: .wakeCheckSeconds)
+        try container.encode(alarm.escalateAfterSeconds, forKey: .escalateAfterSeconds)
+        try container.encode(alarm.leadSeconds, forKey: .leadSeconds)
         try container.encodeIfPresent(nextRing, forKey: .nextRing)
         try container.encodeIfPresent(warnings, forKey: .warnings)
     }
@@ -126,7 +130,10 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
             tags: try container.decode([String].self, forKey: .tags),
             maxSnoozes: try container.decode(Int.self, forKey: .maxSnoozes),
             snoozeMinutes: try container.decode(Int.self, forKey: .snoozeMinutes),
-            skipHolidays: try container.decode(Bool.self, forKey: .skipHolidays))
+            skipHolidays: try container.decode(Bool.self, forKey: .skipHolidays),
+            wakeCheckSeconds: try container.decodeIfPresent(Int.self, forKey: .wakeCheckSeconds) ?? 0,
+            escalateAfterSeconds: try container.decodeIfPresent(Int.self, forKey: .escalateAfterSeconds) ?? 0,
+            leadSeconds: try container.decodeIfPresent(Int.self, forKey: .leadSeconds) ?? 0)
         nextRing = try container.decodeIfPresent(RingInfo.self, forKey: .nextRing)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }

@@ -45,6 +45,10 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var tagOnReader: Bool
     /// The math problem asked and not yet answered (`37 + 48`); nil until one is asked.
     public var problem: String?
+    /// Rang unanswered for its `--escalate-after`: at full volume now.
+    public var escalated: Bool?
+    /// After a dismissal: the wake-up check planned, asking, or how it went.
+    public var wakeCheck: WakeCheckInfo?
 
     public init(
         id: Int, alarmID: Int, label: String, state: SessionState, scheduledTime: String, snoozeCount: Int,
@@ -65,6 +69,41 @@ public struct SessionInfo: Codable, Sendable, Equatable {
         self.wrongAnswers = wrongAnswers
         self.dismissedBy = dismissedBy
         self.tagOnReader = tagOnReader
+    }
+
+    /// `#3 work` or `#3`.
+    public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
+}
+
+/// The wake-up check after a dismissal (README, "The wake-up check").
+public struct WakeCheckInfo: Codable, Sendable, Equatable {
+    /// The session it follows.
+    public var sessionID: Int
+    public var alarmID: Int
+    public var label: String
+    /// `waiting`, `asking`, `passed` or `failed`.
+    public var state: String
+    /// Local `HH:MM:SS` it asks "Are you up?".
+    public var asksAt: String
+    /// Local `HH:MM:SS` the alarm rings again without an answer.
+    public var deadline: String
+    /// Seconds since the epoch of `deadline`, for a countdown.
+    public var deadlineInstant: Int
+    /// What answered it.
+    public var answeredBy: String?
+
+    public init(
+        sessionID: Int, alarmID: Int, label: String, state: String, asksAt: String, deadline: String,
+        deadlineInstant: Int, answeredBy: String?
+    ) {
+        self.sessionID = sessionID
+        self.alarmID = alarmID
+        self.label = label
+        self.state = state
+        self.asksAt = asksAt
+        self.deadline = deadline
+        self.deadlineInstant = deadlineInstant
+        self.answeredBy = answeredBy
     }
 
     /// `#3 work` or `#3`.
@@ -98,6 +137,8 @@ public struct HistoryEntry: Codable, Sendable, Equatable {
     public var joined: [Int]?
     /// Rung by `reveille alarm test`.
     public var test: Bool?
+    /// The wake-up check after the dismissal: `passed`, `failed`, or still `waiting`/`asking`.
+    public var wakeCheck: String?
 
     public init(
         id: Int, alarmID: Int, label: String, scheduled: String, started: String?, state: SessionState, snoozes: Int,
@@ -128,6 +169,9 @@ public struct StatsInfo: Codable, Sendable, Equatable {
     public var averageSnoozes: Double?
     public var averageSecondsToDismiss: Double?
     public var wrongAnswers: Int
+    /// Wake-up checks answered, and those that went unanswered (the alarm rang again).
+    public var wakeChecksPassed: Int?
+    public var wakeChecksFailed: Int?
 
     public init(
         days: Int, sessions: Int, dismissed: Int, autoStopped: Int, missed: Int, averageSnoozes: Double?,

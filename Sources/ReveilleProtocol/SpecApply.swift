@@ -101,6 +101,9 @@ extension AlarmSpec {
         if let maxSnoozes { alarm.maxSnoozes = maxSnoozes }
         if let snoozeMinutes { alarm.snoozeMinutes = snoozeMinutes }
         if let skipHolidays { alarm.skipHolidays = skipHolidays }
+        if let wakeCheckSeconds { alarm.wakeCheckSeconds = wakeCheckSeconds }
+        if let escalateAfterSeconds { alarm.escalateAfterSeconds = escalateAfterSeconds }
+        if let leadSeconds { alarm.leadSeconds = leadSeconds }
         try alarm.validate()
     }
 }

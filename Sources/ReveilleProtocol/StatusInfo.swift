@@ -32,6 +32,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var role: Role
     /// The alarm ringing or snoozed now.
     public var session: SessionInfo?
+    /// The wake-up check waiting to ask, or asking "Are you up?" now.
+    public var wakeCheck: WakeCheckInfo?
     /// The NFC reader's health.
     public var reader = ReaderState(.notConfigured)
     /// What the audio output is doing.

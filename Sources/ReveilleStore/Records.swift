@@ -40,6 +40,9 @@ struct AlarmRecord {
     var maxSnoozes: Int
     var snoozeMinutes: Int
     var skipHolidays: Bool
+    var wakeCheckSeconds: Int
+    var escalateAfterSeconds: Int
+    var leadSeconds: Int
 
     init(row: SQLRow) throws {
         id = Int64(try row.int("id"))
@@ -57,6 +60,9 @@ struct AlarmRecord {
         maxSnoozes = try row.int("maxSnoozes")
         snoozeMinutes = try row.int("snoozeMinutes")
         skipHolidays = try row.bool("skipHolidays")
+        wakeCheckSeconds = try row.int("wakeCheckSeconds")
+        escalateAfterSeconds = try row.int("escalateAfterSeconds")
+        leadSeconds = try row.int("leadSeconds")
     }
 
     /// Every column but the id.
@@ -65,7 +71,8 @@ struct AlarmRecord {
             ("label", label), ("time", time), ("days", days), ("date", date), ("enabled", enabled), ("sound", sound),
             ("volume", volume), ("fadeInSeconds", fadeInSeconds), ("challenge", challenge),
             ("mathDifficulty", mathDifficulty), ("tags", tags), ("maxSnoozes", maxSnoozes),
-            ("snoozeMinutes", snoozeMinutes), ("skipHolidays", skipHolidays),
+            ("snoozeMinutes", snoozeMinutes), ("skipHolidays", skipHolidays), ("wakeCheckSeconds", wakeCheckSeconds),
+            ("escalateAfterSeconds", escalateAfterSeconds), ("leadSeconds", leadSeconds),
         ]
     }
 
@@ -84,6 +91,9 @@ struct AlarmRecord {
         maxSnoozes = alarm.maxSnoozes
         snoozeMinutes = alarm.snoozeMinutes
         skipHolidays = alarm.skipHolidays
+        wakeCheckSeconds = alarm.wakeCheckSeconds
+        escalateAfterSeconds = alarm.escalateAfterSeconds
+        leadSeconds = alarm.leadSeconds
     }
 
     func alarm() throws -> Alarm {
@@ -105,7 +115,8 @@ struct AlarmRecord {
         return Alarm(
             id: Int(id), label: label, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
             volume: volume, fadeInSeconds: fadeInSeconds, challenge: challenge, mathDifficulty: difficulty,
-            tags: tagNames, maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes, skipHolidays: skipHolidays)
+            tags: tagNames, maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes, skipHolidays: skipHolidays,
+            wakeCheckSeconds: wakeCheckSeconds, escalateAfterSeconds: escalateAfterSeconds, leadSeconds: leadSeconds)
     }
 }
 

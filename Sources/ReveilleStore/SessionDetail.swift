@@ -19,6 +19,17 @@ struct SessionDetail: Codable {
         var maxSnoozes: Int
         var snoozeMinutes: Int
         var isOneShot: Bool
+        /// Added within version 2 (absent from older rows: nil, none).
+        var wakeCheckSeconds: Int?
+        var escalateAfterSeconds: Int?
+    }
+
+    struct Check: Codable {
+        var asksAt: Int
+        var deadline: Int
+        var outcome: String
+        var endedAt: Int?
+        var answeredBy: String?
     }
 
     struct Problem: Codable {
@@ -48,6 +59,8 @@ struct SessionDetail: Codable {
     var dismissedTag: String?
     var joined: [Int]?
     var test: Bool?
+    var escalated: Bool?
+    var wakeCheck: Check?
 
     init(_ session: RingSession) {
         let s = session.settings
@@ -55,7 +68,9 @@ struct SessionDetail: Codable {
         settings = Settings(
             alarmID: s.alarmID, label: s.label, sound: s.sound, volume: s.volume, fadeInSeconds: s.fadeInSeconds,
             challenge: s.challenge.rawValue, mathDifficulty: s.mathDifficulty.rawValue, allowedTags: s.allowedTags,
-            maxSnoozes: s.maxSnoozes, snoozeMinutes: s.snoozeMinutes, isOneShot: s.isOneShot)
+            maxSnoozes: s.maxSnoozes, snoozeMinutes: s.snoozeMinutes, isOneShot: s.isOneShot,
+            wakeCheckSeconds: s.wakeCheckSeconds == 0 ? nil : s.wakeCheckSeconds,
+            escalateAfterSeconds: s.escalateAfterSeconds == 0 ? nil : s.escalateAfterSeconds)
         scheduledAt = session.scheduledAt
         startedAt = session.startedAt
         state = session.state.rawValue
@@ -74,6 +89,12 @@ struct SessionDetail: Codable {
         dismissedTag = session.dismissedTag
         joined = session.joined.isEmpty ? nil : session.joined
         test = session.isTest ? true : nil
+        escalated = session.escalated ? true : nil
+        wakeCheck = session.wakeCheck.map {
+            Check(
+                asksAt: $0.asksAt, deadline: $0.deadline, outcome: $0.outcome.rawValue, endedAt: $0.endedAt,
+                answeredBy: $0.answeredBy)
+        }
     }
 
     /// Version 1 wrote the core type's own Codable JSON: these same fields without `version` (and
@@ -116,7 +137,13 @@ struct SessionDetail: Codable {
             alarmID: s.alarmID, label: s.label, sound: s.sound, volume: s.volume, fadeInSeconds: s.fadeInSeconds,
             challenge: try value(s.challenge, "challenge"), mathDifficulty: try value(s.mathDifficulty, "difficulty"),
             allowedTags: s.allowedTags, maxSnoozes: s.maxSnoozes, snoozeMinutes: s.snoozeMinutes,
-            isOneShot: s.isOneShot)
+            isOneShot: s.isOneShot, wakeCheckSeconds: s.wakeCheckSeconds ?? 0,
+            escalateAfterSeconds: s.escalateAfterSeconds ?? 0)
+        let check = try wakeCheck.map {
+            WakeCheck(
+                asksAt: $0.asksAt, deadline: $0.deadline, outcome: try value($0.outcome, "wake-up check"),
+                endedAt: $0.endedAt, answeredBy: $0.answeredBy)
+        }
         return RingSession(
             restoring: id, settings: ringSettings, scheduledAt: scheduledAt, startedAt: startedAt,
             state: try value(state, "state"), snoozeCount: snoozeCount, snoozedUntil: snoozedUntil,
@@ -125,6 +152,6 @@ struct SessionDetail: Codable {
             attenuatedUntil: attenuatedUntil, endedAt: endedAt,
             dismissedBy: try dismissedBy.map { try value($0, "dismissal") }, maxRingSeconds: maxRingSeconds,
             attenuationSeconds: attenuationSeconds, dismissedTag: dismissedTag, joined: joined ?? [],
-            isTest: test ?? false)
+            isTest: test ?? false, escalated: escalated ?? false, wakeCheck: check)
     }
 }

@@ -137,6 +137,16 @@ extension Store {
         }
     }
 
+    /// The session dismissed last, when its wake-up check has not been answered or failed yet.
+    public func openWakeCheck() throws -> RingSession? {
+        try db.read { db in
+            try db.row(
+                "SELECT id, detail FROM ring_session WHERE state = ? ORDER BY id DESC LIMIT 1",
+                SessionState.dismissed.rawValue
+            ).map(SessionRecord.session)
+        }.flatMap { $0.wakeCheck?.isOpen == true ? $0 : nil }
+    }
+
     /// Sessions and missed occurrences scheduled at or after `since`, oldest first.
     public func history(since: Int) throws -> [RingSession] {
         try db.read { db in

@@ -76,6 +76,14 @@ public final class Store: Sendable {
         addReminderMigration(&migrations)
         addReminderBodyMigration(&migrations)
         addAppSetupMigration(&migrations)
+        migrations.add("v13: a wake-up check, escalation and a sunrise per alarm") { db in
+            try db.execute(
+                """
+                ALTER TABLE "alarm" ADD COLUMN "wakeCheckSeconds" INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE "alarm" ADD COLUMN "escalateAfterSeconds" INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE "alarm" ADD COLUMN "leadSeconds" INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrations
     }
 

@@ -81,4 +81,18 @@ import Testing
         #expect(recording.peak(from: 0.8, to: 1.2) == 0)
         #expect(recording.peak(from: 0, to: 0.0005) < 5000)  // each beep rises: no click
     }
+
+    /// The loudness rises from where the fade-in is to full volume over two seconds.
+    @Test func loudnessRisesToFullVolume() {
+        var loudness = Loudness(volume: 40, fadeInSeconds: 0, sampleRate: 1000)
+        var samples = [Int16](repeating: 1000, count: 10)
+        samples.withUnsafeMutableBufferPointer { loudness.apply(to: $0, frames: 10, channels: 1) }
+        #expect(loudness.currentVolume == 40)
+        loudness.escalate()
+        var more = [Int16](repeating: 1000, count: 1000)
+        more.withUnsafeMutableBufferPointer { loudness.apply(to: $0, frames: 1000, channels: 1) }
+        #expect(abs(loudness.currentVolume - 70) < 1)
+        more.withUnsafeMutableBufferPointer { loudness.apply(to: $0, frames: 1000, channels: 1) }
+        #expect(loudness.currentVolume == 100)
+    }
 }
