@@ -18,7 +18,8 @@ public struct Reveille: ParsableCommand {
             StatusCommand.self, SnoozeCommand.self, AwakeCommand.self, DismissCommand.self, NextCommand.self,
             MonthCommand.self,
             AlarmCommand.self,
-            RuleCommand.self, OverrideCommand.self, PauseCommand.self, ResumeCommand.self, HistoryCommand.self,
+            RuleCommand.self, OverrideCommand.self, PauseCommand.self, ResumeCommand.self, SkipCommand.self,
+            HistoryCommand.self,
             StatsCommand.self, SoundCommand.self, TagCommand.self, AppsCommand.self, RunCommand.self,
             WebCommand.self, CalendarCommand.self, ReminderCommand.self, DoctorCommand.self,
         ])

@@ -119,6 +119,12 @@ struct HistoryCommand: ParsableCommand {
             case .ringing, .snoozed: outcome = entry.state.rawValue
             }
             if entry.fellBackToMath == true { outcome += "; math stood in for the tag (no reader worked)" }
+            switch entry.wakeCheck {
+            case "passed"?: outcome += "; up at the wake-up check"
+            case "failed"?: outcome += "; wake-up check failed (rang again)"
+            case let state?: outcome += "; wake-up check \(state)"
+            case nil: break
+            }
             if let joined = entry.joined {
                 outcome += "; " + joined.map { "#\($0)" }.joined(separator: ", ") + " joined"
             }
@@ -152,5 +158,8 @@ struct StatsCommand: ParsableCommand {
             average time from first ring to dismissal: \(stats.averageSecondsToDismiss.map { DurationText.format(seconds: Int($0.rounded())) } ?? "-")
             wrong answers: \(stats.wrongAnswers)
             """)
+        if let passed = stats.wakeChecksPassed, let failed = stats.wakeChecksFailed {
+            print("wake-up checks: \(passed) passed, \(failed) failed")
+        }
     }
 }

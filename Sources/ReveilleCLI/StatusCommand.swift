@@ -281,3 +281,46 @@ struct ResumeCommand: ParsableCommand {
         report(try send(.resume, to: connection))
     }
 }
+
+struct SkipCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "skip",
+        abstract: "Silence only the next ring of an alarm (the next one of all, without an id).",
+        discussion: """
+            Adds an "off" override for the day of that ring: the alarm rings as usual after it. \
+            'reveille override list' shows it, 'reveille override rm ID' takes it back.
+            """)
+
+    @Argument(help: "The alarm's id (see 'reveille alarm list'); without it, the alarm that rings next.")
+    var id: Int?
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws { if let id { try checkID(id, of: "alarm", list: "reveille alarm list") } }
+
+    func run() throws {
+        let next: RingInfo
+        if let id {
+            let alarms = try send(.alarmList, to: connection).alarms ?? []
+            guard let alarm = alarms.first(where: { $0.alarm.id == id }) else {
+                printError("no alarm #\(id); 'reveille alarm list' shows the ids")
+                throw ExitCode(1)
+            }
+            guard let ring = alarm.nextRing else {
+                printError("alarm \(alarm.alarm.name) has no ring ahead to skip")
+                throw ExitCode(1)
+            }
+            next = ring
+        } else {
+            guard let ring = try send(.status, to: connection).status?.nextRing else {
+                printError("no alarm rings ahead: nothing to skip")
+                throw ExitCode(1)
+            }
+            next = ring
+        }
+        let added = try send(.overrideAdd(alarmID: next.alarmID, date: next.date, change: .off), to: connection)
+        let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
+        print("skipped alarm \(name) on \(next.weekday) \(next.date) at \(next.time); it rings as usual after that")
+        for warning in added.warnings ?? [] { printError("warning: \(warning)") }
+    }
+}

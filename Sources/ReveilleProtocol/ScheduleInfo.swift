@@ -95,9 +95,12 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
         try container.encode(alarm.maxSnoozes, forKey: .maxSnoozes)
         try container.encode(alarm.snoozeMinutes, forKey: .snoozeMinutes)
         try container.encode(alarm.skipHolidays, forKey: .skipHolidays)
-        try container.encode(alarm.wakeCheckSeconds, forKey: .wakeCheckSeconds)
-        try container.encode(alarm.escalateAfterSeconds, forKey: .escalateAfterSeconds)
-        try container.encode(alarm.leadSeconds, forKey: .leadSeconds)
+        // Only when set: an alarm without them travels as before.
+        if alarm.wakeCheckSeconds > 0 { try container.encode(alarm.wakeCheckSeconds, forKey: .wakeCheckSeconds) }
+        if alarm.escalateAfterSeconds > 0 {
+            try container.encode(alarm.escalateAfterSeconds, forKey: .escalateAfterSeconds)
+        }
+        if alarm.leadSeconds > 0 { try container.encode(alarm.leadSeconds, forKey: .leadSeconds) }
         try container.encodeIfPresent(nextRing, forKey: .nextRing)
         try container.encodeIfPresent(warnings, forKey: .warnings)
     }

@@ -149,6 +149,9 @@ import Testing
                   tags        any registered tag
                   snoozes     1, 9 min each
                   holidays    rings on holidays
+                  wake check  off
+                  escalate    off
+                  sunrise     off
 
                 """)
         #expect(

@@ -55,6 +55,7 @@ import Testing
                 SUBCOMMANDS:
                   status                  Show the daemon's state and the next ring.
                   snooze                  Snooze the ringing alarm (free while snoozes remain).
+                  awake                   Answer the wake-up check: "Are you up?" (yes).
                   dismiss                 Stop the ringing (or snoozed) alarm by answering a math problem.
                   next                    List the coming rings, day by day, with the layer that decided each.
                   month                   A calendar of a month: each day's first ring and the layer that set it.
@@ -63,6 +64,8 @@ import Testing
                   override                One-time date overrides: on this date, stay off or ring at another time.
                   pause                   Turn all alarms off, until 'reveille resume' or a date.
                   resume                  Turn alarms back on.
+                  skip                    Silence only the next ring of an alarm (the next one of all, without an
+                                          id).
                   history                 List past rings: when, snoozes, how and when they were stopped.
                   stats                   How the mornings went: snoozes, time to get up, missed alarms.
                   sound                   Try the alarm sound and list audio devices.

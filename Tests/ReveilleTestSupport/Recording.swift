@@ -61,6 +61,13 @@ public struct Recording {
         return (first..<last).map { Double(samples[$0 * channels]) }
     }
 
+    /// The root mean square of the first channel between `start` and `end` seconds (0: none).
+    public func rms(from start: Double, to end: Double) -> Double {
+        let values = mono(from: start, to: end)
+        guard !values.isEmpty else { return 0 }
+        return (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot()
+    }
+
     /// The largest absolute sample between `start` and `end` seconds.
     public func peak(from start: Double, to end: Double) -> Double {
         mono(from: start, to: end).map(abs).max() ?? 0

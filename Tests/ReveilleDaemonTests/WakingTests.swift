@@ -1,0 +1,114 @@
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+import ReveilleTestSupport
+import Testing
+
+/// Waking up, enforced, through the real daemon: its sound in ALSA's file plugin, its keys from a
+/// FIFO, its clock stepped through the test clock's offset file.
+@Suite(.serialized) struct WakingEndToEndTests {
+    /// Rings an alarm with `arguments` and dismisses it by math through the CLI.
+    func ringAndDismiss(_ daemon: DaemonHarness, _ arguments: String...) throws {
+        let add = try daemon.cli(["alarm", "add", "--in", "1s", "--fade-in", "0"] + arguments)
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(try daemon.dismissByMath().status == 0)
+        #expect(try daemon.waitFor { try daemon.session() == nil })
+    }
+
+    /// The check asks after its minute: the prompt's tone is captured, `status` says so, and
+    /// unanswered the alarm rings again as a new session; history and stats keep it.
+    @Test func anUnansweredWakeUpCheckRingsAgain() throws {
+        // Without the voice, the capture holds the prompt's tone alone (the keypad test hears the words).
+        let daemon = try DaemonHarness(moreSettings: "[voice]\nenabled = false\n")
+        try ringAndDismiss(daemon, "--wake-check", "1m", "--label", "up")
+        let waiting = try #require(try daemon.request(.status).status?.wakeCheck)
+        #expect(waiting.state == "waiting")
+        let early = try daemon.cli("awake")
+        #expect(early.status == 1)
+        #expect(early.stderr.contains("the wake-up check has not asked yet"), "\(early.stderr)")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("sound: stopped on") })
+        try daemon.advance(by: 61)
+        #expect(daemon.waitFor { daemon.logText().contains("wake-up check of alarm #1 up: are you up?") })
+        let status = try daemon.cli("status").stdout
+        #expect(status.contains("ARE YOU UP? The wake-up check of alarm #1 up waits until"), "\(status)")
+        // The prompt: the built-in tone once, into the capture (the ring's own capture was closed).
+        #expect(daemon.waitFor(4) { daemon.logText().contains("sound: the built-in tone finished on") })
+        Thread.sleep(forTimeInterval: 0.2)
+        let prompt = try Recording(contentsOf: daemon.soundCapture)
+        #expect(prompt.dominant(among: [440, 880, 1320], from: 0, to: 0.8) == 880)
+        #expect(prompt.seconds < 2, "the prompt is one cycle of the tone, not a ring: \(prompt.seconds) s")
+        try daemon.advance(by: 60)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(try daemon.session()?.id == 2)
+        #expect(daemon.logText().contains("wake-up check of alarm #1 up failed: no answer in 1m; it rings again"))
+        let history = try #require(try daemon.request(.history(days: 1)).history)
+        #expect(history.map(\.wakeCheck) == ["failed", nil])
+        #expect(try daemon.dismissByMath().status == 0)
+        let stats = try #require(try daemon.request(.stats(days: 1)).stats)
+        #expect(stats.wakeChecksFailed == 1)
+        #expect(stats.wakeChecksPassed == 0)
+        #expect(try daemon.cli("stats").stdout.contains("wake-up checks: 0 passed, 1 failed"))
+    }
+
+    /// `reveille awake` while it asks passes it: nothing rings again.
+    @Test func awakeAnswersTheCheck() throws {
+        let daemon = try DaemonHarness()
+        try ringAndDismiss(daemon, "--wake-check", "1m")
+        let none = try daemon.cli("awake")
+        #expect(none.status == 1)
+        try daemon.advance(by: 61)
+        #expect(daemon.waitFor { daemon.logText().contains("are you up?") })
+        let awake = try daemon.cli("awake")
+        #expect(awake.status == 0, "\(awake.stderr)")
+        #expect(awake.stdout.contains("wake-up check of alarm #1 passed"))
+        try daemon.advance(by: 120)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try daemon.session() == nil)
+        #expect(try daemon.request(.history(days: 1)).history?.map(\.wakeCheck) == ["passed"])
+        #expect(try daemon.request(.status).status?.wakeCheck == nil)
+    }
+
+    /// Unanswered for its `--escalate-after`, the ring rises to full volume: the captured sound's
+    /// level after the step is many times the level before.
+    @Test func theSoundRisesAtEscalation() throws {
+        let daemon = try DaemonHarness()
+        let add = try daemon.cli(
+            "alarm", "add", "--in", "1s", "--fade-in", "0", "--volume", "40", "--escalate-after", "1m")
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(daemon.waitFor(5) { daemon.capturedBytes() > 44 + 96_000 * 2 })
+        let before = daemon.capturedBytes()
+        try daemon.advance(by: 60)
+        #expect(daemon.waitFor { daemon.logText().contains("sound: rising to full volume (unanswered)") })
+        #expect(try daemon.session()?.escalated == true)
+        #expect(try daemon.cli("status").stdout.contains("unanswered: ringing at full volume"))
+        #expect(daemon.waitFor(6) { daemon.capturedBytes() > before + 96_000 * 4 })
+        #expect(try daemon.dismissByMath().status == 0)
+        #expect(daemon.waitFor(3) { daemon.logText().contains("sound: stopped on") })
+        Thread.sleep(forTimeInterval: 0.2)
+        let capture = try Recording(contentsOf: daemon.soundCapture)
+        let quiet = capture.rms(from: 0, to: 1.2)
+        let loud = capture.rms(from: capture.seconds - 1.3, to: capture.seconds - 0.1)
+        // Volume 40 is a gain of 0.064; full volume 1: about 15 times (24 dB) louder.
+        #expect(quiet > 0)
+        #expect(loud > quiet * 10, "rms \(quiet) before, \(loud) after")
+    }
+}
+
+/// The wake-up check answered by a bedside key (the keypad is a FIFO fed `input_event` records).
+extension BedsideTests {
+    @Test func aKeyAnswersTheWakeUpCheck() throws {
+        let bedside = try Bedside()
+        let daemon = bedside.daemon
+        try bedside.ringing("--wake-check", "1m")
+        #expect(try daemon.dismissByMath().status == 0)
+        try daemon.advance(by: 61)
+        #expect(daemon.waitFor { bedside.said(Spoken.areYouUp) == 1 })
+        bedside.tap("KEY_SPACE")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("wake-up check of alarm #1 passed (key KEY_SPACE)") })
+        // The press answered the check: it neither snoozed nor said the time.
+        #expect(!daemon.logText().contains("voice: saying \"It is"))
+        #expect(try daemon.request(.stats(days: 1)).stats?.wakeChecksPassed == 1)
+    }
+}
