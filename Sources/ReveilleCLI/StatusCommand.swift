@@ -79,6 +79,9 @@ struct StatusCommand: ParsableCommand {
             case .missed: "MISSED: alarm \(session.name) (due \(session.scheduledTime))"
             }
         case .wakeCheck(let check): wakeCheckLine(check)
+        case .sunrise(let sunrise?):
+            "SUNRISE: alarm #\(sunrise.alarmID)\(sunrise.label.isEmpty ? "" : " \(sunrise.label)") rings at \(sunrise.time)"
+        case .sunrise(nil): "the sunrise ended"
         case .missed(let missed):
             "MISSED: alarm #\(missed.alarmID)\(missed.label.isEmpty ? "" : " \(missed.label)") (due \(missed.scheduledTime)), not rung late"
         case .nextRing(let next):
@@ -149,6 +152,11 @@ struct StatusCommand: ParsableCommand {
             if session.escalated == true { lines.append("unanswered: ringing at full volume") }
         }
         if let check = status.wakeCheck { lines.append(wakeCheckLine(check)) }
+        if let sunrise = status.sunrise {
+            lines.append(
+                "sunrise: alarm #\(sunrise.alarmID)\(sunrise.label.isEmpty ? "" : " \(sunrise.label)") rings at \(sunrise.time)"
+            )
+        }
         lines += [
             "reveilled \(status.version), up \(DurationText.format(seconds: status.uptimeSeconds)), "
                 + "time zone \(status.timeZone)\(status.timeZoneRules.map { " (\($0))" } ?? ""), "

@@ -74,6 +74,10 @@ public struct AlarmClock: Sendable {
     public private(set) var session: RingSession?
     /// The session dismissed last, while its wake-up check waits to ask or asks "Are you up?".
     public private(set) var wakeCheck: RingSession?
+    /// The sunrise before the next ring, while it lasts.
+    public private(set) var sunrise: Sunrise?
+    /// The occurrence whose sunrise was announced last (announced once each).
+    private var lastSunrise: Occurrence?
     /// The wake-up check asks now: a key, a tap or a tag answers it.
     public var isAskingIfAwake: Bool { wakeCheck?.wakeCheck?.outcome == .asking }
     /// Occurrences up to this instant have been rung or recorded as missed.
@@ -872,17 +876,53 @@ public struct AlarmClock: Sendable {
             nextRing = .some(nextRingDecision?.ringInstant)
         }
         let nextChime = chimes.nextWake(now: now, schedule: schedule, zone: zone)
-        var actions: [ClockAction] = []
+        let (sunriseActions, nextSunrise) = followSunrise(now: now)
+        var actions: [ClockAction] = sunriseActions
         if publishedNextRing != nextRing, let next = nextRing {
             publishedNextRing = nextRing
             actions.append(.publish(.nextRing(next)))
         }
         let candidates: [Int?] = [
-            session?.nextDeadline, wakeCheck?.nextDeadline, nextRing ?? nil, nextChime,
+            session?.nextDeadline, wakeCheck?.nextDeadline, nextSunrise, nextRing ?? nil, nextChime,
             now + limits.longestSleepSeconds,
             waitingForClock.map { _ in now + AlarmClock.clockCheckSeconds },
         ]
         return actions + [.wake(at: candidates.compactMap { $0 }.min()!)]
+    }
+
+    /// The sunrise of the next ring, when its alarm has `--lead`: it begins `leadSeconds` before
+    /// the ring (in seconds, not local time: the same length across a DST change), is announced
+    /// once, and ends when the ring comes or the ring moves. Returns when the next one begins.
+    private mutating func followSunrise(now: Int) -> ([ClockAction], Int?) {
+        var upcoming: Sunrise?
+        if let decision = nextRingDecision, let ring = decision.ringInstant, ring > now,
+            let alarm = schedule.alarms.first(where: { $0.id == decision.alarmID }), alarm.leadSeconds > 0
+        {
+            upcoming = Sunrise(
+                alarmID: alarm.id, label: alarm.label, startsAt: ring - alarm.leadSeconds, ringsAt: ring)
+        }
+        var actions: [ClockAction] = []
+        if let current = sunrise, current != upcoming {
+            sunrise = nil
+            actions.append(.publish(.sunrise(nil)))
+        }
+        guard let upcoming else { return (actions, nil) }
+        let occurrence = Occurrence(alarmID: upcoming.alarmID, instant: upcoming.ringsAt)
+        guard upcoming.startsAt <= now else { return (actions, upcoming.startsAt) }
+        if sunrise == nil, lastSunrise != occurrence {
+            sunrise = upcoming
+            lastSunrise = occurrence
+            let local = ZoneResolver(zone: zone).local(at: upcoming.ringsAt).time.hoursAndMinutes
+            let name = upcoming.label.isEmpty ? "#\(upcoming.alarmID)" : "#\(upcoming.alarmID) \(upcoming.label)"
+            actions += [
+                .log(
+                    .notice,
+                    "sunrise for alarm \(name) begins: it rings at \(local), in \(DurationText.format(seconds: upcoming.ringsAt - now))"
+                ),
+                .lead(upcoming), .publish(.sunrise(upcoming)),
+            ]
+        }
+        return (actions, nil)
     }
 
     private static func signed(_ seconds: Double) -> String {

@@ -43,6 +43,8 @@ public enum ClockAction: Hashable, Sendable {
     case publish(ClockChange)
     /// Look again at this instant (seconds since the epoch, wall clock) at the latest.
     case wake(at: Int)
+    /// The sunrise before a ring begins: the hooks' `lead` event (a lamp).
+    case lead(Sunrise)
     /// Play a reminder's chime once: no challenge, no snooze.
     case chime(Chime)
     /// Run the chime's `--unless` command, then report with `chimeChecked`.
@@ -59,6 +61,8 @@ public enum ClockChange: Hashable, Sendable {
     case missed(RingSession)
     /// A dismissed session's wake-up check asks "Are you up?", passed, or failed.
     case wakeCheck(RingSession)
+    /// The sunrise before the next ring began (nil: it ended, with the ring or because it moved).
+    case sunrise(Sunrise?)
     /// The next ring moved (nil: none ahead).
     case nextRing(Int?)
     /// A tag lies on the reader during a session (true), or was lifted (false).
@@ -70,6 +74,21 @@ public enum ClockChange: Hashable, Sendable {
     case chime(Chime)
     /// A date override was removed: its day became a holiday of the alarm it names.
     case overrideRemoved(DateOverride, holiday: String)
+}
+
+/// The light before a ring with `--lead` (README, "A sunrise"): from `startsAt` until it rings.
+public struct Sunrise: Hashable, Sendable {
+    public var alarmID: Int
+    public var label: String
+    public var startsAt: Int
+    public var ringsAt: Int
+
+    public init(alarmID: Int, label: String, startsAt: Int, ringsAt: Int) {
+        self.alarmID = alarmID
+        self.label = label
+        self.startsAt = startsAt
+        self.ringsAt = ringsAt
+    }
 }
 
 /// How a request that moves the session went: the session after it, or why it was refused.

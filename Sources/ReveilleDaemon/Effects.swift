@@ -61,6 +61,14 @@ final class Effects {
                         "REVEILLE_EVENT": HookEvent.appWarning.rawValue, "REVEILLE_APP": app, "REVEILLE_USER": user,
                         "REVEILLE_SECONDS_LEFT": String(left),
                     ])
+            case .lead(let sunrise):
+                hooks.run(
+                    .lead,
+                    environment: [
+                        "REVEILLE_EVENT": HookEvent.lead.rawValue, "REVEILLE_ALARM_ID": String(sunrise.alarmID),
+                        "REVEILLE_ALARM_LABEL": sunrise.label, "REVEILLE_SCHEDULED_AT": String(sunrise.ringsAt),
+                        "REVEILLE_LEAD_SECONDS": String(sunrise.ringsAt - sunrise.startsAt),
+                    ])
             case .log(let level, let text): logger.log(level: Logger.Level(level), "\(text)")
             case .publish(let change): outlets.publish(view.event(change))
             case .wake(let instant):

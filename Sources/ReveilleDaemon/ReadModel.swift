@@ -17,6 +17,7 @@ struct ReadModel {
         switch change {
         case .session(let session): .session(info(session))
         case .wakeCheck(let session): .wakeCheck(wakeCheckInfo(session)!)
+        case .sunrise(let sunrise): .sunrise(sunrise.map(sunriseInfo))
         case .missed(let session):
             .missed(
                 MissedInfo(
@@ -55,6 +56,12 @@ struct ReadModel {
         info.escalated = session.escalated ? true : nil
         info.wakeCheck = wakeCheckInfo(session)
         return info
+    }
+
+    func sunriseInfo(_ sunrise: Sunrise) -> SunriseInfo {
+        SunriseInfo(
+            alarmID: sunrise.alarmID, label: sunrise.label, startsAt: sunrise.startsAt, ringsAt: sunrise.ringsAt,
+            time: localTime(sunrise.ringsAt))
     }
 
     /// A session's wake-up check, when it has one.

@@ -83,6 +83,7 @@ final class ReportRequests: RequestHandler {
         }
         info.session = controller.machine.session.map(view.info)
         info.wakeCheck = controller.machine.wakeCheck.flatMap(view.wakeCheckInfo)
+        info.sunrise = controller.machine.sunrise.map(view.sunriseInfo)
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine
         info.appGuard = apps?.mode ?? AppGuardState(mode: .starting, detail: "")

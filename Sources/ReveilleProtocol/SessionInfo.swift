@@ -110,6 +110,25 @@ public struct WakeCheckInfo: Codable, Sendable, Equatable {
     public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
 }
 
+/// The sunrise before a ring with `--lead`: the page becomes a light from dark red to warm white.
+public struct SunriseInfo: Codable, Sendable, Equatable {
+    public var alarmID: Int
+    public var label: String
+    /// Seconds since the epoch: when the light began, and when the alarm rings.
+    public var startsAt: Int
+    public var ringsAt: Int
+    /// Local `HH:MM` of the ring.
+    public var time: String
+
+    public init(alarmID: Int, label: String, startsAt: Int, ringsAt: Int, time: String) {
+        self.alarmID = alarmID
+        self.label = label
+        self.startsAt = startsAt
+        self.ringsAt = ringsAt
+        self.time = time
+    }
+}
+
 /// One line of `reveille history`.
 public struct HistoryEntry: Codable, Sendable, Equatable {
     public var id: Int

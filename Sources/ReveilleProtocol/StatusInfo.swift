@@ -34,6 +34,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var session: SessionInfo?
     /// The wake-up check waiting to ask, or asking "Are you up?" now.
     public var wakeCheck: WakeCheckInfo?
+    /// The sunrise before the next ring, while it lasts.
+    public var sunrise: SunriseInfo?
     /// The NFC reader's health.
     public var reader = ReaderState(.notConfigured)
     /// What the audio output is doing.

@@ -11,6 +11,8 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     case missed(MissedInfo)
     /// The wake-up check asks "Are you up?", was answered, or failed.
     case wakeCheck(WakeCheckInfo)
+    /// The sunrise before a ring began (nil: it ended).
+    case sunrise(SunriseInfo?)
     /// The next ring moved (nil: none ahead).
     case nextRing(RingInfo?)
     /// A tag lies on the reader during a session (it must be lifted, then tapped), or was lifted.
@@ -60,7 +62,8 @@ public struct RemovedOverride: Codable, Sendable, Equatable {
 
 extension WatchEvent {
     private enum Kind: String, CodingKey {
-        case session, missed, wakeCheck, nextRing, tagOnReader, readerHealth, policyRejected, input, schedule, reminder
+        case session, missed, wakeCheck, sunrise, nextRing, tagOnReader, readerHealth, policyRejected, input, schedule,
+            reminder
         case overrideRemoved, appPolicy, appNotice, appRequest
     }
 
@@ -71,6 +74,12 @@ extension WatchEvent {
         case .session(let value): try container.encode(value, forKey: .session)
         case .missed(let value): try container.encode(value, forKey: .missed)
         case .wakeCheck(let value): try container.encode(value, forKey: .wakeCheck)
+        case .sunrise(let value):
+            if let value {
+                try container.encode(value, forKey: .sunrise)
+            } else {
+                try container.encodeNil(forKey: .sunrise)
+            }
         case .nextRing(let value): try container.encode(value, forKey: .nextRing)
         case .tagOnReader(let value): try container.encode(value, forKey: .tagOnReader)
         case .readerHealth(let value): try container.encode(value, forKey: .readerHealth)
@@ -94,6 +103,7 @@ extension WatchEvent {
         case .session: self = .session(try container.decode(SessionInfo.self, forKey: kind))
         case .missed: self = .missed(try container.decode(MissedInfo.self, forKey: kind))
         case .wakeCheck: self = .wakeCheck(try container.decode(WakeCheckInfo.self, forKey: kind))
+        case .sunrise: self = .sunrise(try container.decodeIfPresent(SunriseInfo.self, forKey: kind))
         case .nextRing: self = .nextRing(try container.decodeIfPresent(RingInfo.self, forKey: kind))
         case .tagOnReader: self = .tagOnReader(try container.decode(Bool.self, forKey: kind))
         case .readerHealth: self = .readerHealth(try container.decode(ReaderState.self, forKey: kind))

@@ -189,3 +189,71 @@ import Testing
         for minute in 1...29 { #expect(!tick(&clock, Self.six + minute * 60).contains(.escalate)) }
     }
 }
+
+/// The sunrise before a ring with `--lead`.
+@Suite struct SunriseTests {
+    func machine(_ alarms: [Alarm], through: Int) -> AlarmClock {
+        AlarmClock(
+            schedule: ScheduleState(alarms: alarms), zone: zone("Europe/Berlin"), readerHealth: .notConfigured,
+            stored: AlarmClock.Stored(evaluatedThrough: through, activeSession: nil, handled: [], lastSessionID: 0),
+            limits: AlarmClock.Limits(), random: ProblemRandom(seed: 1))
+    }
+
+    func led(_ at: String, minutes: Int, label: String = "sun") -> Alarm {
+        var alarm = daily(1, at, label: label)
+        alarm.leadSeconds = minutes * 60
+        return alarm
+    }
+
+    func wakes(_ actions: [ClockAction]) -> [Int] {
+        actions.compactMap { if case .wake(let at) = $0 { at } else { nil } }
+    }
+
+    /// It begins `--lead` before the ring: the machine wakes for it, tells the hooks and the
+    /// watchers once, and ends it when the alarm rings.
+    @Test func theSunriseBeginsBeforeTheRingAndEndsWithIt() {
+        let six = utc("2026-11-23T05:00:00Z")
+        var clock = machine([led("06:00", minutes: 20)], through: six - 3600)
+        let early = clock.tick(now: Double(six - 3600), monotonic: 0, clockWasSet: false)
+        #expect(wakes(early).last == six - 1200)
+        #expect(clock.sunrise == nil)
+        let begun = clock.tick(now: Double(six - 1200), monotonic: 2400, clockWasSet: false)
+        let sunrise = Sunrise(alarmID: 1, label: "sun", startsAt: six - 1200, ringsAt: six)
+        #expect(begun.contains(.lead(sunrise)))
+        #expect(begun.contains(.publish(.sunrise(sunrise))))
+        #expect(clock.sunrise == sunrise)
+        #expect(wakes(begun).last == six)
+        let again = clock.tick(now: Double(six - 600), monotonic: 3000, clockWasSet: false)
+        #expect(!again.contains { if case .lead = $0 { true } else { false } })
+        let rang = clock.tick(now: Double(six), monotonic: 3600, clockWasSet: false)
+        #expect(rang.contains(.publish(.sunrise(nil))))
+        #expect(clock.session?.state == .ringing)
+        #expect(clock.sunrise == nil)
+    }
+
+    /// Across the spring change (Berlin, 2026-03-29, 02:00 → 03:00) a 20-minute sunrise before
+    /// 03:10 is 20 real minutes: it begins at 01:50 on the wall clock, before the jump.
+    @Test func theSunriseIsItsLengthAcrossADSTChange() {
+        let ring = utc("2026-03-29T01:10:00Z")  // 03:10 CEST
+        var clock = machine([led("03:10", minutes: 20)], through: ring - 3000)
+        let actions = clock.tick(now: Double(ring - 3000), monotonic: 0, clockWasSet: false)
+        #expect(wakes(actions).last == ring - 1200)
+        #expect(ZoneResolver(zone: zone("Europe/Berlin")).local(at: ring - 1200).time == time("01:50"))
+        _ = clock.tick(now: Double(ring - 1200), monotonic: 1800, clockWasSet: false)
+        #expect(clock.sunrise?.ringsAt == ring)
+    }
+
+    /// An alarm moved later during its sunrise ends it; the new time gets its own.
+    @Test func aMovedRingEndsTheSunrise() {
+        let six = utc("2026-11-23T05:00:00Z")
+        var clock = machine([led("06:00", minutes: 20)], through: six - 3600)
+        _ = clock.tick(now: Double(six - 600), monotonic: 0, clockWasSet: false)
+        #expect(clock.sunrise != nil)
+        var state = clock.schedule
+        state.alarms[0].time = time("07:00")
+        let moved = clock.scheduleChanged(state, now: Double(six - 500), monotonic: 100)
+        #expect(moved.contains(.publish(.sunrise(nil))))
+        #expect(clock.sunrise == nil)
+        #expect(wakes(moved).last == six + 3600 - 1200)
+    }
+}
