@@ -277,7 +277,9 @@ final class ControlServer {
             case .failure(let error): reply(error.response, to: connection)
             case .success(let request):
                 switch role(for: request, on: connection) {
-                case .success(let role): dispatch(request.op, role: role, device: request.device, from: connection)
+                case .success(let role):
+                    dispatch(
+                        request.op, role: role, device: request.device, relayed: request.cap != nil, from: connection)
                 case .failure(let refusal): reply(refusal.response, for: request.op, to: connection)
                 }
             }
@@ -319,10 +321,13 @@ final class ControlServer {
         return .success(role)
     }
 
-    private func dispatch(_ operation: Command, role: Role, device: String?, from connection: Connection) {
+    private func dispatch(
+        _ operation: Command, role: Role, device: String?, relayed: Bool = false, from connection: Connection
+    ) {
         let refusal = { [access] in access.refusal(operation, role: role, peer: connection.peer) }
         switch requests.serve(
-            operation, role: role, peer: connection.peer, connection: connection.id, device: device, refusal: refusal)
+            operation, role: role, peer: connection.peer, connection: connection.id, device: device, relayed: relayed,
+            refusal: refusal)
         {
         case .answer(let response): reply(response, for: operation, to: connection)
         case .parked: connection.phase = .parked

@@ -26,6 +26,8 @@ struct Asked {
     /// The paired browser the request came through, by its name (`web pair --name`), when it
     /// matters who answered (`apps approve` from a phone).
     var device: String? = nil
+    /// It came through `reveille-web` (the page), which lowers its rights with a cap.
+    var relayed = false
 }
 
 /// What a handler made of a request.
@@ -103,7 +105,7 @@ final class Requests {
     /// Serves `command` for a peer with `role`; `refusal` words a refusal of rights.
     func serve(
         _ command: Command, role: Role, peer: Peer? = nil, connection: Int? = nil, device: String? = nil,
-        refusal: () -> String
+        relayed: Bool = false, refusal: () -> String
     ) -> Handled {
         guard role >= command.requiredRole else { return .answer(.failure(.forbidden, refusal())) }
         if case .watch = command { return .watching }
@@ -111,7 +113,7 @@ final class Requests {
         // machine already past its ring because the request ended in the next.
         let asOf = controller.clock.now().timeIntervalSince1970
         let handled = Requests.answering(command, logger: logger) {
-            var asked = Asked(command: command, role: role, peer: peer, connection: connection)
+            var asked = Asked(command: command, role: role, peer: peer, connection: connection, relayed: relayed)
             switch command {
             case .appAnswer, .awake: asked.device = device.flatMap { handlers.web.deviceName(token: $0) }
             default: break

@@ -17,7 +17,7 @@ final class RingRequests: RequestHandler {
         case .problem: reply = controller.send { $0.requestProblem(now: $1) }
         case .answer(let value): reply = controller.send { $0.answer(value, now: $1) }
         case .awake:
-            let by = request.device.map { "the page (\($0))" } ?? "reveille awake"
+            let by = request.device.map { "the page (\($0))" } ?? (request.relayed ? "the page" : "reveille awake")
             reply = controller.send { $0.confirmAwake(now: $1, by: by) }
         case .alarmTest(let id):
             controller.tick()  // what is due by the schedule rings first

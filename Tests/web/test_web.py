@@ -8,7 +8,8 @@ ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screen
 import json, os, shutil, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webdriver import REPO, Browser, Clock, http, non_loopback_address, page_config, request, solve, status, wait_for
+from webdriver import (REPO, Browser, Clock, http, non_loopback_address, page_config, png_brightness, request, solve,
+                       status, wait_for)
 
 BINARIES = os.path.join(REPO, ".build", "debug")
 SHOTS = os.path.join(REPO, ".build", "web-screenshots")
@@ -734,6 +735,78 @@ class PageTests(unittest.TestCase):
         wait_for(lambda: not self.browser.visible("#banner"), seconds=15, what="the page to reconnect")
         wait_for(lambda: "Next:" in (self.browser.text("#next") or "") or "No alarm" in (self.browser.text("#next") or ""),
                  what="the clock face again")
+
+
+class WakingPageTests(unittest.TestCase):
+    """The wake-up check, the sunrise and the screen's part in them, against a daemon whose clock
+    the test moves (its own daemon: the other tests keep the real time)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.clock = Clock(BINARIES, shifted=True)
+        cls.browser = Browser()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        cls.clock.close()
+
+    def setUp(self):
+        end_session(self.clock)
+
+    def open_page(self):
+        self.browser.open(self.clock.url)
+        wait_for(lambda: self.browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
+
+    def shot(self, name):
+        path = os.path.join(SHOTS, name + ".png")
+        self.browser.screenshot(path)
+        return path
+
+    def test_23_the_page_asks_are_you_up_and_a_tap_answers(self):
+        self.open_page()
+        ring_soon(self.clock, wakeCheckSeconds=60, label="up")
+        end_session(self.clock)
+        wait_for(lambda: not self.browser.visible("#ring"), what="the ring screen to go")
+        self.assertFalse(self.browser.visible("#awake"))
+        self.clock.advance(61)
+        wait_for(lambda: (status(self.clock.sock).get("wakeCheck") or {}).get("state") == "asking", what="the check to ask")
+        wait_for(lambda: self.browser.visible("#awake"), what="the page to ask")
+        self.assertIn("rings again at", self.browser.text("#awakewhen"))
+        self.shot("23-are-you-up")
+        self.browser.click("#awakeyes")
+        wait_for(lambda: status(self.clock.sock).get("wakeCheck") is None, what="the check to pass")
+        wait_for(lambda: not self.browser.visible("#awake"), what="the question to go")
+        history = request(self.clock.sock, {"history": {"days": 1}})["payload"]["history"]
+        self.assertEqual(history[-1].get("wakeCheck"), "passed")
+        self.assertIn("wake-up check of alarm", self.clock.log())
+        self.assertIn("passed (the page", self.clock.log())
+
+    def test_24_the_page_is_a_sunrise_before_the_ring(self):
+        self.open_page()
+        # Rings in 21 minutes, with a 20-minute sunrise: it begins a minute from now.
+        reply = request(self.clock.sock, {"alarmAdd": {"spec": {"inSeconds": 21 * 60, "fadeInSeconds": 0,
+                                                                "label": "sun", "leadSeconds": 20 * 60}}})
+        self.assertTrue(reply["ok"], reply)
+        self.assertFalse(self.browser.visible("#sunrise"))
+        brightness = []
+        for name, step in (("start", 61), ("middle", 10 * 60), ("end", 9 * 60 + 30)):
+            self.clock.advance(step)
+            wait_for(lambda: status(self.clock.sock).get("sunrise") is not None, what="the sunrise to begin")
+            self.browser.run("load()")  # the page reads the daemon's (moved) time again
+            wait_for(lambda: self.browser.visible("#sunrise"), what="the sunrise on the page")
+            time.sleep(0.3)
+            brightness.append(png_brightness(self.shot(f"24-sunrise-{name}")))
+        self.assertIn("sunrise for alarm #", self.clock.log())
+        self.assertLess(brightness[0], 40, brightness)           # dark red at the start
+        self.assertGreater(brightness[1], brightness[0] + 20, brightness)
+        self.assertGreater(brightness[2], brightness[1] + 40, brightness)
+        self.assertGreater(brightness[2], 180, brightness)       # warm white at the end
+        # The ring comes: the light gives way to the ring screen.
+        self.clock.advance(40)
+        wait_for(lambda: (status(self.clock.sock).get("session") or {}).get("state") == "ringing", what="the ring")
+        wait_for(lambda: self.browser.visible("#ring") and not self.browser.visible("#sunrise"), what="the ring screen")
+        self.shot("24-sunrise-then-ring")
 
 
 if __name__ == "__main__":

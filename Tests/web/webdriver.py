@@ -55,9 +55,15 @@ def wait_for(condition, seconds=10, what="a condition"):
 class Clock:
     """reveilled and reveille-web under a temporary root, as `make run` starts them."""
 
-    def __init__(self, binaries, address="127.0.0.1"):
+    def __init__(self, binaries, address="127.0.0.1", shifted=False):
         self.binaries = binaries
         self.root = tempfile.mkdtemp(prefix="reveille-web-test.")
+        # `shifted`: the daemon reads its time through an offset file, which `advance` moves.
+        self.offset = 0.0
+        self.clock_file = os.path.join(self.root, "clock-offset") if shifted else None
+        if self.clock_file:
+            with open(self.clock_file, "w") as f:
+                f.write("0 0")
         os.makedirs(os.path.join(self.root, "etc/reveille"))
         with open(os.path.join(self.root, "etc/reveille/reveille.toml"), "w") as f:
             f.write(f"[audio]\ndevices = [\"file:'{self.root}/sound.wav',wav\"]\n[voice]\nenabled = false\n")
@@ -74,7 +80,8 @@ class Clock:
 
     def start_daemon(self):
         with open(os.path.join(self.root, "reveilled.out"), "a") as log:
-            self.daemon = subprocess.Popen([os.path.join(self.binaries, "reveilled"), "--root", self.root],
+            extra = ["--clock-offset-file", self.clock_file] if self.clock_file else []
+            self.daemon = subprocess.Popen([os.path.join(self.binaries, "reveilled"), "--root", self.root, *extra],
                                            stdout=log, stderr=log)
         def up():
             try:
@@ -86,6 +93,13 @@ class Clock:
     def stop_daemon(self):
         self.daemon.send_signal(signal.SIGTERM)
         self.daemon.wait()
+
+    def advance(self, seconds):
+        """Makes `seconds` pass at once on the daemon's clock (wall and elapsed)."""
+        self.offset += seconds
+        with open(self.clock_file + ".new", "w") as f:
+            f.write(f"{self.offset} {self.offset}")
+        os.rename(self.clock_file + ".new", self.clock_file)
 
     def answers(self, path):
         try:
@@ -213,3 +227,49 @@ def non_loopback_address():
     except OSError:
         return None
     return next((a for a in out if "." in a and not a.startswith("127.")), None)
+
+
+def png_brightness(path):
+    """The mean brightness (0-255, Rec. 601 luma) of an 8-bit RGB or RGBA PNG, as Chromium saves
+    its screenshots: the chunks inflated, each row's filter undone (PNG spec, section 9)."""
+    import struct, zlib
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    position, chunks, header = 8, [], None
+    while position < len(data):
+        length, kind = struct.unpack(">I4s", data[position:position + 8])
+        body = data[position + 8:position + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            chunks.append(body)
+        position += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    assert depth == 8 and colour in (2, 6) and interlace == 0, f"unexpected PNG layout {header}"
+    channels = 3 if colour == 2 else 4
+    raw = zlib.decompress(b"".join(chunks))
+    stride = width * channels
+    previous = bytearray(stride)
+    total, position = 0.0, 0
+    for _ in range(height):
+        kind, line = raw[position], bytearray(raw[position + 1:position + 1 + stride])
+        position += 1 + stride
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            corner = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
+        for x in range(0, stride, channels):
+            total += 0.299 * line[x] + 0.587 * line[x + 1] + 0.114 * line[x + 2]
+        previous = line
+    return total / (width * height)
