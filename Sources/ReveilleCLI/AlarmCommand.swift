@@ -152,6 +152,12 @@ struct AlarmCommand: ParsableCommand {
                         : "full volume after \(DurationText.format(seconds: alarm.escalateAfterSeconds)) unanswered"
                 ),
                 (
+                    "commitment",
+                    alarm.commitSeconds == 0
+                        ? "off"
+                        : "\(DurationText.format(seconds: alarm.commitSeconds)) before a ring, weakening it needs its challenge"
+                ),
+                (
                     "sunrise",
                     alarm.leadSeconds == 0
                         ? "off" : "begins \(DurationText.format(seconds: alarm.leadSeconds)) before the ring"
@@ -246,6 +252,12 @@ struct AlarmFields: ParsableArguments {
             "Begin a sunrise this long before the ring (1m-2h): a lead event for a lamp, and the page's light. off: none.",
             valueName: "duration"))
     var lead: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "This long before a ring (1h-24h), turning it off, later or softer needs its challenge first. off: none.",
+            valueName: "duration"))
+    var commit: String?
 
     /// `off` or a duration within `range`.
     private static func durationOrOff(_ text: String?, _ option: String, range: ClosedRange<Int>) throws(InputError)
@@ -285,6 +297,7 @@ struct AlarmFields: ParsableArguments {
             spec.escalateAfterSeconds = try Self.durationOrOff(
                 escalateAfter, "escalate-after", range: Alarm.escalateRange)
             spec.leadSeconds = try Self.durationOrOff(lead, "lead", range: Alarm.leadRange)
+            spec.commitSeconds = try Self.durationOrOff(commit, "commit", range: Alarm.commitRange)
             return spec
         }
     }

@@ -17,6 +17,13 @@ func send(_ command: Command, to connection: ConnectionOptions) throws -> Respon
         throw ExitCode(1)
     }
     if let error = response.error {
+        // Within an alarm's commitment: in a terminal, its challenge is asked here, then the
+        // change is sent again (once).
+        if error.code == .committed, let alarmID = error.alarmID, isatty(STDIN_FILENO) == 1 {
+            printError(error.message)
+            guard try UnlockCommand.challenge(alarmID, connection: connection) else { throw ExitCode(1) }
+            return try send(command, to: connection)
+        }
         printError(error.message)
         throw ExitCode(error.code == .invalid ? 64 : 1)
     }

@@ -15,7 +15,8 @@ public struct Reveille: ParsableCommand {
             """,
         version: reveilleVersion,
         subcommands: [
-            StatusCommand.self, SnoozeCommand.self, AwakeCommand.self, DismissCommand.self, NextCommand.self,
+            StatusCommand.self, SnoozeCommand.self, AwakeCommand.self, UnlockCommand.self, DismissCommand.self,
+            NextCommand.self,
             MonthCommand.self,
             AlarmCommand.self,
             RuleCommand.self, OverrideCommand.self, PauseCommand.self, ResumeCommand.self, SkipCommand.self,

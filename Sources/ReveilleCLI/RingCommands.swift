@@ -163,3 +163,78 @@ struct StatsCommand: ParsableCommand {
         }
     }
 }
+
+struct UnlockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Pass an alarm's challenge, to change it within its commitment.",
+        discussion: """
+            An alarm with --commit cannot be turned off, paused, moved later or softened in the \
+            hours before its ring without its own challenge: its problem, or a tap of its tag. \
+            This asks it and reads the answer; the alarm is then open to changes for 5 minutes. \
+            Commands refused for this ask it by themselves when run in a terminal.
+            """)
+
+    @Argument(help: "The alarm's id (see 'reveille alarm list').") var id: Int
+    @Option(name: .long, help: "Answer the problem without asking (for scripts).") var answer: Int?
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws { try checkID(id, of: "alarm", list: "reveille alarm list") }
+
+    func run() throws {
+        if let answer {
+            let response = try send(.unlock(alarmID: id, answer: answer), to: connection)
+            print(response.message ?? "")
+            if response.unlock?.unlocked != true { throw ExitCode(1) }
+            return
+        }
+        guard try UnlockCommand.challenge(id, connection: connection) else { throw ExitCode(1) }
+    }
+
+    /// Asks alarm `id`'s challenge and reads the answer (or waits for its tag); true once unlocked.
+    static func challenge(_ id: Int, connection: ConnectionOptions) throws -> Bool {
+        var response = try send(.unlock(alarmID: id, answer: nil), to: connection)
+        guard var info = response.unlock else { return false }
+        if info.unlocked {
+            print(response.message ?? "")
+            return true
+        }
+        if info.tag { print("Tap a tag of alarm #\(id) on the reader\(info.problem == nil ? "" : ", or solve:")") }
+        guard info.problem != nil else {
+            // Only a tag unlocks it: wait for the reader to see one (the daemon polls for 2 minutes).
+            for _ in 0..<240 {
+                usleep(500_000)
+                response = try send(.unlock(alarmID: id, answer: nil), to: connection)
+                if response.unlock?.unlocked == true {
+                    print(response.message ?? "")
+                    return true
+                }
+            }
+            printError("no tag was tapped in time; alarm #\(id) stays locked")
+            return false
+        }
+        if !info.tag { print("To unlock alarm #\(id), solve:") }
+        while let problem = info.problem {
+            print("  \(problem) = ", terminator: "")
+            fflush(nil)
+            guard let line = readLine() else {
+                print("")
+                printError("no answer (end of input); alarm #\(id) stays locked")
+                return false
+            }
+            guard let value = Int(line.trimmed(newlines: false)) else {
+                print("That is not a whole number; try again.")
+                continue
+            }
+            response = try send(.unlock(alarmID: id, answer: value), to: connection)
+            guard let next = response.unlock else { return false }
+            if next.unlocked {
+                print(response.message ?? "")
+                return true
+            }
+            print("Wrong. Here is a new one:")
+            info = next
+        }
+        return false
+    }
+}

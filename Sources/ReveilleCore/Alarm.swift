@@ -69,14 +69,18 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public var escalateAfterSeconds: Int
     /// Seconds before the ring that the sunrise begins (a `lead` event, the page's light); 0: none.
     public var leadSeconds: Int
+    /// Seconds before the ring within which a change that weakens it needs its challenge; 0: none.
+    public var commitSeconds: Int
 
     public init(
         id: Int, label: String = "", time: LocalTime, repeats: Repeat, enabled: Bool = true,
         sound: String? = nil, volume: Int = Alarm.defaultVolume, fadeInSeconds: Int = Alarm.defaultFadeInSeconds,
         challenge: Challenge = .math, mathDifficulty: MathDifficulty = .medium, tags: [String] = [],
         maxSnoozes: Int = Alarm.defaultMaxSnoozes, snoozeMinutes: Int = Alarm.defaultSnoozeMinutes,
-        skipHolidays: Bool = false, wakeCheckSeconds: Int = 0, escalateAfterSeconds: Int = 0, leadSeconds: Int = 0
+        skipHolidays: Bool = false, wakeCheckSeconds: Int = 0, escalateAfterSeconds: Int = 0, leadSeconds: Int = 0,
+        commitSeconds: Int = 0
     ) {
+        self.commitSeconds = commitSeconds
         self.wakeCheckSeconds = wakeCheckSeconds
         self.escalateAfterSeconds = escalateAfterSeconds
         self.leadSeconds = leadSeconds
@@ -106,6 +110,8 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public static let escalateRange = 60...3600
     /// How long before the ring the sunrise may begin (`--lead`).
     public static let leadRange = 60...7200
+    /// How long before the ring its commitment may begin (`--commit`).
+    public static let commitRange = 3600...86_400
 
     /// `#3 work` or `#3` when there is no label.
     public var name: String { label.isEmpty ? "#\(id)" : "#\(id) \(label)" }
@@ -150,6 +156,10 @@ public struct Alarm: Hashable, Sendable, Identifiable {
             throw InputError(
                 "escalate after \(DurationText.format(seconds: escalateAfterSeconds)): must be 1-60 minutes of ringing, or off"
             )
+        }
+        guard commitSeconds == 0 || Alarm.commitRange.contains(commitSeconds) else {
+            throw InputError(
+                "commit \(DurationText.format(seconds: commitSeconds)): must be 1-24 hours before the ring, or off")
         }
         guard leadSeconds == 0 || Alarm.leadRange.contains(leadSeconds) else {
             throw InputError(

@@ -78,6 +78,16 @@ public struct AlarmClock: Sendable {
     public private(set) var sunrise: Sunrise?
     /// The occurrence whose sunrise was announced last (announced once each).
     private var lastSunrise: Occurrence?
+    /// Alarms whose challenge was passed for a change within their commitment, until when.
+    public private(set) var unlockedUntil: [Int: Int] = [:]
+    /// Problems asked to unlock an alarm for a change, by alarm.
+    private var unlockProblems: [Int: MathProblem] = [:]
+    /// Alarms waiting for their tag to unlock them, until when (the reader polls meanwhile).
+    private var tagUnlocks: [Int: Int] = [:]
+    /// How long a tap to unlock is waited for.
+    static let tagUnlockSeconds = 120
+    /// The reader polls: an alarm rings or is snoozed, the wake-up check asks, or a tag may unlock.
+    private var wantsReader: Bool { session != nil || isAskingIfAwake || !tagUnlocks.isEmpty }
     /// The wake-up check asks now: a key, a tap or a tag answers it.
     public var isAskingIfAwake: Bool { wakeCheck?.wakeCheck?.outcome == .asking }
     /// Occurrences up to this instant have been rung or recorded as missed.
@@ -199,6 +209,7 @@ public struct AlarmClock: Sendable {
         let seconds = Int(now.rounded(.down))
         actions += advanceSession(now: seconds)
         actions += advanceWakeCheck(now: seconds)
+        actions += expireUnlocks(now: seconds)
         actions += catchUp(now: now, clockTrusted: clockSynchronized || steppedBack)
         actions += chimes.due(now: seconds, schedule: schedule, zone: zone, limits: limits, ringing: session)
         notePersisted(actions)
@@ -419,6 +430,7 @@ public struct AlarmClock: Sendable {
             if isAskingIfAwake, fresh, let label {
                 return confirmAwake(now: now, by: "tag \"\(label)\"").actions
             }
+            if fresh, let label, let unlocked = unlockByTag(label, now: now) { return unlocked }
             return [.log(.info, "tag \(uid) placed; nothing is ringing")]
         }
         guard fresh else {
@@ -508,6 +520,93 @@ public struct AlarmClock: Sendable {
         return actions + wake(now: now)
     }
 
+    // MARK: Commitment: the alarm's challenge before a change that weakens it
+
+    /// What unlocking an alarm asks: its problem, its tag, or either.
+    public struct UnlockAsk: Sendable, Equatable {
+        public var alarm: Alarm
+        /// The problem to answer; nil when only the alarm's tag unlocks it.
+        public var problem: MathProblem?
+        /// A tap of one of its tags unlocks it too (the reader polls for it).
+        public var tag: Bool
+    }
+
+    /// Whether `alarmID` was unlocked for changes (its challenge passed) and still is.
+    public func isUnlocked(_ alarmID: Int, now: Int) -> Bool { (unlockedUntil[alarmID] ?? .min) > now }
+
+    /// `reveille unlock`: the alarm's own challenge, as its ring would ask it: its problem (the
+    /// same one until answered), or its tag (math too when no reader works).
+    public mutating func unlockChallenge(for alarmID: Int, now: Int) -> (Result<UnlockAsk, RingRefusal>, [ClockAction])
+    {
+        guard let alarm = schedule.alarms.first(where: { $0.id == alarmID }) else {
+            return (.failure(RingRefusal("no alarm #\(alarmID); 'reveille alarm list' shows the ids")), [])
+        }
+        let readerWorks = readerHealth.isHealthy
+        let tag = alarm.challenge != .math && readerWorks
+        var problem: MathProblem?
+        if alarm.challenge != .nfc || !readerWorks {
+            problem = unlockProblems[alarmID] ?? MathProblem.make(alarm.mathDifficulty, using: &random)
+            unlockProblems[alarmID] = problem
+        }
+        var actions: [ClockAction] = []
+        if tag {
+            tagUnlocks[alarmID] = now + AlarmClock.tagUnlockSeconds
+            actions += setPolling(true) + wake(now: now)
+        }
+        return (.success(UnlockAsk(alarm: alarm, problem: problem, tag: tag)), actions)
+    }
+
+    /// An answer to the unlock problem: right, the alarm may be changed for `Commitment.unlockSeconds`;
+    /// wrong, a new problem (the result carries it).
+    public mutating func unlockAnswer(for alarmID: Int, value: Int, now: Int) -> (
+        Result<MathProblem?, RingRefusal>, [ClockAction]
+    ) {
+        guard let problem = unlockProblems[alarmID], let alarm = schedule.alarms.first(where: { $0.id == alarmID })
+        else {
+            return (
+                .failure(
+                    RingRefusal("no problem was asked for alarm #\(alarmID): 'reveille unlock \(alarmID)' asks one")),
+                []
+            )
+        }
+        guard value == problem.answer else {
+            let next = MathProblem.make(alarm.mathDifficulty, using: &random)
+            unlockProblems[alarmID] = next
+            return (.success(next), [.log(.info, "alarm \(alarm.name): wrong answer \(value) to unlock it")])
+        }
+        return (.success(nil), unlock(alarm, by: "math", now: now))
+    }
+
+    private mutating func unlock(_ alarm: Alarm, by: String, now: Int) -> [ClockAction] {
+        unlockProblems[alarm.id] = nil
+        tagUnlocks[alarm.id] = nil
+        unlockedUntil = unlockedUntil.filter { $0.value > now }
+        unlockedUntil[alarm.id] = now + Commitment.unlockSeconds
+        return [
+            .log(
+                .notice,
+                "alarm \(alarm.name) unlocked by \(by): changes that weaken its next ring are allowed for \(Commitment.unlockSeconds / 60) min"
+            )
+        ] + setPolling(wantsReader) + wake(now: now)
+    }
+
+    /// A registered tag tapped while nothing rings: it unlocks the alarms waiting for it.
+    private mutating func unlockByTag(_ label: String, now: Int) -> [ClockAction]? {
+        let waiting = schedule.alarms.filter { alarm in
+            (tagUnlocks[alarm.id] ?? .min) > now && (alarm.tags.isEmpty || alarm.tags.contains(label))
+        }
+        guard !waiting.isEmpty else { return nil }
+        return waiting.flatMap { unlock($0, by: "tag \"\(label)\"", now: now) }
+    }
+
+    /// Taps waited for too long are no longer waited for; unlocks run out.
+    private mutating func expireUnlocks(now: Int) -> [ClockAction] {
+        unlockedUntil = unlockedUntil.filter { $0.value > now }
+        guard tagUnlocks.values.contains(where: { $0 <= now }) else { return [] }
+        tagUnlocks = tagUnlocks.filter { $0.value > now }
+        return setPolling(wantsReader)
+    }
+
     // MARK: The wake-up check
 
     /// "Are you up?" answered: a key, a tap on the page, a tag, or `reveille awake` (`by` says
@@ -526,7 +625,7 @@ public struct AlarmClock: Sendable {
             [
                 .log(.notice, "wake-up check of alarm \(checked.settings.name) passed (\(by))"),
                 .persist([checked], evaluatedThrough: nil), .runHook(.awake, checked), .publish(.wakeCheck(checked)),
-            ] + setPolling(session != nil) + wake(now: now)
+            ] + setPolling(wantsReader) + wake(now: now)
         return ClockReply(result: .success(checked), actions: actions)
     }
 
@@ -657,7 +756,7 @@ public struct AlarmClock: Sendable {
             }
         }
         rest.insert(.persist([active], evaluatedThrough: nil), at: 0)
-        rest += setPolling(session != nil || isAskingIfAwake)
+        rest += setPolling(wantsReader)
         // Watchers hear of transitions, not of every answer typed.
         if before?.id != active.id || before?.state != active.state || before?.challenge != active.challenge {
             rest.append(.publish(.session(active)))
@@ -883,7 +982,8 @@ public struct AlarmClock: Sendable {
             actions.append(.publish(.nextRing(next)))
         }
         let candidates: [Int?] = [
-            session?.nextDeadline, wakeCheck?.nextDeadline, nextSunrise, nextRing ?? nil, nextChime,
+            session?.nextDeadline, wakeCheck?.nextDeadline, nextSunrise, tagUnlocks.values.min(), nextRing ?? nil,
+            nextChime,
             now + limits.longestSleepSeconds,
             waitingForClock.map { _ in now + AlarmClock.clockCheckSeconds },
         ]

@@ -109,6 +109,10 @@ final class Requests {
     ) -> Handled {
         guard role >= command.requiredRole else { return .answer(.failure(.forbidden, refusal())) }
         if case .watch = command { return .watching }
+        if command.changesSchedule, let committed = CommitmentGate(controller: controller).refusal(for: command) {
+            logger.notice("\(command.name) refused: \(committed.error?.message ?? "")")
+            return .answer(committed)
+        }
         // The instant the change is made at: `--in 1s` computed in one second must not find the
         // machine already past its ring because the request ended in the next.
         let asOf = controller.clock.now().timeIntervalSince1970
@@ -134,7 +138,7 @@ final class Requests {
             handlers.layers
         // `watch` is answered in `serve`: the reports' handler refuses it as misrouted.
         case .status, .next, .history, .stats, .watch: handlers.reports
-        case .snooze, .problem, .answer, .alarmTest, .awake: handlers.ringing
+        case .snooze, .problem, .answer, .alarmTest, .awake, .unlock: handlers.ringing
         case .tagAdd, .tagList, .tagRemove, .tagTest: handlers.tags
         case .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
             .appAsk, .appRequests, .appAnswer:

@@ -13,6 +13,7 @@ final class RingRequests: RequestHandler {
     func handle(_ request: Asked) throws -> Handled {
         let reply: ClockReply
         switch request.command {
+        case .unlock(let alarmID, let answer): return .answer(try unlock(alarmID, answer: answer))
         case .snooze: reply = controller.send { $0.snooze(now: $1) }
         case .problem: reply = controller.send { $0.requestProblem(now: $1) }
         case .answer(let value): reply = controller.send { $0.answer(value, now: $1) }
@@ -25,6 +26,51 @@ final class RingRequests: RequestHandler {
         default: throw misrouted(request.command)
         }
         return .answer(try response(reply, for: request.command))
+    }
+
+    /// `unlock`: the alarm's challenge (its problem, or a tap of its tag), or an answer to it.
+    private func unlock(_ alarmID: Int, answer: Int?) throws -> Response {
+        let now = controller.nowSeconds()
+        if let answer {
+            var result: Result<MathProblem?, RingRefusal> = .success(nil)
+            controller.send { machine, now in
+                let (outcome, actions) = machine.unlockAnswer(for: alarmID, value: answer, now: now)
+                result = outcome
+                return actions
+            }
+            if let next = try result.get() {
+                var response = Response(message: "wrong answer; a new problem: \(next.text)")
+                response.unlock = UnlockInfo(alarmID: alarmID, problem: next.text, tag: false, unlocked: false)
+                return response
+            }
+            return unlocked(alarmID, now: now)
+        }
+        if controller.machine.isUnlocked(alarmID, now: now) { return unlocked(alarmID, now: now) }
+        var result: Result<AlarmClock.UnlockAsk, RingRefusal> = .failure(RingRefusal("?"))
+        controller.send { machine, now in
+            let (outcome, actions) = machine.unlockChallenge(for: alarmID, now: now)
+            result = outcome
+            return actions
+        }
+        let ask = try result.get()
+        let how =
+            switch (ask.problem, ask.tag) {
+            case (let problem?, true): "tap its tag on the reader, or answer: \(problem.text)"
+            case (let problem?, false): "answer: \(problem.text)"
+            default: "tap its tag on the reader (within 2 minutes)"
+            }
+        var response = Response(message: "to unlock alarm \(ask.alarm.name), \(how)")
+        response.unlock = UnlockInfo(alarmID: alarmID, problem: ask.problem?.text, tag: ask.tag, unlocked: false)
+        return response
+    }
+
+    private func unlocked(_ alarmID: Int, now: Int) -> Response {
+        let until = controller.machine.unlockedUntil[alarmID] ?? now
+        let time = controller.view.localTime(until, seconds: true)
+        var response = Response(
+            message: "alarm #\(alarmID) is unlocked until \(time): changes that weaken its next ring are allowed")
+        response.unlock = UnlockInfo(alarmID: alarmID, problem: nil, tag: false, unlocked: true, until: time)
+        return response
     }
 
     /// The answer to `snooze`, `dismiss` (the problem), `dismiss --answer` or `alarm test`.

@@ -50,6 +50,9 @@ public enum Command: Codable, Sendable, Equatable {
     case snooze
     /// "Yes, I am up": answers the wake-up check that asks now.
     case awake
+    /// The challenge of alarm `id`, before a change within its commitment: its problem, or its
+    /// tag; `answer` answers the problem.
+    case unlock(alarmID: Int, answer: Int?)
     /// The current math problem (a new one if none); the sound drops while it is answered.
     case problem
     case answer(value: Int)
@@ -145,6 +148,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .next: "next"
         case .snooze: "snooze"
         case .awake: "awake"
+        case .unlock: "unlock"
         case .problem: "dismiss"
         case .answer: "dismiss --answer"
         case .history: "history"
@@ -217,7 +221,8 @@ public enum Command: Codable, Sendable, Equatable {
         case .reminderAdd(let spec) where spec.unless.map({ !$0.isEmpty }) == true,
             .reminderEdit(_, let spec) where spec.unless.map({ !$0.isEmpty }) == true:
             .owner
-        case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .problem, .answer, .history, .stats,
+        case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .unlock, .problem, .answer,
+            .history, .stats,
             .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appsOverview,
             .appCheck,
             .appStart, .appList, .appExport,
@@ -285,6 +290,8 @@ public struct AlarmSpec: Codable, Sendable, Equatable {
     public var escalateAfterSeconds: Int?
     /// Seconds before the ring the sunrise begins; 0 turns it off.
     public var leadSeconds: Int?
+    /// Seconds before the ring within which weakening it needs its challenge; 0 turns it off.
+    public var commitSeconds: Int?
 
     public init() {}
 }

@@ -89,12 +89,35 @@ public enum Payload: Codable, Sendable, Equatable {
     /// `calendar list`, `calendar add`, `calendar show`.
     case calendars([CalendarInfo])
     case reminders([ReminderInfo])
+    /// `unlock`: the alarm's challenge before a change within its commitment, and how it went.
+    case unlock(UnlockInfo)
+}
+
+/// The challenge that unlocks an alarm for a change within its commitment (README, "Commitment").
+public struct UnlockInfo: Codable, Sendable, Equatable {
+    public var alarmID: Int
+    /// The problem to answer (a new one after a wrong answer); nil when only a tag unlocks it, or
+    /// once it is unlocked.
+    public var problem: String?
+    /// One of its tags, tapped on the reader, unlocks it too.
+    public var tag: Bool
+    /// Passed: changes that weaken it are allowed until `until` (local `HH:MM:SS`).
+    public var unlocked: Bool
+    public var until: String?
+
+    public init(alarmID: Int, problem: String?, tag: Bool, unlocked: Bool, until: String? = nil) {
+        self.alarmID = alarmID
+        self.problem = problem
+        self.tag = tag
+        self.unlocked = unlocked
+        self.until = until
+    }
 }
 
 extension Payload {
     private enum Kind: String, CodingKey {
         case status, alarms, rules, overrides, schedule, ring, history, stats, playback, devices, tags, scan, apps, web
-        case calendars, reminders
+        case calendars, reminders, unlock
     }
 
     /// `{"status": {...}}`: the kind as the key, its value as is.
@@ -117,6 +140,7 @@ extension Payload {
         case .web(let value): try container.encode(value, forKey: .web)
         case .calendars(let value): try container.encode(value, forKey: .calendars)
         case .reminders(let value): try container.encode(value, forKey: .reminders)
+        case .unlock(let value): try container.encode(value, forKey: .unlock)
         }
     }
 
@@ -143,6 +167,7 @@ extension Payload {
         case .web: self = .web(try container.decode(WebReply.self, forKey: kind))
         case .calendars: self = .calendars(try container.decode([CalendarInfo].self, forKey: kind))
         case .reminders: self = .reminders(try container.decode([ReminderInfo].self, forKey: kind))
+        case .unlock: self = .unlock(try container.decode(UnlockInfo.self, forKey: kind))
         }
     }
 }
@@ -172,6 +197,10 @@ extension Response {
     public var ring: RingReply? {
         get { if case .ring(let value) = payload { value } else { nil } }
         set { payload = newValue.map(Payload.ring) }
+    }
+    public var unlock: UnlockInfo? {
+        get { if case .unlock(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.unlock) }
     }
     public var session: SessionInfo? { ring?.session }
     public var problem: String? { ring?.problem }
@@ -247,13 +276,19 @@ public struct ErrorReply: Codable, Sendable, Equatable {
         case refused
         /// A device is missing or failing: no audio device could play, no reader answers.
         case unavailable
+        /// The change would weaken a ring within its alarm's commitment: `alarmID`'s challenge
+        /// first (`unlock`), then the change again.
+        case committed
     }
 
     public var code: Code
     public var message: String
+    /// With `committed`: the alarm to unlock.
+    public var alarmID: Int?
 
-    public init(code: Code, message: String) {
+    public init(code: Code, message: String, alarmID: Int? = nil) {
         self.code = code
         self.message = message
+        self.alarmID = alarmID
     }
 }

@@ -74,7 +74,8 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
     /// and the repeat as `days` or `date`.
     private enum Key: String, CodingKey {
         case id, label, time, days, date, enabled, sound, volume, fadeInSeconds, challenge, mathDifficulty, tags
-        case maxSnoozes, snoozeMinutes, skipHolidays, wakeCheckSeconds, escalateAfterSeconds, leadSeconds, nextRing
+        case maxSnoozes, snoozeMinutes, skipHolidays, wakeCheckSeconds, escalateAfterSeconds, leadSeconds, commitSeconds
+        case nextRing
         case warnings
     }
 
@@ -101,6 +102,7 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
             try container.encode(alarm.escalateAfterSeconds, forKey: .escalateAfterSeconds)
         }
         if alarm.leadSeconds > 0 { try container.encode(alarm.leadSeconds, forKey: .leadSeconds) }
+        if alarm.commitSeconds > 0 { try container.encode(alarm.commitSeconds, forKey: .commitSeconds) }
         try container.encodeIfPresent(nextRing, forKey: .nextRing)
         try container.encodeIfPresent(warnings, forKey: .warnings)
     }
@@ -136,7 +138,8 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
             skipHolidays: try container.decode(Bool.self, forKey: .skipHolidays),
             wakeCheckSeconds: try container.decodeIfPresent(Int.self, forKey: .wakeCheckSeconds) ?? 0,
             escalateAfterSeconds: try container.decodeIfPresent(Int.self, forKey: .escalateAfterSeconds) ?? 0,
-            leadSeconds: try container.decodeIfPresent(Int.self, forKey: .leadSeconds) ?? 0)
+            leadSeconds: try container.decodeIfPresent(Int.self, forKey: .leadSeconds) ?? 0,
+            commitSeconds: try container.decodeIfPresent(Int.self, forKey: .commitSeconds) ?? 0)
         nextRing = try container.decodeIfPresent(RingInfo.self, forKey: .nextRing)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }

@@ -104,6 +104,7 @@ extension AlarmSpec {
         if let wakeCheckSeconds { alarm.wakeCheckSeconds = wakeCheckSeconds }
         if let escalateAfterSeconds { alarm.escalateAfterSeconds = escalateAfterSeconds }
         if let leadSeconds { alarm.leadSeconds = leadSeconds }
+        if let commitSeconds { alarm.commitSeconds = commitSeconds }
         try alarm.validate()
     }
 }

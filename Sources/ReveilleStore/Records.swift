@@ -43,6 +43,7 @@ struct AlarmRecord {
     var wakeCheckSeconds: Int
     var escalateAfterSeconds: Int
     var leadSeconds: Int
+    var commitSeconds: Int
 
     init(row: SQLRow) throws {
         id = Int64(try row.int("id"))
@@ -63,6 +64,7 @@ struct AlarmRecord {
         wakeCheckSeconds = try row.int("wakeCheckSeconds")
         escalateAfterSeconds = try row.int("escalateAfterSeconds")
         leadSeconds = try row.int("leadSeconds")
+        commitSeconds = try row.int("commitSeconds")
     }
 
     /// Every column but the id.
@@ -73,6 +75,7 @@ struct AlarmRecord {
             ("mathDifficulty", mathDifficulty), ("tags", tags), ("maxSnoozes", maxSnoozes),
             ("snoozeMinutes", snoozeMinutes), ("skipHolidays", skipHolidays), ("wakeCheckSeconds", wakeCheckSeconds),
             ("escalateAfterSeconds", escalateAfterSeconds), ("leadSeconds", leadSeconds),
+            ("commitSeconds", commitSeconds),
         ]
     }
 
@@ -94,6 +97,7 @@ struct AlarmRecord {
         wakeCheckSeconds = alarm.wakeCheckSeconds
         escalateAfterSeconds = alarm.escalateAfterSeconds
         leadSeconds = alarm.leadSeconds
+        commitSeconds = alarm.commitSeconds
     }
 
     func alarm() throws -> Alarm {
@@ -116,7 +120,8 @@ struct AlarmRecord {
             id: Int(id), label: label, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
             volume: volume, fadeInSeconds: fadeInSeconds, challenge: challenge, mathDifficulty: difficulty,
             tags: tagNames, maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes, skipHolidays: skipHolidays,
-            wakeCheckSeconds: wakeCheckSeconds, escalateAfterSeconds: escalateAfterSeconds, leadSeconds: leadSeconds)
+            wakeCheckSeconds: wakeCheckSeconds, escalateAfterSeconds: escalateAfterSeconds, leadSeconds: leadSeconds,
+            commitSeconds: commitSeconds)
     }
 }
 

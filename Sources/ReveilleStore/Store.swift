@@ -76,12 +76,13 @@ public final class Store: Sendable {
         addReminderMigration(&migrations)
         addReminderBodyMigration(&migrations)
         addAppSetupMigration(&migrations)
-        migrations.add("v13: a wake-up check, escalation and a sunrise per alarm") { db in
+        migrations.add("v13: a wake-up check, escalation, a sunrise and a commitment per alarm") { db in
             try db.execute(
                 """
                 ALTER TABLE "alarm" ADD COLUMN "wakeCheckSeconds" INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE "alarm" ADD COLUMN "escalateAfterSeconds" INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE "alarm" ADD COLUMN "leadSeconds" INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE "alarm" ADD COLUMN "commitSeconds" INTEGER NOT NULL DEFAULT 0;
                 """)
         }
         return migrations

@@ -151,6 +151,7 @@ import Testing
                   holidays    rings on holidays
                   wake check  off
                   escalate    off
+                  commitment  off
                   sunrise     off
 
                 """)

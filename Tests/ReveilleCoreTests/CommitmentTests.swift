@@ -1,0 +1,112 @@
+import Foundation
+import ReveilleCore
+import Testing
+
+/// Commitment: within an alarm's `--commit` before its ring, what weakens the ring needs its
+/// challenge; what makes it earlier, louder or stricter does not.
+@Suite struct CommitmentTests {
+    /// 2026-11-23 (a Monday) 23:00 in Berlin; the alarm rings at 06:45 the next morning.
+    static let night = utc("2026-11-23T22:00:00Z")
+    static let berlin = zone("Europe/Berlin")
+
+    func committed(hours: Int = 8) -> Alarm {
+        var alarm = daily(1, "06:45", label: "work")
+        alarm.commitSeconds = hours * 3600
+        alarm.volume = 60
+        alarm.maxSnoozes = 2
+        alarm.wakeCheckSeconds = 300
+        return alarm
+    }
+
+    func weakened(_ change: (inout ScheduleState) -> Void, hours: Int = 8, at now: Int = night) -> [String] {
+        let before = ScheduleState(alarms: [committed(hours: hours)])
+        var after = before
+        change(&after)
+        return Commitment.weakenings(before: before, after: after, zone: Self.berlin, now: now).map(\.what)
+    }
+
+    @Test func weakeningChangesWithinTheWindowAreNamed() {
+        #expect(weakened { $0.master = .off } == ["silences that ring"])
+        #expect(
+            weakened { $0.master = .pausedUntil(CivilDate(year: 2026, month: 11, day: 26)!) } == ["silences that ring"])
+        #expect(weakened { $0.alarms[0].enabled = false } == ["silences that ring"])
+        #expect(weakened { $0.alarms = [] } == ["removes it"])
+        #expect(weakened { $0.alarms[0].time = time("07:30") } == ["moves it later (07:30 instead of 06:45)"])
+        #expect(
+            weakened {
+                $0.overrides = [
+                    DateOverride(id: 1, alarmID: 1, date: CivilDate(year: 2026, month: 11, day: 24)!, change: .off)
+                ]
+            } == ["silences that ring"])
+        #expect(
+            weakened { $0.rules = [WeeklyRule(id: 1, alarmID: nil, days: .daily, change: .at(time("08:00")))] }
+                == ["moves it later (08:00 instead of 06:45)"])
+        #expect(weakened { $0.alarms[0].volume = 30 } == ["lowers its volume (60 → 30)"])
+        #expect(weakened { $0.alarms[0].maxSnoozes = 5 } == ["allows more snoozes"])
+        #expect(weakened { $0.alarms[0].maxSnoozes = 0 } == ["allows more snoozes"])
+        #expect(weakened { $0.alarms[0].wakeCheckSeconds = 0 } == ["turns its wake-up check off"])
+        #expect(weakened { $0.alarms[0].commitSeconds = 0 } == ["shortens its commitment"])
+        #expect(weakened { $0.alarms[0].mathDifficulty = .easy } == ["makes its problem easier"])
+    }
+
+    /// Earlier, louder, stricter: free, as is anything that leaves the ring as it was.
+    @Test func strengtheningChangesAreFree() {
+        #expect(weakened { $0.alarms[0].time = time("06:00") } == [])
+        #expect(weakened { $0.alarms[0].volume = 100 } == [])
+        #expect(
+            weakened {
+                $0.alarms[0].maxSnoozes = 0; $0.alarms[0].maxSnoozes = 1
+            } == [])
+        #expect(weakened { $0.alarms[0].mathDifficulty = .hard } == [])
+        #expect(weakened { $0.alarms[0].label = "office" } == [])
+        #expect(weakened { $0.alarms[0].commitSeconds = 12 * 3600 } == [])
+        #expect(weakened { $0.alarms.append(daily(2, "05:00")) } == [])
+    }
+
+    /// Outside the window (the ring is more than `--commit` away) everything is free.
+    @Test func outsideTheWindowEverythingIsFree() {
+        #expect(weakened({ $0.master = .off }, hours: 4) == [])
+        // 02:45, four hours before: the window of a 4-hour commitment has just opened.
+        #expect(weakened({ $0.master = .off }, hours: 4, at: utc("2026-11-24T01:45:00Z")) == ["silences that ring"])
+    }
+
+    /// The challenge unlocks the alarm for five minutes: a wrong answer brings a new problem, a
+    /// right one opens it; a tag-only alarm is unlocked by a tap of its tag.
+    @Test func theChallengeUnlocksForFiveMinutes() throws {
+        var clock = AlarmClock(
+            schedule: ScheduleState(alarms: [committed()]), zone: Self.berlin, readerHealth: .ok("pn532"),
+            stored: AlarmClock.Stored(evaluatedThrough: Self.night, activeSession: nil, handled: [], lastSessionID: 0),
+            limits: AlarmClock.Limits(), random: ProblemRandom(seed: 3))
+        let (asked, _) = clock.unlockChallenge(for: 1, now: Self.night)
+        let problem = try #require(try asked.get().problem)
+        #expect(try asked.get().tag == false)
+        let (wrong, _) = clock.unlockAnswer(for: 1, value: problem.answer + 1, now: Self.night + 5)
+        let next = try #require(try wrong.get())
+        #expect(!clock.isUnlocked(1, now: Self.night + 5))
+        let (right, actions) = clock.unlockAnswer(for: 1, value: next.answer, now: Self.night + 10)
+        #expect(try right.get() == nil)
+        #expect(
+            actions.contains {
+                if case .log(.notice, let text) = $0 { text.contains("unlocked by math") } else { false }
+            })
+        #expect(clock.isUnlocked(1, now: Self.night + 10 + 299))
+        #expect(!clock.isUnlocked(1, now: Self.night + 10 + 300))
+        #expect(throws: RingRefusal.self) { try clock.unlockChallenge(for: 9, now: Self.night).0.get() }
+
+        var tagged = committed()
+        tagged.challenge = .nfc
+        tagged.tags = ["blue"]
+        var reader = AlarmClock(
+            schedule: ScheduleState(alarms: [tagged]), zone: Self.berlin, readerHealth: .ok("pn532"),
+            stored: AlarmClock.Stored(evaluatedThrough: Self.night, activeSession: nil, handled: [], lastSessionID: 0),
+            limits: AlarmClock.Limits(), random: ProblemRandom(seed: 3))
+        let (tagAsk, polling) = reader.unlockChallenge(for: 1, now: Self.night)
+        #expect(try tagAsk.get().problem == nil)
+        #expect(polling.contains(.pollReader(true)))
+        _ = reader.tagPlaced(uid: "01", label: "red", fresh: true, now: Self.night + 3)
+        #expect(!reader.isUnlocked(1, now: Self.night + 3))
+        let tapped = reader.tagPlaced(uid: "02", label: "blue", fresh: true, now: Self.night + 4)
+        #expect(reader.isUnlocked(1, now: Self.night + 4))
+        #expect(tapped.contains(.pollReader(false)))
+    }
+}
