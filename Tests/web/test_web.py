@@ -808,6 +808,43 @@ class WakingPageTests(unittest.TestCase):
         wait_for(lambda: self.browser.visible("#ring") and not self.browser.visible("#sunrise"), what="the ring screen")
         self.shot("24-sunrise-then-ring")
 
+    def test_25_silencing_a_committed_day_asks_the_alarms_problem_first(self):
+        code = self.clock.cli("web", "pair", "--admin", "--name", "kiosk").stdout.split("\n")[0].split()[-1]
+        self.open_page()
+        reply = self.browser.run_async(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/pair', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Reveille-CSRF': CFG.csrf},"
+            " body: JSON.stringify({code: arguments[0]})}).then(r => r.json()).then(done, e => done(String(e)));", code)
+        self.assertTrue(reply["ok"], reply)
+        # Rings in two hours, committed for eight: the window is open.
+        reply = request(self.clock.sock, {"alarmAdd": {"spec": {"inSeconds": 7200, "label": "committed",
+                                                                "commitSeconds": 8 * 3600}}})
+        self.assertTrue(reply["ok"], reply)
+        alarm_id = reply["payload"]["alarms"][0]["id"]
+        day = status(self.clock.sock)["nextRing"]["date"]
+        self.open_page()
+        self.browser.click('nav button[data-view="month"]')
+        if day[:7] != status(self.clock.sock)["now"][:7]:
+            self.browser.click("#nextmonth")
+        wait_for(lambda: self.browser.visible(f'.day[data-date="{day}"]'), what="the month grid")
+        self.browser.click(f'.day[data-date="{day}"]')
+        wait_for(lambda: self.browser.visible("#dayoff"), what="the day's sheet")
+        self.browser.click("#dayoff")
+        wait_for(lambda: self.browser.visible("#unlock"), what="the alarm's challenge")
+        self.assertIn("is committed since", self.browser.text("#unlockwhy"))
+        self.assertEqual(request(self.clock.sock, {"overrideList": {}})["payload"]["overrides"], [])
+        problem = self.browser.text("#unlockproblem").removesuffix(" = ?")
+        self.shot("25-committed-day-keypad")
+        for key in str(solve(problem)):
+            self.browser.click(f'#unlockpad button[data-key="{key}"]')
+        self.browser.click("#unlockok")
+        wait_for(lambda: not self.browser.visible("#unlock"), what="the challenge to close")
+        overrides = lambda: request(self.clock.sock, {"overrideList": {}})["payload"]["overrides"]
+        wait_for(lambda: len(overrides()) == 1, what="the day silenced after the challenge")
+        self.assertEqual(overrides()[0]["date"], day)
+        self.assertIn(f"alarm #{alarm_id} committed unlocked by math", self.clock.log())
+        request(self.clock.sock, {"alarmRemove": {"id": alarm_id}})
+
 
 if __name__ == "__main__":
     if len(sys.argv) > 1:
