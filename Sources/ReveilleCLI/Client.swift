@@ -19,7 +19,7 @@ func send(_ command: Command, to connection: ConnectionOptions) throws -> Respon
     if let error = response.error {
         // Within an alarm's commitment: in a terminal, its challenge is asked here, then the
         // change is sent again (once).
-        if error.code == .committed, let alarmID = error.alarmID, isatty(STDIN_FILENO) == 1 {
+        if error.code == .challengeFirst, let alarmID = error.alarmID, isatty(STDIN_FILENO) == 1 {
             printError(error.message)
             guard try UnlockCommand.challenge(alarmID, connection: connection) else { throw ExitCode(1) }
             return try send(command, to: connection)

@@ -49,13 +49,22 @@ struct DismissCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the current problem (asking for one if none is shown) and exit, for scripts.")
     var problem = false
 
+    @Flag(
+        name: .long,
+        help: "Dismiss the next ring before it rings (up to early_dismiss_minutes before it), with its challenge.")
+    var next = false
+
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         if problem && answer != nil { throw ValidationError("give --problem or --answer, not both") }
+        if next && (problem || answer != nil) {
+            throw ValidationError("--next asks its own challenge ('reveille unlock ID --answer N' for scripts)")
+        }
     }
 
     func run() throws {
+        if next { return report(try send(.dismissNext, to: connection)) }
         if problem {
             // The problem alone on standard output: `reveille dismiss --answer $(...)` answers it.
             let response = try send(.problem, to: connection)
@@ -110,6 +119,9 @@ struct HistoryCommand: ParsableCommand {
         for entry in entries {
             var outcome: String
             switch entry.state {
+            case .dismissed where entry.early == true:
+                let by = entry.dismissedTag.map { "tag \($0)" } ?? entry.dismissedBy?.rawValue ?? "?"
+                outcome = "dismissed early by \(by) at \(entry.ended ?? "?"), before it rang"
             case .dismissed:
                 let took = entry.secondsToDismiss.map { " after \(DurationText.format(seconds: $0))" } ?? ""
                 let by = entry.dismissedTag.map { "tag \($0)" } ?? entry.dismissedBy?.rawValue ?? "?"

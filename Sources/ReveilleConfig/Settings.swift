@@ -13,6 +13,8 @@ public struct Settings: Sendable, Equatable {
     public var maxRingMinutes = 30
     /// How long the wake-up check waits for "yes, I am up" before the alarm rings again.
     public var wakeCheckSeconds = 60
+    /// How long before it the next ring may be dismissed early, with its challenge (0: never).
+    public var earlyDismissMinutes = 60
     public var adminGroup = "reveille-admin"
     public var socketGroup = "reveille"
     public var audio = Audio()
@@ -143,7 +145,8 @@ public struct Settings: Sendable, Equatable {
     }
 
     static let topKeys = [
-        "time_zone", "missed_grace_minutes", "max_ring_minutes", "wake_check_seconds", "admin_group", "socket_group",
+        "time_zone", "missed_grace_minutes", "max_ring_minutes", "wake_check_seconds", "early_dismiss_minutes",
+        "admin_group", "socket_group",
         "audio", "nfc", "apps",
         "input", "voice", "web",
     ]
@@ -177,6 +180,8 @@ public struct Settings: Sendable, Equatable {
             try document.int(root, "max_ring_minutes", in: nil, range: 0...1440) ?? settings.maxRingMinutes
         settings.wakeCheckSeconds =
             try document.int(root, "wake_check_seconds", in: nil, range: 10...600) ?? settings.wakeCheckSeconds
+        settings.earlyDismissMinutes =
+            try document.int(root, "early_dismiss_minutes", in: nil, range: 0...720) ?? settings.earlyDismissMinutes
         settings.adminGroup = try document.string(root, "admin_group", in: nil) ?? settings.adminGroup
         settings.socketGroup = try document.string(root, "socket_group", in: nil) ?? settings.socketGroup
         if let audio = try document.table("audio") {

@@ -17,11 +17,14 @@ public struct AlarmClock: Sendable {
         public var lookBackSeconds: Int
         /// A chime is followed by its text, spoken (`[voice] speak_reminders`).
         public var speakReminders: Bool
+        /// How long before it the next ring may be dismissed early, with its challenge.
+        public var earlyDismissSeconds: Int
 
         public init(
             ring: RingPolicy = RingPolicy(), graceSeconds: Int = 15 * 60, longestSleepSeconds: Int = 3600,
-            lookBackSeconds: Int = 7 * 86_400, speakReminders: Bool = true
+            lookBackSeconds: Int = 7 * 86_400, speakReminders: Bool = true, earlyDismissSeconds: Int = 3600
         ) {
+            self.earlyDismissSeconds = earlyDismissSeconds
             self.speakReminders = speakReminders
             self.ring = ring
             self.graceSeconds = graceSeconds
@@ -78,8 +81,10 @@ public struct AlarmClock: Sendable {
     public private(set) var sunrise: Sunrise?
     /// The occurrence whose sunrise was announced last (announced once each).
     private var lastSunrise: Occurrence?
-    /// Alarms whose challenge was passed for a change within their commitment, until when.
+    /// Alarms whose challenge was passed (for a change within their commitment, or to dismiss
+    /// the next ring early), until when, and how.
     public private(set) var unlockedUntil: [Int: Int] = [:]
+    private var unlockedBy: [Int: DismissalMethod] = [:]
     /// Problems asked to unlock an alarm for a change, by alarm.
     private var unlockProblems: [Int: MathProblem] = [:]
     /// Alarms waiting for their tag to unlock them, until when (the reader polls meanwhile).
@@ -577,7 +582,61 @@ public struct AlarmClock: Sendable {
         return (.success(nil), unlock(alarm, by: "math", now: now))
     }
 
+    /// `reveille dismiss --next`: the next ring, up to `earlyDismissSeconds` before it, is dismissed
+    /// now, once its alarm's challenge was passed (`unlockChallenge`); it will not ring. The result
+    /// is the history's record; a refusal of `needsChallenge` names the alarm to unlock.
+    public mutating func dismissNextEarly(now: Int) -> (Result<RingSession, EarlyRefusal>, [ClockAction]) {
+        if let session {
+            return (
+                .failure(
+                    .refused(
+                        RingRefusal(
+                            "alarm \(session.settings.name) is \(session.state.rawValue) now: 'reveille dismiss' stops it"
+                        ))), []
+            )
+        }
+        let resolver = ZoneResolver(zone: zone)
+        guard let decision = nextRingDecision, let ring = decision.ringInstant,
+            let alarm = schedule.alarms.first(where: { $0.id == decision.alarmID })
+        else { return (.failure(.refused(RingRefusal("no alarm rings ahead: nothing to dismiss"))), []) }
+        guard ring - now <= limits.earlyDismissSeconds else {
+            let opens = resolver.local(at: ring - limits.earlyDismissSeconds).time.hoursAndMinutes
+            return (
+                .failure(
+                    .refused(
+                        RingRefusal(
+                            "alarm \(alarm.name) rings at \(resolver.local(at: ring).time.hoursAndMinutes); it can be dismissed early from \(opens) (\(limits.earlyDismissSeconds / 60) min before)"
+                        ))), []
+            )
+        }
+        guard isUnlocked(alarm.id, now: now) else { return (.failure(.needsChallenge(alarm)), []) }
+        let method = unlockedBy[alarm.id] ?? .math
+        let record = RingSession.dismissedEarly(
+            settings: RingSettings(alarm), scheduledAt: ring, now: now, by: method
+        ).numbered(takeID())
+        handled.insert(Occurrence(alarmID: alarm.id, instant: ring))
+        unlockedUntil[alarm.id] = nil
+        nextRing = nil
+        var actions: [ClockAction] = [
+            .log(
+                .notice,
+                "alarm \(alarm.name) due at \(resolver.local(at: ring).time.hoursAndMinutes) dismissed early, \(DurationText.format(seconds: ring - now)) before it (by \(method.rawValue))"
+            ),
+            .persist([record], evaluatedThrough: nil), .runHook(.dismiss, record),
+        ]
+        if case .once = alarm.repeats { actions += disable(alarm.id) }
+        return (.success(record), actions + wake(now: now))
+    }
+
+    /// Why `dismissNextEarly` refused.
+    public enum EarlyRefusal: Error, Sendable, Equatable {
+        /// Its alarm's challenge must be passed first.
+        case needsChallenge(Alarm)
+        case refused(RingRefusal)
+    }
+
     private mutating func unlock(_ alarm: Alarm, by: String, now: Int) -> [ClockAction] {
+        unlockedBy[alarm.id] = by == "math" ? .math : .tag
         unlockProblems[alarm.id] = nil
         tagUnlocks[alarm.id] = nil
         unlockedUntil = unlockedUntil.filter { $0.value > now }
@@ -971,7 +1030,14 @@ public struct AlarmClock: Sendable {
     private mutating func wake(now: Int) -> [ClockAction] {
         if nextRing == nil {
             var engine = ScheduleEngine(state: schedule, zone: zone)
-            nextRingDecision = engine.nextRing(after: max(now, evaluatedThrough ?? now))
+            var decision = engine.nextRing(after: max(now, evaluatedThrough ?? now))
+            // One dismissed early is not the next ring any more.
+            while let found = decision, let instant = found.ringInstant,
+                handled.contains(Occurrence(alarmID: found.alarmID, instant: instant))
+            {
+                decision = engine.nextRing(after: instant)
+            }
+            nextRingDecision = decision
             nextRing = .some(nextRingDecision?.ringInstant)
         }
         let nextChime = chimes.nextWake(now: now, schedule: schedule, zone: zone)

@@ -118,8 +118,14 @@ public struct RingPolicy: Sendable, Hashable {
     public var attenuationSeconds: Int
     /// How long the wake-up check waits for an answer (`[alarm] wake_check_seconds`).
     public var wakeCheckWaitSeconds: Int
+    /// How long before it the next ring may be dismissed early (`early_dismiss_minutes`).
+    public var earlyDismissSeconds: Int
 
-    public init(maxRingSeconds: Int = 30 * 60, attenuationSeconds: Int = 60, wakeCheckWaitSeconds: Int = 60) {
+    public init(
+        maxRingSeconds: Int = 30 * 60, attenuationSeconds: Int = 60, wakeCheckWaitSeconds: Int = 60,
+        earlyDismissSeconds: Int = 3600
+    ) {
+        self.earlyDismissSeconds = earlyDismissSeconds
         self.maxRingSeconds = maxRingSeconds
         self.attenuationSeconds = attenuationSeconds
         self.wakeCheckWaitSeconds = wakeCheckWaitSeconds
@@ -267,6 +273,20 @@ public struct RingSession: Sendable, Hashable {
         if settings.isOneShot && !test { actions.append(.disableAlarm(id: settings.alarmID)) }
         return (session, actions)
     }
+
+    /// An occurrence dismissed before it rang (`reveille dismiss --next`): it never rings.
+    public static func dismissedEarly(settings: RingSettings, scheduledAt: Int, now: Int, by method: DismissalMethod)
+        -> RingSession
+    {
+        RingSession(
+            restoring: 0, settings: settings, scheduledAt: scheduledAt, startedAt: now, state: .dismissed,
+            snoozeCount: 0, snoozedUntil: nil, ringingSince: now, challenge: settings.challenge, fellBackToMath: false,
+            problem: nil, wrongAnswers: 0, attenuatedUntil: nil, endedAt: now, dismissedBy: method, maxRingSeconds: 0,
+            attenuationSeconds: 0)
+    }
+
+    /// Dismissed before it was due (`dismissedEarly`).
+    public var wasDismissedEarly: Bool { state == .dismissed && (endedAt ?? .max) < scheduledAt }
 
     /// An occurrence that is recorded as missed, never rung.
     public static func missed(settings: RingSettings, scheduledAt: Int, now: Int) -> RingSession {

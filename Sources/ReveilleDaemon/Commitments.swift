@@ -22,7 +22,7 @@ struct CommitmentGate {
         let ring = ZoneResolver(zone: controller.zone).local(at: first.ringsAt)
         var response = Response()
         response.error = ErrorReply(
-            code: .committed,
+            code: .challengeFirst,
             message:
                 "alarm \(first.alarm.name) rings \(ring.date.weekday.displayName) \(ring.date) at \(view.localTime(first.ringsAt)) and is committed since \(view.localTime(first.windowOpened)) (--commit \(DurationText.format(seconds: first.alarm.commitSeconds))): this \(command.name) \(first.what). Pass its challenge first ('reveille unlock \(first.alarm.id)': its problem or its tag), then make the change again.",
             alarmID: first.alarm.id)

@@ -113,7 +113,8 @@ public final class Controller {
             schedule: schedule, zone: zone,
             readerHealth: ring.reader.health, stored: stored,
             limits: AlarmClock.Limits(
-                ring: ring.policy, graceSeconds: ring.graceSeconds, speakReminders: ring.speakReminders))
+                ring: ring.policy, graceSeconds: ring.graceSeconds, speakReminders: ring.speakReminders,
+                earlyDismissSeconds: ring.policy.earlyDismissSeconds))
         outlets.watchCalendarFolders(calendarFolders)
     }
 

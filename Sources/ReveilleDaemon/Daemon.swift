@@ -23,6 +23,7 @@ public struct DaemonOptions: Sendable {
     public var graceMinutes: Int
     public var maxRingMinutes: Int
     public var wakeCheckSeconds: Int
+    public var earlyDismissMinutes: Int
     public var audio: AudioConfiguration
     /// Volume and fade-in of alarms added without them.
     public var defaultVolume: Int
@@ -46,6 +47,7 @@ public struct DaemonOptions: Sendable {
         self.graceMinutes = settings.missedGraceMinutes
         self.maxRingMinutes = settings.maxRingMinutes
         self.wakeCheckSeconds = settings.wakeCheckSeconds
+        self.earlyDismissMinutes = settings.earlyDismissMinutes
         let audio = settings.audio
         self.audio = AudioConfiguration(
             devices: audio.devices, defaultSound: audio.sound,
@@ -143,7 +145,8 @@ public enum Daemon {
         let environment = RingEnvironment(
             audio: audio, reader: reader ?? NoTagReader(),
             policy: RingPolicy(
-                maxRingSeconds: options.maxRingMinutes * 60, wakeCheckWaitSeconds: options.wakeCheckSeconds),
+                maxRingSeconds: options.maxRingMinutes * 60, wakeCheckWaitSeconds: options.wakeCheckSeconds,
+                earlyDismissSeconds: options.earlyDismissMinutes * 60),
             graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
             defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice,
             speakReminders: options.voice.speakReminders)

@@ -84,6 +84,11 @@ final class ReportRequests: RequestHandler {
         info.session = controller.machine.session.map(view.info)
         info.wakeCheck = controller.machine.wakeCheck.flatMap(view.wakeCheckInfo)
         info.sunrise = controller.machine.sunrise.map(view.sunriseInfo)
+        if info.session == nil, let next = controller.machine.nextRing ?? nil,
+            next - info.nowInstant <= controller.machine.limits.earlyDismissSeconds
+        {
+            info.earlyDismissal = true
+        }
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine
         info.appGuard = apps?.mode ?? AppGuardState(mode: .starting, detail: "")
@@ -108,7 +113,9 @@ final class ReportRequests: RequestHandler {
                 started: wasMissed ? nil : view.localTime(session.startedAt, seconds: true), state: session.state,
                 snoozes: session.snoozeCount, wrongAnswers: session.wrongAnswers,
                 ended: session.endedAt.map { view.localTime($0, seconds: true) }, dismissedBy: session.dismissedBy,
-                secondsToDismiss: session.state == .dismissed ? session.endedAt.map { $0 - session.startedAt } : nil)
+                secondsToDismiss: session.state == .dismissed && !session.wasDismissedEarly
+                    ? session.endedAt.map { $0 - session.startedAt } : nil)
+            entry.early = session.wasDismissedEarly ? true : nil
             entry.fellBackToMath = session.fellBackToMath ? true : nil
             entry.dismissedTag = session.dismissedTag
             entry.joined = session.joined.isEmpty ? nil : session.joined

@@ -138,7 +138,7 @@ final class Requests {
             handlers.layers
         // `watch` is answered in `serve`: the reports' handler refuses it as misrouted.
         case .status, .next, .history, .stats, .watch: handlers.reports
-        case .snooze, .problem, .answer, .alarmTest, .awake, .unlock: handlers.ringing
+        case .snooze, .problem, .answer, .alarmTest, .awake, .unlock, .dismissNext: handlers.ringing
         case .tagAdd, .tagList, .tagRemove, .tagTest: handlers.tags
         case .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
             .appAsk, .appRequests, .appAnswer:

@@ -14,6 +14,7 @@ final class RingRequests: RequestHandler {
         let reply: ClockReply
         switch request.command {
         case .unlock(let alarmID, let answer): return .answer(try unlock(alarmID, answer: answer))
+        case .dismissNext: return .answer(try dismissNext())
         case .snooze: reply = controller.send { $0.snooze(now: $1) }
         case .problem: reply = controller.send { $0.requestProblem(now: $1) }
         case .answer(let value): reply = controller.send { $0.answer(value, now: $1) }
@@ -62,6 +63,33 @@ final class RingRequests: RequestHandler {
         var response = Response(message: "to unlock alarm \(ask.alarm.name), \(how)")
         response.unlock = UnlockInfo(alarmID: alarmID, problem: ask.problem?.text, tag: ask.tag, unlocked: false)
         return response
+    }
+
+    /// `dismiss --next`: the next ring dismissed before it rings, once its challenge is passed.
+    private func dismissNext() throws -> Response {
+        var result: Result<RingSession, AlarmClock.EarlyRefusal> = .failure(.refused(RingRefusal("?")))
+        controller.send { machine, now in
+            let (outcome, actions) = machine.dismissNextEarly(now: now)
+            result = outcome
+            return actions
+        }
+        switch result {
+        case .success(let record):
+            let view = controller.view
+            return Response(
+                message:
+                    "dismissed alarm \(record.settings.name) due at \(view.dueTime(record.scheduledAt)) early: it will not ring. Good morning.",
+                payload: .ring(RingReply(session: view.info(record))))
+        case .failure(.refused(let refusal)): throw refusal
+        case .failure(.needsChallenge(let alarm)):
+            var response = Response()
+            response.error = ErrorReply(
+                code: .challengeFirst,
+                message:
+                    "to dismiss alarm \(alarm.name) early, pass its challenge first ('reveille unlock \(alarm.id)': its problem or its tag), then dismiss again",
+                alarmID: alarm.id)
+            return response
+        }
     }
 
     private func unlocked(_ alarmID: Int, now: Int) -> Response {

@@ -53,6 +53,8 @@ public enum Command: Codable, Sendable, Equatable {
     /// The challenge of alarm `id`, before a change within its commitment: its problem, or its
     /// tag; `answer` answers the problem.
     case unlock(alarmID: Int, answer: Int?)
+    /// Dismisses the next ring before it rings (its alarm unlocked by its challenge first).
+    case dismissNext
     /// The current math problem (a new one if none); the sound drops while it is answered.
     case problem
     case answer(value: Int)
@@ -149,6 +151,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .snooze: "snooze"
         case .awake: "awake"
         case .unlock: "unlock"
+        case .dismissNext: "dismiss --next"
         case .problem: "dismiss"
         case .answer: "dismiss --answer"
         case .history: "history"
@@ -205,7 +208,7 @@ public enum Command: Codable, Sendable, Equatable {
     /// Whether, once done, the daemon's next wake-up may have moved.
     public var changesWhatIsNext: Bool {
         switch self {
-        case .snooze, .problem, .answer, .alarmTest, .awake: true
+        case .snooze, .problem, .answer, .alarmTest, .awake, .dismissNext: true
         default: changesSchedule
         }
     }
@@ -221,7 +224,8 @@ public enum Command: Codable, Sendable, Equatable {
         case .reminderAdd(let spec) where spec.unless.map({ !$0.isEmpty }) == true,
             .reminderEdit(_, let spec) where spec.unless.map({ !$0.isEmpty }) == true:
             .owner
-        case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .unlock, .problem, .answer,
+        case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .unlock, .dismissNext, .problem,
+            .answer,
             .history, .stats,
             .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appsOverview,
             .appCheck,

@@ -276,14 +276,14 @@ public struct ErrorReply: Codable, Sendable, Equatable {
         case refused
         /// A device is missing or failing: no audio device could play, no reader answers.
         case unavailable
-        /// The change would weaken a ring within its alarm's commitment: `alarmID`'s challenge
-        /// first (`unlock`), then the change again.
-        case committed
+        /// `alarmID`'s challenge first (`unlock`), then the request again: a change that would
+        /// weaken a ring within its commitment, or an early dismissal.
+        case challengeFirst = "challenge-first"
     }
 
     public var code: Code
     public var message: String
-    /// With `committed`: the alarm to unlock.
+    /// With `challengeFirst`: the alarm to unlock.
     public var alarmID: Int?
 
     public init(code: Code, message: String, alarmID: Int? = nil) {

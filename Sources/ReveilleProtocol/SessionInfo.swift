@@ -158,6 +158,8 @@ public struct HistoryEntry: Codable, Sendable, Equatable {
     public var test: Bool?
     /// The wake-up check after the dismissal: `passed`, `failed`, or still `waiting`/`asking`.
     public var wakeCheck: String?
+    /// Dismissed before it rang (`dismiss --next`): it never rang.
+    public var early: Bool?
 
     public init(
         id: Int, alarmID: Int, label: String, scheduled: String, started: String?, state: SessionState, snoozes: Int,

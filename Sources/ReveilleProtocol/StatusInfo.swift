@@ -36,6 +36,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var wakeCheck: WakeCheckInfo?
     /// The sunrise before the next ring, while it lasts.
     public var sunrise: SunriseInfo?
+    /// The next ring may be dismissed early now (`dismiss --next`), with its challenge.
+    public var earlyDismissal: Bool?
     /// The NFC reader's health.
     public var reader = ReaderState(.notConfigured)
     /// What the audio output is doing.

@@ -45,7 +45,8 @@ public enum RelayPolicy {
         switch operation {
         case .status, .alarmList, .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleList, .ruleAdd,
             .ruleRemove, .ruleEdit, .overrideList, .overrideAdd, .overrideRemove, .overrideEdit, .pause, .resume,
-            .next, .snooze, .awake, .unlock, .problem, .answer, .history, .stats, .soundStop, .alarmTest, .tagList,
+            .next, .snooze, .awake, .unlock, .dismissNext, .problem, .answer, .history, .stats, .soundStop, .alarmTest,
+            .tagList,
             .tagRemove,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests,
             .appAnswer, .calendarList, .calendarShow, .reminderList,

@@ -110,3 +110,44 @@ import Testing
         #expect(tapped.contains(.pollReader(false)))
     }
 }
+
+/// `dismiss --next`: the coming ring, dismissed before it rings, with its challenge.
+@Suite struct EarlyDismissalTests {
+    static let six = utc("2026-11-23T05:00:00Z")  // 06:00 in Berlin
+
+    func machine() -> AlarmClock {
+        AlarmClock(
+            schedule: ScheduleState(alarms: [daily(1, "06:00", label: "work")]), zone: zone("Europe/Berlin"),
+            readerHealth: .notConfigured,
+            stored: AlarmClock.Stored(
+                evaluatedThrough: Self.six - 7200, activeSession: nil, handled: [], lastSessionID: 9),
+            limits: AlarmClock.Limits(earlyDismissSeconds: 3600), random: ProblemRandom(seed: 5))
+    }
+
+    @Test func theNextRingIsDismissedEarlyOnlyWithinItsHourAndWithItsChallenge() throws {
+        var clock = machine()
+        _ = clock.tick(now: Double(Self.six - 7200), monotonic: 0, clockWasSet: false)
+        // Two hours before: too early.
+        let (tooEarly, _) = clock.dismissNextEarly(now: Self.six - 7200)
+        guard case .failure(.refused(let refusal)) = tooEarly else { Issue.record("\(tooEarly)"); return }
+        #expect(refusal.message == "alarm #1 work rings at 06:00; it can be dismissed early from 05:00 (60 min before)")
+        // Within the hour, the challenge first.
+        let (locked, _) = clock.dismissNextEarly(now: Self.six - 1800)
+        guard case .failure(.needsChallenge(let alarm)) = locked else { Issue.record("\(locked)"); return }
+        #expect(alarm.id == 1)
+        let problem = try #require(try clock.unlockChallenge(for: 1, now: Self.six - 1790).0.get().problem)
+        _ = clock.unlockAnswer(for: 1, value: problem.answer, now: Self.six - 1780)
+        let (done, actions) = clock.dismissNextEarly(now: Self.six - 1770)
+        let record = try done.get()
+        #expect(record.id == 10)
+        #expect(record.state == .dismissed)
+        #expect(record.wasDismissedEarly)
+        #expect(record.scheduledAt == Self.six)
+        #expect(actions.contains(.runHook(.dismiss, record)))
+        // It does not ring; the next ring is tomorrow's.
+        #expect(clock.nextRing == .some(Self.six + 86_400))
+        let at = clock.tick(now: Double(Self.six), monotonic: 7200, clockWasSet: false)
+        #expect(!at.contains { if case .play = $0 { true } else { false } })
+        #expect(clock.session == nil)
+    }
+}

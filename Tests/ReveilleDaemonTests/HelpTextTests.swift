@@ -56,6 +56,7 @@ import Testing
                   status                  Show the daemon's state and the next ring.
                   snooze                  Snooze the ringing alarm (free while snoozes remain).
                   awake                   Answer the wake-up check: "Are you up?" (yes).
+                  unlock                  Pass an alarm's challenge, to change it within its commitment.
                   dismiss                 Stop the ringing (or snoozed) alarm by answering a math problem.
                   next                    List the coming rings, day by day, with the layer that decided each.
                   month                   A calendar of a month: each day's first ring and the layer that set it.

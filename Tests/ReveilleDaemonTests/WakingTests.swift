@@ -166,6 +166,33 @@ extension BedsideTests {
         #expect(try daemon.request(.status).status?.nextRing?.date == "2026-11-25")
     }
 
+    /// `dismiss --next`: from an hour before the ring, with its challenge; it then never rings.
+    @Test func theNextRingIsDismissedEarly() throws {
+        let daemon = try DaemonHarness(now: Self.night + 7 * 3600 + 15 * 60)  // Tuesday 06:15
+        #expect(try daemon.cli("alarm", "add", "7:30", "--days", "daily", "--label", "work").status == 0)
+        let far = try daemon.cli("dismiss", "--next")
+        #expect(far.status == 1)
+        #expect(
+            far.stderr
+                == "reveille: alarm #1 work rings at 07:30; it can be dismissed early from 06:30 (60 min before)\n")
+        #expect(try daemon.cli("alarm", "edit", "1", "--time", "6:45").status == 0)
+        let locked = try daemon.cli("dismiss", "--next")
+        #expect(locked.status == 1)
+        #expect(locked.stderr.contains("pass its challenge first ('reveille unlock 1'"), "\(locked.stderr)")
+        #expect(try daemon.request(.status).status?.earlyDismissal == true)
+        let problem = try #require(try daemon.request(.unlock(alarmID: 1, answer: nil)).unlock?.problem)
+        #expect(try daemon.cli("unlock", "1", "--answer", String(solve(problem))).status == 0)
+        let done = try daemon.cli("dismiss", "--next")
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.stdout == "dismissed alarm #1 work due at 06:45 early: it will not ring. Good morning.\n")
+        #expect(try daemon.request(.status).status?.nextRing?.date == "2026-11-25")
+        try daemon.advance(by: 31 * 60)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try daemon.session() == nil)
+        let history = try daemon.cli("history").stdout
+        #expect(history.contains("dismissed early by math at 06:15:"), "\(history)")
+    }
+
     /// Outside its window (a ring more than `--commit` away), nothing is asked.
     @Test func outsideTheWindowChangesAreFree() throws {
         let daemon = try DaemonHarness(now: Self.night)
