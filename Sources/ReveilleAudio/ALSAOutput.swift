@@ -1,3 +1,4 @@
+import CALSAShims
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -51,6 +52,28 @@ public final class ALSAOutput: AudioOutput, Sendable {
     private let status: Mutex<String>
     private let stopRequested = Mutex<ContinuousClock.Instant?>(nil)
 
+    // The stall watchdog: a device that takes nothing (its position stopped, or a write that
+    // never returns) is dropped for the next one. The writer notes each frame written; while it is
+    // inside a device, the watchdog looks every quarter second, and one that made no progress for
+    // `stallSeconds` is marked stalled and its thread sent a signal that ends a blocked call.
+    private let writer = Mutex<pthread_t?>(nil)
+    /// The writer thread in charge; a writer left behind in a call that never returns has an older number.
+    private let writerNumber = Atomic<UInt64>(0)
+    /// The device the writer is inside, and the job it plays.
+    private let inside = Mutex<(device: String, job: Playback.Job)?>(nil)
+    /// Devices whose writer was left behind, stuck in them: skipped until that writer comes back.
+    private let wedged = Mutex<Set<String>>([])
+    private let lastProgress = Atomic<UInt64>(0)
+    private let inDevice = Atomic<Bool>(false)
+    private let stalledFlag = Atomic<Bool>(false)
+    private let watchWake = DispatchSemaphore(value: 0)
+    private let stallSignal: Int32
+    /// How long a device may take nothing before it is dropped.
+    public static let stallSeconds = 2.0
+    /// Told when no device plays an alarm (true), and when one plays again (false).
+    private let onSilent: @Sendable (Bool) -> Void
+    private let silent = Atomic<Bool>(false)
+
     private struct Shared {
         var pending: Playback.Job?
         var reports: [UInt64: PlaybackReport] = [:]
@@ -67,11 +90,108 @@ public final class ALSAOutput: AudioOutput, Sendable {
         }
     }
 
-    public init(configuration: AudioConfiguration, logger: Logger) {
+    public init(
+        configuration: AudioConfiguration, logger: Logger, onSilent: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) {
         self.configuration = configuration
         self.logger = logger
+        self.onSilent = onSilent
         self.status = Mutex(ALSAOutput.idleLine(configuration))
-        Threads.start("audio") { [self] in threadMain() }
+        stallSignal = RV_alsa_install_stall_signal()
+        startWriter()
+        Threads.start("audio-watch") { [self] in watchMain() }
+    }
+
+    /// A new writer thread, in charge from now on.
+    private func startWriter() {
+        let number = writerNumber.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+        Threads.start("audio") { [self] in
+            RV_alsa_accept_stall_signal()
+            writer.withLock { $0 = pthread_self() }
+            threadMain(number)
+        }
+    }
+
+    /// Whether writer `number` is the one in charge.
+    func isWriter(_ number: UInt64) -> Bool { writerNumber.load(ordering: .acquiring) == number }
+
+    /// Devices to skip: their writer is stuck in them.
+    var wedgedDevices: Set<String> { wedged.withLock { $0 } }
+
+    // MARK: The stall watchdog
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    /// The writer begins work inside `device` for `job` (opening it counts): the watchdog looks from now.
+    func enterDevice(_ device: String, for job: Playback.Job) {
+        inside.withLock { $0 = (device, job) }
+        lastProgress.store(ALSAOutput.monotonicNanoseconds(), ordering: .releasing)
+        stalledFlag.store(false, ordering: .releasing)
+        if !inDevice.exchange(true, ordering: .acquiringAndReleasing) { watchWake.signal() }
+    }
+
+    /// The writer left the device (closed it): the watchdog sleeps.
+    func leaveDevice() {
+        inDevice.store(false, ordering: .releasing)
+        inside.withLock { $0 = nil }
+    }
+
+    /// Frames were written: the device advances.
+    func noteProgress() { lastProgress.store(ALSAOutput.monotonicNanoseconds(), ordering: .releasing) }
+
+    /// Whether the watchdog found the device stalled (cleared by `enterDevice`).
+    var isStalled: Bool { stalledFlag.load(ordering: .acquiring) }
+
+    private func watchMain() {
+        while true {
+            guard inDevice.load(ordering: .acquiring) else {
+                watchWake.wait()
+                continue
+            }
+            usleep(250_000)
+            guard inDevice.load(ordering: .acquiring) else { continue }
+            let idle = Double(ALSAOutput.monotonicNanoseconds() &- lastProgress.load(ordering: .acquiring)) / 1e9
+            guard idle >= ALSAOutput.stallSeconds else { continue }
+            stalledFlag.store(true, ordering: .releasing)
+            // Again every quarter second until the writer is out: closing a stuck device may block too.
+            if let thread = writer.withLock({ $0 }) { pthread_kill(thread, stallSignal) }
+            // A call that even the signal does not end (a plugin that retries its write): the
+            // writer is left behind in it, and a new one goes on with the job on the next device.
+            if idle >= ALSAOutput.stallSeconds + 1, let (device, job) = inside.withLock({ $0 }) {
+                abandonWriter(in: device, playing: job)
+            }
+        }
+    }
+
+    private func abandonWriter(in device: String, playing job: Playback.Job) {
+        logger.error(
+            "sound: \(device) is stuck in a call that does not return; it is left behind and the sound goes on on the next device"
+        )
+        wedged.withLock { _ = $0.insert(device) }
+        inDevice.store(false, ordering: .releasing)
+        inside.withLock { $0 = nil }
+        shared.withLock { shared in
+            // The job goes on, unless a newer request came meanwhile.
+            if shared.pending == nil, isCurrent(job) { shared.pending = job }
+        }
+        startWriter()
+        wakeUp.signal()
+    }
+
+    /// A writer left behind came back from its device: the device may be tried again.
+    func writerReturned(from device: String) {
+        wedged.withLock { _ = $0.remove(device) }
+        logger.notice("sound: \(device) returned from the call it was stuck in; it may be tried again")
+    }
+
+    /// No device plays the alarm (true), or one does again (false): said once per change.
+    func setSilent(_ value: Bool) {
+        guard silent.exchange(value, ordering: .acquiringAndReleasing) != value else { return }
+        onSilent(value)
     }
 
     public func play(_ request: AudioRequest) {
@@ -145,8 +265,8 @@ public final class ALSAOutput: AudioOutput, Sendable {
         return number
     }
 
-    private func threadMain() {
-        while true {
+    private func threadMain(_ number: UInt64) {
+        while isWriter(number) {
             let job = shared.withLock { shared -> Playback.Job? in
                 let job = shared.pending.take()
                 shared.playing = job != nil
@@ -156,8 +276,9 @@ public final class ALSAOutput: AudioOutput, Sendable {
                 wakeUp.wait()
                 continue
             }
-            var playback = Playback(job: job, output: self)
+            var playback = Playback(job: job, output: self, writer: number)
             playback.run()
+            guard isWriter(number) else { return }
             status.withLock { $0 = ALSAOutput.idleLine(configuration) }
             let played = playback.firstFrameWritten
             shared.withLock { shared in

@@ -29,7 +29,16 @@ final class PCMStream {
         self.device = device
     }
 
-    deinit { snd_pcm_close(pcm) }
+    private var closed = false
+
+    deinit { close() }
+
+    /// snd_pcm_close, once.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        snd_pcm_close(pcm)
+    }
 
     /// What a write loop should do next.
     enum Progress {

@@ -33,10 +33,17 @@ struct Playback {
     /// The name of what plays: the file, or the tone when it could not be read.
     private var sourceName = "the built-in tone"
 
-    init(job: Job, output: ALSAOutput) {
+    /// The writer thread playing it (`ALSAOutput.isWriter`): one left behind in a stuck device stops.
+    let writer: UInt64
+
+    init(job: Job, output: ALSAOutput, writer: UInt64) {
         self.job = job
         self.output = output
+        self.writer = writer
     }
+
+    /// Still the job wanted, on the writer in charge.
+    private var isCurrent: Bool { output.isCurrent(job) && output.isWriter(writer) }
 
     /// The most a writer may get ahead of the wall clock. A real device blocks the writer well
     /// before that (its buffer holds 100 ms); a device that takes frames as fast as they come
@@ -59,12 +66,22 @@ struct Playback {
         var loudness = Loudness(
             volume: request.volume, fadeInSeconds: request.fadeInSeconds, sampleRate: source.sampleRate)
         let candidates = request.device.map { [$0] } ?? output.configuration.candidates
-        while output.isCurrent(job) {
+        while isCurrent {
             var failures: [String] = []
             var index = 0
-            while index < candidates.count, output.isCurrent(job) {
+            while index < candidates.count, isCurrent {
                 let device = candidates[index]
                 let next = index + 1 < candidates.count ? "trying \(candidates[index + 1])" : "no device left"
+                if output.wedgedDevices.contains(device) {
+                    logger.warning("sound: \(device) is still stuck from before; \(next)")
+                    failures.append("\(device) is stuck")
+                    index += 1
+                    continue
+                }
+                output.enterDevice(device, for: job)
+                defer {
+                    if output.isWriter(writer) { output.leaveDevice() } else { output.writerReturned(from: device) }
+                }
                 let pcm: PCMStream
                 do {
                     pcm = try PCMStream(device: device, sampleRate: source.sampleRate, channels: source.channels)
@@ -79,14 +96,18 @@ struct Playback {
                 switch stream(source, to: pcm, loudness: &loudness) {
                 case .finished:
                     pcm.drain()
+                    pcm.close()
                     logger.info("sound: \(source.name) finished on \(device)")
                     return
                 case .stopped:
                     pcm.drop()
+                    pcm.close()
                     logStop(device)
                     return
                 case .deviceFailed(let error):
                     logger.warning("sound: \(error) while playing; \(next)")
+                    // Closed here, with the watchdog still looking: closing a stuck device may block.
+                    pcm.close()
                     failures.append("\(error)")
                     if !firstFrameWritten { problems.append("\(error)") }
                     index += 1
@@ -99,13 +120,14 @@ struct Playback {
                         volume: request.volume, fadeInSeconds: 0, sampleRate: source.sampleRate)
                 }
             }
-            guard output.isCurrent(job) else { break }
+            guard isCurrent else { break }
             if request.device != nil || request.length != .untilStopped {
                 logger.error("sound: no device could play \(source.name) (tried \(candidates.joined(separator: ", ")))")
                 reportFailure(source)
                 return
             }
             let retry = output.configuration.retrySeconds
+            output.setSilent(true)
             logger.error(
                 "sound: no audio device works (tried \(candidates.joined(separator: ", "))); trying again in \(Int(retry)) s. The alarm is still ringing: dismiss it as usual."
             )
@@ -174,7 +196,7 @@ struct Playback {
         var framesHere = 0
         var attenuated = false
         while true {
-            guard output.isCurrent(job) else { return .stopped }
+            guard isCurrent else { return .stopped }
             // Lowered while the sleeper answers, and while the voice speaks.
             let lowered = output.attenuated || output.isSpeaking
             if lowered != attenuated {
@@ -245,18 +267,25 @@ struct Playback {
         var offset = 0
         var stalledMilliseconds: Int32 = 0
         while offset < frames {
-            guard output.isCurrent(job) else { return false }
+            guard isCurrent else { return false }
             let progress = try buffer.withUnsafeBufferPointer { all in
                 try pcm.write(
                     UnsafeBufferPointer(rebasing: all[(offset * channels)...]), frames: frames - offset,
                     channels: channels)
+            }
+            if output.isStalled {
+                throw AudioError(
+                    "snd_pcm_writei", target: pcm.device, code: 0,
+                    message: "the device took nothing for \(Int(ALSAOutput.stallSeconds)) s (its position stopped)")
             }
             switch progress {
             case .wrote(let count):
                 offset += count
                 if count > 0 {
                     stalledMilliseconds = 0
+                    output.noteProgress()
                     if !firstFrameWritten { firstFrame(on: pcm.device) }
+                    if request.length == .untilStopped { output.setSilent(false) }
                 }
             case .full:
                 // Short slices: a stop is noticed between two (snd_pcm_wait cannot be woken).
@@ -283,7 +312,7 @@ struct Playback {
 
     /// Sleeps while more than `maximumLead` seconds of audio are written ahead of the wall clock.
     private func pace(_ frames: Int, since started: ContinuousClock.Instant, rate: Int) {
-        while output.isCurrent(job) {
+        while isCurrent {
             let lead = Double(frames) / Double(rate) - (ContinuousClock.now - started).inSeconds
             guard lead > Playback.maximumLead else { return }
             // On the output's condition, so that a stop or a new sound wakes it at once.

@@ -82,6 +82,8 @@ struct StatusCommand: ParsableCommand {
         case .sunrise(let sunrise?):
             "SUNRISE: alarm #\(sunrise.alarmID)\(sunrise.label.isEmpty ? "" : " \(sunrise.label)") rings at \(sunrise.time)"
         case .sunrise(nil): "the sunrise ended"
+        case .silent(true): "THE ALARM IS SILENT: no sound device works"
+        case .silent(false): "sound is back: the alarm is heard again"
         case .missed(let missed):
             "MISSED: alarm #\(missed.alarmID)\(missed.label.isEmpty ? "" : " \(missed.label)") (due \(missed.scheduledTime)), not rung late"
         case .nextRing(let next):
@@ -128,6 +130,7 @@ struct StatusCommand: ParsableCommand {
     static func render(_ status: StatusInfo) -> String {
         let weekday = (try? CivilDate.parse(String(status.now.prefix(10))))?.weekday.displayName ?? ""
         var lines: [String] = []
+        if status.silent == true { lines.append("THE ALARM IS SILENT: no sound device works (see 'reveille doctor')") }
         if let session = status.session {
             let ringing = session.test == true ? "RINGING (a test)" : "RINGING"
             let left =

@@ -159,7 +159,8 @@ public struct Settings: Sendable, Equatable {
     static let appsKeys = ["warn_minutes", "kill_grace_seconds"]
     static let nfcKeys = ["device", "idle_check_minutes"]
     static let audioKeys = [
-        "devices", "sound", "volume", "fade_in_seconds", "retry_seconds", "mixer_control", "mixer_card", "mixer_level",
+        "devices", "backup_devices", "sound", "volume", "fade_in_seconds", "retry_seconds", "mixer_control",
+        "mixer_card", "mixer_level",
     ]
 
     public static func parse(_ document: TOMLDocument) throws(ConfigError) -> Settings {
@@ -310,6 +311,13 @@ public struct Settings: Sendable, Equatable {
                     "devices", in: section, "\"\(empty)\" is not a device name; see `reveille sound devices`")
             }
             audio.devices = devices
+        }
+        if let backups = try document.strings(table, "backup_devices", in: section) {
+            if let empty = backups.first(where: { $0.trimmed(newlines: false).isEmpty }) {
+                throw document.error(
+                    "backup_devices", in: section, "\"\(empty)\" is not a device name; see `reveille sound devices`")
+            }
+            audio.devices += backups.filter { !audio.devices.contains($0) }
         }
         if let sound = try document.string(table, "sound", in: section), !sound.isEmpty {
             guard sound.hasPrefix("/") else {

@@ -79,6 +79,8 @@ public struct AlarmClock: Sendable {
     public private(set) var wakeCheck: RingSession?
     /// The sunrise before the next ring, while it lasts.
     public private(set) var sunrise: Sunrise?
+    /// No sound device works: what rings is not heard.
+    public private(set) var soundSilent = false
     /// The occurrence whose sunrise was announced last (announced once each).
     private var lastSunrise: Occurrence?
     /// Alarms whose challenge was passed (for a change within their commitment, or to dismiss
@@ -664,6 +666,26 @@ public struct AlarmClock: Sendable {
         guard tagUnlocks.values.contains(where: { $0 <= now }) else { return [] }
         tagUnlocks = tagUnlocks.filter { $0.value > now }
         return setPolling(wantsReader)
+    }
+
+    /// The sound output says no device plays (every one failed or stalled), or one does again.
+    /// While an alarm rings, that is said loudly: the log, the hooks' `silent`, the watchers.
+    public mutating func soundChanged(silent: Bool, now: Int) -> [ClockAction] {
+        guard silent != soundSilent else { return [] }
+        soundSilent = silent
+        guard let session, session.state == .ringing else { return [] }
+        guard silent else {
+            return [
+                .log(.notice, "sound is back: alarm \(session.settings.name) is heard again"), .publish(.silent(false)),
+            ]
+        }
+        return [
+            .log(
+                .error,
+                "THE ALARM IS SILENT: no sound device works; alarm \(session.settings.name) rings on unheard (the devices are tried again)"
+            ),
+            .runHook(.silent, session), .publish(.silent(true)),
+        ]
     }
 
     // MARK: The wake-up check

@@ -63,6 +63,8 @@ public enum ClockChange: Hashable, Sendable {
     case wakeCheck(RingSession)
     /// The sunrise before the next ring began (nil: it ended, with the ring or because it moved).
     case sunrise(Sunrise?)
+    /// No sound device plays the ringing alarm (true), or one does again (false).
+    case silent(Bool)
     /// The next ring moved (nil: none ahead).
     case nextRing(Int?)
     /// A tag lies on the reader during a session (true), or was lifted (false).

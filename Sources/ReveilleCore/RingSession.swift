@@ -31,6 +31,8 @@ public enum HookEvent: String, Codable, Sendable, Hashable, CaseIterable {
     case wakeCheckFailed = "wake-check-failed"
     /// The sunrise before a ring with `--lead` begins (for a lamp).
     case lead
+    /// No sound device plays the ringing alarm (each one failed or stalled).
+    case silent
     /// An app's time runs out in a few minutes (README, "App time windows and daily limits"); not a ring event.
     case appWarning = "app-warning"
 }

@@ -116,7 +116,7 @@ public enum Daemon {
         let loop = try EventLoop(logger: logger)
         let doorbell = try Doorbell()
         ALSALog.route(to: logger)
-        let audio = ALSAOutput(configuration: options.audio, logger: logger)
+        let audio = ALSAOutput(configuration: options.audio, logger: logger) { doorbell.post(.soundSilent($0)) }
         logger.info(
             "sound: devices \(options.audio.candidates.joined(separator: ", ")); sound \(options.audio.defaultSound ?? "the built-in tone")"
         )
@@ -225,6 +225,7 @@ public enum Daemon {
                 case .tagPlaced(let uid, let fresh): requests.handlers.tags.tagPlaced(uid, fresh: fresh)
                 case .tagLifted: controller.tagLifted()
                 case .readerHealth(let health): controller.readerHealthChanged(health)
+                case .soundSilent(let silent): controller.send { $0.soundChanged(silent: silent, now: $1) }
                 case .reply(let id, let response): server.answerParked(id, response)
                 case .appNotice(let notice, let chimeSecondsLeft):
                     feed.publish(.appNotice(notice))

@@ -13,6 +13,8 @@ enum LoopEvent: Sendable {
     case tagPlaced(uid: [UInt8], fresh: Bool)
     case tagLifted
     case readerHealth(ReaderHealth)
+    /// No sound device plays the alarm (true), or one does again (false).
+    case soundSilent(Bool)
     /// A `sound test` has its first frame out (or every device failed): answer connection `id`.
     case reply(connection: Int, Response)
     /// An app's time runs out soon (`chimeSecondsLeft`: at the bedside too), or it was refused.

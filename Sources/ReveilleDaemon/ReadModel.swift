@@ -18,6 +18,7 @@ struct ReadModel {
         case .session(let session): .session(info(session))
         case .wakeCheck(let session): .wakeCheck(wakeCheckInfo(session)!)
         case .sunrise(let sunrise): .sunrise(sunrise.map(sunriseInfo))
+        case .silent(let silent): .silent(silent)
         case .missed(let session):
             .missed(
                 MissedInfo(

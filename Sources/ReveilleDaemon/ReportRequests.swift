@@ -84,6 +84,7 @@ final class ReportRequests: RequestHandler {
         info.session = controller.machine.session.map(view.info)
         info.wakeCheck = controller.machine.wakeCheck.flatMap(view.wakeCheckInfo)
         info.sunrise = controller.machine.sunrise.map(view.sunriseInfo)
+        if controller.machine.soundSilent, info.session?.state == .ringing { info.silent = true }
         if info.session == nil, let next = controller.machine.nextRing ?? nil,
             next - info.nowInstant <= controller.machine.limits.earlyDismissSeconds
         {

@@ -38,6 +38,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var sunrise: SunriseInfo?
     /// The next ring may be dismissed early now (`dismiss --next`), with its challenge.
     public var earlyDismissal: Bool?
+    /// An alarm rings and no sound device works: it is not heard.
+    public var silent: Bool?
     /// The NFC reader's health.
     public var reader = ReaderState(.notConfigured)
     /// What the audio output is doing.

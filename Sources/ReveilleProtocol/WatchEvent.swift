@@ -13,6 +13,8 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     case wakeCheck(WakeCheckInfo)
     /// The sunrise before a ring began (nil: it ended).
     case sunrise(SunriseInfo?)
+    /// An alarm rings and no sound device works (true), or one does again (false).
+    case silent(Bool)
     /// The next ring moved (nil: none ahead).
     case nextRing(RingInfo?)
     /// A tag lies on the reader during a session (it must be lifted, then tapped), or was lifted.
@@ -62,7 +64,8 @@ public struct RemovedOverride: Codable, Sendable, Equatable {
 
 extension WatchEvent {
     private enum Kind: String, CodingKey {
-        case session, missed, wakeCheck, sunrise, nextRing, tagOnReader, readerHealth, policyRejected, input, schedule,
+        case session, missed, wakeCheck, sunrise, silent, nextRing, tagOnReader, readerHealth, policyRejected, input,
+            schedule,
             reminder
         case overrideRemoved, appPolicy, appNotice, appRequest
     }
@@ -74,6 +77,7 @@ extension WatchEvent {
         case .session(let value): try container.encode(value, forKey: .session)
         case .missed(let value): try container.encode(value, forKey: .missed)
         case .wakeCheck(let value): try container.encode(value, forKey: .wakeCheck)
+        case .silent(let value): try container.encode(value, forKey: .silent)
         case .sunrise(let value):
             if let value {
                 try container.encode(value, forKey: .sunrise)
@@ -103,6 +107,7 @@ extension WatchEvent {
         case .session: self = .session(try container.decode(SessionInfo.self, forKey: kind))
         case .missed: self = .missed(try container.decode(MissedInfo.self, forKey: kind))
         case .wakeCheck: self = .wakeCheck(try container.decode(WakeCheckInfo.self, forKey: kind))
+        case .silent: self = .silent(try container.decode(Bool.self, forKey: kind))
         case .sunrise: self = .sunrise(try container.decodeIfPresent(SunriseInfo.self, forKey: kind))
         case .nextRing: self = .nextRing(try container.decodeIfPresent(RingInfo.self, forKey: kind))
         case .tagOnReader: self = .tagOnReader(try container.decode(Bool.self, forKey: kind))

@@ -182,6 +182,20 @@ import Testing
         #expect(late.contains(.attenuate(false)))
     }
 
+    /// No device plays while it rings: said loudly once (log, hook, watchers), and again when
+    /// a device plays; while nothing rings, nothing is said.
+    @Test func aSilentAlarmIsSaidLoudly() {
+        var clock = machine([daily(1, "06:00")])
+        #expect(clock.soundChanged(silent: true, now: Self.six - 60).isEmpty)
+        #expect(clock.soundChanged(silent: false, now: Self.six - 50).isEmpty)
+        tick(&clock, Self.six)
+        let silent = clock.soundChanged(silent: true, now: Self.six + 5)
+        #expect(hooks(silent) == [.silent])
+        #expect(silent.contains(.publish(.silent(true))))
+        #expect(clock.soundChanged(silent: true, now: Self.six + 10).isEmpty)
+        #expect(clock.soundChanged(silent: false, now: Self.six + 20).contains(.publish(.silent(false))))
+    }
+
     /// Without `--escalate-after`, the ring stays at its volume until it auto-stops.
     @Test func noEscalationWithoutTheOption() {
         var clock = machine([daily(1, "06:00")])

@@ -202,3 +202,93 @@ extension BedsideTests {
         #expect(try daemon.cli("alarm", "disable", "1").status == 0)
     }
 }
+
+/// A sound device that stops taking frames while an alarm rings: ALSA's file plugin writing into
+/// a FIFO whose reader stops reading (the write blocks for good, as a wedged USB card does).
+@Suite(.serialized) struct StalledDeviceTests {
+    /// Opens `fifo` for reading, reads `bytes`, then holds it open without reading.
+    final class StallingReader: @unchecked Sendable {
+        private(set) var fd: Int32 = -1
+        init(_ fifo: String, bytes: Int) {
+            Thread.detachNewThread { [self] in
+                fd = open(fifo, O_RDONLY)
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                var got = 0
+                while got < bytes {
+                    let count = read(fd, &buffer, min(buffer.count, bytes - got))
+                    if count <= 0 { break }
+                    got += count
+                }
+            }
+        }
+        deinit { if fd >= 0 { close(fd) } }
+    }
+
+    @Test func aDeviceThatStopsIsReplacedByTheNextAndTheSoundGoesOn() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "stall-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let fifo = folder.appendingPathComponent("card").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let backup = folder.appendingPathComponent("backup.wav").path
+        let reader = StallingReader(fifo, bytes: 96_000)  // one second, then nothing
+        let daemon = try DaemonHarness(
+            settings: """
+                [audio]
+                devices = ["file:'\(fifo)',raw"]
+                backup_devices = ["file:'\(backup)',wav"]
+                [voice]
+                enabled = false
+
+                """)
+        #expect(try daemon.cli("alarm", "add", "--in", "1s", "--fade-in", "0").status == 0)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(daemon.waitFor(10) { daemon.logText().contains("sound: first frame on file:'\(backup)',wav") })
+        let log = daemon.logText()
+        #expect(log.contains("sound: first frame on file:'\(fifo)',raw"))
+        // The file plugin retries its blocked write even when interrupted: the writer is left
+        // behind in it, and a new one goes on with the next device.
+        #expect(
+            log.contains(
+                "sound: file:'\(fifo)',raw is stuck in a call that does not return; it is left behind and the sound goes on on the next device"
+            ), "\(log)")
+        // The sound goes on: the backup's capture grows.
+        let size = (try? FileManager.default.attributesOfItem(atPath: backup)[.size] as? Int) ?? 0
+        #expect(
+            daemon.waitFor(3) {
+                ((try? FileManager.default.attributesOfItem(atPath: backup)[.size] as? Int) ?? 0) > size + 48_000
+            })
+        #expect(try daemon.cli("status").stdout.contains("sound: ringing: the built-in tone on file:'\(backup)',wav"))
+        #expect(try daemon.dismissByMath().status == 0)
+        withExtendedLifetime(reader) {}
+    }
+
+    /// Every device fails while an alarm rings (this machine has no sound card, so `default` fails
+    /// too): status, the watch stream and the hooks say so loudly.
+    @Test func whenNoDeviceWorksTheAlarmIsSaidToBeSilent() throws {
+        let hooks = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "silent-\(UUID().uuidString.prefix(8))")
+        let daemon = try DaemonHarness(
+            settings: """
+                [audio]
+                devices = ["nowhere_at_all"]
+                retry_seconds = 1
+                [voice]
+                enabled = false
+
+                """)
+        try FileManager.default.createDirectory(
+            at: daemon.root.appendingPathComponent("etc/reveille/hooks.d"), withIntermediateDirectories: true)
+        let hook = daemon.root.appendingPathComponent("etc/reveille/hooks.d/record").path
+        try "#!/bin/sh\necho \"$REVEILLE_EVENT\" >> \(hooks.path)\n".write(
+            toFile: hook, atomically: true, encoding: .utf8)
+        chmod(hook, 0o755)
+        #expect(try daemon.cli("alarm", "add", "--in", "1s").status == 0)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(daemon.waitFor(10) { daemon.logText().contains("THE ALARM IS SILENT: no sound device works") })
+        #expect(try daemon.request(.status).status?.silent == true)
+        #expect(try daemon.cli("status").stdout.hasPrefix("THE ALARM IS SILENT: no sound device works"))
+        #expect(daemon.waitFor(5) { ((try? String(contentsOf: hooks, encoding: .utf8)) ?? "").contains("silent\n") })
+        #expect(try daemon.dismissByMath().status == 0)
+    }
+}
