@@ -9,8 +9,10 @@ import Synchronization
 
 /// Where and how sound is played, from the `[audio]` section of reveille.toml.
 public struct AudioConfiguration: Sendable, Hashable {
-    /// Devices tried in order; `default` is tried after them.
+    /// Devices tried in order, then `backupDevices`; `default` is tried after them.
     public var devices: [String]
+    /// Where the sound goes when `devices` fail or stall (`[audio] backup_devices`).
+    public var backupDevices: [String]
     /// The sound of alarms that name none; nil: the built-in tone.
     public var defaultSound: String?
     /// A mixer control to turn up at ring start.
@@ -19,16 +21,22 @@ public struct AudioConfiguration: Sendable, Hashable {
     public var retrySeconds: Double
 
     public init(
-        devices: [String] = [], defaultSound: String? = nil, mixer: MixerSetting? = nil, retrySeconds: Double = 5
+        devices: [String] = [], defaultSound: String? = nil, mixer: MixerSetting? = nil, retrySeconds: Double = 5,
+        backupDevices: [String] = []
     ) {
         self.devices = devices
+        self.backupDevices = backupDevices
         self.defaultSound = defaultSound
         self.mixer = mixer
         self.retrySeconds = retrySeconds
     }
 
     /// The devices in the order they are tried.
-    public var candidates: [String] { devices.contains("default") ? devices : devices + ["default"] }
+    public var candidates: [String] {
+        var all: [String] = []
+        for device in devices + backupDevices where !all.contains(device) { all.append(device) }
+        return all.contains("default") ? all : all + ["default"]
+    }
 }
 
 /// The real `AudioOutput`: alsa-lib's PCM API on a thread of its own (a plain thread, like the
@@ -239,7 +247,9 @@ public final class ALSAOutput: AudioOutput, Sendable {
     }
 
     /// The closed set a request may name: the configured devices, then alsa-lib's plain outputs.
-    public func availableDevices() -> [AudioDevice] { DeviceList.permitted(configured: configuration.devices) }
+    public func availableDevices() -> [AudioDevice] {
+        DeviceList.permitted(configured: configuration.devices + configuration.backupDevices)
+    }
 
     /// Opens the file with libsndfile, as a ring would.
     public func problem(withSound path: String) -> String? {

@@ -115,8 +115,10 @@ public struct Settings: Sendable, Equatable {
 
     /// The `[audio]` section.
     public struct Audio: Sendable, Equatable {
-        /// ALSA PCM names tried in order, then `default`.
+        /// ALSA PCM names tried in order, then `backupDevices`, then `default`.
         public var devices: [String] = []
+        /// Where an alarm's sound goes when those fail (or stall) while it rings.
+        public var backupDevices: [String] = []
         /// The sound of alarms that name none; nil: the built-in tone.
         public var sound: String?
         /// Volume (0-100) and fade-in of alarms added without --volume or --fade-in.
@@ -317,7 +319,7 @@ public struct Settings: Sendable, Equatable {
                 throw document.error(
                     "backup_devices", in: section, "\"\(empty)\" is not a device name; see `reveille sound devices`")
             }
-            audio.devices += backups.filter { !audio.devices.contains($0) }
+            audio.backupDevices = backups
         }
         if let sound = try document.string(table, "sound", in: section), !sound.isEmpty {
             guard sound.hasPrefix("/") else {

@@ -52,7 +52,7 @@ public struct DaemonOptions: Sendable {
         self.audio = AudioConfiguration(
             devices: audio.devices, defaultSound: audio.sound,
             mixer: audio.mixerControl.map { MixerSetting(card: audio.mixerCard, control: $0, level: audio.mixerLevel) },
-            retrySeconds: Double(audio.retrySeconds))
+            retrySeconds: Double(audio.retrySeconds), backupDevices: audio.backupDevices)
         self.defaultVolume = audio.volume
         self.defaultFadeInSeconds = audio.fadeInSeconds
         self.nfcDevice = settings.nfc.device

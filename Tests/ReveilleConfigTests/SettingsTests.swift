@@ -95,7 +95,7 @@ import Testing
         )
         #expect(
             error("[audio]\nvolum = 50\n")
-                == "reveille.toml:2: [audio] volum: unknown setting; known here: devices, sound, volume, fade_in_seconds, retry_seconds, mixer_control, mixer_card, mixer_level"
+                == "reveille.toml:2: [audio] volum: unknown setting; known here: devices, backup_devices, sound, volume, fade_in_seconds, retry_seconds, mixer_control, mixer_card, mixer_level"
         )
         #expect(
             error("time_zone = \"Mars/Olympus\"")
@@ -192,6 +192,7 @@ import Testing
         let settings = try Settings.parse(TOMLDocument(path: "example", text: uncommented))
         #expect(settings.timeZone == "Europe/Berlin")
         #expect(settings.audio.devices == ["plughw:CARD=Device,DEV=0"])
+        #expect(settings.audio.backupDevices == ["plughw:CARD=Headphones,DEV=0"])
         #expect(settings.audio.mixerControl == "PCM")
         #expect(settings.input.devices?.count == 2)
         var expected = settings
@@ -200,6 +201,7 @@ import Testing
         expected.nfc.device = nil
         expected.timeZone = nil
         expected.audio.devices = []
+        expected.audio.backupDevices = []
         expected.audio.sound = nil
         expected.audio.mixerControl = nil
         #expect(expected == Settings(), "the example's values are the defaults")
