@@ -160,7 +160,9 @@ struct AlarmCommand: ParsableCommand {
                 (
                     "sunrise",
                     alarm.leadSeconds == 0
-                        ? "off" : "begins \(DurationText.format(seconds: alarm.leadSeconds)) before the ring"
+                        ? "off"
+                        : "begins \(DurationText.format(seconds: alarm.leadSeconds)) before the ring"
+                            + (alarm.leadSound ? "; the sound begins quietly in its last minute" : "")
                 ),
             ]
             lines += (alarm.warnings ?? []).map { ("warning", $0) }
@@ -252,6 +254,10 @@ struct AlarmFields: ParsableArguments {
             "Begin a sunrise this long before the ring (1m-2h): a lead event for a lamp, and the page's light. off: none.",
             valueName: "duration"))
     var lead: String?
+    @Flag(
+        inversion: .prefixedNo,
+        help: "With --lead: the sound begins quietly in the sunrise's last minute, then rings as usual.")
+    var leadSound: Bool?
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -298,6 +304,7 @@ struct AlarmFields: ParsableArguments {
                 escalateAfter, "escalate-after", range: Alarm.escalateRange)
             spec.leadSeconds = try Self.durationOrOff(lead, "lead", range: Alarm.leadRange)
             spec.commitSeconds = try Self.durationOrOff(commit, "commit", range: Alarm.commitRange)
+            spec.leadSound = leadSound
             return spec
         }
     }

@@ -71,6 +71,8 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public var leadSeconds: Int
     /// Seconds before the ring within which a change that weakens it needs its challenge; 0: none.
     public var commitSeconds: Int
+    /// The sound begins quietly in the sunrise's last minute (`--lead-sound`; needs a lead).
+    public var leadSound: Bool
 
     public init(
         id: Int, label: String = "", time: LocalTime, repeats: Repeat, enabled: Bool = true,
@@ -78,8 +80,9 @@ public struct Alarm: Hashable, Sendable, Identifiable {
         challenge: Challenge = .math, mathDifficulty: MathDifficulty = .medium, tags: [String] = [],
         maxSnoozes: Int = Alarm.defaultMaxSnoozes, snoozeMinutes: Int = Alarm.defaultSnoozeMinutes,
         skipHolidays: Bool = false, wakeCheckSeconds: Int = 0, escalateAfterSeconds: Int = 0, leadSeconds: Int = 0,
-        commitSeconds: Int = 0
+        commitSeconds: Int = 0, leadSound: Bool = false
     ) {
+        self.leadSound = leadSound
         self.commitSeconds = commitSeconds
         self.wakeCheckSeconds = wakeCheckSeconds
         self.escalateAfterSeconds = escalateAfterSeconds
@@ -160,6 +163,9 @@ public struct Alarm: Hashable, Sendable, Identifiable {
         guard commitSeconds == 0 || Alarm.commitRange.contains(commitSeconds) else {
             throw InputError(
                 "commit \(DurationText.format(seconds: commitSeconds)): must be 1-24 hours before the ring, or off")
+        }
+        guard !leadSound || leadSeconds > 0 else {
+            throw InputError("--lead-sound: the sound begins at the end of a sunrise; give --lead too, like --lead 20m")
         }
         guard leadSeconds == 0 || Alarm.leadRange.contains(leadSeconds) else {
             throw InputError(

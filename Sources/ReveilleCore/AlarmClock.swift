@@ -83,6 +83,8 @@ public struct AlarmClock: Sendable {
     public private(set) var soundSilent = false
     /// The occurrence whose sunrise was announced last (announced once each).
     private var lastSunrise: Occurrence?
+    /// The occurrence whose quiet lead sound plays (`--lead-sound`), until the ring takes over.
+    private var leadSoundFor: Occurrence?
     /// Alarms whose challenge was passed (for a change within their commitment, or to dismiss
     /// the next ring early), until when, and how.
     public private(set) var unlockedUntil: [Int: Int] = [:]
@@ -1087,15 +1089,33 @@ public struct AlarmClock: Sendable {
             let alarm = schedule.alarms.first(where: { $0.id == decision.alarmID }), alarm.leadSeconds > 0
         {
             upcoming = Sunrise(
-                alarmID: alarm.id, label: alarm.label, startsAt: ring - alarm.leadSeconds, ringsAt: ring)
+                alarmID: alarm.id, label: alarm.label, startsAt: ring - alarm.leadSeconds, ringsAt: ring,
+                soundAt: alarm.leadSound ? ring - min(Sunrise.soundSeconds, alarm.leadSeconds) : nil)
         }
         var actions: [ClockAction] = []
         if let current = sunrise, current != upcoming {
             sunrise = nil
             actions.append(.publish(.sunrise(nil)))
         }
+        // A lead sound whose ring moved, went, or was dismissed early stops; one whose ring came
+        // gave way to it.
+        if let playing = leadSoundFor, upcoming.map({ Occurrence(alarmID: $0.alarmID, instant: $0.ringsAt) }) != playing
+        {
+            leadSoundFor = nil
+            if session == nil { actions.append(.stopSound) }
+        }
         guard let upcoming else { return (actions, nil) }
         let occurrence = Occurrence(alarmID: upcoming.alarmID, instant: upcoming.ringsAt)
+        if let soundAt = upcoming.soundAt, soundAt <= now, leadSoundFor != occurrence, session == nil,
+            let alarm = schedule.alarms.first(where: { $0.id == upcoming.alarmID })
+        {
+            leadSoundFor = occurrence
+            actions += [
+                .log(.info, "sunrise: the sound of alarm \(alarm.name) begins quietly"),
+                .leadSound(RingSettings(alarm)),
+            ]
+        }
+        let nextSound = upcoming.soundAt.flatMap { $0 > now ? $0 : nil }
         guard upcoming.startsAt <= now else { return (actions, upcoming.startsAt) }
         if sunrise == nil, lastSunrise != occurrence {
             sunrise = upcoming
@@ -1110,7 +1130,7 @@ public struct AlarmClock: Sendable {
                 .lead(upcoming), .publish(.sunrise(upcoming)),
             ]
         }
-        return (actions, nil)
+        return (actions, nextSound)
     }
 
     private static func signed(_ seconds: Double) -> String {

@@ -45,6 +45,9 @@ public enum ClockAction: Hashable, Sendable {
     case wake(at: Int)
     /// The sunrise before a ring begins: the hooks' `lead` event (a lamp).
     case lead(Sunrise)
+    /// `--lead-sound`: the alarm's sound at a quarter of its volume (fading in over a few
+    /// seconds) until the ring takes over.
+    case leadSound(RingSettings)
     /// Play a reminder's chime once: no challenge, no snooze.
     case chime(Chime)
     /// Run the chime's `--unless` command, then report with `chimeChecked`.
@@ -84,13 +87,19 @@ public struct Sunrise: Hashable, Sendable {
     public var label: String
     public var startsAt: Int
     public var ringsAt: Int
+    /// `--lead-sound`: when the quiet sound begins (the lead's last minute).
+    public var soundAt: Int?
 
-    public init(alarmID: Int, label: String, startsAt: Int, ringsAt: Int) {
+    public init(alarmID: Int, label: String, startsAt: Int, ringsAt: Int, soundAt: Int? = nil) {
         self.alarmID = alarmID
         self.label = label
         self.startsAt = startsAt
         self.ringsAt = ringsAt
+        self.soundAt = soundAt
     }
+
+    /// How long before the ring a lead sound begins (or the whole lead, if shorter).
+    public static let soundSeconds = 60
 }
 
 /// How a request that moves the session went: the session after it, or why it was refused.

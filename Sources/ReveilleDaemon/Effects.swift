@@ -69,6 +69,9 @@ final class Effects {
                         "REVEILLE_ALARM_LABEL": sunrise.label, "REVEILLE_SCHEDULED_AT": String(sunrise.ringsAt),
                         "REVEILLE_LEAD_SECONDS": String(sunrise.ringsAt - sunrise.startsAt),
                     ])
+            case .leadSound(let settings):
+                ring.audio.play(
+                    AudioRequest(sound: settings.sound, volume: max(1, settings.volume / 4), fadeInSeconds: 5))
             case .log(let level, let text): logger.log(level: Logger.Level(level), "\(text)")
             case .publish(let change): outlets.publish(view.event(change))
             case .wake(let instant):

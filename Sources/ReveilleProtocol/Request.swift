@@ -296,6 +296,8 @@ public struct AlarmSpec: Codable, Sendable, Equatable {
     public var leadSeconds: Int?
     /// Seconds before the ring within which weakening it needs its challenge; 0 turns it off.
     public var commitSeconds: Int?
+    /// The sound begins quietly in the sunrise's last minute.
+    public var leadSound: Bool?
 
     public init() {}
 }

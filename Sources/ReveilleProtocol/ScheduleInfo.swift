@@ -75,7 +75,7 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
     private enum Key: String, CodingKey {
         case id, label, time, days, date, enabled, sound, volume, fadeInSeconds, challenge, mathDifficulty, tags
         case maxSnoozes, snoozeMinutes, skipHolidays, wakeCheckSeconds, escalateAfterSeconds, leadSeconds, commitSeconds
-        case nextRing
+        case leadSound, nextRing
         case warnings
     }
 
@@ -103,6 +103,7 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
         }
         if alarm.leadSeconds > 0 { try container.encode(alarm.leadSeconds, forKey: .leadSeconds) }
         if alarm.commitSeconds > 0 { try container.encode(alarm.commitSeconds, forKey: .commitSeconds) }
+        if alarm.leadSound { try container.encode(true, forKey: .leadSound) }
         try container.encodeIfPresent(nextRing, forKey: .nextRing)
         try container.encodeIfPresent(warnings, forKey: .warnings)
     }
@@ -139,7 +140,8 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
             wakeCheckSeconds: try container.decodeIfPresent(Int.self, forKey: .wakeCheckSeconds) ?? 0,
             escalateAfterSeconds: try container.decodeIfPresent(Int.self, forKey: .escalateAfterSeconds) ?? 0,
             leadSeconds: try container.decodeIfPresent(Int.self, forKey: .leadSeconds) ?? 0,
-            commitSeconds: try container.decodeIfPresent(Int.self, forKey: .commitSeconds) ?? 0)
+            commitSeconds: try container.decodeIfPresent(Int.self, forKey: .commitSeconds) ?? 0,
+            leadSound: try container.decodeIfPresent(Bool.self, forKey: .leadSound) ?? false)
         nextRing = try container.decodeIfPresent(RingInfo.self, forKey: .nextRing)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }

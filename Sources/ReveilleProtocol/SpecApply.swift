@@ -105,6 +105,9 @@ extension AlarmSpec {
         if let escalateAfterSeconds { alarm.escalateAfterSeconds = escalateAfterSeconds }
         if let leadSeconds { alarm.leadSeconds = leadSeconds }
         if let commitSeconds { alarm.commitSeconds = commitSeconds }
+        if let leadSound { alarm.leadSound = leadSound }
+        // A sunrise turned off takes its sound along.
+        if alarm.leadSeconds == 0, leadSound != true { alarm.leadSound = false }
         try alarm.validate()
     }
 }

@@ -44,6 +44,7 @@ struct AlarmRecord {
     var escalateAfterSeconds: Int
     var leadSeconds: Int
     var commitSeconds: Int
+    var leadSound: Bool
 
     init(row: SQLRow) throws {
         id = Int64(try row.int("id"))
@@ -65,6 +66,7 @@ struct AlarmRecord {
         escalateAfterSeconds = try row.int("escalateAfterSeconds")
         leadSeconds = try row.int("leadSeconds")
         commitSeconds = try row.int("commitSeconds")
+        leadSound = try row.bool("leadSound")
     }
 
     /// Every column but the id.
@@ -75,7 +77,7 @@ struct AlarmRecord {
             ("mathDifficulty", mathDifficulty), ("tags", tags), ("maxSnoozes", maxSnoozes),
             ("snoozeMinutes", snoozeMinutes), ("skipHolidays", skipHolidays), ("wakeCheckSeconds", wakeCheckSeconds),
             ("escalateAfterSeconds", escalateAfterSeconds), ("leadSeconds", leadSeconds),
-            ("commitSeconds", commitSeconds),
+            ("commitSeconds", commitSeconds), ("leadSound", leadSound),
         ]
     }
 
@@ -98,6 +100,7 @@ struct AlarmRecord {
         escalateAfterSeconds = alarm.escalateAfterSeconds
         leadSeconds = alarm.leadSeconds
         commitSeconds = alarm.commitSeconds
+        leadSound = alarm.leadSound
     }
 
     func alarm() throws -> Alarm {
@@ -121,7 +124,7 @@ struct AlarmRecord {
             volume: volume, fadeInSeconds: fadeInSeconds, challenge: challenge, mathDifficulty: difficulty,
             tags: tagNames, maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes, skipHolidays: skipHolidays,
             wakeCheckSeconds: wakeCheckSeconds, escalateAfterSeconds: escalateAfterSeconds, leadSeconds: leadSeconds,
-            commitSeconds: commitSeconds)
+            commitSeconds: commitSeconds, leadSound: leadSound)
     }
 }
 

@@ -83,6 +83,7 @@ public final class Store: Sendable {
                 ALTER TABLE "alarm" ADD COLUMN "escalateAfterSeconds" INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE "alarm" ADD COLUMN "leadSeconds" INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE "alarm" ADD COLUMN "commitSeconds" INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE "alarm" ADD COLUMN "leadSound" BOOLEAN NOT NULL DEFAULT 0;
                 """)
         }
         return migrations

@@ -257,6 +257,34 @@ import Testing
         #expect(clock.sunrise?.ringsAt == ring)
     }
 
+    /// `--lead-sound`: the sound begins quietly in the lead's last minute and gives way to the
+    /// ring; one whose ring is dismissed early stops.
+    @Test func theLeadSoundBeginsInTheLastMinute() throws {
+        let six = utc("2026-11-23T05:00:00Z")
+        var alarm = led("06:00", minutes: 20)
+        alarm.leadSound = true
+        var clock = machine([alarm], through: six - 3600)
+        let begun = clock.tick(now: Double(six - 1200), monotonic: 0, clockWasSet: false)
+        #expect(clock.sunrise?.soundAt == six - 60)
+        #expect(wakes(begun).last == six - 60)
+        let sound = clock.tick(now: Double(six - 60), monotonic: 1140, clockWasSet: false)
+        #expect(sound.contains(.leadSound(RingSettings(alarm))))
+        let rang = clock.tick(now: Double(six), monotonic: 1200, clockWasSet: false)
+        #expect(rang.contains { if case .play = $0 { true } else { false } })
+        #expect(!rang.contains(.stopSound))
+        // The next morning, dismissed early during its lead sound: the sound stops.
+        _ = clock.snooze(now: six + 10)
+        let problem = try #require(try clock.requestProblem(now: six + 600).result.get().problem)
+        _ = clock.answer(problem.answer, now: six + 610)
+        let tomorrow = six + 86_400
+        _ = clock.tick(now: Double(tomorrow - 60), monotonic: 90_000, clockWasSet: false)
+        let asked = try #require(try clock.unlockChallenge(for: 1, now: tomorrow - 50).0.get().problem)
+        _ = clock.unlockAnswer(for: 1, value: asked.answer, now: tomorrow - 45)
+        let (early, actions) = clock.dismissNextEarly(now: tomorrow - 40)
+        #expect(try early.get().wasDismissedEarly)
+        #expect(actions.contains(.stopSound))
+    }
+
     /// An alarm moved later during its sunrise ends it; the new time gets its own.
     @Test func aMovedRingEndsTheSunrise() {
         let six = utc("2026-11-23T05:00:00Z")

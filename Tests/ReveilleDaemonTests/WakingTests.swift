@@ -69,6 +69,43 @@ import Testing
         #expect(try daemon.request(.status).status?.wakeCheck == nil)
     }
 
+    /// `--lead 1m --lead-sound`: the `lead` hook and watchers hear of the sunrise, and the sound
+    /// begins quietly (a quarter of the volume) before the ring, which then rings as usual.
+    @Test func theSunriseTellsTheHooksAndItsSoundIsQuiet() throws {
+        let daemon = try DaemonHarness(moreSettings: "[voice]\nenabled = false\n")
+        let hooks = daemon.root.appendingPathComponent("hooks.out").path
+        let folder = daemon.root.appendingPathComponent("etc/reveille/hooks.d")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let hook = folder.appendingPathComponent("lamp").path
+        try "#!/bin/sh\necho \"$REVEILLE_EVENT $REVEILLE_LEAD_SECONDS\" >> \(hooks)\n".write(
+            toFile: hook, atomically: true, encoding: .utf8)
+        chmod(hook, 0o755)
+        let add = try daemon.cli(
+            "alarm", "add", "--in", "2m", "--lead", "1m", "--lead-sound", "--fade-in", "0", "--volume", "100",
+            "--label", "sun")
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try daemon.cli("alarm", "show", "1").stdout.contains("the sound begins quietly in its last minute"))
+        try daemon.advance(by: 61)
+        #expect(daemon.waitFor { daemon.logText().contains("sunrise for alarm #1 sun begins: it rings at") })
+        #expect(daemon.waitFor(5) { ((try? String(contentsOfFile: hooks, encoding: .utf8)) ?? "").contains("lead 6") })
+        #expect(try daemon.request(.status).status?.sunrise?.label == "sun")
+        #expect(try daemon.cli("status").stdout.contains("sunrise: alarm #1 sun rings at"))
+        // Three seconds of the quiet sound, read from the capture as it is written.
+        #expect(daemon.waitFor(6) { daemon.capturedBytes() > 44 + 96_000 * 3 })
+        let data = try Data(contentsOf: URL(fileURLWithPath: daemon.soundCapture))
+        let samples = data.dropFirst(44).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let quiet = (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
+        try daemon.advance(by: 60)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(daemon.waitFor(5) { daemon.capturedBytes() > 44 + 96_000 * 2 })
+        #expect(try daemon.dismissByMath().status == 0)
+        #expect(daemon.waitFor(3) { daemon.logText().contains("sound: stopped on") })
+        Thread.sleep(forTimeInterval: 0.2)
+        let ring = try Recording(contentsOf: daemon.soundCapture).rms(from: 0, to: 1.2)
+        #expect(quiet > 0, "the lead sound is heard")
+        #expect(quiet * 20 < ring, "the lead sound is quiet: rms \(quiet) against the ring's \(ring)")
+    }
+
     /// Unanswered for its `--escalate-after`, the ring rises to full volume: the captured sound's
     /// level after the step is many times the level before.
     @Test func theSoundRisesAtEscalation() throws {
