@@ -1,3 +1,4 @@
+import CTestSupport
 import Foundation
 import ReveilleCore
 import ReveilleProtocol
@@ -201,6 +202,47 @@ extension BedsideTests {
         let skipped = try daemon.cli("skip")
         #expect(skipped.stdout == "skipped alarm #1 work on Tue 2026-11-24 at 06:30; it rings as usual after that\n")
         #expect(try daemon.request(.status).status?.nextRing?.date == "2026-11-25")
+    }
+
+    /// In a terminal, a refused change asks the alarm's problem itself, then is made: `reveille
+    /// pause` run with a pseudo-terminal as its standard input.
+    @Test func inATerminalTheCLIAsksTheChallengeThenMakesTheChange() throws {
+        let daemon = try DaemonHarness(now: Self.night)
+        #expect(try daemon.cli("alarm", "add", "6:45", "--days", "daily", "--commit", "8h").status == 0)
+        var name = [CChar](repeating: 0, count: 128)
+        let master = RVT_open_pty(&name, name.count)
+        #expect(master >= 0)
+        let terminal = open(String(cString: name), O_RDWR | O_NOCTTY)
+        #expect(terminal >= 0)
+        defer { close(master) }
+        let process = Process()
+        process.executableURL = Binaries.cli
+        process.arguments = ["pause"]
+        process.environment = ["REVEILLE_ROOT": daemon.root.path, "PATH": "/usr/bin:/bin"]
+        process.standardInput = FileHandle(fileDescriptor: terminal, closeOnDealloc: true)
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // The problem the CLI shows is the alarm's, the same until answered.
+        var problem: String?
+        #expect(
+            daemon.waitFor(5) {
+                problem = try? daemon.request(.unlock(alarmID: 1, answer: nil)).unlock?.problem
+                return problem != nil && daemon.logText().contains("pause refused")
+            })
+        Thread.sleep(forTimeInterval: 0.3)
+        let answer = Array("\(solve(try #require(problem)))\n".utf8)
+        #expect(write(master, answer, answer.count) == answer.count)
+        process.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(printed) \(complaint)")
+        #expect(complaint.contains("is committed since 22:45"))
+        #expect(printed.contains("To unlock alarm #1, solve:"))
+        #expect(printed.contains("alarms are off until 'reveille resume'"), "\(printed)")
+        #expect(try daemon.request(.status).status?.master == .off)
     }
 
     /// `dismiss --next`: from an hour before the ring, with its challenge; it then never rings.
