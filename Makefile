@@ -137,6 +137,7 @@ bench:
 	scripts/bench_apps.py   # as root; EXECS=2000; compares with fapolicyd if installed
 	scripts/bench_web.py    # RINGS=10 IDLE_SECONDS=120: the page in headless Chromium, about 3 minutes
 	scripts/bench_notify.py # as root; IDLE_SECONDS=60: a child's desktop notifier, idle and answering
+	scripts/bench_waking.py # RUNS=5: a stalled device to the backup, the wake-up check and escalation, about 2 minutes
 
 ## Rewrites link/reveilled.order from a day of the release daemon's life under valgrind
 ## (scripts/order_file.py, about a minute, as root for the app guard), then links with it.
