@@ -715,8 +715,19 @@ public struct AlarmClock: Sendable {
     /// The wake-up check's time came: it asks, or, unanswered, it fails and the alarm rings again
     /// as a new session with its challenge (unless another alarm rings already).
     private mutating func advanceWakeCheck(now: Int) -> [ClockAction] {
-        guard var checked = wakeCheck, let outcome = checked.advanceWakeCheck(now: now) else { return [] }
+        guard var checked = wakeCheck, checked.wakeCheck?.nextDeadline.map({ now >= $0 }) == true else { return [] }
         let name = checked.settings.name
+        // Another alarm rings or is snoozed when the check would ask: its challenge asks more than
+        // "are you up?" does; the check gives way to it (the tone would cut its ring short).
+        if let other = session, checked.wakeCheck?.outcome == .waiting {
+            try? checked.giveWay(now: now, to: other.id)
+            wakeCheck = nil
+            return [
+                .log(.notice, "wake-up check of alarm \(name) gives way to session #\(other.id), which rings"),
+                .persist([checked], evaluatedThrough: nil), .publish(.wakeCheck(checked)),
+            ]
+        }
+        guard let outcome = checked.advanceWakeCheck(now: now) else { return [] }
         guard outcome == .failed else {
             wakeCheck = checked
             return [

@@ -487,6 +487,15 @@ public struct RingSession: Sendable, Hashable {
         return check.outcome
     }
 
+    /// Another session rang before the check asked: its challenge stands for the question.
+    mutating func giveWay(now: Int, to session: Int) throws(RingRefusal) {
+        guard var check = wakeCheck, check.isOpen else { throw RingRefusal("no wake-up check is waiting") }
+        check.outcome = .passed
+        check.endedAt = now
+        check.answeredBy = "session #\(session) rang first"
+        wakeCheck = check
+    }
+
     /// The sleeper answered "Are you up?".
     mutating func passWakeCheck(now: Int, by: String) throws(RingRefusal) {
         guard var check = wakeCheck, check.isOpen else { throw RingRefusal("no wake-up check is waiting") }

@@ -12,8 +12,10 @@ import Testing
         AlarmClock(
             schedule: ScheduleState(alarms: alarms), zone: zone("Europe/Berlin"), readerHealth: reader,
             stored: AlarmClock.Stored(
-                evaluatedThrough: Self.six - 60, activeSession: nil, handled: [], lastSessionID: 41,
-                wakeCheck: stored),
+                evaluatedThrough: Self.six - 60, activeSession: nil,
+                // After a restart, the morning's ring is in the history already.
+                handled: stored == nil ? [] : [AlarmClock.Occurrence(alarmID: 1, instant: Self.six)],
+                lastSessionID: 41, wakeCheck: stored),
             limits: AlarmClock.Limits(ring: RingPolicy(wakeCheckWaitSeconds: 60)), random: ProblemRandom(seed: 7))
     }
 
@@ -133,6 +135,20 @@ import Testing
         #expect(second.wakeCheck?.wakeCheck?.deadline == Self.six + 460)
         tick(&second, Self.six + 460)
         #expect(second.session?.state == .ringing)
+    }
+
+    /// Another alarm ringing when the check would ask: the check gives way (no tone over the ring).
+    @Test func aCheckGivesWayToAnotherRing() throws {
+        var second = daily(2, "06:05")
+        second.label = "second"
+        var clock = machine([checked(), second])
+        _ = try dismissed(&clock)
+        tick(&clock, Self.six + 300)
+        #expect(clock.session?.settings.alarmID == 2)
+        let at = tick(&clock, Self.six + 360)
+        #expect(!at.contains(.warningTone))
+        #expect(clock.wakeCheck == nil)
+        #expect(clock.session?.state == .ringing)
     }
 
     /// Without `--wake-check` nothing is planned; with no check waiting, `awake` is refused.
