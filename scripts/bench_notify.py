@@ -13,30 +13,11 @@ notification service owns the name here, so the bus answers it; the notifier log
 import json, os, shutil, signal, socket, subprocess, sys, tempfile, time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from benchlib import request, wait_for  # noqa: E402
+
 BINARIES = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, ".build", "release")
 IDLE_SECONDS = int(os.environ.get("IDLE_SECONDS", "60"))
-
-
-def request(path, op):
-    with socket.socket(socket.AF_UNIX) as s:
-        s.connect(path)
-        s.sendall((json.dumps({"v": 1, "op": op}) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        return json.loads(data)
-
-
-def wait_for(condition, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    raise SystemExit("timed out")
 
 
 def figures(pid):

@@ -15,30 +15,11 @@ its own clock. Each figure is read from the daemon's log (its own millisecond ti
 import datetime, json, os, re, shutil, socket, subprocess, sys, tempfile, threading, time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from benchlib import request, wait_for  # noqa: E402
+
 BINARIES = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(REPO, ".build", "release")
 RUNS = int(os.environ.get("RUNS", "5"))
-
-
-def request(path, op):
-    with socket.socket(socket.AF_UNIX) as s:
-        s.connect(path)
-        s.sendall((json.dumps({"v": 1, "op": op}) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        return json.loads(data)
-
-
-def wait_for(condition, seconds=15):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    raise SystemExit("timed out")
 
 
 def stamp(line):
@@ -60,7 +41,7 @@ class Daemon:
             [os.path.join(BINARIES, "reveilled"), "--root", self.root, "--clock-offset-file", self.clock],
             stdout=self.out, stderr=self.out)
         self.sock = os.path.join(self.root, "run/reveille/control.sock")
-        wait_for(lambda: os.path.exists(self.sock))
+        wait_for(lambda: os.path.exists(self.sock), 15)
         time.sleep(0.2)
 
     def advance(self, seconds):

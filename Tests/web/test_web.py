@@ -54,7 +54,9 @@ class PageTests(unittest.TestCase):
         end_session(self.clock)
 
     def shot(self, name):
-        self.browser.screenshot(os.path.join(SHOTS, name + ".png"))
+        path = os.path.join(SHOTS, name + ".png")
+        self.browser.screenshot(path)
+        return path
 
     def open_page(self):
         self.browser.open(self.clock.url)
@@ -746,22 +748,10 @@ class WakingPageTests(unittest.TestCase):
         cls.clock = Clock(BINARIES, shifted=True)
         cls.browser = Browser()
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.close()
-        cls.clock.close()
-
-    def setUp(self):
-        end_session(self.clock)
-
-    def open_page(self):
-        self.browser.open(self.clock.url)
-        wait_for(lambda: self.browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
-
-    def shot(self, name):
-        path = os.path.join(SHOTS, name + ".png")
-        self.browser.screenshot(path)
-        return path
+    tearDownClass = classmethod(PageTests.tearDownClass.__func__)
+    setUp = PageTests.setUp
+    open_page = PageTests.open_page
+    shot = PageTests.shot
 
     def test_23_the_page_asks_are_you_up_and_a_tap_answers(self):
         self.open_page()
