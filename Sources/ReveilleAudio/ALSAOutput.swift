@@ -71,6 +71,8 @@ public final class ALSAOutput: AudioOutput, Sendable {
     private let inside = Mutex<(device: String, job: Playback.Job)?>(nil)
     /// Devices whose writer was left behind, stuck in them: skipped until that writer comes back.
     private let wedged = Mutex<Set<String>>([])
+    /// Backup devices an escalated ring plays on now (`BackupPlayback`).
+    private let backupWriters = Mutex<Set<String>>([])
     private let lastProgress = Atomic<UInt64>(0)
     private let inDevice = Atomic<Bool>(false)
     private let stalledFlag = Atomic<Bool>(false)
@@ -91,6 +93,8 @@ public final class ALSAOutput: AudioOutput, Sendable {
         var speech: [Utterance] = []
         /// Whether the thread is playing a job (else speech needs a bed of silence to ride on).
         var playing = false
+        /// The job the writer plays now.
+        var current: Playback.Job?
 
         /// Wakes the waiters of requests older than `number`: theirs will never come.
         mutating func releaseWaiters(before number: UInt64) {
@@ -227,6 +231,23 @@ public final class ALSAOutput: AudioOutput, Sendable {
     public func escalate() {
         escalatedFlag.store(true, ordering: .releasing)
         logger.notice("sound: rising to full volume (unanswered)")
+        ringOnBackups()
+    }
+
+    /// Escalation rings on every backup device too, beside the one playing, each on a thread of
+    /// its own until the ring stops; never two on one device (one may be stuck in it).
+    private func ringOnBackups() {
+        guard let job = shared.withLock({ $0.current }), job.request.length == .untilStopped, job.silentBed == nil
+        else { return }
+        let playing = inside.withLock { $0?.device }
+        let stuck = wedgedDevices
+        for device in configuration.backupDevices where device != playing && !stuck.contains(device) {
+            guard backupWriters.withLock({ $0.insert(device).inserted }) else { continue }
+            Threads.start("audio-backup") { [self] in
+                BackupPlayback(job: job, device: device, output: self).run()
+                backupWriters.withLock { _ = $0.remove(device) }
+            }
+        }
     }
 
     public func stop() {
@@ -280,6 +301,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
             let job = shared.withLock { shared -> Playback.Job? in
                 let job = shared.pending.take()
                 shared.playing = job != nil
+                shared.current = job
                 return job
             }
             guard let job else {

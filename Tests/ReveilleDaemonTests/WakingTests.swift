@@ -70,6 +70,37 @@ import Testing
         #expect(try daemon.request(.status).status?.wakeCheck == nil)
     }
 
+    /// At escalation the ring goes on every backup device too, at full volume, until it stops.
+    @Test func escalationRingsOnTheBackupDevicesToo() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backup-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let backup = folder.appendingPathComponent("backup.wav").path
+        // Right after the harness's `devices` line, inside its [audio] table.
+        let daemon = try DaemonHarness(
+            moreSettings: "backup_devices = [\"file:'\(backup)',wav\"]\n[voice]\nenabled = false\n")
+        let add = try daemon.cli(
+            "alarm", "add", "--in", "1s", "--fade-in", "0", "--volume", "40", "--escalate-after", "1m")
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(daemon.waitFor(5) { daemon.capturedBytes() > 44 + 96_000 })
+        #expect(!FileManager.default.fileExists(atPath: backup), "nothing on the backup before escalation")
+        try daemon.advance(by: 60)
+        #expect(
+            daemon.waitFor { daemon.logText().contains("sound: ringing on backup device file:'\(backup)',wav too") })
+        func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: backup))?[.size] as? Int) ?? 0 }
+        #expect(daemon.waitFor(6) { size() > 44 + 96_000 * 3 })
+        #expect(try daemon.dismissByMath().status == 0)
+        #expect(daemon.waitFor(3) { daemon.logText().contains("sound: backup device file:'\(backup)',wav stopped") })
+        Thread.sleep(forTimeInterval: 0.2)
+        let stopped = size()
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(size() == stopped, "the backup stops with the ring")
+        let loud = try Recording(contentsOf: backup).rms(from: 2.0, to: 3.2)  // past its 2 s rise
+        let quiet = try Recording(contentsOf: daemon.soundCapture).rms(from: 0, to: 1.2)
+        #expect(loud > quiet * 10, "rms \(loud) on the backup against \(quiet) before escalation")
+    }
+
     /// `--lead 1m --lead-sound`: the `lead` hook and watchers hear of the sunrise, and the sound
     /// begins quietly (a quarter of the volume) before the ring, which then rings as usual.
     @Test func theSunriseTellsTheHooksAndItsSoundIsQuiet() throws {
