@@ -62,6 +62,15 @@ class PageTests(unittest.TestCase):
         self.browser.open(self.clock.url)
         wait_for(lambda: self.browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
 
+    def open_day(self, day):
+        """Opens the page's month on `day` (this month or the next) and taps it: its sheet opens."""
+        self.open_page()
+        self.browser.click('nav button[data-view="month"]')
+        if day[:7] != status(self.clock.sock)["now"][:7]:
+            self.browser.click("#nextmonth")
+        wait_for(lambda: self.browser.visible(f'.day[data-date="{day}"]'), what="the month grid")
+        self.browser.click(f'.day[data-date="{day}"]')
+
     def pair_browser_as_admin(self):
         code = self.clock.cli("web", "pair", "--admin", "--name", "kiosk").stdout.split("\n")[0].split()[-1]
         reply = self.browser.run_async(
@@ -490,12 +499,7 @@ class PageTests(unittest.TestCase):
             "END:VEVENT\r\nEND:VCALENDAR\r\n")
         self.assertTrue(request(self.clock.sock, {"calendarAdd": {"name": "school", "source": calendar}})["ok"])
         try:
-            self.open_page()
-            self.browser.click('nav button[data-view="month"]')
-            if day[:7] != status(self.clock.sock)["now"][:7]:
-                self.browser.click("#nextmonth")
-            wait_for(lambda: self.browser.visible(f'.day[data-date="{day}"]'), what="the month grid")
-            self.browser.click(f'.day[data-date="{day}"]')
+            self.open_day(day)
             wait_for(lambda: self.browser.visible("#dayonce"), what="the holiday's sheet")
             self.assertFalse(self.browser.visible("#dayring"))
             sheet = self.browser.text("#daysheet")
@@ -751,6 +755,7 @@ class WakingPageTests(unittest.TestCase):
     tearDownClass = classmethod(PageTests.tearDownClass.__func__)
     setUp = PageTests.setUp
     open_page = PageTests.open_page
+    open_day = PageTests.open_day
     shot = PageTests.shot
 
     def test_23_the_page_asks_are_you_up_and_a_tap_answers(self):
@@ -812,12 +817,7 @@ class WakingPageTests(unittest.TestCase):
         self.assertTrue(reply["ok"], reply)
         alarm_id = reply["payload"]["alarms"][0]["id"]
         day = status(self.clock.sock)["nextRing"]["date"]
-        self.open_page()
-        self.browser.click('nav button[data-view="month"]')
-        if day[:7] != status(self.clock.sock)["now"][:7]:
-            self.browser.click("#nextmonth")
-        wait_for(lambda: self.browser.visible(f'.day[data-date="{day}"]'), what="the month grid")
-        self.browser.click(f'.day[data-date="{day}"]')
+        self.open_day(day)
         wait_for(lambda: self.browser.visible("#dayoff"), what="the day's sheet")
         self.browser.click("#dayoff")
         wait_for(lambda: self.browser.visible("#unlock"), what="the alarm's challenge")
