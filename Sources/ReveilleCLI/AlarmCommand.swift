@@ -246,7 +246,8 @@ struct AlarmFields: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Rise to full volume after ringing this long unanswered (1m-60m). off: never.", valueName: "duration"))
+            "Rise to full volume, on the backup devices too, after ringing this long unanswered (1m-60m). off: never.",
+            valueName: "duration"))
     var escalateAfter: String?
     @Option(
         name: .long,
