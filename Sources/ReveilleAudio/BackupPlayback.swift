@@ -39,7 +39,7 @@ struct BackupPlayback {
         while output.isCurrent(job) {
             let filled: Int
             do {
-                filled = try loop(source, into: &buffer, frames: chunk)
+                filled = try Playback.fill(&buffer, frames: chunk, from: source, looping: true)
             } catch {
                 logger.warning("sound: backup device \(device): cannot read \(source.name): \(error)")
                 return
@@ -77,27 +77,5 @@ struct BackupPlayback {
             if ahead > 0.3 { usleep(UInt32(min(ahead - 0.3, 0.02) * 1_000_000)) }
         }
         logger.info("sound: backup device \(device) stopped")
-    }
-
-    /// Reads `frames` frames, going back to the start at the end (the ring loops).
-    private func loop(_ source: any SoundSource, into buffer: inout [Int16], frames: Int) throws -> Int {
-        var filled = 0
-        var rewound = false
-        while filled < frames {
-            let count = try buffer.withUnsafeMutableBufferPointer { all in
-                try source.read(
-                    into: UnsafeMutableBufferPointer(rebasing: all[(filled * source.channels)...]),
-                    frames: frames - filled)
-            }
-            if count > 0 {
-                filled += count
-                rewound = false
-                continue
-            }
-            if rewound { break }
-            try source.rewind()
-            rewound = true
-        }
-        return filled
     }
 }

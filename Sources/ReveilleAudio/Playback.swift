@@ -211,7 +211,7 @@ struct Playback {
             }
             let filled: Int
             do {
-                filled = try fill(&buffer, frames: wanted, from: source)
+                filled = try Playback.fill(&buffer, frames: wanted, from: source, looping: request.length != .once)
             } catch {
                 return .sourceFailed(error)
             }
@@ -239,8 +239,8 @@ struct Playback {
         }
     }
 
-    /// Reads `frames` frames, rewinding at the end unless the request plays once.
-    private func fill(_ buffer: inout [Int16], frames: Int, from source: any SoundSource) throws -> Int {
+    /// Reads `frames` frames, rewinding at the end when `looping` (a ring; a chime plays once).
+    static func fill(_ buffer: inout [Int16], frames: Int, from source: any SoundSource, looping: Bool) throws -> Int {
         let channels = source.channels
         var filled = 0
         var rewoundEmpty = false
@@ -254,7 +254,7 @@ struct Playback {
                 rewoundEmpty = false
                 continue
             }
-            if request.length == .once || rewoundEmpty { break }
+            if !looping || rewoundEmpty { break }
             try source.rewind()
             rewoundEmpty = true
         }

@@ -510,13 +510,7 @@ public struct AlarmClock: Sendable {
             settings: RingSettings(alarm), scheduledAt: now, now: now, readerHealthy: readerHealth.isHealthy,
             policy: limits.ring, test: true)
         fired = fired.numbered(takeID())
-        var notes: [SessionStep] = [.log(.notice, "alarm \(alarm.name) rings as a test")]
-        if fired.fellBackToMath {
-            notes.append(
-                .log(
-                    .warning,
-                    "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"))
-        }
+        let notes: [SessionStep] = [.log(.notice, "alarm \(alarm.name) rings as a test")] + fallbackNote(fired)
         let actions = apply(fired, steps.map { .ring($0) } + notes, now: now) + wake(now: now)
         return ClockReply(result: .success(fired), actions: actions)
     }
@@ -583,7 +577,7 @@ public struct AlarmClock: Sendable {
             unlockProblems[alarmID] = next
             return (.success(next), [.log(.info, "alarm \(alarm.name): wrong answer \(value) to unlock it")])
         }
-        return (.success(nil), unlock(alarm, by: "math", now: now))
+        return (.success(nil), unlock(alarm, by: .math, now: now))
     }
 
     /// `reveille dismiss --next`: the next ring, up to `earlyDismissSeconds` before it, is dismissed
@@ -639,12 +633,16 @@ public struct AlarmClock: Sendable {
         case refused(RingRefusal)
     }
 
-    private mutating func unlock(_ alarm: Alarm, by: String, now: Int) -> [ClockAction] {
-        unlockedBy[alarm.id] = by == "math" ? .math : .tag
+    /// The alarm's challenge was passed by `method` (`tag`: its label): it is open for
+    /// `Commitment.unlockSeconds`.
+    private mutating func unlock(_ alarm: Alarm, by method: DismissalMethod, tag: String? = nil, now: Int)
+        -> [ClockAction]
+    {
+        unlockedBy[alarm.id] = method
         unlockProblems[alarm.id] = nil
         tagUnlocks[alarm.id] = nil
-        unlockedUntil = unlockedUntil.filter { $0.value > now }
         unlockedUntil[alarm.id] = now + Commitment.unlockSeconds
+        let by = tag.map { "tag \"\($0)\"" } ?? method.rawValue
         return [
             .log(
                 .notice,
@@ -659,7 +657,7 @@ public struct AlarmClock: Sendable {
             (tagUnlocks[alarm.id] ?? .min) > now && (alarm.tags.isEmpty || alarm.tags.contains(label))
         }
         guard !waiting.isEmpty else { return nil }
-        return waiting.flatMap { unlock($0, by: "tag \"\(label)\"", now: now) }
+        return waiting.flatMap { unlock($0, by: .tag, tag: label, now: now) }
     }
 
     /// Taps waited for too long are no longer waited for; unlocks run out.
@@ -758,14 +756,7 @@ public struct AlarmClock: Sendable {
                 .warning,
                 "wake-up check of alarm \(name) failed: no answer in \(DurationText.format(seconds: checked.wakeCheck!.deadline - checked.wakeCheck!.asksAt)); it rings again (session #\(fired.id))"
             ), at: 0)
-        var notes: [SessionStep] = []
-        if fired.fellBackToMath {
-            notes.append(
-                .log(
-                    .warning, "alarm \(name) wants an NFC tag but the reader is \(readerHealth); offering math instead")
-            )
-        }
-        return actions + apply(fired, steps.map { .ring($0) } + notes, now: now)
+        return actions + apply(fired, steps.map { .ring($0) } + fallbackNote(fired), now: now)
     }
 
     /// The daemon stops: the sound stops, how far occurrences were handled is kept.
@@ -983,19 +974,13 @@ public struct AlarmClock: Sendable {
                 fired = fired.numbered(takeID())
                 let late = (now - Double(scheduledAt)) * 1000
                 let local = ZoneResolver(zone: zone).local(at: scheduledAt).time.hoursAndMinutes
-                var notes: [SessionStep] = [
-                    .log(
-                        .notice,
-                        "alarm \(alarm.name) rings (due \(local), started \(NumberText.fixed(late, 1, signed: true)) ms)"
-                    )
-                ]
-                if fired.fellBackToMath {
-                    notes.append(
+                let notes: [SessionStep] =
+                    [
                         .log(
-                            .warning,
-                            "alarm \(alarm.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"
-                        ))
-                }
+                            .notice,
+                            "alarm \(alarm.name) rings (due \(local), started \(NumberText.fixed(late, 1, signed: true)) ms)"
+                        )
+                    ] + fallbackNote(fired)
                 actions += apply(fired, steps.map { .ring($0) } + notes, now: seconds)
             }
         }
@@ -1038,6 +1023,17 @@ public struct AlarmClock: Sendable {
         }
         if let position { rest.insert(.persist(sessions, evaluatedThrough: through), at: position) }
         return rest
+    }
+
+    /// The log line of a session that fired asking for math because no reader worked, if it did.
+    private func fallbackNote(_ fired: RingSession) -> [SessionStep] {
+        guard fired.fellBackToMath else { return [] }
+        return [
+            .log(
+                .warning,
+                "alarm \(fired.settings.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"
+            )
+        ]
     }
 
     /// A one-shot alarm has rung (or joined a ring): it is off from now on.

@@ -187,6 +187,13 @@ public final class Controller {
         return reply
     }
 
+    /// `send` for events the machine answers with a result beside its actions.
+    func send<Result>(_ event: (inout AlarmClock, _ now: Int) -> (Result, [ClockAction])) -> Result {
+        let (result, actions) = event(&machine, nowSeconds())
+        carryOut(actions)
+        return result
+    }
+
     /// `send` for events the machine answers with actions alone.
     func send(_ event: (inout AlarmClock, _ now: Int) -> [ClockAction]) {
         carryOut(event(&machine, nowSeconds()))

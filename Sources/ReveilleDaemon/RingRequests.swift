@@ -33,12 +33,7 @@ final class RingRequests: RequestHandler {
     private func unlock(_ alarmID: Int, answer: Int?) throws -> Response {
         let now = controller.nowSeconds()
         if let answer {
-            var result: Result<MathProblem?, RingRefusal> = .success(nil)
-            controller.send { machine, now in
-                let (outcome, actions) = machine.unlockAnswer(for: alarmID, value: answer, now: now)
-                result = outcome
-                return actions
-            }
+            let result = controller.send { $0.unlockAnswer(for: alarmID, value: answer, now: $1) }
             if let next = try result.get() {
                 var response = Response(message: "wrong answer; a new problem: \(next.text)")
                 response.unlock = UnlockInfo(alarmID: alarmID, problem: next.text, tag: false, unlocked: false)
@@ -47,13 +42,7 @@ final class RingRequests: RequestHandler {
             return unlocked(alarmID, now: now)
         }
         if controller.machine.isUnlocked(alarmID, now: now) { return unlocked(alarmID, now: now) }
-        var result: Result<AlarmClock.UnlockAsk, RingRefusal> = .failure(RingRefusal("?"))
-        controller.send { machine, now in
-            let (outcome, actions) = machine.unlockChallenge(for: alarmID, now: now)
-            result = outcome
-            return actions
-        }
-        let ask = try result.get()
+        let ask = try controller.send { $0.unlockChallenge(for: alarmID, now: $1) }.get()
         let how =
             switch (ask.problem, ask.tag) {
             case (let problem?, true): "tap its tag on the reader, or answer: \(problem.text)"
@@ -67,13 +56,7 @@ final class RingRequests: RequestHandler {
 
     /// `dismiss --next`: the next ring dismissed before it rings, once its challenge is passed.
     private func dismissNext() throws -> Response {
-        var result: Result<RingSession, AlarmClock.EarlyRefusal> = .failure(.refused(RingRefusal("?")))
-        controller.send { machine, now in
-            let (outcome, actions) = machine.dismissNextEarly(now: now)
-            result = outcome
-            return actions
-        }
-        switch result {
+        switch controller.send({ $0.dismissNextEarly(now: $1) }) {
         case .success(let record):
             let view = controller.view
             return Response(
