@@ -74,7 +74,8 @@ struct DismissCommand: ParsableCommand {
         if let answer {
             let response = try send(.answer(value: answer), to: connection)
             print(response.message ?? "")
-            if response.correct != true { throw ExitCode(1) }
+            // 0 only once it is dismissed: a right answer with more problems to go prints the next.
+            if response.correct != true || response.session?.state.isActive == true { throw ExitCode(1) }
             return
         }
         var response = try send(.problem, to: connection)
@@ -94,11 +95,11 @@ struct DismissCommand: ParsableCommand {
                 continue
             }
             response = try send(.answer(value: value), to: connection)
-            if response.correct == true {
+            if response.correct == true, response.session?.state.isActive != true {
                 print(response.message ?? "dismissed")
                 return
             }
-            print("Wrong. Here is a new one:")
+            print(response.correct == true ? "Right. Next:" : "Wrong. Here is a new one:")
         }
     }
 }
@@ -130,7 +131,10 @@ struct HistoryCommand: ParsableCommand {
             case .missed: outcome = "missed (not rung)"
             case .ringing, .snoozed: outcome = entry.state.rawValue
             }
-            if entry.fellBackToMath == true { outcome += "; math stood in for the tag (no reader worked)" }
+            if entry.fellBackToMath == true {
+                outcome +=
+                    "; math stood in for the tag (\(ReaderFallbackNote.words(state: entry.readerState, secondsBeforeRing: entry.readerLostSecondsBeforeRing)))"
+            }
             switch entry.wakeCheck {
             case "passed"?: outcome += "; up at the wake-up check"
             case "failed"?: outcome += "; wake-up check failed (rang again)"

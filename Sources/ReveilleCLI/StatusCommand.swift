@@ -150,7 +150,10 @@ struct StatusCommand: ParsableCommand {
                     "\(ringing): alarm \(session.name) (due \(session.scheduledTime)); \(left): 'reveille snooze'")
             }
             lines.append(
-                "to stop it: \(session.howToDismiss)" + (session.fellBackToMath ? " (no NFC reader was working)" : ""))
+                "to stop it: \(session.howToDismiss)"
+                    + (session.fellBackToMath
+                        ? " (\(ReaderFallbackNote.words(state: nil, secondsBeforeRing: session.readerLostSecondsBeforeRing)))"
+                        : ""))
             if session.tagOnReader { lines.append("a tag is on the reader: lift it, then tap it") }
             if session.escalated == true { lines.append("unanswered: ringing at full volume") }
         }

@@ -107,6 +107,9 @@ public struct AlarmClock: Sendable {
     public private(set) var schedule: ScheduleState
     public private(set) var zone: Zone
     public private(set) var readerHealth: ReaderHealth
+    /// When the reader stopped working, as the machine saw it (nil while it works, or when it was
+    /// not working when the daemon started): said with a ring whose math stands in for a tag.
+    public private(set) var readerLostAt: Int?
     /// A tag lies on the reader. It does not count as a tap: it must be lifted and tapped again.
     public private(set) var tagOnReader = false
     /// The next ring after `evaluatedThrough`, once known (nil inside: none within the horizon).
@@ -418,6 +421,14 @@ public struct AlarmClock: Sendable {
     public mutating func answer(_ value: Int, now: Int) -> ClockReply {
         transition(now: now) { session, random throws(RingRefusal) in
             let (correct, actions) = try session.answer(value, now: now, using: &random)
+            if correct, session.state.isActive {
+                return [
+                    .log(
+                        .info,
+                        "alarm \(session.settings.name): right answer; \(session.problemsLeft) more to stop it (math stands in for its tag)"
+                    )
+                ]
+            }
             if correct {
                 return [
                     .log(
@@ -476,16 +487,21 @@ public struct AlarmClock: Sendable {
     /// reader is not working, so that no one is left with an alarm they cannot stop.
     public mutating func readerHealthChanged(_ health: ReaderHealth, now: Int) -> [ClockAction] {
         guard health != readerHealth else { return [] }
+        let wasHealthy = readerHealth.isHealthy
         readerHealth = health
         var actions: [ClockAction] = [.publish(.readerHealth(health))]
-        if !health.isHealthy {
+        if health.isHealthy {
+            readerLostAt = nil
+        } else {
+            if wasHealthy { readerLostAt = now }
             tagOnReader = false
-            if var active = session, active.readerLost() {
+            if var active = session, active.readerLost(at: readerLostAt, state: "\(health)") {
                 session = active
                 actions.append(
                     .log(
                         .warning,
-                        "NFC reader \(health) while alarm \(active.settings.name) rings; math dismisses it too now"))
+                        "NFC reader \(health) while alarm \(active.settings.name) rings; math dismisses it too now (\(RingSession.fallbackProblems) hard problems)"
+                    ))
                 actions.append(.persist([active], evaluatedThrough: nil))
                 actions.append(.publish(.session(active)))
             }
@@ -508,7 +524,7 @@ public struct AlarmClock: Sendable {
         }
         var (fired, steps) = RingSession.fire(
             settings: RingSettings(alarm), scheduledAt: now, now: now, readerHealthy: readerHealth.isHealthy,
-            policy: limits.ring, test: true)
+            policy: limits.ring, test: true, readerLostAt: readerLostAt, readerState: "\(readerHealth)")
         fired = fired.numbered(takeID())
         let notes: [SessionStep] = [.log(.notice, "alarm \(alarm.name) rings as a test")] + fallbackNote(fired)
         let actions = apply(fired, steps.map { .ring($0) } + notes, now: now) + wake(now: now)
@@ -545,9 +561,19 @@ public struct AlarmClock: Sendable {
             return (.failure(RingRefusal("no alarm #\(alarmID); 'reveille alarm list' shows the ids")), [])
         }
         let readerWorks = readerHealth.isHealthy
+        // Math stands in for a tag only at the ring, for a reader that fails then: before it there
+        // is no hurry, and a reader unplugged on purpose must not open a tag-only alarm.
+        if alarm.challenge == .nfc, !readerWorks {
+            return (
+                .failure(
+                    RingRefusal(
+                        "alarm \(alarm.name) is stopped only by its tag, and \(readerHealth == .notConfigured ? "no NFC reader is configured ([nfc] in reveille.toml)" : "the NFC reader is \(readerHealth)"): plug the reader in (or wait for it to come back), then 'reveille unlock \(alarm.id)' again; math stands in for the tag only at the ring"
+                    )), []
+            )
+        }
         let tag = alarm.challenge != .math && readerWorks
         var problem: MathProblem?
-        if alarm.challenge != .nfc || !readerWorks {
+        if alarm.challenge != .nfc {
             problem = unlockProblems[alarmID] ?? MathProblem.make(alarm.mathDifficulty, using: &random)
             unlockProblems[alarmID] = problem
         }
@@ -749,7 +775,7 @@ public struct AlarmClock: Sendable {
         }
         var (fired, steps) = RingSession.fire(
             settings: checked.settings, scheduledAt: now, now: now, readerHealthy: readerHealth.isHealthy,
-            policy: limits.ring, test: checked.isTest)
+            policy: limits.ring, test: checked.isTest, readerLostAt: readerLostAt, readerState: "\(readerHealth)")
         fired = fired.numbered(takeID())
         actions.insert(
             .log(
@@ -956,21 +982,36 @@ public struct AlarmClock: Sendable {
         if let decision = toRing, let alarm = alarms[decision.alarmID] {
             let scheduledAt = decision.ringInstant!
             handled.insert(Occurrence(alarmID: alarm.id, instant: scheduledAt))
+            if var test = session, test.isTest {
+                // A test lends nothing to a real alarm: it ends, and the alarm rings as itself.
+                let steps = test.endTest(now: seconds)
+                actions.append(
+                    .log(
+                        .notice,
+                        "the test of alarm \(test.settings.name) ends: alarm \(alarm.name) is due and rings as itself"))
+                actions += apply(test, steps.map { .ring($0) }, now: seconds)
+            }
             if var active = session {
-                // One session at a time: a second alarm wakes a snoozed one, or joins a ringing one.
+                // One session at a time: a second alarm wakes a snoozed one, or joins a ringing one,
+                // and the session takes the stricter of the two in every setting.
                 let was = active.state
-                let steps = active.wakeForAnotherAlarm(alarm.id, now: seconds)
+                let asked = active.howToDismiss
+                let steps = active.join(
+                    RingSettings(alarm), readerHealthy: readerHealth.isHealthy, readerLostAt: readerLostAt,
+                    readerState: "\(readerHealth)", now: seconds)
                 actions.append(
                     .log(
                         .notice,
                         "alarm \(alarm.name) is due while \(active.settings.name) is \(was.rawValue); it rings as that session"
+                            + (asked == active.howToDismiss ? "" : ", which now asks: \(active.howToDismiss) (the stricter of the two)")
                     ))
                 if case .once = alarm.repeats { after += disable(alarm.id) }
                 actions += apply(active, steps.map { .ring($0) }, now: seconds)
             } else {
                 var (fired, steps) = RingSession.fire(
                     settings: RingSettings(alarm), scheduledAt: scheduledAt, now: seconds,
-                    readerHealthy: readerHealth.isHealthy, policy: limits.ring)
+                    readerHealthy: readerHealth.isHealthy, policy: limits.ring, readerLostAt: readerLostAt,
+                    readerState: "\(readerHealth)")
                 fired = fired.numbered(takeID())
                 let late = (now - Double(scheduledAt)) * 1000
                 let local = ZoneResolver(zone: zone).local(at: scheduledAt).time.hoursAndMinutes
@@ -988,9 +1029,16 @@ public struct AlarmClock: Sendable {
         for decision in joining {
             guard var active = session, let alarm = alarms[decision.alarmID] else { continue }
             handled.insert(Occurrence(alarmID: alarm.id, instant: decision.ringInstant!))
-            let steps = active.wakeForAnotherAlarm(alarm.id, now: seconds)
+            let asked = active.howToDismiss
+            let steps = active.join(
+                RingSettings(alarm), readerHealthy: readerHealth.isHealthy, readerLostAt: readerLostAt,
+                readerState: "\(readerHealth)", now: seconds)
             actions.append(
-                .log(.notice, "alarm \(alarm.name) is due with \(active.settings.name); it rings as that session"))
+                .log(
+                    .notice,
+                    "alarm \(alarm.name) is due with \(active.settings.name); it rings as that session"
+                        + (asked == active.howToDismiss ? "" : ", which now asks: \(active.howToDismiss) (the stricter of the two)")
+                ))
             if case .once = alarm.repeats { after += disable(alarm.id) }
             actions += apply(active, steps.map { .ring($0) }, now: seconds)
         }
@@ -1028,10 +1076,13 @@ public struct AlarmClock: Sendable {
     /// The log line of a session that fired asking for math because no reader worked, if it did.
     private func fallbackNote(_ fired: RingSession) -> [SessionStep] {
         guard fired.fellBackToMath else { return [] }
+        let since = fired.readerLostAt.map {
+            " (it stopped working \(DurationText.format(seconds: max(0, fired.startedAt - $0))) before the ring)"
+        }
         return [
             .log(
                 .warning,
-                "alarm \(fired.settings.name) wants an NFC tag but the reader is \(readerHealth); offering math instead"
+                "alarm \(fired.settings.name) wants an NFC tag but the reader is \(readerHealth)\(since ?? ""); offering math instead: \(fired.problemsLeft) hard problems"
             )
         ]
     }

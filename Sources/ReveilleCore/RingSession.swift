@@ -56,21 +56,21 @@ public enum RingAction: Hashable, Sendable {
 
 /// The alarm's fields a session needs, copied at fire time (an edit during the ring changes nothing).
 public struct RingSettings: Sendable, Hashable {
-    public let alarmID: Int
-    public let label: String
-    public let sound: String?
-    public let volume: Int
-    public let fadeInSeconds: Int
-    public let challenge: Challenge
-    public let mathDifficulty: MathDifficulty
-    public let allowedTags: [String]
-    public let maxSnoozes: Int
-    public let snoozeMinutes: Int
-    public let isOneShot: Bool
+    public internal(set) var alarmID: Int
+    public internal(set) var label: String
+    public internal(set) var sound: String?
+    public internal(set) var volume: Int
+    public internal(set) var fadeInSeconds: Int
+    public internal(set) var challenge: Challenge
+    public internal(set) var mathDifficulty: MathDifficulty
+    public internal(set) var allowedTags: [String]
+    public internal(set) var maxSnoozes: Int
+    public internal(set) var snoozeMinutes: Int
+    public internal(set) var isOneShot: Bool
     /// Seconds after the dismissal that the wake-up check asks; 0: none.
-    public let wakeCheckSeconds: Int
+    public internal(set) var wakeCheckSeconds: Int
     /// Seconds of unanswered ringing before full volume; 0: never.
-    public let escalateAfterSeconds: Int
+    public internal(set) var escalateAfterSeconds: Int
 
     public init(
         alarmID: Int, label: String, sound: String?, volume: Int, fadeInSeconds: Int, challenge: Challenge,
@@ -110,6 +110,81 @@ public struct RingSettings: Sendable, Hashable {
 
     /// `#3 work` or `#3`.
     public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
+
+    /// These settings joined by another alarm's (README, "When alarms meet"): whichever is
+    /// stricter, field by field, so that a ring is never easier to stop than any alarm in it. A
+    /// tag only (nfc) over a tag or math (any) over math; the harder problem; the fewer snoozes
+    /// (0, unlimited, counts as the most) and the shorter; the louder, the quicker fade-in, the
+    /// earlier escalation and wake-up check. The tags: those both alarms take, or, when they share
+    /// none, the tags of the alarm with the stricter challenge (the first on a tie). The name,
+    /// sound and one-shot flag stay the session's own.
+    public func strictest(with other: RingSettings) -> RingSettings {
+        var joined = self
+        joined.challenge = Challenge.stricter(challenge, other.challenge)
+        joined.mathDifficulty = max(mathDifficulty, other.mathDifficulty)
+        joined.allowedTags = RingSettings.stricterTags(self, other)
+        joined.maxSnoozes = RingSettings.fewerSnoozes(maxSnoozes, other.maxSnoozes)
+        joined.snoozeMinutes = min(snoozeMinutes, other.snoozeMinutes)
+        joined.volume = max(volume, other.volume)
+        joined.fadeInSeconds = min(fadeInSeconds, other.fadeInSeconds)
+        joined.escalateAfterSeconds = RingSettings.sooner(escalateAfterSeconds, other.escalateAfterSeconds)
+        joined.wakeCheckSeconds = RingSettings.sooner(wakeCheckSeconds, other.wakeCheckSeconds)
+        return joined
+    }
+
+    /// The smaller of two limits where 0 means none (unlimited, never).
+    static func sooner(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
+
+    static func fewerSnoozes(_ a: Int, _ b: Int) -> Int { sooner(a, b) }
+
+    static func stricterTags(_ a: RingSettings, _ b: RingSettings) -> [String] {
+        // A math-only alarm takes no tag: its list says nothing.
+        let (left, right) = (a.challenge == .math ? nil : a.allowedTags, b.challenge == .math ? nil : b.allowedTags)
+        switch (left, right) {
+        case (nil, nil): return a.allowedTags
+        case (let only?, nil), (nil, let only?): return only
+        case (let x?, let y?):
+            if x.isEmpty { return y }
+            if y.isEmpty { return x }
+            let both = x.filter { y.contains($0) }
+            if !both.isEmpty { return both }
+            return Challenge.stricter(a.challenge, b.challenge) == b.challenge && a.challenge != b.challenge ? y : x
+        }
+    }
+
+    /// What a math fallback asks when a tag-only alarm meets no working reader: the hardest
+    /// problem (README, "No reader at the ring").
+    func forFallback() -> RingSettings {
+        var harder = self
+        harder.mathDifficulty = .hard
+        return harder
+    }
+}
+
+extension Challenge {
+    /// How much it asks: math < any (a tag or math) < nfc (a tag only).
+    public var strictness: Int {
+        switch self {
+        case .math: 0
+        case .any: 1
+        case .nfc: 2
+        }
+    }
+
+    /// The stricter of two challenges.
+    public static func stricter(_ a: Challenge, _ b: Challenge) -> Challenge { b.strictness > a.strictness ? b : a }
+}
+
+extension MathDifficulty: Comparable {
+    private var rank: Int {
+        switch self {
+        case .easy: 0
+        case .medium: 1
+        case .hard: 2
+        }
+    }
+
+    public static func < (a: MathDifficulty, b: MathDifficulty) -> Bool { a.rank < b.rank }
 }
 
 /// Limits that apply to every session.
@@ -216,6 +291,17 @@ public struct RingSession: Sendable, Hashable {
     public private(set) var escalated: Bool
     /// The wake-up check planned at its dismissal (`settings.wakeCheckSeconds`), and how it went.
     public private(set) var wakeCheck: WakeCheck?
+    /// Right answers still needed to dismiss it by math: 1, or `fallbackProblems` when math
+    /// stands in for a tag because no reader works.
+    public private(set) var problemsLeft: Int
+    /// When math stands in for a tag: when the reader stopped working, if the daemon saw it
+    /// (nil: it was not working when the daemon started).
+    public private(set) var readerLostAt: Int?
+    /// When math stands in for a tag: the reader's state then (`unplugged`, `absent: ...`).
+    public private(set) var readerState: String?
+
+    /// How many right answers math asks when it stands in for a tag (README, "No reader at the ring").
+    public static let fallbackProblems = 3
 
     /// A session as it was stored (the store's own versioned record, read back).
     public init(
@@ -223,8 +309,12 @@ public struct RingSession: Sendable, Hashable {
         snoozeCount: Int, snoozedUntil: Int?, ringingSince: Int, challenge: Challenge, fellBackToMath: Bool,
         problem: MathProblem?, wrongAnswers: Int, attenuatedUntil: Int?, endedAt: Int?,
         dismissedBy: DismissalMethod?, maxRingSeconds: Int, attenuationSeconds: Int, dismissedTag: String? = nil,
-        joined: [Int] = [], isTest: Bool = false, escalated: Bool = false, wakeCheck: WakeCheck? = nil
+        joined: [Int] = [], isTest: Bool = false, escalated: Bool = false, wakeCheck: WakeCheck? = nil,
+        problemsLeft: Int = 1, readerLostAt: Int? = nil, readerState: String? = nil
     ) {
+        self.readerState = readerState
+        self.problemsLeft = problemsLeft
+        self.readerLostAt = readerLostAt
         self.escalated = escalated
         self.wakeCheck = wakeCheck
         self.id = id
@@ -259,18 +349,22 @@ public struct RingSession: Sendable, Hashable {
     /// The alarm fires: ring now.
     /// - Parameter readerHealthy: whether an NFC reader works right now; without one, an
     ///   NFC-only alarm offers math instead, so no one is left with an alarm they cannot stop.
+    ///   That math is harder: the hardest problems, `fallbackProblems` of them.
+    /// - Parameter readerLostAt: when the reader stopped working, if known (for the record).
     /// - Parameter test: rung by `reveille alarm test`: recorded as a test, and a one-shot stays on.
     public static func fire(
         settings: RingSettings, scheduledAt: Int, now: Int, readerHealthy: Bool, policy: RingPolicy = RingPolicy(),
-        test: Bool = false
+        test: Bool = false, readerLostAt: Int? = nil, readerState: String? = nil
     ) -> (RingSession, [RingAction]) {
         let fallback = settings.challenge == .nfc && !readerHealthy
         let session = RingSession(
-            restoring: 0, settings: settings, scheduledAt: scheduledAt, startedAt: now, state: .ringing, snoozeCount: 0,
+            restoring: 0, settings: fallback ? settings.forFallback() : settings, scheduledAt: scheduledAt,
+            startedAt: now, state: .ringing, snoozeCount: 0,
             snoozedUntil: nil, ringingSince: now, challenge: fallback ? .math : settings.challenge,
             fellBackToMath: fallback, problem: nil, wrongAnswers: 0, attenuatedUntil: nil, endedAt: nil,
             dismissedBy: nil, maxRingSeconds: policy.maxRingSeconds, attenuationSeconds: policy.attenuationSeconds,
-            isTest: test)
+            isTest: test, problemsLeft: fallback ? fallbackProblems : 1, readerLostAt: fallback ? readerLostAt : nil,
+            readerState: fallback ? readerState : nil)
         var actions: [RingAction] = [.startAudio, .runHook(.fire)]
         if settings.isOneShot && !test { actions.append(.disableAlarm(id: settings.alarmID)) }
         return (session, actions)
@@ -299,6 +393,10 @@ public struct RingSession: Sendable, Hashable {
             attenuationSeconds: 0)
     }
 
+    /// How long before it first rang the reader stopped working, when math stands in for a tag
+    /// and the daemon saw the reader go (0 when it went during the ring).
+    public var readerLostBeforeRing: Int? { readerLostAt.map { max(0, startedAt - $0) } }
+
     /// Snoozes left, or nil when unlimited.
     public var snoozesLeft: Int? {
         settings.maxSnoozes == 0 ? nil : max(0, settings.maxSnoozes - snoozeCount)
@@ -306,7 +404,11 @@ public struct RingSession: Sendable, Hashable {
 
     /// How to stop it, in words: `answer a math problem: reveille dismiss`.
     public var howToDismiss: String {
-        switch challenge {
+        if problemsLeft > 1 {
+            let problems = "\(problemsLeft) math problems with 'reveille dismiss' (no NFC reader works)"
+            return challenge == .math ? "answer \(problems)" : "scan your tag, or answer \(problems)"
+        }
+        return switch challenge {
         case .math: "answer a math problem with 'reveille dismiss'"
         case .nfc: "scan your tag on the reader"
         case .any: "scan your tag, or answer a math problem with 'reveille dismiss'"
@@ -354,7 +456,9 @@ public struct RingSession: Sendable, Hashable {
         return (current, actions)
     }
 
-    /// An answer to the current problem. Right: dismissed. Wrong: counted, and a new problem.
+    /// An answer to the current problem. Right: dismissed, or, when math stands in for a tag and
+    /// more problems are asked, the next one (`correct` true, still active). Wrong: counted, and a
+    /// new problem.
     public mutating func answer(_ value: Int, now: Int, using generator: inout some RandomNumberGenerator)
         throws(RingRefusal) -> (correct: Bool, actions: [RingAction])
     {
@@ -372,6 +476,12 @@ public struct RingSession: Sendable, Hashable {
             problem = MathProblem.make(settings.mathDifficulty, using: &generator)
             return (false, [])
         }
+        guard problemsLeft <= 1 else {
+            problemsLeft -= 1
+            problem = MathProblem.make(settings.mathDifficulty, using: &generator)
+            return (true, [])
+        }
+        problemsLeft = 1
         return (true, dismiss(by: .math, now: now))
     }
 
@@ -392,22 +502,61 @@ public struct RingSession: Sendable, Hashable {
     }
 
     /// The NFC reader stopped working during the session: an alarm that only a tag could stop
-    /// now takes a math answer too (and still a tag, should the reader come back). True when
-    /// that changed anything.
-    public mutating func readerLost() -> Bool {
+    /// now takes math too (and still a tag, should the reader come back): the hardest problems,
+    /// `fallbackProblems` of them. True when that changed anything.
+    public mutating func readerLost(at instant: Int?, state reader: String? = nil) -> Bool {
         guard state.isActive, challenge == .nfc else { return false }
+        readerState = reader
         challenge = .any
         fellBackToMath = true
+        readerLostAt = instant
+        settings = settings.forFallback()
+        problemsLeft = RingSession.fallbackProblems
+        problem = nil
         return true
     }
 
-    /// Another alarm came due while this one is snoozed: the snooze ends now and it rings again,
-    /// as one session (one sound, one challenge). Nothing changes while it rings.
-    public mutating func wakeForAnotherAlarm(_ alarmID: Int, now: Int) -> [RingAction] {
-        if alarmID != settings.alarmID, !joined.contains(alarmID) { joined.append(alarmID) }
+    /// Another alarm came due while this one rings or is snoozed: it rings as this one session
+    /// (one sound, one challenge), which takes the stricter of the two in every setting
+    /// (`RingSettings.strictest`), so that no alarm is easier to stop for having met another. A
+    /// tag-only alarm that meets no working reader brings math in its place (`forFallback`). A
+    /// snooze ends now.
+    public mutating func join(
+        _ other: RingSettings, readerHealthy: Bool, readerLostAt: Int?, readerState: String? = nil, now: Int
+    ) -> [RingAction] {
+        if other.alarmID != settings.alarmID, !joined.contains(other.alarmID) { joined.append(other.alarmID) }
+        let fallback = other.challenge == .nfc && !readerHealthy
+        let before = settings
+        settings = settings.strictest(with: fallback ? other.forFallback() : other)
+        let wanted: Challenge = fallback ? .math : other.challenge
+        if wanted.strictness > challenge.strictness {
+            // A tag-only ring takes no problem: one asked is no more.
+            challenge = wanted
+            if challenge == .nfc { problem = nil }
+        }
+        if fallback {
+            fellBackToMath = true
+            self.readerLostAt = self.readerLostAt ?? readerLostAt
+            self.readerState = self.readerState ?? readerState
+            problemsLeft = max(problemsLeft, RingSession.fallbackProblems)
+        }
+        // A problem shown was made for the easier alarm: the next one asked is of the harder kind.
+        if settings.mathDifficulty > before.mathDifficulty { problem = nil }
         guard state == .snoozed else { return [] }
         snoozedUntil = now
         return tick(now: now)
+    }
+
+    /// A test that a scheduled alarm interrupts (README, "alarm test"): it ends now, with no
+    /// dismissal, so that it lends nothing to the alarm, which rings as itself.
+    mutating func endTest(now: Int) -> [RingAction] {
+        guard isTest, state.isActive else { return [] }
+        state = .autoStopped
+        endedAt = now
+        problem = nil
+        snoozedUntil = nil
+        attenuatedUntil = nil
+        return [.stopAudio]
     }
 
     /// Time passed: a snooze ends, the sound comes back up, or the ring has lasted too long.

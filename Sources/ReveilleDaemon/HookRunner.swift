@@ -13,7 +13,9 @@ import Synchronization
 ///
 /// Environment: `REVEILLE_EVENT` (fire, snooze, dismiss, missed, auto-stop), `REVEILLE_ALARM_ID`,
 /// `REVEILLE_ALARM_LABEL`, `REVEILLE_SESSION_ID`, `REVEILLE_SNOOZES`, `REVEILLE_SCHEDULED_AT`
-/// (seconds since the epoch), plus the daemon's own environment.
+/// (seconds since the epoch); when math stands in for a tag because no reader works,
+/// `REVEILLE_FELL_BACK_TO_MATH=1`, `REVEILLE_READER_STATE` and, when the daemon saw the reader go,
+/// `REVEILLE_READER_LOST_SECONDS` (how long before the ring); plus the daemon's own environment.
 ///
 /// Started with posix_spawn rather than Foundation's Process, which would start libdispatch's
 /// worker pool (see `Daemon`).
@@ -40,11 +42,16 @@ final class HookRunner: Sendable {
     }
 
     func run(_ event: HookEvent, for session: RingSession) {
-        let environment = [
+        var environment = [
             "REVEILLE_EVENT": event.rawValue, "REVEILLE_ALARM_ID": String(session.settings.alarmID),
             "REVEILLE_ALARM_LABEL": session.settings.label, "REVEILLE_SESSION_ID": String(session.id),
             "REVEILLE_SNOOZES": String(session.snoozeCount), "REVEILLE_SCHEDULED_AT": String(session.scheduledAt),
         ]
+        if session.fellBackToMath {
+            environment["REVEILLE_FELL_BACK_TO_MATH"] = "1"
+            environment["REVEILLE_READER_STATE"] = session.readerState ?? "not working"
+            if let seconds = session.readerLostBeforeRing { environment["REVEILLE_READER_LOST_SECONDS"] = String(seconds) }
+        }
         run(event, environment: environment)
     }
 

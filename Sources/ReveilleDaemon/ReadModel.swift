@@ -56,6 +56,8 @@ struct ReadModel {
         info.problem = session.state.isActive ? session.problem?.text : nil
         info.escalated = session.escalated ? true : nil
         info.wakeCheck = wakeCheckInfo(session)
+        info.problemsLeft = session.problemsLeft > 1 && session.state.isActive ? session.problemsLeft : nil
+        if session.fellBackToMath { info.readerLostSecondsBeforeRing = session.readerLostBeforeRing }
         return info
     }
 

@@ -118,6 +118,8 @@ final class ReportRequests: RequestHandler {
                     ? session.endedAt.map { $0 - session.startedAt } : nil)
             entry.early = session.wasDismissedEarly ? true : nil
             entry.fellBackToMath = session.fellBackToMath ? true : nil
+            entry.readerState = session.readerState
+            entry.readerLostSecondsBeforeRing = session.fellBackToMath ? session.readerLostBeforeRing : nil
             entry.dismissedTag = session.dismissedTag
             entry.joined = session.joined.isEmpty ? nil : session.joined
             entry.test = session.isTest ? true : nil

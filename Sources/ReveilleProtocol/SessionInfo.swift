@@ -49,6 +49,11 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var escalated: Bool?
     /// After a dismissal: the wake-up check planned, asking, or how it went.
     public var wakeCheck: WakeCheckInfo?
+    /// Right answers still needed, when more than one: math stands in for a tag (no reader works).
+    public var problemsLeft: Int?
+    /// When math stands in for a tag: how long before the ring the reader stopped working (nil
+    /// when not seen: it was not working when the daemon started).
+    public var readerLostSecondsBeforeRing: Int?
 
     public init(
         id: Int, alarmID: Int, label: String, state: SessionState, scheduledTime: String, snoozeCount: Int,
@@ -150,6 +155,10 @@ public struct HistoryEntry: Codable, Sendable, Equatable {
     public var secondsToDismiss: Int?
     /// A tag alarm that asked for math instead: no reader worked.
     public var fellBackToMath: Bool?
+    /// The reader's state when math stood in for the tag (`unplugged`, `absent: ...`).
+    public var readerState: String?
+    /// How long before the ring the reader stopped working, when the daemon saw it.
+    public var readerLostSecondsBeforeRing: Int?
     /// The registered tag that dismissed it.
     public var dismissedTag: String?
     /// Alarms that came due during it and rang as this session, by id.
@@ -220,5 +229,16 @@ public struct MissedInfo: Codable, Sendable, Equatable {
         self.alarmID = alarmID
         self.label = label
         self.scheduledTime = scheduledTime
+    }
+}
+
+/// The words for a ring whose math stands in for its tag, one place for the CLI's status and
+/// history: `the reader was unplugged 12 min before the ring`.
+public enum ReaderFallbackNote {
+    public static func words(state: String?, secondsBeforeRing: Int?) -> String {
+        let what = state.map { "the NFC reader was \($0)" } ?? "no NFC reader was working"
+        guard let seconds = secondsBeforeRing else { return "\(what) when it rang" }
+        guard seconds > 0 else { return "\(what): it stopped during the ring" }
+        return "\(what): it stopped working \(DurationText.format(seconds: seconds)) before the ring"
     }
 }

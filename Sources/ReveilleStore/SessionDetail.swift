@@ -61,6 +61,11 @@ struct SessionDetail: Codable {
     var test: Bool?
     var escalated: Bool?
     var wakeCheck: Check?
+    /// Right answers still needed, when more than one (math standing in for a tag).
+    var problemsLeft: Int?
+    /// When the reader stopped working, for a session whose math stands in for a tag.
+    var readerLostAt: Int?
+    var readerState: String?
 
     init(_ session: RingSession) {
         let s = session.settings
@@ -90,6 +95,9 @@ struct SessionDetail: Codable {
         joined = session.joined.isEmpty ? nil : session.joined
         test = session.isTest ? true : nil
         escalated = session.escalated ? true : nil
+        problemsLeft = session.problemsLeft == 1 ? nil : session.problemsLeft
+        readerLostAt = session.readerLostAt
+        readerState = session.readerState
         wakeCheck = session.wakeCheck.map {
             Check(
                 asksAt: $0.asksAt, deadline: $0.deadline, outcome: $0.outcome.rawValue, endedAt: $0.endedAt,
@@ -152,6 +160,7 @@ struct SessionDetail: Codable {
             attenuatedUntil: attenuatedUntil, endedAt: endedAt,
             dismissedBy: try dismissedBy.map { try value($0, "dismissal") }, maxRingSeconds: maxRingSeconds,
             attenuationSeconds: attenuationSeconds, dismissedTag: dismissedTag, joined: joined ?? [],
-            isTest: test ?? false, escalated: escalated ?? false, wakeCheck: check)
+            isTest: test ?? false, escalated: escalated ?? false, wakeCheck: check, problemsLeft: problemsLeft ?? 1,
+            readerLostAt: readerLostAt, readerState: readerState)
     }
 }

@@ -342,8 +342,14 @@ import Testing
         let problem = try! #require(try? asked.result.get().problem)
         let wrong = clock.answer(problem.answer + 1, now: Self.six + 1802)
         #expect((try? wrong.result.get())?.wrongAnswers == 1)
+        // Math standing in for the tag asks three right answers; the first two give the next.
+        for step in 0..<(RingSession.fallbackProblems - 1) {
+            let shown = try! #require(clock.session?.problem)
+            let partial = clock.answer(shown.answer, now: Self.six + 1803 + step)
+            #expect(clock.session?.state == .ringing && !partial.actions.contains(.stopSound))
+        }
         let next = try! #require(clock.session?.problem)
-        let right = clock.answer(next.answer, now: Self.six + 1803)
+        let right = clock.answer(next.answer, now: Self.six + 1810)
         #expect(right.actions.first == .stopSound)
         #expect(clock.session == nil)
         #expect((try? right.result.get())?.dismissedBy == .math)

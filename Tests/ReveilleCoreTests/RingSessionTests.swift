@@ -170,23 +170,31 @@ struct SeededGenerator: RandomNumberGenerator {
         }
     }
 
-    @Test func nfcWithoutAHealthyReaderOffersMath() throws {
+    /// Math stands in for a tag only with more: the hardest problems, three right answers.
+    @Test func nfcWithoutAHealthyReaderOffersHarderMath() throws {
         var session = fire(settings(challenge: .nfc), readerHealthy: false)
         #expect(session.challenge == .math && session.fellBackToMath)
+        #expect(session.settings.mathDifficulty == .hard && session.problemsLeft == RingSession.fallbackProblems)
+        #expect(session.howToDismiss == "answer 3 math problems with 'reveille dismiss' (no NFC reader works)")
         var generator = SeededGenerator(state: 4)
-        let (problem, _) = try session.requestProblem(now: Self.t0, using: &generator)
-        #expect(try session.answer(problem.answer, now: Self.t0 + 1, using: &generator).correct)
+        for left in (1...RingSession.fallbackProblems).reversed() {
+            #expect(session.problemsLeft == left)
+            let (problem, _) = try session.requestProblem(now: Self.t0, using: &generator)
+            #expect(problem.text.filter { $0 == "×" }.count == 2)  // hard: a × b + c × d
+            #expect(try session.answer(problem.answer, now: Self.t0 + 1, using: &generator).correct)
+            #expect(session.state == (left == 1 ? .dismissed : .ringing))
+        }
         let healthy = fire(settings(challenge: .nfc), readerHealthy: true)
         #expect(healthy.challenge == .nfc && !healthy.fellBackToMath)
     }
 
     @Test func aReaderLostMidRingOffersMathAndStillTakesTheTag() throws {
         var session = fire(settings(challenge: .nfc, tags: ["bathroom"]), readerHealthy: true)
-        let lost = session.readerLost()
+        let lost = session.readerLost(at: nil)
         #expect(lost)
         #expect(session.challenge == .any && session.fellBackToMath)
-        #expect(session.howToDismiss == "scan your tag, or answer a math problem with 'reveille dismiss'")
-        let again = session.readerLost()
+        #expect(session.howToDismiss == "scan your tag, or answer 3 math problems with 'reveille dismiss' (no NFC reader works)")
+        let again = session.readerLost(at: nil)
         #expect(!again)  // once is enough
         var generator = SeededGenerator(state: 6)
         let (problem, _) = try session.requestProblem(now: Self.t0, using: &generator)
@@ -194,12 +202,13 @@ struct SeededGenerator: RandomNumberGenerator {
         _ = try byTag.tag("bathroom", now: Self.t0 + 2)
         #expect(byTag.dismissedBy == .tag)
         #expect(try session.answer(problem.answer, now: Self.t0 + 1, using: &generator).correct)
+        #expect(session.state == .ringing && session.problemsLeft == 2)
         var math = fire(settings(challenge: .math))
-        let mathLost = math.readerLost()
+        let mathLost = math.readerLost(at: nil)
         #expect(!mathLost && math.challenge == .math)
         var done = fire(settings(challenge: .nfc), readerHealthy: true)
         _ = try done.tag("any", now: Self.t0)
-        let doneLost = done.readerLost()
+        let doneLost = done.readerLost(at: nil)
         #expect(!doneLost)
     }
 
