@@ -199,6 +199,7 @@ struct StatusCommand: ParsableCommand {
         if status.appGuard.mode != .starting { lines.append("apps: \(status.appGuard)") }
         if let rejected = status.appGuard.rejected { lines.append("APPS.TOML REJECTED: \(rejected)") }
         if let rejected = status.settingsRejected { lines.append("REVEILLE.TOML REJECTED: \(rejected)") }
+        if let waiting = status.settingsWaiting { lines.append("REVEILLE.TOML WAITS: \(waiting)") }
         lines += (status.calendarProblems ?? []).map { "CALENDAR PROBLEM: \($0)" }
         lines += (status.stateProblems ?? []).map { "STATE PROBLEM: \($0)" }
         if let waiting = status.clockWaiting { lines.append("CLOCK BEHIND: \(waiting)") }

@@ -129,6 +129,17 @@ public struct AlarmClock: Sendable {
     /// The wall-clock second before the last forward jump seen while running: where a clock that
     /// then turns out to have been wrong went wrong.
     private var lastJumpFrom: Int?
+    /// The kernel said at the last look that network time keeps the clock right (adjtimex).
+    private var clockSynchronized = false
+    /// Occurrences handled while the clock was not trusted (`clockTrusted`): a correction of the
+    /// clock may judge them again. Those handled under a trusted clock never are.
+    private var untrustedHandled: Set<Occurrence> = []
+
+    /// Whether what is judged now stands whatever the clock does later: the kernel says the clock
+    /// is synchronized, or the machine has seen no forward jump of it that nothing has confirmed
+    /// since (a clock set ahead by hand, a wrong RTC found while running). A step back of a
+    /// trusted clock is an error of the clock, not a correction.
+    public var clockTrusted: Bool { clockSynchronized || lastJumpFrom == nil }
     /// Why the occurrences being caught up were not rung at their time, for the missed records' log.
     private var catchUpReason: String?
     /// How often the machine looks again while it waits for the clock.
@@ -218,12 +229,15 @@ public struct AlarmClock: Sendable {
             steppedBack = drift < -2
         }
         lastTick = (now, monotonic)
+        self.clockSynchronized = clockSynchronized
         let seconds = Int(now.rounded(.down))
         actions += advanceSession(now: seconds)
         actions += advanceWakeCheck(now: seconds)
         actions += expireUnlocks(now: seconds)
         actions += catchUp(now: now, clockTrusted: clockSynchronized || steppedBack)
         actions += chimes.due(now: seconds, schedule: schedule, zone: zone, limits: limits, ringing: session)
+        // Network time confirms the clock: a forward jump seen before was right after all.
+        if clockSynchronized, waitingForClock == nil { lastJumpFrom = nil }
         notePersisted(actions)
         actions += followTime()
         actions += purgeJudgedDays()
@@ -233,8 +247,11 @@ public struct AlarmClock: Sendable {
     /// Date overrides and one-shots of days the machine has judged to their end go: after the
     /// catch-up (so a crash past midnight still finds yesterday's "off"), never before. The
     /// snapshot drops them at once; the edge deletes and turns them off in the store.
+    /// Under a clock that is not trusted (`clockTrusted`: set ahead, not confirmed), nothing goes:
+    /// a one-shot or an override of a day that only the wrong clock has passed is still needed
+    /// when the clock is put right.
     private mutating func purgeJudgedDays() -> [ClockAction] {
-        guard let through = evaluatedThrough, waitingForClock == nil else { return [] }
+        guard let through = evaluatedThrough, waitingForClock == nil, clockTrusted else { return [] }
         let judged = ZoneResolver(zone: zone).local(at: through).date
         func stale(_ alarm: Alarm) -> Bool {
             if alarm.enabled, case .once(let date) = alarm.repeats { return date < judged }
@@ -346,10 +363,13 @@ public struct AlarmClock: Sendable {
     }
 
     private mutating func take(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
+        var schedule = schedule
+        let holds = holdCommittedRings(against: schedule.holidays, now: now)
+        schedule.heldAgainstHolidays = holds.held
         self.schedule = schedule
         nextRing = nil
         chimes.scheduleChanged(now: now)
-        var actions: [ClockAction] = [.publish(.schedule)]
+        var actions: [ClockAction] = holds.said + [.publish(.schedule)]
         if let through = evaluatedThrough, now > through {
             evaluatedThrough = now
             actions.append(.persist([], evaluatedThrough: now))
@@ -358,6 +378,34 @@ public struct AlarmClock: Sendable {
         actions += purgeJudgedDays()  // what the store still holds of judged days
         actions += removeHolidayGatedOverrides(today: ZoneResolver(zone: zone).local(at: now).date)
         return actions + wake(now: now)
+    }
+
+    /// A calendar that changes inside a commitment window cannot newly silence the committed ring
+    /// (README, "What a commitment holds"): a ring the new holidays would silence, whose alarm is
+    /// committed and not unlocked, is held (it rings; the holiday applies to that alarm after it).
+    /// Holds of days gone by go. Returns the holds and what is said of the new ones.
+    private func holdCommittedRings(against holidays: [CivilDate: String], now: Int) -> (
+        held: Set<HeldRing>, said: [ClockAction]
+    ) {
+        let resolver = ZoneResolver(zone: zone)
+        let today = resolver.local(at: now).date
+        var held = schedule.heldAgainstHolidays.filter { $0.date >= today }
+        var probe = schedule
+        probe.holidays = holidays
+        probe.heldAgainstHolidays = held
+        var said: [ClockAction] = []
+        for weakening in Commitment.weakenings(before: schedule, after: probe, zone: zone, now: now)
+        where !isUnlocked(weakening.alarm.id, now: now) {
+            let ring = resolver.local(at: weakening.ringsAt)
+            guard let holiday = holidays[ring.date], schedule.holidays[ring.date] == nil else { continue }
+            held.insert(HeldRing(alarmID: weakening.alarm.id, date: ring.date))
+            said.append(
+                .log(
+                    .notice,
+                    "the calendars make \(ring.date) a holiday (\(holiday)), but alarm \(weakening.alarm.name) is committed (--commit \(DurationText.format(seconds: weakening.alarm.commitSeconds))): its ring at \(ring.time.hoursAndMinutes) stands, and the holiday applies to it after that ring"
+                ))
+        }
+        return (held, said)
     }
 
     /// Date overrides from today on whose day is now a holiday of the one alarm they name, which
@@ -638,7 +686,7 @@ public struct AlarmClock: Sendable {
         let record = RingSession.dismissedEarly(
             settings: RingSettings(alarm), scheduledAt: ring, now: now, by: method
         ).numbered(takeID())
-        handled.insert(Occurrence(alarmID: alarm.id, instant: ring))
+        markHandled(Occurrence(alarmID: alarm.id, instant: ring))
         unlockedUntil[alarm.id] = nil
         nextRing = nil
         var actions: [ClockAction] = [
@@ -918,6 +966,7 @@ public struct AlarmClock: Sendable {
         }
         evaluatedThrough = seconds
         handled = handled.filter { $0.instant > seconds - limits.lookBackSeconds }
+        untrustedHandled = untrustedHandled.filter { $0.instant > seconds - limits.lookBackSeconds }
         guard !due.isEmpty else { return [] }
         return AlarmClock.oneTransaction(ringDue(due, now: now))
     }
@@ -930,8 +979,11 @@ public struct AlarmClock: Sendable {
     private mutating func recoverFromWrongClock(now: Double, wrongThrough: Int) -> [ClockAction] {
         let seconds = Int(now.rounded(.down))
         let from = max(seconds - limits.lookBackSeconds, min(lastJumpFrom ?? .min, seconds))
-        handled = handled.filter { $0.instant <= seconds }
-        chimes.rewind(now: seconds, from: from)
+        // What was judged under a trusted clock stays judged: the step back was the clock's error.
+        // What was judged under the wrong clock comes due again in its time.
+        handled = handled.filter { $0.instant <= seconds || !untrustedHandled.contains($0) }
+        untrustedHandled = untrustedHandled.filter { $0.instant <= seconds }
+        chimes.rewind(now: seconds, from: from, forgetHandled: lastJumpFrom != nil)
         evaluatedThrough = from
         waitingForClock = nil
         warnedClockBehind = false
@@ -969,7 +1021,7 @@ public struct AlarmClock: Sendable {
                 settings: RingSettings(alarm), scheduledAt: decision.ringInstant!, now: seconds
             ).numbered(takeID())
             records.append(record)
-            handled.insert(Occurrence(alarmID: alarm.id, instant: record.scheduledAt))
+            markHandled(Occurrence(alarmID: alarm.id, instant: record.scheduledAt))
             let local = ZoneResolver(zone: zone).local(at: record.scheduledAt).time.hoursAndMinutes
             actions.append(
                 .log(
@@ -981,7 +1033,7 @@ public struct AlarmClock: Sendable {
         }
         if let decision = toRing, let alarm = alarms[decision.alarmID] {
             let scheduledAt = decision.ringInstant!
-            handled.insert(Occurrence(alarmID: alarm.id, instant: scheduledAt))
+            markHandled(Occurrence(alarmID: alarm.id, instant: scheduledAt))
             if var test = session, test.isTest {
                 // A test lends nothing to a real alarm: it ends, and the alarm rings as itself.
                 let steps = test.endTest(now: seconds)
@@ -1028,7 +1080,7 @@ public struct AlarmClock: Sendable {
         // Alarms due at the very same instant ring as that one session, and say so.
         for decision in joining {
             guard var active = session, let alarm = alarms[decision.alarmID] else { continue }
-            handled.insert(Occurrence(alarmID: alarm.id, instant: decision.ringInstant!))
+            markHandled(Occurrence(alarmID: alarm.id, instant: decision.ringInstant!))
             let asked = active.howToDismiss
             let steps = active.join(
                 RingSettings(alarm), readerHealthy: readerHealth.isHealthy, readerLostAt: readerLostAt,
@@ -1101,6 +1153,13 @@ public struct AlarmClock: Sendable {
         polling = wanted
         if !wanted { tagOnReader = false }
         return [.pollReader(wanted)]
+    }
+
+    /// An occurrence rung, joined, dismissed early or recorded as missed: never handled again,
+    /// unless it was judged under an untrusted clock that is then corrected.
+    private mutating func markHandled(_ occurrence: Occurrence) {
+        handled.insert(occurrence)
+        if !clockTrusted { untrustedHandled.insert(occurrence) }
     }
 
     private mutating func takeID() -> Int {

@@ -38,8 +38,8 @@ struct ChimeQueue {
 
     /// The clock turned out to have been ahead: what was handled after `now` is forgotten (it
     /// comes due again in its time), and the look starts again from `from`.
-    mutating func rewind(now: Int, from: Int) {
-        handled = handled.filter { $0.value <= now }
+    mutating func rewind(now: Int, from: Int, forgetHandled: Bool = true) {
+        if forgetHandled { handled = handled.filter { $0.value <= now } }
         through = min(through ?? from, from)
         next = nil
     }

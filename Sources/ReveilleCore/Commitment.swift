@@ -52,26 +52,83 @@ public enum Commitment {
         return found
     }
 
-    /// How `changed` rings more gently than `alarm`, if it does.
+    /// How commitment treats one field of an alarm (README, "What a commitment holds"): every
+    /// stored field of `Alarm` has exactly one entry in `fields`, which a test checks, so that a
+    /// new field cannot be added without a decision about it.
+    public struct FieldRule: Sendable {
+        /// The `Alarm` property.
+        public let field: String
+        /// How a change of it is judged, in the README's words.
+        public let treatment: String
+        /// What the change does to the ring, in words, when it weakens it; nil when it does not.
+        /// Changes that move or silence the ring are judged on the schedule (`weakenings`).
+        let weakens: @Sendable (_ changed: Alarm, _ alarm: Alarm) -> String?
+
+        init(_ field: String, _ treatment: String, weakens: @escaping @Sendable (Alarm, Alarm) -> String? = { _, _ in nil }) {
+            self.field = field
+            self.treatment = treatment
+            self.weakens = weakens
+        }
+    }
+
+    /// Every field of an alarm, and how commitment judges a change of it.
+    public static let fields: [FieldRule] = [
+        FieldRule("id", "not changeable"),
+        FieldRule("label", "free: a name does not change the ring"),
+        FieldRule("time", "judged on the schedule: later needs the challenge, earlier is free"),
+        FieldRule("repeats", "judged on the schedule: a change that drops or delays the next ring needs the challenge"),
+        FieldRule("enabled", "judged on the schedule: off needs the challenge"),
+        FieldRule("skipHolidays", "judged on the schedule: on, when the ring's day is a holiday, needs the challenge"),
+        FieldRule("sound", "any other sound needs the challenge (a quiet or silent file is a way to weaken it)") {
+            $0.sound != $1.sound ? "changes its sound" : nil
+        },
+        FieldRule("volume", "lower needs the challenge") {
+            $0.volume < $1.volume ? "lowers its volume (\($1.volume) → \($0.volume))" : nil
+        },
+        FieldRule("fadeInSeconds", "a longer fade-in needs the challenge") {
+            $0.fadeInSeconds > $1.fadeInSeconds
+                ? "makes its fade-in longer (\(DurationText.format(seconds: $1.fadeInSeconds)) → \(DurationText.format(seconds: $0.fadeInSeconds)))"
+                : nil
+        },
+        FieldRule("challenge", "anything that lets more stop it (nfc → any or math, any → math) needs the challenge") {
+            $0.challenge.strictness < $1.challenge.strictness
+                ? ($1.challenge == .nfc ? "lets something other than a tag stop it" : "lets math alone stop it") : nil
+        },
+        FieldRule("mathDifficulty", "easier needs the challenge") {
+            $0.mathDifficulty < $1.mathDifficulty ? "makes its problem easier" : nil
+        },
+        FieldRule("tags", "a tag it did not take (or any tag, for a list emptied) needs the challenge; fewer tags are free") {
+            changed, alarm in
+            guard alarm.challenge != .math, !alarm.tags.isEmpty else { return nil }
+            if changed.tags.isEmpty { return "lets any registered tag stop it" }
+            let added = changed.tags.filter { !alarm.tags.contains($0) }
+            return added.isEmpty ? nil : "lets tag \(added.map { "\"\($0)\"" }.joined(separator: ", ")) stop it"
+        },
+        FieldRule("maxSnoozes", "more (or unlimited) needs the challenge") {
+            $1.maxSnoozes != 0 && ($0.maxSnoozes == 0 || $0.maxSnoozes > $1.maxSnoozes) ? "allows more snoozes" : nil
+        },
+        FieldRule("snoozeMinutes", "longer needs the challenge") {
+            $0.snoozeMinutes > $1.snoozeMinutes ? "makes its snoozes longer" : nil
+        },
+        FieldRule("wakeCheckSeconds", "off needs the challenge; another delay is free") {
+            $1.wakeCheckSeconds > 0 && $0.wakeCheckSeconds == 0 ? "turns its wake-up check off" : nil
+        },
+        FieldRule("escalateAfterSeconds", "later or off needs the challenge") {
+            $1.escalateAfterSeconds > 0 && ($0.escalateAfterSeconds == 0 || $0.escalateAfterSeconds > $1.escalateAfterSeconds)
+                ? "escalates it later or never" : nil
+        },
+        FieldRule("leadSeconds", "free: the sunrise comes before the ring and does not stop it"),
+        FieldRule("leadSound", "free: the quiet sound before the ring does not stop it"),
+        FieldRule("commitSeconds", "shorter or off needs the challenge") {
+            $0.commitSeconds < $1.commitSeconds ? "shortens its commitment" : nil
+        },
+    ]
+
+    /// How `changed` rings more gently than `alarm`, if it does: the first field that weakens it.
     static func weaker(_ changed: Alarm, than alarm: Alarm) -> String? {
-        func unlimited(_ a: Alarm) -> Bool { a.maxSnoozes == 0 }
-        if changed.volume < alarm.volume { return "lowers its volume (\(alarm.volume) → \(changed.volume))" }
-        if !unlimited(alarm), unlimited(changed) || changed.maxSnoozes > alarm.maxSnoozes {
-            return "allows more snoozes"
+        for rule in fields {
+            if let what = rule.weakens(changed, alarm) { return what }
         }
-        if changed.snoozeMinutes > alarm.snoozeMinutes { return "makes its snoozes longer" }
-        if changed.challenge != alarm.challenge, alarm.challenge == .nfc {
-            return "lets something other than a tag stop it"
-        }
-        let difficulty: [MathDifficulty: Int] = [.easy: 0, .medium: 1, .hard: 2]
-        if difficulty[changed.mathDifficulty]! < difficulty[alarm.mathDifficulty]! { return "makes its problem easier" }
-        if alarm.wakeCheckSeconds > 0, changed.wakeCheckSeconds == 0 { return "turns its wake-up check off" }
-        if alarm.escalateAfterSeconds > 0,
-            changed.escalateAfterSeconds == 0 || changed.escalateAfterSeconds > alarm.escalateAfterSeconds
-        {
-            return "escalates it later or never"
-        }
-        if changed.commitSeconds < alarm.commitSeconds { return "shortens its commitment" }
         return nil
     }
 

@@ -46,6 +46,8 @@ public struct Decision: Hashable, Sendable {
     /// The rule or override that decided, if one did.
     public let sourceID: Int?
     public let verdict: Verdict
+    /// A holiday of the calendars that this committed ring stands against (it applies after it).
+    public var heldHoliday: String? = nil
 
     public var ringInstant: Int? {
         if case .ring(let instant, _, _) = verdict { return instant }
@@ -59,6 +61,8 @@ public struct Decision: Hashable, Sendable {
             return "\(time) does not exist that day (clocks go forward), rings at \(shown)"
         case .ring(_, _, .repeated):
             return "\(time) happens twice that day (clocks go back), rings at the first"
+        case .ring where heldHoliday != nil:
+            return "committed: rings despite the holiday (\(heldHoliday!)), which applies after this ring"
         case .ring:
             switch layer {
             case .override: return "override #\(sourceID ?? 0)"
@@ -93,12 +97,17 @@ public struct ScheduleState: Sendable {
     public var calendarChimes: [Chime]
     /// The switch for every reminder (`reveille reminders off`), apart from the alarms' pause.
     public var remindersOn: Bool
+    /// Committed rings that a calendar changed inside their window would have silenced with a
+    /// holiday: they stand, and the holiday applies to that alarm after them (README, "What a
+    /// commitment holds"). Kept by the clock machine, not stored.
+    public var heldAgainstHolidays: Set<HeldRing>
 
     public init(
         alarms: [Alarm] = [], rules: [WeeklyRule] = [], overrides: [DateOverride] = [],
         holidays: [CivilDate: String] = [:], master: MasterSwitch = .on, reminders: [Reminder] = [],
-        calendarChimes: [Chime] = [], remindersOn: Bool = true
+        calendarChimes: [Chime] = [], remindersOn: Bool = true, heldAgainstHolidays: Set<HeldRing> = []
     ) {
+        self.heldAgainstHolidays = heldAgainstHolidays
         self.remindersOn = remindersOn
         self.alarms = alarms
         self.rules = rules
@@ -115,6 +124,7 @@ public struct ScheduleState: Sendable {
         guard let id = override.alarmID, let alarm = alarms.first(where: { $0.id == id }), alarm.skipHolidays else {
             return nil
         }
+        guard !heldAgainstHolidays.contains(HeldRing(alarmID: id, date: override.date)) else { return nil }
         return holidays[override.date]
     }
 }
@@ -250,7 +260,11 @@ public struct ScheduleEngine {
         // A holiday gates every layer of an alarm that skips them: no school, no alarm, whatever
         // the week's rule says (an override on such a day is refused, or removed when the day
         // becomes a holiday later: `holidayOverrides`).
-        if alarm.skipHolidays, let name = state.holidays[date] { return silent(.holiday, .holiday(name: name)) }
+        if alarm.skipHolidays, let name = state.holidays[date],
+            !state.heldAgainstHolidays.contains(HeldRing(alarmID: alarm.id, date: date))
+        {
+            return silent(.holiday, .holiday(name: name))
+        }
 
         var layer = Layer.base
         var time = alarm.time
@@ -266,11 +280,14 @@ public struct ScheduleEngine {
             }
             (layer, time, source) = (.rule, other, rule.id)
         }
+        let held = alarm.skipHolidays ? state.holidays[date] : nil
         if let offset = day.offset {
             let instant = date.dayNumber * 86_400 + time.secondsOfDay - offset
-            return Decision(
+            var decision = Decision(
                 alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
                 verdict: .ring(instant: instant, shownAs: time, shift: .none))
+            decision.heldHoliday = held
+            return decision
         }
         guard zone.exists(date) else {
             return Decision(
@@ -279,9 +296,11 @@ public struct ScheduleEngine {
         }
         let (instant, shift) = zone.resolve(date, time)
         let shown = shift == .gap ? zone.local(at: instant).time : time
-        return Decision(
+        var decision = Decision(
             alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
             verdict: .ring(instant: instant, shownAs: shown, shift: shift))
+        decision.heldHoliday = held
+        return decision
     }
 
     /// What `alarm` does on `date`, or nil when it has nothing to do that day.
@@ -298,5 +317,17 @@ extension DayChange {
     var isTime: Bool {
         if case .at = self { return true }
         return false
+    }
+}
+
+/// One alarm's ring on one day that a holiday does not silence: it was committed when a calendar
+/// made its day a holiday.
+public struct HeldRing: Hashable, Sendable {
+    public var alarmID: Int
+    public var date: CivilDate
+
+    public init(alarmID: Int, date: CivilDate) {
+        self.alarmID = alarmID
+        self.date = date
     }
 }

@@ -66,6 +66,8 @@ struct CommitmentGate {
             if let alarmID { state.overrides[at].alarmID = alarmID }
             if allAlarms { state.overrides[at].alarmID = nil }
         case .overrideRemove(let id): state.overrides.removeAll { $0.id == id }
+        case .tagRemove(let label):
+            for at in state.alarms.indices { state.alarms[at].tags.removeAll { $0 == label } }
         case .pause(let untilText):
             state.master = try untilText.map { .pausedUntil(try CivilDate.parse($0, today: today)) } ?? .off
         default: return nil

@@ -36,6 +36,8 @@ public struct DaemonOptions: Sendable {
     /// Buttons and keypads (`[input]`), and the voice (`[voice]`).
     public var input: Settings.Input
     public var voice: Settings.VoiceSettings
+    /// The command line's flags, which a reload (SIGHUP) applies over the file again.
+    public var flags = SettingsFlags()
 
     /// The settings of reveille.toml (already read, with any command-line flags applied).
     public init(paths: Paths, settings: Settings, clock: any WallClock = SystemClock()) {
@@ -61,6 +63,25 @@ public struct DaemonOptions: Sendable {
         self.appKillGraceSeconds = Double(settings.apps.killGraceSeconds)
         self.input = settings.input
         self.voice = settings.voice
+    }
+}
+
+/// The settings the command line sets over reveille.toml's.
+public struct SettingsFlags: Sendable {
+    public var timeZone: String?
+    public var adminGroup: String?
+    public var socketGroup: String?
+    public var missedGraceMinutes: Int?
+    public var maxRingMinutes: Int?
+
+    public init() {}
+
+    public func apply(to settings: inout Settings) {
+        if let timeZone { settings.timeZone = timeZone }
+        if let adminGroup { settings.adminGroup = adminGroup }
+        if let socketGroup { settings.socketGroup = socketGroup }
+        if let missedGraceMinutes { settings.missedGraceMinutes = missedGraceMinutes }
+        if let maxRingMinutes { settings.maxRingMinutes = maxRingMinutes }
     }
 }
 
@@ -200,9 +221,10 @@ public enum Daemon {
         let server = try ControlServer(
             listener: listener, appsListener: appsListener, access: access, requests: requests, feed: feed, loop: loop,
             doorbell: doorbell, logger: logger)
+        let reload = SettingsReload(options: options, controller: controller, notes: notes, loop: loop, logger: logger)
         var timers = try wireTimers(
             loop: loop, controller: controller, wake: wake, retry: retry, clock: options.clock, supervisor: supervisor,
-            logger: logger)
+            reload: reload, logger: logger)
         // The state's care: checkpoint, marker and a daily backup, every 6 hours (4 wake-ups a day).
         let stateCare = try LoopTimer(.monotonic, logger: logger)
         stateCare.arm(after: StateFiles.maintenanceSeconds, interval: StateFiles.maintenanceSeconds)
@@ -250,19 +272,8 @@ public enum Daemon {
                 let signal = RV_signalfd_read(signals)
                 guard signal > 0 else { return }
                 if signal == SIGHUP {
-                    // Checked here, so that a broken file never stops the clock: it is refused and
-                    // the running settings stay. One that loads is applied by starting again in place.
-                    do {
-                        _ = try Settings.load(path: paths.settingsFile)
-                        logger.notice("received SIGHUP: reveille.toml loads; starting again in place to apply it")
-                        ending = .reload
-                        loop.stop()
-                    } catch {
-                        let since = controller.now()
-                        notes.settingsRejected =
-                            "\(error) (since \(since.date) \(since.time.hoursAndMinutes)); the settings of the start stay in use"
-                        logger.error("received SIGHUP: \(error); the running settings stay")
-                    }
+                    // A broken file never stops the clock; one that weakens a committed ring waits.
+                    reload.signalled()
                     continue
                 }
                 logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
@@ -272,6 +283,7 @@ public enum Daemon {
         controller.start()
         ServiceManager.ready("serving \(paths.socket)")
         loop.run()
+        if reload.requested { ending = .reload }
         if loop.failure != nil { ending = .failed }
         ServiceManager.stopping()
         server.stop()
@@ -321,9 +333,12 @@ public enum Daemon {
     /// test clock's check, and systemd's watchdog, all on the loop.
     private static func wireTimers(
         loop: EventLoop, controller: Controller, wake: LoopTimer, retry: LoopTimer, clock: any WallClock,
-        supervisor: AppSupervisor, logger: Logger
+        supervisor: AppSupervisor, reload: SettingsReload, logger: Logger
     ) throws -> [LoopTimer] {
-        try loop.watch(wake.fd) { _ in controller.tick(clockWasSet: !wake.acknowledge()) }
+        try loop.watch(wake.fd) { _ in
+            controller.tick(clockWasSet: !wake.acknowledge())
+            reload.afterTick()
+        }
         try loop.watch(retry.fd) { _ in
             _ = retry.acknowledge()
             controller.tick()
@@ -337,6 +352,7 @@ public enum Daemon {
             try loop.watch(check.fd) { _ in
                 _ = check.acknowledge()
                 controller.tick()
+                reload.afterTick()
             }
             timers.append(check)
         }

@@ -10,6 +10,8 @@ final class DaemonNotes {
     var stateRestored: String?
     /// reveille.toml refused at a reload (SIGHUP), with since when.
     var settingsRejected: String?
+    /// reveille.toml loads but waits for a committed ring it would weaken, with why.
+    var settingsWaiting: String?
 }
 
 /// `status`, `next`, `history` and `stats`: what the clock says, for people.
@@ -96,6 +98,7 @@ final class ReportRequests: RequestHandler {
         info.inputs = bedside?.states ?? []
         info.voice = ring.voice.statusLine
         info.settingsRejected = notes.settingsRejected
+        info.settingsWaiting = notes.settingsWaiting
         info.resources = ResourceUse.current()
         return info
     }

@@ -112,18 +112,20 @@ public struct Reveilled: ParsableCommand {
             logger.critical("cannot start: \(error); fix the file, or move it away to run with the defaults")
             throw ExitCode(1)
         }
-        if let timeZone { settings.timeZone = timeZone }
-        if let adminGroup { settings.adminGroup = adminGroup }
-        if let socketGroup { settings.socketGroup = socketGroup }
-        if let missedGraceMinutes { settings.missedGraceMinutes = missedGraceMinutes }
-        if let maxRingMinutes { settings.maxRingMinutes = maxRingMinutes }
+        var flags = SettingsFlags()
+        flags.timeZone = timeZone
+        flags.adminGroup = adminGroup
+        flags.socketGroup = socketGroup
+        flags.missedGraceMinutes = missedGraceMinutes
+        flags.maxRingMinutes = maxRingMinutes
+        flags.apply(to: &settings)
         let ending: Daemon.Ending
         do {
-            ending = try Daemon.run(
-                DaemonOptions(
-                    paths: paths, settings: settings,
-                    clock: clockOffsetFile.map { OffsetFileClock(path: $0) } ?? SystemClock()),
-                logger: logger)
+            var options = DaemonOptions(
+                paths: paths, settings: settings,
+                clock: clockOffsetFile.map { OffsetFileClock(path: $0) } ?? SystemClock())
+            options.flags = flags
+            ending = try Daemon.run(options, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)

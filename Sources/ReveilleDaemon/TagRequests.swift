@@ -97,6 +97,13 @@ final class TagRequests: RequestHandler {
     }
 
     private func removeTag(_ label: String) throws -> Response {
+        // The ring copied its tags when it fired: a tag removed now could leave it with none.
+        if let session = controller.machine.session, session.settings.allowedTags.contains(label) {
+            throw Refusal(
+                .busy,
+                "alarm \(session.settings.name) is \(session.state == .snoozed ? "snoozed" : "ringing") and tag \"\(label)\" stops it: remove the tag once it is dismissed"
+            )
+        }
         guard try store.deleteTag(label: label) else {
             throw Refusal(.notFound, "no tag is registered as \"\(label)\"; see 'reveille tag list'")
         }

@@ -199,7 +199,9 @@ public enum Command: Codable, Sendable, Equatable {
         switch self {
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit,
-            .reminderRemove, .remindersSwitch:
+            .reminderRemove, .remindersSwitch,
+            // Removing a tag takes it from the alarms that named it.
+            .tagRemove:
             true
         default: false
         }

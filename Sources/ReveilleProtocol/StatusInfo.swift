@@ -55,6 +55,9 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     /// reveille.toml was changed and refused at a reload (SIGHUP): why, with file:line, and since
     /// when; the settings in use stay those of the start.
     public var settingsRejected: String?
+    /// reveille.toml was changed and loads, but would weaken a committed ring: it applies after
+    /// that ring; why, and since when.
+    public var settingsWaiting: String?
 
     public init(
         version: String, uptimeSeconds: Int, timeZone: String, now: String, nowInstant: Int, master: MasterState,

@@ -151,3 +151,99 @@ import Testing
         #expect(clock.session == nil)
     }
 }
+
+/// Every field of an alarm has one decision under commitment (README, "What a commitment holds"),
+/// and the fields found weakening by the household are judged so.
+@Suite struct CommitmentFieldTests {
+    /// The table names each stored field of `Alarm` once: a new field without a decision fails here.
+    @Test func everyAlarmFieldHasOneDecision() {
+        let alarm = daily(1, "06:45")
+        let stored = Set(Mirror(reflecting: alarm).children.compactMap(\.label))
+        let decided = Commitment.fields.map(\.field)
+        #expect(Set(decided) == stored)
+        #expect(decided.count == Set(decided).count)
+    }
+
+    /// The README's table lists every field with the same words.
+    @Test func theReadmeTableListsEveryFieldAsDecided() throws {
+        let readme = try String(contentsOfFile: #filePath.replacingOccurrences(
+            of: "Tests/ReveilleCoreTests/CommitmentTests.swift", with: "README.md"), encoding: .utf8)
+        for rule in Commitment.fields {
+            #expect(readme.contains("| `\(rule.field)` | \(rule.treatment) |"), "README lacks the row of \(rule.field)")
+        }
+    }
+
+    func weakened(_ change: (inout Alarm) -> Void) -> [String] {
+        var alarm = daily(1, "06:45", label: "bath")
+        alarm.commitSeconds = 3600
+        alarm.challenge = .nfc
+        alarm.tags = ["bath"]
+        alarm.sound = "/usr/share/reveille/loud.wav"
+        let before = ScheduleState(alarms: [alarm])
+        var after = before
+        change(&after.alarms[0])
+        return Commitment.weakenings(
+            before: before, after: after, zone: zone("Europe/Berlin"), now: utc("2026-11-24T05:15:00Z")
+        ).map(\.what)
+    }
+
+    @Test func soundFadeInAndTagsAreJudged() {
+        #expect(weakened { $0.sound = "/home/kid/silence.wav" } == ["changes its sound"])
+        #expect(weakened { $0.sound = nil } == ["changes its sound"])
+        #expect(weakened { $0.fadeInSeconds = 3600 } == ["makes its fade-in longer (30s → 1h 0m)"])
+        #expect(weakened { $0.fadeInSeconds = 5 } == [])
+        #expect(weakened { $0.tags = ["bath", "bed"] } == ["lets tag \"bed\" stop it"])
+        #expect(weakened { $0.tags = [] } == ["lets any registered tag stop it"])
+        #expect(weakened { $0.challenge = .any } == ["lets something other than a tag stop it"])
+        #expect(weakened { $0.label = "renamed"; $0.leadSeconds = 600 } == [])
+    }
+}
+
+/// Sources other than requests: a calendar changed inside the window cannot newly silence a
+/// committed ring; the ring stands and the holiday applies after it.
+@Suite struct CommitmentSourceTests {
+    /// Tuesday 2026-11-24 06:45 in Berlin, and 05:00 that morning (inside a 2 h commitment).
+    static let ring = utc("2026-11-24T05:45:00Z")
+    static let five = utc("2026-11-24T04:00:00Z")
+
+    func machine(commit: Int) -> AlarmClock {
+        var alarm = daily(1, "06:45", label: "school", skipHolidays: true)
+        alarm.commitSeconds = commit
+        return AlarmClock(
+            schedule: ScheduleState(alarms: [alarm]), zone: zone("Europe/Berlin"), readerHealth: .notConfigured,
+            stored: AlarmClock.Stored(evaluatedThrough: Self.five - 60, activeSession: nil, handled: [], lastSessionID: 0),
+            limits: AlarmClock.Limits())
+    }
+
+    func withHoliday(_ clock: AlarmClock) -> ScheduleState {
+        var state = clock.schedule
+        state.holidays = [date("2026-11-24"): "Snow day"]
+        return state
+    }
+
+    @Test func aHolidayAddedInsideTheWindowLeavesTheCommittedRingStanding() throws {
+        var clock = machine(commit: 7200)
+        _ = clock.tick(now: Double(Self.five), monotonic: 0, clockWasSet: false)
+        #expect(clock.nextRing == .some(Self.ring))
+        let actions = clock.scheduleChanged(withHoliday(clock), now: Double(Self.five + 10), monotonic: 10)
+        #expect(clock.nextRing == .some(Self.ring))
+        #expect(clock.nextRingDecision?.note.hasPrefix("committed: rings despite the holiday (Snow day)") == true)
+        #expect(
+            actions.contains(
+                .log(
+                    .notice,
+                    "the calendars make 2026-11-24 a holiday (Snow day), but alarm #1 school is committed (--commit 2h 0m): its ring at 06:45 stands, and the holiday applies to it after that ring"
+                )))
+        // A later change of the schedule keeps the hold; it rings.
+        _ = clock.scheduleChanged(withHoliday(clock), now: Double(Self.five + 20), monotonic: 20)
+        _ = clock.tick(now: Double(Self.ring), monotonic: Double(Self.ring - Self.five), clockWasSet: false)
+        #expect(clock.session?.settings.alarmID == 1)
+    }
+
+    @Test func outsideTheWindowTheHolidaySilencesTheRing() {
+        var clock = machine(commit: 3600)
+        _ = clock.tick(now: Double(Self.five), monotonic: 0, clockWasSet: false)
+        _ = clock.scheduleChanged(withHoliday(clock), now: Double(Self.five + 10), monotonic: 10)
+        #expect(clock.nextRing != .some(Self.ring))
+    }
+}

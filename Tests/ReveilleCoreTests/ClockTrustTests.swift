@@ -1,0 +1,125 @@
+import Foundation
+import ReveilleCore
+import Testing
+
+/// A ring judged under a trusted clock is never rung again; a wrong clock never turns a one-shot
+/// off for good (README, "When the clock was wrong"). A manual wall and monotonic clock; the
+/// kernel's synchronization flag is given with each look, as the daemon reads it (adjtimex).
+@Suite struct ClockTrustTests {
+    /// 2026-11-24 (a Tuesday) 06:00 in Berlin.
+    static let six = utc("2026-11-24T05:00:00Z")
+    static let year = 365 * 86_400
+
+    struct Look {
+        var clock: AlarmClock
+        var wall: Int
+        var monotonic = 1000
+        var synchronized: Bool
+        var rang: [Int] = []
+        var hooks: [HookEvent] = []
+
+        init(_ alarms: [Alarm], synchronized: Bool) {
+            clock = AlarmClock(
+                schedule: ScheduleState(alarms: alarms), zone: zone("Europe/Berlin"), readerHealth: .notConfigured,
+                stored: AlarmClock.Stored(
+                    evaluatedThrough: ClockTrustTests.six, activeSession: nil, handled: [], lastSessionID: 0),
+                limits: AlarmClock.Limits(), random: ProblemRandom(seed: 3))
+            wall = ClockTrustTests.six
+            self.synchronized = synchronized
+        }
+
+        /// Real time passes: wall and monotonic together.
+        mutating func pass(to instant: Int) { look(wall: instant, monotonic: monotonic + instant - wall) }
+
+        /// The wall clock is set (a step): the monotonic clock moves a second.
+        mutating func step(to instant: Int) { look(wall: instant, monotonic: monotonic + 1) }
+
+        private mutating func look(wall: Int, monotonic: Int) {
+            self.wall = wall
+            self.monotonic = monotonic
+            record(
+                clock.tick(
+                    now: Double(wall), monotonic: Double(monotonic), clockWasSet: false,
+                    clockSynchronized: synchronized))
+        }
+
+        mutating func record(_ actions: [ClockAction]) {
+            for action in actions {
+                if case .play = action { rang.append(wall) }
+                if case .runHook(let event, _) = action { hooks.append(event) }
+            }
+        }
+
+        mutating func dismiss() {
+            let problem = try! clock.requestProblem(now: wall).result.get().problem!
+            record(clock.answer(problem.answer, now: wall + 1).actions)
+        }
+    }
+
+    /// The 40-day soak's finding: the clock right, 06:45 rung and dismissed, then stepped back an
+    /// hour: 06:45 passes again and nothing rings, with or without network time, since the
+    /// machine saw no jump ahead that the step could be correcting.
+    @Test(arguments: [true, false])
+    func aStepBackOfATrustedClockNeverRingsADismissedAlarmAgain(synchronized: Bool) {
+        var look = Look([daily(1, "06:45")], synchronized: synchronized)
+        look.pass(to: Self.six + 2700)
+        #expect(look.rang == [Self.six + 2700])
+        look.dismiss()
+        look.pass(to: Self.six + 3000)
+        look.step(to: Self.six + 3000 - 3600)
+        look.pass(to: Self.six + 2700)
+        look.pass(to: Self.six + 3000)
+        #expect(look.rang == [Self.six + 2700], "rang once")
+        #expect(look.hooks.filter { $0 == .fire }.count == 1 && look.hooks.filter { $0 == .dismiss }.count == 1)
+        #expect(look.clock.session == nil)
+        #expect(look.clock.nextRing == .some(Self.six + 2700 + 86_400))
+    }
+
+    /// A clock set ahead by hand (a jump the machine saw, no network time): what it rang then was
+    /// judged under a wrong clock; put right, that ring comes due again in its time.
+    @Test func aRingMadeUnderAClockSetAheadIsJudgedAgainAfterTheCorrection() {
+        var look = Look([daily(1, "06:45")], synchronized: false)
+        look.pass(to: Self.six + 600)
+        look.step(to: Self.six + 2700)  // set 35 minutes ahead: 06:45 rings at 06:10 real time
+        #expect(look.rang == [Self.six + 2700])
+        look.dismiss()
+        look.step(to: Self.six + 660)  // put right
+        look.pass(to: Self.six + 2700)
+        #expect(look.rang == [Self.six + 2700, Self.six + 2700], "judged again, rung in its time")
+    }
+
+    /// `alarm add --in 150s`, the clock set a year ahead and back 6 s later: the one-shot is not
+    /// turned off by the wrong clock, and rings in its time.
+    @Test func aOneShotOutlivesAYearAheadAndBack() {
+        let due = Self.six + 150
+        let local = ZoneResolver(zone: zone("Europe/Berlin")).local(at: due)
+        var look = Look(
+            [Alarm(id: 1, label: "tea", time: local.time, repeats: .once(local.date))], synchronized: false)
+        look.pass(to: Self.six + 1)
+        look.step(to: Self.six + 1 + Self.year)
+        #expect(look.clock.schedule.alarms[0].enabled, "not turned off by a clock a year ahead")
+        look.step(to: Self.six + 7)
+        look.pass(to: due)
+        #expect(look.rang == [due])
+        #expect(look.clock.schedule.alarms[0].enabled == false, "off once rung")
+    }
+
+    /// A one-shot whose time passed while the clock was wrong follows the missed-alarm rule: rung
+    /// within the grace, else recorded as missed with the reason, never silently off.
+    @Test func aOneShotPassedWhileTheClockWasWrongIsRecordedAsMissed() {
+        let due = Self.six + 150
+        let local = ZoneResolver(zone: zone("Europe/Berlin")).local(at: due)
+        var look = Look(
+            [Alarm(id: 1, label: "tea", time: local.time, repeats: .once(local.date))], synchronized: false)
+        look.pass(to: Self.six + 1)
+        look.step(to: Self.six + 1 + Self.year)
+        var missed: [String] = []
+        look.synchronized = true
+        let actions = look.clock.tick(
+            now: Double(Self.six + 3600), monotonic: Double(look.monotonic + 3600), clockWasSet: true,
+            clockSynchronized: true)
+        for case .log(_, let text) in actions where text.contains("recorded as missed") { missed.append(text) }
+        #expect(missed == ["alarm #1 tea was due at 06:02; recorded as missed (passed while the clock was wrong)"])
+        #expect(look.rang.isEmpty)
+    }
+}
