@@ -87,7 +87,7 @@ final class AppRequests: RequestHandler {
             response.payload = .apps(reply)
         case .appAsk(let name, let minutes, let why):
             guard peer != nil else { throw Refusal(.forbidden, "'apps ask' needs to know who asks") }
-            let request = try ask(name, minutes: minutes, why: why, user: caller, apps)
+            let request = try ask(name, minutes: minutes, why: why, user: caller, role: role, apps)
             publish(.appRequest(request))
             response.message =
                 "asked for \(minutes) more minutes of \(name) (request #\(request.id)); an admin answers on the clock's page or with 'reveille apps approve \(request.id)'"
@@ -133,11 +133,15 @@ final class AppRequests: RequestHandler {
 
     // MARK: Asking for more time
 
-    private func ask(_ name: String, minutes: Int, why: String?, user: String, _ apps: AppSupervisor) throws
-        -> AppRequestInfo
-    {
-        guard apps.appNames.contains(name) else { throw apps.noApp(name) }
-        guard apps.appliesTo(name, user: user) else {
+    private func ask(
+        _ name: String, minutes: Int, why: String?, user: String, role: Role, _ apps: AppSupervisor
+    ) throws -> AppRequestInfo {
+        let listed = apps.appNames.contains(name)
+        guard listed, apps.appliesTo(name, user: user) else {
+            // Someone with no rights here learns nothing of the others' apps: an app that does not
+            // exist and one that limits someone else get the same words.
+            if role < .user { throw AppRequests.notYours(name, user: user) }
+            guard listed else { throw apps.noApp(name) }
             throw Refusal(.refused, "\(name) does not limit \(user): there is nothing to ask for")
         }
         let reason = why.map { $0.trimmed() }.flatMap { $0.isEmpty ? nil : Sanitized.line($0) }
@@ -156,6 +160,13 @@ final class AppRequests: RequestHandler {
         return AppRequestInfo(
             id: id, user: user, app: name, minutes: minutes, why: reason,
             askedAt: resolver.local(at: now).time.hoursAndMinutes, state: .waiting)
+    }
+
+    /// The one refusal a user without rights gets for an app that is not theirs to ask about.
+    static func notYours(_ name: String, user: String) -> Refusal {
+        Refusal(
+            .notFound,
+            "no app \"\(name)\" limits \(user): there is nothing to ask for ('reveille apps status' lists your apps)")
     }
 
     private func answer(_ id: Int, approve: Bool, by who: String, _ apps: AppSupervisor) throws -> AppRequestInfo {

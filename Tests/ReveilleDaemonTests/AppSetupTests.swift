@@ -180,10 +180,19 @@ import Testing
                 && again.stderr == "reveille: you already asked; wait for the answer (reveille apps requests)\n")
         let odd = try daemon.cli(asUID: Self.daemonUser, gid: Self.daemonUser, "apps", "ask", "game", "--minutes", "7")
         #expect(odd.status == 64 && odd.stderr.contains("ask for 5-120 minutes, in steps of 5"))
+        // An app that limits someone else and one that does not exist get the same words: a
+        // stranger learns nothing of the policy.
         let notMine = try daemon.cli(asUID: Self.nobody, gid: Self.nobody, "apps", "ask", "tv", "--minutes", "30")
+        let noSuch = try daemon.cli(
+            asUID: Self.nobody, gid: Self.nobody, "apps", "ask", "nosuchapp", "--minutes", "30")
         #expect(
-            notMine.status == 1 && notMine.stderr == "reveille: tv does not limit nobody: there is nothing to ask for\n"
-        )
+            notMine.status == 1
+                && notMine.stderr
+                    == "reveille: no app \"tv\" limits nobody: there is nothing to ask for ('reveille apps status' lists your apps)\n",
+            "\(notMine.stderr)")
+        #expect(noSuch.status == notMine.status)
+        #expect(noSuch.stderr == notMine.stderr.replacingOccurrences(of: "\"tv\"", with: "\"nosuchapp\""))
+        #expect(!noSuch.stderr.contains("game") && !noSuch.stderr.contains("tv"))
 
         let line = try #require(try householdWatcher.readLine())
         let event = try JSONDecoder().decode(WatchLine.self, from: Data(line)).event
