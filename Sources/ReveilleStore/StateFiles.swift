@@ -15,8 +15,9 @@ import ReveilleSystem
 ///   go on. Never an empty clock where there were alarms, without a word;
 /// - the backup is made at start, every 6 hours and at a clean stop, each time the live database
 ///   passes its check;
-/// - the write-ahead log is checkpointed at a clean stop and with each backup, so the main file
-///   holds (nearly) everything and a lost log loses little;
+/// - the write-ahead log is checkpointed after every write, before it is answered (`Store.write`),
+///   at a clean stop and with each backup, so the main file holds everything acknowledged and a
+///   lost or cut log loses nothing that was;
 /// - `state.reserve`, 256 KiB held back on the same disk: when a write fails for want of space it is
 ///   given up and the write tried again, so a dismissal is recorded even on a full disk.
 public enum StateFiles {
@@ -268,7 +269,7 @@ public enum StateFiles {
         let magic = head.count == 4 ? head.reduce(0) { $0 << 8 | UInt32($1) } : 0
         guard magic != 0x377F_0682, magic != 0x377F_0683 else { return nil }
         return
-            "the state's write-ahead log \(log) is damaged (its header is not SQLite's): changes since the last checkpoint are lost; check 'reveille alarm list'"
+            "the state's write-ahead log \(log) is damaged (its header is not SQLite's) and is ignored: every change answered was moved into the database before it was answered, so at most a change under way at the crash is lost; check 'reveille alarm list'"
     }
 
     public static func stamp(_ instant: Int) -> String {
