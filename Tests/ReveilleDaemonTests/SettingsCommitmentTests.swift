@@ -1,0 +1,54 @@
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+import Testing
+
+/// reveille.toml and a committed ring (README, "What a commitment holds"): root's edit that would
+/// weaken the ring (a shorter longest ring, the reader removed) waits until after it, and says
+/// so; one that weakens nothing applies at once.
+@Suite(.serialized) struct SettingsCommitmentTests {
+    /// Monday 2026-11-23, 23:00 in Berlin.
+    static let night = 1_795_471_200
+
+    @Test func aWeakeningReloadWaitsForTheCommittedRingThenApplies() throws {
+        let daemon = try DaemonHarness(now: Self.night)
+        #expect(try daemon.cli("alarm", "add", "6:45", "--days", "daily", "--commit", "8h").status == 0)
+        let file = daemon.root.appendingPathComponent("etc/reveille/reveille.toml")
+        let good = try String(contentsOf: file, encoding: .utf8)
+        try ("max_ring_minutes = 1\n" + good).write(to: file, atomically: true, encoding: .utf8)
+        let pid = daemon.process.processIdentifier
+        kill(pid, SIGHUP)
+        #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.settingsWaiting != nil })
+        let waiting = try #require(try daemon.request(.status).status?.settingsWaiting)
+        #expect(
+            waiting.hasSuffix(
+                "it stops an unanswered ring sooner (max_ring_minutes: 30m → 1m); alarm #1 is committed (--commit 8h 0m) to its ring at 2026-11-24 06:45: they apply after that ring"
+            ), "\(waiting)")
+        #expect(try daemon.cli("status").stdout.contains("REVEILLE.TOML WAITS: the new reveille.toml waits (since "))
+        #expect(!daemon.logText().contains("starting again in place"))
+        // The ring comes and rings its full 30 minutes' worth; dismissed, the file applies.
+        try daemon.setNow(Self.night + 7 * 3600 + 45 * 60)
+        #expect(try daemon.waitFor(5) { try daemon.session()?.state == .ringing })
+        try daemon.advance(by: 120)
+        usleep(300_000)
+        #expect(try daemon.session()?.state == .ringing, "not stopped after 1 minute")
+        #expect(try daemon.dismissByMath().status == 0)
+        try daemon.advance(by: 2)
+        #expect(daemon.waitFor(5) { daemon.logText().contains("applying the reveille.toml that waited") })
+        #expect(daemon.waitFor(5) { daemon.answersStatus() })
+        #expect(daemon.process.processIdentifier == pid)
+        #expect(try daemon.request(.status).status?.settingsWaiting == nil)
+    }
+
+    @Test func aReloadThatWeakensNothingAppliesAtOnceEvenInAWindow() throws {
+        let daemon = try DaemonHarness(now: Self.night)
+        #expect(try daemon.cli("alarm", "add", "6:45", "--days", "daily", "--commit", "8h").status == 0)
+        let file = daemon.root.appendingPathComponent("etc/reveille/reveille.toml")
+        let good = try String(contentsOf: file, encoding: .utf8)
+        try ("max_ring_minutes = 60\n" + good).write(to: file, atomically: true, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        #expect(daemon.waitFor(5) { daemon.logText().contains("starting again in place") })
+        #expect(daemon.waitFor(5) { daemon.answersStatus() })
+        #expect(try daemon.request(.status).status?.settingsWaiting == nil)
+    }
+}
