@@ -169,7 +169,7 @@ let package = Package(
         .target(name: "CWebShims"),
         .executableTarget(
             name: "reveille-bench",
-            dependencies: ["ReveilleCore", "ReveilleProtocol", "ReveilleCalendar", "ReveilleConfig"]),
+            dependencies: ["ReveilleCore", "ReveilleProtocol", "ReveilleCalendar", "ReveilleConfig", "ReveilleStore", "CSQLite"]),
         // Sound files for the tests: written and read back with libsndfile, analysed.
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("systemd")]),
         .target(

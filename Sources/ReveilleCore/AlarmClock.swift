@@ -129,6 +129,10 @@ public struct AlarmClock: Sendable {
     /// The wall-clock second before the last forward jump seen while running: where a clock that
     /// then turns out to have been wrong went wrong.
     private var lastJumpFrom: Int?
+    /// The monotonic reading at that jump: a day of steady running after it confirms it.
+    private var lastJumpAt: Double?
+    /// How long a clock runs steadily after a jump ahead before the jump is taken as right.
+    static let jumpConfirmedSeconds = 86_400.0
     /// The kernel said at the last look that network time keeps the clock right (adjtimex).
     private var clockSynchronized = false
     /// Occurrences handled while the clock was not trusted (`clockTrusted`): a correction of the
@@ -137,8 +141,9 @@ public struct AlarmClock: Sendable {
 
     /// Whether what is judged now stands whatever the clock does later: the kernel says the clock
     /// is synchronized, or the machine has seen no forward jump of it that nothing has confirmed
-    /// since (a clock set ahead by hand, a wrong RTC found while running). A step back of a
-    /// trusted clock is an error of the clock, not a correction.
+    /// since (a clock set ahead by hand, a wrong RTC found while running; network time or a day
+    /// of steady running confirms a jump). A step back of a trusted clock is an error of the
+    /// clock, not a correction.
     public var clockTrusted: Bool { clockSynchronized || lastJumpFrom == nil }
     /// Why the occurrences being caught up were not rung at their time, for the missed records' log.
     private var catchUpReason: String?
@@ -224,7 +229,10 @@ public struct AlarmClock: Sendable {
             if abs(drift) > 2 || clockWasSet {
                 actions.append(.log(.notice, "the clock jumped by \(AlarmClock.signed(drift)); checking what came due"))
             }
-            if drift > 2 { lastJumpFrom = Int(last.wall.rounded(.down)) + Int(monotonic - last.monotonic) }
+            if drift > 2 {
+                lastJumpFrom = Int(last.wall.rounded(.down)) + Int(monotonic - last.monotonic)
+                lastJumpAt = monotonic
+            }
             // Set back while running: someone (time sync, an admin) corrected a clock that was ahead.
             steppedBack = drift < -2
         }
@@ -234,10 +242,21 @@ public struct AlarmClock: Sendable {
         actions += advanceSession(now: seconds)
         actions += advanceWakeCheck(now: seconds)
         actions += expireUnlocks(now: seconds)
-        actions += catchUp(now: now, clockTrusted: clockSynchronized || steppedBack)
+        actions += catchUp(now: now, clockTrusted: clockSynchronized || steppedBack, stepSeen: steppedBack)
         actions += chimes.due(now: seconds, schedule: schedule, zone: zone, limits: limits, ringing: session)
-        // Network time confirms the clock: a forward jump seen before was right after all.
-        if clockSynchronized, waitingForClock == nil { lastJumpFrom = nil }
+        // Network time confirms the clock, or a day of steady running: a jump ahead seen before
+        // was right after all.
+        if lastJumpFrom != nil, waitingForClock == nil,
+            clockSynchronized || monotonic - (lastJumpAt ?? monotonic) >= AlarmClock.jumpConfirmedSeconds
+        {
+            lastJumpFrom = nil
+            actions.append(
+                .log(
+                    .info,
+                    clockSynchronized
+                        ? "network time confirms the clock: the jump ahead was right"
+                        : "the clock has run steadily for a day since it jumped ahead: taken as right"))
+        }
         notePersisted(actions)
         actions += followTime()
         actions += purgeJudgedDays()
@@ -543,7 +562,7 @@ public struct AlarmClock: Sendable {
         } else {
             if wasHealthy { readerLostAt = now }
             tagOnReader = false
-            if var active = session, active.readerLost(at: readerLostAt, state: "\(health)") {
+            if var active = session, active.readerLost(at: readerLostAt, state: health.stateWords) {
                 session = active
                 actions.append(
                     .log(
@@ -572,7 +591,7 @@ public struct AlarmClock: Sendable {
         }
         var (fired, steps) = RingSession.fire(
             settings: RingSettings(alarm), scheduledAt: now, now: now, readerHealthy: readerHealth.isHealthy,
-            policy: limits.ring, test: true, readerLostAt: readerLostAt, readerState: "\(readerHealth)")
+            policy: limits.ring, test: true, readerLostAt: readerLostAt, readerState: readerHealth.stateWords)
         fired = fired.numbered(takeID())
         let notes: [SessionStep] = [.log(.notice, "alarm \(alarm.name) rings as a test")] + fallbackNote(fired)
         let actions = apply(fired, steps.map { .ring($0) } + notes, now: now) + wake(now: now)
@@ -823,7 +842,7 @@ public struct AlarmClock: Sendable {
         }
         var (fired, steps) = RingSession.fire(
             settings: checked.settings, scheduledAt: now, now: now, readerHealthy: readerHealth.isHealthy,
-            policy: limits.ring, test: checked.isTest, readerLostAt: readerLostAt, readerState: "\(readerHealth)")
+            policy: limits.ring, test: checked.isTest, readerLostAt: readerLostAt, readerState: readerHealth.stateWords)
         fired = fired.numbered(takeID())
         actions.insert(
             .log(
@@ -933,7 +952,7 @@ public struct AlarmClock: Sendable {
     /// waiting would silence the clock for as long as it was wrong. The two are told apart by trust:
     /// when the kernel says the clock is synchronized, or the clock was set back while the daemon
     /// watched, the wait ends (`recoverFromWrongClock`).
-    private mutating func catchUp(now: Double, clockTrusted: Bool = false) -> [ClockAction] {
+    private mutating func catchUp(now: Double, clockTrusted: Bool = false, stepSeen: Bool = false) -> [ClockAction] {
         let seconds = Int(now.rounded(.down))
         guard let through = evaluatedThrough else {
             // The first start ever: nothing before now can have been missed.
@@ -941,7 +960,7 @@ public struct AlarmClock: Sendable {
             return [.persist([], evaluatedThrough: seconds)]
         }
         guard seconds >= through else {
-            if clockTrusted { return recoverFromWrongClock(now: now, wrongThrough: through) }
+            if clockTrusted { return recoverFromWrongClock(now: now, wrongThrough: through, stepSeen: stepSeen) }
             waitingForClock = through
             guard !warnedClockBehind else { return [] }
             warnedClockBehind = true
@@ -976,9 +995,17 @@ public struct AlarmClock: Sendable {
     /// in its time); what fell between the jump (if the daemon saw it, else a week back) and now is
     /// caught up by the missed-alarm rule, the missed ones recorded as passed while the clock was
     /// wrong.
-    private mutating func recoverFromWrongClock(now: Double, wrongThrough: Int) -> [ClockAction] {
+    ///
+    /// A step back the machine saw while running, with no jump ahead before it (the clock was
+    /// trusted): the clock's own error. Everything up to `wrongThrough` was judged under a right
+    /// clock, so nothing is caught up again: the look goes on from now.
+    private mutating func recoverFromWrongClock(now: Double, wrongThrough: Int, stepSeen: Bool = false)
+        -> [ClockAction]
+    {
         let seconds = Int(now.rounded(.down))
-        let from = max(seconds - limits.lookBackSeconds, min(lastJumpFrom ?? .min, seconds))
+        let from =
+            stepSeen && lastJumpFrom == nil
+            ? seconds : max(seconds - limits.lookBackSeconds, min(lastJumpFrom ?? .min, seconds))
         // What was judged under a trusted clock stays judged: the step back was the clock's error.
         // What was judged under the wrong clock comes due again in its time.
         handled = handled.filter { $0.instant <= seconds || !untrustedHandled.contains($0) }
@@ -1050,7 +1077,7 @@ public struct AlarmClock: Sendable {
                 let asked = active.howToDismiss
                 let steps = active.join(
                     RingSettings(alarm), readerHealthy: readerHealth.isHealthy, readerLostAt: readerLostAt,
-                    readerState: "\(readerHealth)", now: seconds)
+                    readerState: readerHealth.stateWords, now: seconds)
                 actions.append(
                     .log(
                         .notice,
@@ -1063,7 +1090,7 @@ public struct AlarmClock: Sendable {
                 var (fired, steps) = RingSession.fire(
                     settings: RingSettings(alarm), scheduledAt: scheduledAt, now: seconds,
                     readerHealthy: readerHealth.isHealthy, policy: limits.ring, readerLostAt: readerLostAt,
-                    readerState: "\(readerHealth)")
+                    readerState: readerHealth.stateWords)
                 fired = fired.numbered(takeID())
                 let late = (now - Double(scheduledAt)) * 1000
                 let local = ZoneResolver(zone: zone).local(at: scheduledAt).time.hoursAndMinutes
@@ -1084,7 +1111,7 @@ public struct AlarmClock: Sendable {
             let asked = active.howToDismiss
             let steps = active.join(
                 RingSettings(alarm), readerHealthy: readerHealth.isHealthy, readerLostAt: readerLostAt,
-                readerState: "\(readerHealth)", now: seconds)
+                readerState: readerHealth.stateWords, now: seconds)
             actions.append(
                 .log(
                     .notice,

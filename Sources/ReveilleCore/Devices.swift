@@ -112,6 +112,14 @@ public enum ReaderHealth: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Its state in a few words, for a record: `not configured`, `absent: unplugged`.
+    public var stateWords: String {
+        switch self {
+        case .notConfigured: "not configured"
+        default: description
+        }
+    }
+
     public var description: String {
         switch self {
         case .notConfigured: "none configured (alarms are dismissed by math)"

@@ -129,14 +129,14 @@ public final class Controller {
     /// After a (re)start: a session that was ringing rings again at once; a snoozed one keeps its
     /// deadline and count; then what came due while the daemon was down.
     public func start() {
-        carryOut(machine.start(now: clock.now().timeIntervalSince1970, monotonic: Controller.monotonic()))
+        carryOut(machine.start(now: clock.now().timeIntervalSince1970, monotonic: clock.elapsed()))
     }
 
     /// The wake timer fired, the clock was set, or the test clock's check came round.
     func tick(clockWasSet: Bool = false) {
         carryOut(
             machine.tick(
-                now: clock.now().timeIntervalSince1970, monotonic: Controller.monotonic(), clockWasSet: clockWasSet,
+                now: clock.now().timeIntervalSince1970, monotonic: clock.elapsed(), clockWasSet: clockWasSet,
                 clockSynchronized: clock.isSynchronized))
         if let held = calendarsHeld {
             calendarsHeld = nil
@@ -211,7 +211,7 @@ public final class Controller {
         do {
             carryOut(
                 machine.scheduleChanged(
-                    try currentState(), now: asOf, monotonic: Controller.monotonic(),
+                    try currentState(), now: asOf, monotonic: clock.elapsed(),
                     clockSynchronized: clock.isSynchronized))
         } catch {
             logger.error("could not read the schedule after \(what): \(error)")

@@ -236,9 +236,12 @@ public struct MissedInfo: Codable, Sendable, Equatable {
 /// history: `the reader was unplugged 12 min before the ring`.
 public enum ReaderFallbackNote {
     public static func words(state: String?, secondsBeforeRing: Int?) -> String {
-        let what = state.map { "the NFC reader was \($0)" } ?? "no NFC reader was working"
-        guard let seconds = secondsBeforeRing else { return "\(what) when it rang" }
-        guard seconds > 0 else { return "\(what): it stopped during the ring" }
-        return "\(what): it stopped working \(DurationText.format(seconds: seconds)) before the ring"
+        let when: String =
+            switch secondsBeforeRing {
+            case nil: "it was not working when the alarm rang"
+            case 0?: "it stopped during the ring"
+            case let seconds?: "it stopped working \(DurationText.format(seconds: seconds)) before the ring"
+            }
+        return "the NFC reader" + (state.map { " was \($0); " } ?? ": ") + when
     }
 }

@@ -4,6 +4,8 @@ import ReveilleCalendar
 import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol
+import ReveilleStore
+import CSQLite
 
 // The schedule engine alone: 10,000 alarms × 365 days, with weekly rules and date overrides,
 // in Europe/Berlin (two DST transitions in the year). Prints the median of several runs.
@@ -264,4 +266,34 @@ for weeks in [12, 200] {
 let zoneMilliseconds = median { _ = ZoneInfo.load("Europe/Berlin") }
 print(
     "zone rules: Europe/Berlin from \(ZoneInfo.load("Europe/Berlin")?.origin ?? "?"), 1970-2100: median \(NumberText.fixed(zoneMilliseconds, 1)) ms"
+)
+
+// The state's write (README, "When the state is damaged"): an alarm edited through the store as
+// the daemon writes it (one transaction, synchronous=FULL, then the write-ahead log checkpointed
+// before the answer), against a bare SQLite WAL commit of the same size without the checkpoint.
+// On this machine's disk, under /var/tmp (a real file system, not tmpfs).
+let stateFolder = "/var/tmp/reveille-bench-state-\(getpid())"
+try! FileManager.default.createDirectory(atPath: stateFolder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: stateFolder) }
+let store = try! Store(path: stateFolder + "/state.sqlite")
+var edited = try! store.insert(Alarm(id: 0, time: LocalTime(hour: 6, minute: 45)!, repeats: .weekly(.weekdays)))
+func medianOf(_ runs: Int, _ body: () -> Void) -> Double {
+    var times: [Double] = []
+    for _ in 0..<runs { times.append(ContinuousClock().measure(body).inSeconds * 1000) }
+    return times.sorted()[times.count / 2]
+}
+let storeWrite = medianOf(51) {
+    edited.volume = edited.volume == 80 ? 81 : 80
+    _ = try! store.update(edited)
+}
+var bare: OpaquePointer?
+sqlite3_open(stateFolder + "/bare.sqlite", &bare)
+sqlite3_exec(bare, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (0)", nil, nil, nil)
+let bareCommit = medianOf(51) { sqlite3_exec(bare, "UPDATE t SET v = v + 1", nil, nil, nil) }
+let bareCheckpointed = medianOf(51) {
+    sqlite3_exec(bare, "UPDATE t SET v = v + 1; PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+}
+sqlite3_close(bare)
+print(
+    "state write: an alarm edited through the store (commit + checkpoint) median \(NumberText.fixed(storeWrite, 2)) ms; bare WAL commit \(NumberText.fixed(bareCommit, 2)) ms, with the checkpoint \(NumberText.fixed(bareCheckpointed, 2)) ms (51 runs each)"
 )

@@ -10,14 +10,26 @@ import Synchronization
 
 /// A wall clock tests move by hand.
 final class ManualWallClock: WallClock {
-    private let seconds: Mutex<Double>
+    private let seconds: Mutex<(wall: Double, elapsed: Double)>
     private let synchronized = Mutex(false)
 
-    init(_ start: Double) { seconds = Mutex(start) }
+    init(_ start: Double) { seconds = Mutex((start, 1000)) }
 
-    func now() -> Date { Date(timeIntervalSince1970: seconds.withLock { $0 }) }
+    func now() -> Date { Date(timeIntervalSince1970: seconds.withLock { $0.wall }) }
 
-    func advance(_ by: Double) { seconds.withLock { $0 += by } }
+    /// Time that passed (the machine's monotonic reading): moved by `advance`, not by `step`.
+    func elapsed() -> Double { seconds.withLock { $0.elapsed } }
+
+    /// Time passes: the wall clock and the elapsed time move together.
+    func advance(_ by: Double) {
+        seconds.withLock {
+            $0.wall += by
+            $0.elapsed += max(0, by)
+        }
+    }
+
+    /// The wall clock is set (network time, `date -s`): only it moves.
+    func step(_ by: Double) { seconds.withLock { $0.wall += by } }
 
     /// Whether network time says the clock is right (false until a test says so).
     var isSynchronized: Bool {

@@ -79,7 +79,8 @@ import Testing
 
         /// Moves the wall clock to `instant` (by time passing, or by a step) and lets the loop look.
         func move(to instant: Int, step: Bool = false) {
-            clock.advance(Double(instant) - clock.now().timeIntervalSince1970)
+            let by = Double(instant) - clock.now().timeIntervalSince1970
+            if step { clock.step(by) } else { clock.advance(by) }
             controller.tick(clockWasSet: step)
         }
 

@@ -126,7 +126,7 @@ import Testing
         #expect(status.contains("NFC reader: absent: no device at "), "\(status)")
         #expect(
             status.contains(
-                "to stop it: scan your tag, or answer a math problem with 'reveille dismiss' (no NFC reader was working)\n"
+                "to stop it: scan your tag, or answer 3 math problems with 'reveille dismiss' (no NFC reader works) (the NFC reader: it stopped during the ring)\n"
             ))
         #expect(try daemon.request(.problem).problem != nil)
 

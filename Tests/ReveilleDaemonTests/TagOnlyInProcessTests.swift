@@ -130,7 +130,7 @@ import Testing
         let ringing = try #require(clock.session)
         #expect(ringing.fellBackToMath && ringing.problemsLeft == 3 && ringing.readerLostSecondsBeforeRing == 1800)
         let shown = StatusCommand.render(try #require(clock.request(.status).status))
-        #expect(shown.contains("(no NFC reader was working: it stopped working 30m before the ring)"), "\(shown)")
+        #expect(shown.contains("(no NFC reader works) (the NFC reader: it stopped working 30m before the ring)"), "\(shown)")
         for _ in 0..<3 { clock.dismissByMath() }
         #expect(clock.session == nil)
         let record = try #require(clock.history.first)
