@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check
+.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak
 
 all: build
 
@@ -110,6 +110,23 @@ deb:
 	$(MAKE) release-build
 	$(MAKE) man
 	scripts/make-deb.sh .build/release $(MANPAGES) .build
+
+## The appliance booted (README, "The appliance, booted"): the package of `make deb` installed by apt
+## in a Debian 12 image made by mmdebstrap (cached in VM_DIR, rebuilt when the package or the image
+## script changes), booted in qemu on a fresh overlay and driven through its serial console: systemd
+## starts the unit at boot, a ring is captured on the kernel's snd-aloop card, VM_CUTS power cuts
+## (qemu system_reset) mid-ring and after dismissals. Root only; figures in .build/vm-figures.json.
+VM_DIR ?= $(CURDIR)/.build/vm
+VM_CUTS ?= 10
+vm-test:
+	scripts/install-deps.sh vm
+	$(MAKE) deb
+	scripts/vm/image.sh $$(ls -t .build/reveille_*.deb | head -1) $(VM_DIR)
+	python3 scripts/vm/bench.py $(VM_DIR) --cuts $(VM_CUTS) --json .build/vm-figures.json
+
+## The same with 50 power cuts.
+vm-soak:
+	$(MAKE) vm-test VM_CUTS=50
 
 ## The package of `make deb` installed, upgraded and purged in a fresh Debian 12 chroot (as root).
 deb-check: deb

@@ -13,7 +13,8 @@ case "$what" in
     bench) packages+=(hyperfine cron python3 libnfc-examples binutils chromium chromium-driver fonts-dejavu-core dbus-daemon util-linux) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness; Chromium: the page's figures
     order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
     deb) packages+=(dpkg-dev binutils) ;;  # dpkg-deb, dpkg-shlibdeps; strip
-    *) echo "usage: $0 run|test|bench|order|deb" >&2; exit 2 ;;
+    vm) packages+=(dpkg-dev binutils qemu-system-x86 qemu-utils mmdebstrap e2fsprogs python3) ;;  # the package, the image (mmdebstrap, mkfs.ext4 -d), qemu and its overlays
+    *) echo "usage: $0 run|test|bench|order|deb|vm" >&2; exit 2 ;;
 esac
 
 if ! command -v swift >/dev/null 2>&1; then

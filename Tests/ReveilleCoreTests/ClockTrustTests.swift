@@ -90,13 +90,19 @@ import Testing
 
     /// `alarm add --in 150s`, the clock set a year ahead and back 6 s later: the one-shot is not
     /// turned off by the wrong clock, and rings in its time.
-    @Test func aOneShotOutlivesAYearAheadAndBack() {
+    /// A one-shot due at 06:02:30, and the clock set a year ahead at 06:00:01.
+    func oneShotAndAYearAhead() -> (look: Look, due: Int) {
         let due = Self.six + 150
         let local = ZoneResolver(zone: zone("Europe/Berlin")).local(at: due)
         var look = Look(
             [Alarm(id: 1, label: "tea", time: local.time, repeats: .once(local.date))], synchronized: false)
         look.pass(to: Self.six + 1)
         look.step(to: Self.six + 1 + Self.year)
+        return (look, due)
+    }
+
+    @Test func aOneShotOutlivesAYearAheadAndBack() {
+        var (look, due) = oneShotAndAYearAhead()
         #expect(look.clock.schedule.alarms[0].enabled, "not turned off by a clock a year ahead")
         look.step(to: Self.six + 7)
         look.pass(to: due)
@@ -107,12 +113,7 @@ import Testing
     /// A one-shot whose time passed while the clock was wrong follows the missed-alarm rule: rung
     /// within the grace, else recorded as missed with the reason, never silently off.
     @Test func aOneShotPassedWhileTheClockWasWrongIsRecordedAsMissed() {
-        let due = Self.six + 150
-        let local = ZoneResolver(zone: zone("Europe/Berlin")).local(at: due)
-        var look = Look(
-            [Alarm(id: 1, label: "tea", time: local.time, repeats: .once(local.date))], synchronized: false)
-        look.pass(to: Self.six + 1)
-        look.step(to: Self.six + 1 + Self.year)
+        var (look, _) = oneShotAndAYearAhead()
         var missed: [String] = []
         look.synchronized = true
         let actions = look.clock.tick(
