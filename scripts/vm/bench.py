@@ -282,8 +282,10 @@ def main():
                             and session["snoozeCount"] == before["session"]["snoozeCount"]
                             and session["state"] in (("snoozed", "ringing") if snooze else ("ringing",)))
                 restored = any("restored" in p for p in after.get("stateProblems") or [])
+                kind = "snoozed" if snooze else "dismissed" if expected is None else "ringing"
                 if good and not restored:
                     survived += 1
+                    print(f"     cut {cut} ({kind}): survived", flush=True)
                 else:
                     print(f"     cut {cut}: before {before.get('session')}, after {session}, problems "
                           f"{after.get('stateProblems')}", flush=True)
