@@ -224,6 +224,14 @@ def main():
                f"{figures['boot_to_ready_s']} s after the kernel started; status '{status_text}'")
         watchdog = guest.check("systemctl show -p WatchdogUSec --value reveille")
         record("boot: the unit's watchdog is armed", watchdog not in ("0", "infinity", ""), watchdog)
+        # The page: reveille-web, started by its own unit, serves it on loopback.
+        page = guest.sh(
+            "for i in $(seq 60); do python3 -c \"import urllib.request as u; "
+            "print(u.urlopen('http://127.0.0.1:8080/', timeout=5).status)\" 2>/dev/null && break; sleep 1; done", 120)
+        record("boot: reveille-web serves the page (its unit, on 127.0.0.1:8080)", page[1].endswith("200"), page[1][-200:])
+        doctor_status, doctor = guest.sh("reveille doctor --no-tone", 120)
+        failures = [line for line in doctor.splitlines() if line.startswith("FAIL")]
+        record("boot: 'reveille doctor' finds nothing failing", not failures, "; ".join(failures) or f"exit {doctor_status}")
         modules = guest.check("lsmod | grep -E '^(snd_aloop|uinput) ' | cut -d' ' -f1 | sort | tr '\\n' ' '")
         record("kernel: snd-aloop and uinput loaded", modules.split() == ["snd_aloop", "uinput"], modules)
 
