@@ -157,6 +157,44 @@ print(" ".join("%.0f" % math.sqrt(sum(x * x for x in data[i:i + step]) / max(1, 
                for i in range(0, len(data), step)))
 '''
 
+# A keypad made with the kernel's uinput (python3 in the guest): plugged in, found by the daemon's
+# hot-plug, its keys pressed, unplugged. `keypad.py snooze`: KEY_SPACE. `keypad.py answer`: the
+# answer key, then the problem read from `reveille status --json`, its digits and enter.
+# `keypad.py plug SECONDS`: plugged in for that long, no key.
+KEYPAD = r'''
+import fcntl, json, os, struct, subprocess, sys, time
+UI_SET_EVBIT, UI_SET_KEYBIT, UI_DEV_CREATE, UI_DEV_DESTROY = 0x40045564, 0x40045565, 0x5501, 0x5502
+EV_SYN, EV_KEY = 0, 1
+KEY_SPACE, KEY_KPENTER, KEY_KPASTERISK = 57, 96, 55
+DIGITS = {0: 11, 1: 2, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7, 7: 8, 8: 9, 9: 10}
+fd = os.open("/dev/uinput", os.O_WRONLY | os.O_NONBLOCK)
+fcntl.ioctl(fd, UI_SET_EVBIT, EV_KEY)
+for code in [KEY_SPACE, KEY_KPENTER, KEY_KPASTERISK] + list(DIGITS.values()):
+    fcntl.ioctl(fd, UI_SET_KEYBIT, code)
+os.write(fd, struct.pack("80sHHHHi" + "i" * 256, b"reveille-vm-keypad", 3, 0x1209, 0x0001, 1, 0, *([0] * 256)))
+fcntl.ioctl(fd, UI_DEV_CREATE)
+time.sleep(3)  # the daemon's hot-plug finds it
+def press(code):
+    for value in (1, 0):
+        os.write(fd, struct.pack("llHHi", 0, 0, EV_KEY, code, value) + struct.pack("llHHi", 0, 0, EV_SYN, 0, 0))
+        time.sleep(0.15)
+if sys.argv[1] == "snooze":
+    press(KEY_SPACE)
+elif sys.argv[1] == "answer":
+    press(KEY_KPASTERISK)
+    time.sleep(1)
+    problem = json.loads(subprocess.check_output(["reveille", "status", "--json"]))["session"]["problem"]
+    value = sum(eval(term.replace("\u00d7", "*")) for term in problem.split("+"))
+    for digit in str(value):
+        press(DIGITS[int(digit)])
+    press(KEY_KPENTER)
+else:
+    time.sleep(float(sys.argv[2]))
+time.sleep(1)
+fcntl.ioctl(fd, UI_DEV_DESTROY)
+print("keypad done")
+'''
+
 SETTINGS = """# The VM bench: the ring on the snd-aloop card.
 [audio]
 devices = ["hw:Loopback,0,0"]
@@ -258,6 +296,32 @@ def main():
         record("sound: the ring is heard on snd-aloop, rises with its fade-in, stops at dismissal",
                ok and rising, f"RMS per 0.25 s: {levels}; dismissed at {dismissed_at:.1f} s")
         figures["ring_rms_peak"] = max(levels) if levels else 0
+
+        # Keys: a uinput keypad hot-plugged while the alarm rings snoozes it; another types the
+        # answer; one unplugged mid-ring leaves the alarm ringing.
+        guest.put("/tmp/keypad.py", KEYPAD)
+        ring_in(guest, 2, "keys")
+        wait_ringing(guest)
+        guest.check("python3 /tmp/keypad.py plug 1", 60)
+        still = status(guest).get("session") or {}
+        guest.check("python3 /tmp/keypad.py snooze", 60)
+        snoozed = status(guest).get("session") or {}
+        record("keys: a keypad unplugged mid-ring leaves it ringing; a hot-plugged one's snooze key snoozes",
+               still.get("state") == "ringing" and snoozed.get("state") == "snoozed" and snoozed.get("snoozeCount") == 1,
+               f"after the unplug {still.get('state')}, after the key {snoozed.get('state')} "
+               f"({snoozed.get('snoozeCount')} used)")
+        guest.check("reveille alarm list --json >/dev/null")
+        guest.check(f"kill -0 $(systemctl show -p MainPID --value reveille)")
+        # The snooze ends (9 min): the test's clock is the guest's; dismiss it by keys when it rings again.
+        dismiss(guest)
+        ring_in(guest, 2, "answer")
+        wait_ringing(guest)
+        typed = guest.sh("python3 /tmp/keypad.py answer", 90)
+        after = status(guest).get("session")
+        history = json.loads(guest.check("reveille history --json"))
+        last = next((entry for entry in history if entry.get("label") == "answer"), {})
+        record("keys: the answer typed on a hot-plugged keypad dismisses",
+               after is None and last.get("dismissedBy") == "math", f"{typed[1][-200:]}; history {last.get('state')}")
 
         # Power cuts: mid-ring (rings again, count kept), after a dismissal (does not ring again).
         survived, tried = 0, 0
