@@ -589,10 +589,7 @@ public struct AlarmClock: Sendable {
             return ClockReply(
                 result: .failure(RingRefusal("no alarm #\(alarmID); 'reveille alarm list' shows the ids")), actions: [])
         }
-        var (fired, steps) = RingSession.fire(
-            settings: RingSettings(alarm), scheduledAt: now, now: now, readerHealthy: readerHealth.isHealthy,
-            policy: limits.ring, test: true, readerLostAt: readerLostAt, readerState: readerHealth.stateWords)
-        fired = fired.numbered(takeID())
+        let (fired, steps) = fire(RingSettings(alarm), scheduledAt: now, now: now, test: true)
         let notes: [SessionStep] = [.log(.notice, "alarm \(alarm.name) rings as a test")] + fallbackNote(fired)
         let actions = apply(fired, steps.map { .ring($0) } + notes, now: now) + wake(now: now)
         return ClockReply(result: .success(fired), actions: actions)
@@ -840,10 +837,7 @@ public struct AlarmClock: Sendable {
                 .log(.warning, "wake-up check of alarm \(name) failed (no answer); another alarm rings already"), at: 0)
             return actions + setPolling(true)
         }
-        var (fired, steps) = RingSession.fire(
-            settings: checked.settings, scheduledAt: now, now: now, readerHealthy: readerHealth.isHealthy,
-            policy: limits.ring, test: checked.isTest, readerLostAt: readerLostAt, readerState: readerHealth.stateWords)
-        fired = fired.numbered(takeID())
+        let (fired, steps) = fire(checked.settings, scheduledAt: now, now: now, test: checked.isTest)
         actions.insert(
             .log(
                 .warning,
@@ -1087,11 +1081,7 @@ public struct AlarmClock: Sendable {
                 if case .once = alarm.repeats { after += disable(alarm.id) }
                 actions += apply(active, steps.map { .ring($0) }, now: seconds)
             } else {
-                var (fired, steps) = RingSession.fire(
-                    settings: RingSettings(alarm), scheduledAt: scheduledAt, now: seconds,
-                    readerHealthy: readerHealth.isHealthy, policy: limits.ring, readerLostAt: readerLostAt,
-                    readerState: readerHealth.stateWords)
-                fired = fired.numbered(takeID())
+                let (fired, steps) = fire(RingSettings(alarm), scheduledAt: scheduledAt, now: seconds)
                 let late = (now - Double(scheduledAt)) * 1000
                 let local = ZoneResolver(zone: zone).local(at: scheduledAt).time.hoursAndMinutes
                 let notes: [SessionStep] =
@@ -1150,6 +1140,17 @@ public struct AlarmClock: Sendable {
         }
         if let position { rest.insert(.persist(sessions, evaluatedThrough: through), at: position) }
         return rest
+    }
+
+    /// A new session for `settings`, numbered, with the reader as the machine knows it (math in
+    /// a tag's place when none works).
+    private mutating func fire(_ settings: RingSettings, scheduledAt: Int, now: Int, test: Bool = false)
+        -> (RingSession, [RingAction])
+    {
+        let (fired, steps) = RingSession.fire(
+            settings: settings, scheduledAt: scheduledAt, now: now, readerHealthy: readerHealth.isHealthy,
+            policy: limits.ring, test: test, readerLostAt: readerLostAt, readerState: readerHealth.stateWords)
+        return (fired.numbered(takeID()), steps)
     }
 
     /// The log line of a session that fired asking for math because no reader worked, if it did.

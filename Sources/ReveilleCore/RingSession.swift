@@ -123,7 +123,7 @@ public struct RingSettings: Sendable, Hashable {
         joined.challenge = Challenge.stricter(challenge, other.challenge)
         joined.mathDifficulty = max(mathDifficulty, other.mathDifficulty)
         joined.allowedTags = RingSettings.stricterTags(self, other)
-        joined.maxSnoozes = RingSettings.fewerSnoozes(maxSnoozes, other.maxSnoozes)
+        joined.maxSnoozes = RingSettings.sooner(maxSnoozes, other.maxSnoozes)
         joined.snoozeMinutes = min(snoozeMinutes, other.snoozeMinutes)
         joined.volume = max(volume, other.volume)
         joined.fadeInSeconds = min(fadeInSeconds, other.fadeInSeconds)
@@ -134,8 +134,6 @@ public struct RingSettings: Sendable, Hashable {
 
     /// The smaller of two limits where 0 means none (unlimited, never).
     static func sooner(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
-
-    static func fewerSnoozes(_ a: Int, _ b: Int) -> Int { sooner(a, b) }
 
     static func stricterTags(_ a: RingSettings, _ b: RingSettings) -> [String] {
         // A math-only alarm takes no tag: its list says nothing.
@@ -148,7 +146,7 @@ public struct RingSettings: Sendable, Hashable {
             if y.isEmpty { return x }
             let both = x.filter { y.contains($0) }
             if !both.isEmpty { return both }
-            return Challenge.stricter(a.challenge, b.challenge) == b.challenge && a.challenge != b.challenge ? y : x
+            return b.challenge.strictness > a.challenge.strictness ? y : x
         }
     }
 
