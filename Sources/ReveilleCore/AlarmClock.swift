@@ -1076,7 +1076,8 @@ public struct AlarmClock: Sendable {
                     .log(
                         .notice,
                         "alarm \(alarm.name) is due while \(active.settings.name) is \(was.rawValue); it rings as that session"
-                            + (asked == active.howToDismiss ? "" : ", which now asks: \(active.howToDismiss) (the stricter of the two)")
+                            + (asked == active.howToDismiss
+                                ? "" : ", which now asks: \(active.howToDismiss) (the stricter of the two)")
                     ))
                 if case .once = alarm.repeats { after += disable(alarm.id) }
                 actions += apply(active, steps.map { .ring($0) }, now: seconds)
@@ -1106,7 +1107,8 @@ public struct AlarmClock: Sendable {
                 .log(
                     .notice,
                     "alarm \(alarm.name) is due with \(active.settings.name); it rings as that session"
-                        + (asked == active.howToDismiss ? "" : ", which now asks: \(active.howToDismiss) (the stricter of the two)")
+                        + (asked == active.howToDismiss
+                            ? "" : ", which now asks: \(active.howToDismiss) (the stricter of the two)")
                 ))
             if case .once = alarm.repeats { after += disable(alarm.id) }
             actions += apply(active, steps.map { .ring($0) }, now: seconds)

@@ -64,7 +64,10 @@ public enum Commitment {
         /// Changes that move or silence the ring are judged on the schedule (`weakenings`).
         let weakens: @Sendable (_ changed: Alarm, _ alarm: Alarm) -> String?
 
-        init(_ field: String, _ treatment: String, weakens: @escaping @Sendable (Alarm, Alarm) -> String? = { _, _ in nil }) {
+        init(
+            _ field: String, _ treatment: String,
+            weakens: @escaping @Sendable (Alarm, Alarm) -> String? = { _, _ in nil }
+        ) {
             self.field = field
             self.treatment = treatment
             self.weakens = weakens
@@ -97,7 +100,9 @@ public enum Commitment {
         FieldRule("mathDifficulty", "easier needs the challenge") {
             $0.mathDifficulty < $1.mathDifficulty ? "makes its problem easier" : nil
         },
-        FieldRule("tags", "a tag it did not take (or any tag, for a list emptied) needs the challenge; fewer tags are free") {
+        FieldRule(
+            "tags", "a tag it did not take (or any tag, for a list emptied) needs the challenge; fewer tags are free"
+        ) {
             changed, alarm in
             guard alarm.challenge != .math, !alarm.tags.isEmpty else { return nil }
             if changed.tags.isEmpty { return "lets any registered tag stop it" }
@@ -114,7 +119,8 @@ public enum Commitment {
             $1.wakeCheckSeconds > 0 && $0.wakeCheckSeconds == 0 ? "turns its wake-up check off" : nil
         },
         FieldRule("escalateAfterSeconds", "later or off needs the challenge") {
-            $1.escalateAfterSeconds > 0 && ($0.escalateAfterSeconds == 0 || $0.escalateAfterSeconds > $1.escalateAfterSeconds)
+            $1.escalateAfterSeconds > 0
+                && ($0.escalateAfterSeconds == 0 || $0.escalateAfterSeconds > $1.escalateAfterSeconds)
                 ? "escalates it later or never" : nil
         },
         FieldRule("leadSeconds", "free: the sunrise comes before the ring and does not stop it"),

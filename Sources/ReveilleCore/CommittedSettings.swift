@@ -56,7 +56,8 @@ extension AlarmClock {
                 ring - now <= alarm.commitSeconds
             else { continue }
             let local = resolver.local(at: ring)
-            return "it \(what); alarm \(alarm.name) is committed (--commit \(DurationText.format(seconds: alarm.commitSeconds))) to its ring at \(local.date) \(local.time.hoursAndMinutes): they apply after that ring"
+            return
+                "it \(what); alarm \(alarm.name) is committed (--commit \(DurationText.format(seconds: alarm.commitSeconds))) to its ring at \(local.date) \(local.time.hoursAndMinutes): they apply after that ring"
         }
         return nil
     }

@@ -50,7 +50,9 @@ final class HookRunner: Sendable {
         if session.fellBackToMath {
             environment["REVEILLE_FELL_BACK_TO_MATH"] = "1"
             environment["REVEILLE_READER_STATE"] = session.readerState ?? "not working"
-            if let seconds = session.readerLostBeforeRing { environment["REVEILLE_READER_LOST_SECONDS"] = String(seconds) }
+            if let seconds = session.readerLostBeforeRing {
+                environment["REVEILLE_READER_LOST_SECONDS"] = String(seconds)
+            }
         }
         run(event, environment: environment)
     }

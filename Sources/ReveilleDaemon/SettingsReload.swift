@@ -36,7 +36,8 @@ final class SettingsReload {
             let now = controller.now()
             if let why = controller.machine.settingsMustWait(from: options.ringTerms, to: after, now: now.instant) {
                 waiting = after
-                notes.settingsWaiting = "the new reveille.toml waits (since \(now.date) \(now.time.hoursAndMinutes)): \(why)"
+                notes.settingsWaiting =
+                    "the new reveille.toml waits (since \(now.date) \(now.time.hoursAndMinutes)): \(why)"
                 logger.notice("received SIGHUP: reveille.toml loads, but it waits: \(why)")
                 return
             }
@@ -70,7 +71,8 @@ extension DaemonOptions {
     /// What commitment compares of these settings.
     var ringTerms: RingTerms {
         RingTerms(
-            maxRingSeconds: maxRingMinutes * 60, wakeCheckWaitSeconds: wakeCheckSeconds, graceSeconds: graceMinutes * 60,
+            maxRingSeconds: maxRingMinutes * 60, wakeCheckWaitSeconds: wakeCheckSeconds,
+            graceSeconds: graceMinutes * 60,
             readerConfigured: nfcDevice != nil)
     }
 }

@@ -130,7 +130,8 @@ public final class Store: Sendable {
             try checkpoint()
         } catch {
             writeProblem.withLock {
-                $0 = $0
+                $0 =
+                    $0
                     ?? "the last change is saved in the write-ahead log but could not be moved into the database (\(error)); a lost log would lose it. Free some space"
             }
         }

@@ -288,7 +288,9 @@ let storeWrite = medianOf(51) {
 }
 var bare: OpaquePointer?
 sqlite3_open(stateFolder + "/bare.sqlite", &bare)
-sqlite3_exec(bare, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (0)", nil, nil, nil)
+sqlite3_exec(
+    bare, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (0)",
+    nil, nil, nil)
 let bareCommit = medianOf(51) { sqlite3_exec(bare, "UPDATE t SET v = v + 1", nil, nil, nil) }
 let bareCheckpointed = medianOf(51) {
     sqlite3_exec(bare, "UPDATE t SET v = v + 1; PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)

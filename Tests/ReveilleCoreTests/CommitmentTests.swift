@@ -166,8 +166,9 @@ import Testing
 
     /// The README's table lists every field with the same words.
     @Test func theReadmeTableListsEveryFieldAsDecided() throws {
-        let readme = try String(contentsOfFile: #filePath.replacingOccurrences(
-            of: "Tests/ReveilleCoreTests/CommitmentTests.swift", with: "README.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOfFile: #filePath.replacingOccurrences(
+                of: "Tests/ReveilleCoreTests/CommitmentTests.swift", with: "README.md"), encoding: .utf8)
         for rule in Commitment.fields {
             #expect(readme.contains("| `\(rule.field)` | \(rule.treatment) |"), "README lacks the row of \(rule.field)")
         }
@@ -195,7 +196,10 @@ import Testing
         #expect(weakened { $0.tags = ["bath", "bed"] } == ["lets tag \"bed\" stop it"])
         #expect(weakened { $0.tags = [] } == ["lets any registered tag stop it"])
         #expect(weakened { $0.challenge = .any } == ["lets something other than a tag stop it"])
-        #expect(weakened { $0.label = "renamed"; $0.leadSeconds = 600 } == [])
+        #expect(
+            weakened {
+                $0.label = "renamed"; $0.leadSeconds = 600
+            } == [])
     }
 }
 
@@ -211,7 +215,8 @@ import Testing
         alarm.commitSeconds = commit
         return AlarmClock(
             schedule: ScheduleState(alarms: [alarm]), zone: zone("Europe/Berlin"), readerHealth: .notConfigured,
-            stored: AlarmClock.Stored(evaluatedThrough: Self.five - 60, activeSession: nil, handled: [], lastSessionID: 0),
+            stored: AlarmClock.Stored(
+                evaluatedThrough: Self.five - 60, activeSession: nil, handled: [], lastSessionID: 0),
             limits: AlarmClock.Limits())
     }
 

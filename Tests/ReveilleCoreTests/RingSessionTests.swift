@@ -193,7 +193,9 @@ struct SeededGenerator: RandomNumberGenerator {
         let lost = session.readerLost(at: nil)
         #expect(lost)
         #expect(session.challenge == .any && session.fellBackToMath)
-        #expect(session.howToDismiss == "scan your tag, or answer 3 math problems with 'reveille dismiss' (no NFC reader works)")
+        #expect(
+            session.howToDismiss
+                == "scan your tag, or answer 3 math problems with 'reveille dismiss' (no NFC reader works)")
         let again = session.readerLost(at: nil)
         #expect(!again)  // once is enough
         var generator = SeededGenerator(state: 6)

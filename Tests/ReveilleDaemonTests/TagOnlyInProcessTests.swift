@@ -59,7 +59,9 @@ import Testing
         tagOnly(clock, at: "06:01", tags: ["A"])
         clock.passToWake()
         let refused = clock.request(.tagRemove(label: "A"))
-        #expect(refused.error?.message == "alarm #1 bath is ringing and tag \"A\" stops it: remove the tag once it is dismissed")
+        #expect(
+            refused.error?.message
+                == "alarm #1 bath is ringing and tag \"A\" stops it: remove the tag once it is dismissed")
         #expect(clock.request(.tagList).tags?.count == 1)
     }
 
@@ -121,7 +123,9 @@ import Testing
         clock.reader.health = .absent("unplugged")
         clock.daemon.controller.readerHealthChanged(.absent("unplugged"))
         let again = clock.request(.unlock(alarmID: 1, answer: nil))
-        #expect(again.error?.message.hasPrefix("alarm #1 bath is stopped only by its tag, and the NFC reader is absent: unplugged") == true)
+        #expect(
+            again.error?.message.hasPrefix(
+                "alarm #1 bath is stopped only by its tag, and the NFC reader is absent: unplugged") == true)
         #expect(clock.request(.dismissNext).error?.code == .challengeFirst)
         // At the ring (after the tap waited for runs out): three hard problems, and the record says why.
         while clock.session == nil, clock.wall.now().timeIntervalSince1970 < Double(instant("2026-11-23 06:30:00")) {
@@ -130,7 +134,9 @@ import Testing
         let ringing = try #require(clock.session)
         #expect(ringing.fellBackToMath && ringing.problemsLeft == 3 && ringing.readerLostSecondsBeforeRing == 1800)
         let shown = StatusCommand.render(try #require(clock.request(.status).status))
-        #expect(shown.contains("(no NFC reader works) (the NFC reader: it stopped working 30m before the ring)"), "\(shown)")
+        #expect(
+            shown.contains("(no NFC reader works) (the NFC reader: it stopped working 30m before the ring)"), "\(shown)"
+        )
         for _ in 0..<3 { clock.dismissByMath() }
         #expect(clock.session == nil)
         let record = try #require(clock.history.first)
