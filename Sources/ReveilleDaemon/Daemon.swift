@@ -285,7 +285,9 @@ public enum Daemon {
         loop.run()
         if reload.requested { ending = .reload }
         if loop.failure != nil { ending = .failed }
-        ServiceManager.stopping()
+        // A reload is no stop: STOPPING=1 would have systemd wait for the process to end, and kill
+        // it when the same pid started again instead (seen in the booted appliance).
+        if ending == .reload { ServiceManager.reloading() } else { ServiceManager.stopping() }
         server.stop()
         controller.shutDown()
         maintainState(store, stateLayout, controller: controller, logger: logger)

@@ -60,6 +60,24 @@ import Testing
                 "STOPPING=1\nSTATUS=stopping"))
     }
 
+    /// `systemctl reload` (SIGHUP): the daemon says RELOADING, starts again in place, and says
+    /// READY; a STOPPING here would have systemd stop the service and kill the new start.
+    @Test func aReloadSaysReloadingThenReadyAndNeverStopping() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-notify-\(UUID().uuidString.prefix(8))"
+        ).path
+        let socket = try NotifySocket(path: path)
+        defer { unlink(path) }
+        let daemon = try DaemonHarness(environment: ["NOTIFY_SOCKET": path])
+        #expect(socket.receive(for: 5) { $0.contains { $0.hasPrefix("READY=1") } }.count == 1)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        let messages = socket.receive(for: 5) { $0.contains { $0.hasPrefix("READY=1") } }
+        #expect(messages.first?.hasPrefix("RELOADING=1") == true, "\(messages)")
+        #expect(messages.last?.hasPrefix("READY=1") == true, "\(messages)")
+        #expect(!messages.contains { $0.hasPrefix("STOPPING=1") }, "\(messages)")
+        #expect(daemon.answersStatus())
+    }
+
     @Test func withoutSystemdNothingIsSentAndNoWatchdogRuns() throws {
         let daemon = try DaemonHarness()
         #expect(!daemon.logText().contains("systemd watchdog"))
