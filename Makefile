@@ -114,15 +114,19 @@ deb:
 ## The appliance booted (README, "The appliance, booted"): the package of `make deb` installed by apt
 ## in a Debian 12 image made by mmdebstrap (cached in VM_DIR, rebuilt when the package or the image
 ## script changes), booted in qemu on a fresh overlay and driven through its serial console: systemd
-## starts the unit at boot, a ring is captured on the kernel's snd-aloop card, VM_CUTS power cuts
-## (qemu system_reset) mid-ring and after dismissals. Root only; figures in .build/vm-figures.json.
+## starts the unit at boot, a ring is captured on the kernel's snd-aloop card, uinput keys, the
+## PN532 emulator on the guest's serial port, fanotify for a login user and in a chroot, an apt
+## upgrade while an alarm comes due, VM_CUTS power cuts (qemu system_reset) mid-ring and after
+## dismissals, and boots with the clock a day behind and a day ahead. Root only; figures in
+## .build/vm-figures.json.
 VM_DIR ?= $(CURDIR)/.build/vm
 VM_CUTS ?= 10
 vm-test:
 	scripts/install-deps.sh vm
 	$(MAKE) deb
-	scripts/vm/image.sh $$(ls -t .build/reveille_*.deb | head -1) $(VM_DIR)
-	python3 scripts/vm/bench.py $(VM_DIR) --cuts $(VM_CUTS) --json .build/vm-figures.json
+	deb=$$(ls -t .build/reveille_*_amd64.deb | head -1) && scripts/vm/image.sh $$deb $(VM_DIR) && \
+	python3 scripts/vm/bench.py $(VM_DIR) --deb $$deb --emulator .build/release/pn532-emulator \
+		--cuts $(VM_CUTS) --json .build/vm-figures.json
 
 ## The same with 50 power cuts.
 vm-soak:
