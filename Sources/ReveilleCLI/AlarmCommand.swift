@@ -127,7 +127,8 @@ struct AlarmCommand: ParsableCommand {
                 case .nfc: "a tag (math, \(alarm.mathDifficulty.rawValue), when no reader works)"
                 case .any: "a tag or math (\(alarm.mathDifficulty.rawValue))"
                 }
-            var lines = [
+            // Typed: Debian's Swift 6.2 gives up inferring this literal's type (arm64 build).
+            var lines: [(String, String)] = [
                 ("label", alarm.label.isEmpty ? "-" : alarm.label),
                 ("time", alarm.time.description),
                 ("repeats", alarm.days ?? "once, on \(alarm.date ?? "?")"),

@@ -133,6 +133,10 @@ public struct AlarmClock: Sendable {
     private var lastJumpAt: Double?
     /// How long a clock runs steadily after a jump ahead before the jump is taken as right.
     static let jumpConfirmedSeconds = 86_400.0
+    /// A start this long after the last instant handled, with no network time, counts as a jump.
+    static let startGapSeconds = 600
+    /// The unconfirmed jump is the gap found at start, not one seen while running (for the log).
+    private var jumpAtStart = false
     /// The kernel said at the last look that network time keeps the clock right (adjtimex).
     private var clockSynchronized = false
     /// Occurrences handled while the clock was not trusted (`clockTrusted`): a correction of the
@@ -181,7 +185,9 @@ public struct AlarmClock: Sendable {
 
     /// The daemon started: a session that was ringing rings again at once, a snoozed one keeps its
     /// deadline and count; then whatever came due while the daemon was down.
-    public mutating func start(now: Double, monotonic: Double) -> [ClockAction] {
+    /// `clockSynchronized`: as for `tick`; a start after a long gap with no network time yet takes
+    /// the gap for a jump ahead that nothing has confirmed (see `tick`).
+    public mutating func start(now: Double, monotonic: Double, clockSynchronized: Bool = false) -> [ClockAction] {
         var actions: [ClockAction] = []
         if let session {
             if session.state == .ringing {
@@ -212,7 +218,23 @@ public struct AlarmClock: Sendable {
         }
         // Calendars may have changed while the daemon was down.
         actions += removeHolidayGatedOverrides(today: ZoneResolver(zone: zone).local(at: Int(now)).date)
-        return actions + tick(now: now, monotonic: monotonic, clockWasSet: false)
+        if !clockSynchronized, let through = evaluatedThrough,
+            Int(now.rounded(.down)) - through > AlarmClock.startGapSeconds
+        {
+            // Started long after the last instant handled, with no network time yet: a power cut
+            // that lasted, or a clock that is ahead (a wrong RTC or fake-hwclock file). The machine
+            // cannot tell them apart, so the gap counts as a jump ahead until network time or a day
+            // of steady running confirms it; a correction meanwhile judges again what it judged.
+            lastJumpFrom = through
+            lastJumpAt = monotonic
+            jumpAtStart = true
+            actions.append(
+                .log(
+                    .info,
+                    "started \(DurationText.format(seconds: Int(now.rounded(.down)) - through)) after the last instant handled, with no network time yet: what comes due is judged again if the clock turns out to be ahead"
+                ))
+        }
+        return actions + tick(now: now, monotonic: monotonic, clockWasSet: false, clockSynchronized: clockSynchronized)
     }
 
     /// Time to look: at the instant asked for, when the system clock was set, or as a safety net.
@@ -232,6 +254,7 @@ public struct AlarmClock: Sendable {
             if drift > 2 {
                 lastJumpFrom = Int(last.wall.rounded(.down)) + Int(monotonic - last.monotonic)
                 lastJumpAt = monotonic
+                jumpAtStart = false
             }
             // Set back while running: someone (time sync, an admin) corrected a clock that was ahead.
             steppedBack = drift < -2
@@ -250,12 +273,15 @@ public struct AlarmClock: Sendable {
             clockSynchronized || monotonic - (lastJumpAt ?? monotonic) >= AlarmClock.jumpConfirmedSeconds
         {
             lastJumpFrom = nil
+            untrustedHandled = []  // judged under a clock now known right: they stand
+            let (what, since) = jumpAtStart ? ("the clock found at start", "the start") : ("the jump ahead", "it jumped ahead")
+            jumpAtStart = false
             actions.append(
                 .log(
                     .info,
                     clockSynchronized
-                        ? "network time confirms the clock: the jump ahead was right"
-                        : "the clock has run steadily for a day since it jumped ahead: taken as right"))
+                        ? "network time confirms the clock: \(what) was right"
+                        : "the clock has run steadily for a day since \(since): taken as right"))
         }
         notePersisted(actions)
         actions += followTime()
@@ -1010,6 +1036,7 @@ public struct AlarmClock: Sendable {
         warnedClockBehind = false
         nextRing = nil
         lastJumpFrom = nil
+        jumpAtStart = false
         let local = ZoneResolver(zone: zone).local(at: wrongThrough)
         var actions: [ClockAction] = [
             .log(

@@ -129,7 +129,10 @@ public final class Controller {
     /// After a (re)start: a session that was ringing rings again at once; a snoozed one keeps its
     /// deadline and count; then what came due while the daemon was down.
     public func start() {
-        carryOut(machine.start(now: clock.now().timeIntervalSince1970, monotonic: clock.elapsed()))
+        carryOut(
+            machine.start(
+                now: clock.now().timeIntervalSince1970, monotonic: clock.elapsed(),
+                clockSynchronized: clock.isSynchronized))
     }
 
     /// The wake timer fired, the clock was set, or the test clock's check came round.

@@ -88,6 +88,27 @@ import Testing
         #expect(look.rang == [Self.six + 2700, Self.six + 2700], "judged again, rung in its time")
     }
 
+    /// No real-time clock, booted with the clock a day ahead (a wrong RTC or fake-hwclock file):
+    /// the start finds a day gone by and no network time, records 06:45 as missed, and counts that
+    /// as judged under an unconfirmed clock. Network time puts the clock back: 06:45 rings in its
+    /// time, once. With network time already there at the start, the gap stands: a step back is
+    /// then the clock's error, and nothing rings again.
+    @Test(arguments: [false, true])
+    func aStartADayAheadIsJudgedAgainWhenTheClockIsPutBack(synchronizedAtStart: Bool) {
+        var look = Look([daily(1, "06:45")], synchronized: synchronizedAtStart)
+        look.wall = Self.six + 600 + 86_400  // off at 06:00; on at 06:10, reading a day later
+        look.record(
+            look.clock.start(
+                now: Double(look.wall), monotonic: Double(look.monotonic), clockSynchronized: synchronizedAtStart))
+        #expect(look.rang.isEmpty, "06:45 is a day gone by on this clock: missed")
+        look.synchronized = true
+        look.step(to: Self.six + 610)
+        look.pass(to: Self.six + 2700)
+        #expect(look.rang == (synchronizedAtStart ? [] : [Self.six + 2700]))
+        look.pass(to: Self.six + 3600)
+        #expect(look.rang.count == (synchronizedAtStart ? 0 : 1), "once")
+    }
+
     /// `alarm add --in 150s`, the clock set a year ahead and back 6 s later: the one-shot is not
     /// turned off by the wrong clock, and rings in its time.
     /// A one-shot due at 06:02:30, and the clock set a year ahead at 06:00:01.
