@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak
+.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak deb-arm64
 
 all: build
 
@@ -127,6 +127,17 @@ vm-test:
 	deb=$$(ls -t .build/reveille_*_amd64.deb | head -1) && scripts/vm/image.sh $$deb $(VM_DIR) && \
 	python3 scripts/vm/bench.py $(VM_DIR) --deb $$deb --emulator .build/release/pn532-emulator \
 		--cuts $(VM_CUTS) --json .build/vm-figures.json
+
+## reveille_VERSION_arm64.deb under .build/, for a Raspberry Pi on a 64-bit OS (README, "Building for a
+## Raspberry Pi"): cross-compiled by Debian unstable's swiftlang in a build root of its own (cached in
+## ARM64_ROOT, made by mmdebstrap), checked for glibc symbols newer than Debian 13's, and packaged
+## with arm64's dpkg-shlibdeps. Root only.
+ARM64_ROOT ?= $(CURDIR)/.build/arm64/root
+deb-arm64:
+	scripts/install-deps.sh arm64
+	$(MAKE) man
+	scripts/arm64/root.sh $(ARM64_ROOT)
+	NO_FOUNDATION_FLAGS="$(NO_FOUNDATION)" scripts/arm64/build.sh $(ARM64_ROOT) $(MANPAGES) .build
 
 ## The same with 50 power cuts.
 vm-soak:

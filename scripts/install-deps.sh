@@ -14,7 +14,8 @@ case "$what" in
     order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
     deb) packages+=(dpkg-dev binutils) ;;  # dpkg-deb, dpkg-shlibdeps; strip
     vm) packages+=(dpkg-dev binutils qemu-system-x86 qemu-utils mmdebstrap e2fsprogs python3) ;;  # the package, the image (mmdebstrap, mkfs.ext4 -d), qemu and its overlays
-    *) echo "usage: $0 run|test|bench|order|deb|vm" >&2; exit 2 ;;
+    arm64) packages+=(dpkg-dev binutils mmdebstrap qemu-user-static) ;;  # the build root (mmdebstrap); the arm64 CLI run by qemu-user for its completions
+    *) echo "usage: $0 run|test|bench|order|deb|vm|arm64" >&2; exit 2 ;;
 esac
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -42,15 +43,22 @@ missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "installing: ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        echo "Reveille needs these Debian packages: ${missing[*]}" >&2
+        echo "Install them, then run make again:" >&2
+        echo "  sudo apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+fi
 
-if [ "$(id -u)" -eq 0 ]; then
-    echo "installing: ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-else
-    echo "Reveille needs these Debian packages: ${missing[*]}" >&2
-    echo "Install them, then run make again:" >&2
-    echo "  sudo apt-get install ${missing[*]}" >&2
-    exit 1
+# arm64 programs run here through qemu-user: binfmt_misc must know them (a container may not have
+# it mounted, or systemd may not have registered qemu-user-static's entries).
+if [ "$what" = arm64 ] && [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+    /lib/systemd/systemd-binfmt /usr/lib/binfmt.d/qemu-aarch64.conf
 fi
