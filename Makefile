@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak deb-arm64
+.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak deb-arm64 deb-check-arm64 vm-test-arm64
 
 all: build
 
@@ -138,6 +138,21 @@ deb-arm64:
 	$(MAKE) man
 	scripts/arm64/root.sh $(ARM64_ROOT)
 	NO_FOUNDATION_FLAGS="$(NO_FOUNDATION)" scripts/arm64/build.sh $(ARM64_ROOT) $(MANPAGES) .build
+
+## The arm64 package installed, upgraded and purged in a fresh Debian 13 arm64 chroot (qemu-user).
+deb-check-arm64: deb-arm64
+	DEB_SUITE=trixie DEB_ARCH=arm64 scripts/deb-install-check.sh $$(ls -t .build/reveille_*_arm64.deb | head -1)
+
+## The arm64 package booted on a Pi's processor (qemu virt, cortex-a72, TCG) in a Debian 13 image:
+## boot to READY, a ring on snd-aloop, a uinput snooze, a tag through pn532_uart on the PL011 UART,
+## one power cut mid-ring. Root only; figures in .build/vm-arm64-figures.json.
+VM_ARM64_DIR ?= $(CURDIR)/.build/vm-arm64
+vm-test-arm64: deb-arm64
+	scripts/install-deps.sh vm
+	$(SWIFT) build -c release --product pn532-emulator
+	deb=$$(ls -t .build/reveille_*_arm64.deb | head -1) && scripts/vm/image.sh $$deb $(VM_ARM64_DIR) arm64 && \
+	python3 scripts/vm/bench.py $(VM_ARM64_DIR) --arch arm64 --deb $$deb --emulator .build/release/pn532-emulator \
+		--json .build/vm-arm64-figures.json
 
 ## The same with 50 power cuts.
 vm-soak:

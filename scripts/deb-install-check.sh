@@ -7,17 +7,23 @@
 # - `apt purge` leaves nothing behind but the users it made (Debian keeps system users).
 #   scripts/deb-install-check.sh PACKAGE.deb        (as root; `make deb-check` builds and runs it)
 # The base is made once under /var/tmp/reveille-deb-base (a few minutes); each run uses an overlay.
+# DEB_SUITE and DEB_ARCH: another Debian and architecture (`make deb-check-arm64`: Debian 13 for
+# arm64, its programs run by qemu-user), with a base of its own.
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "run as root (chroot, mounts)" >&2; exit 1; }
 deb=$(readlink -f "${1:?usage: $0 PACKAGE.deb}")
-base=${DEB_BASE:-/var/tmp/reveille-deb-base}
+suite=${DEB_SUITE:-bookworm}
+arch=${DEB_ARCH:-$(dpkg --print-architecture)}
+default_base=/var/tmp/reveille-deb-base
+[ "$suite/$arch" = "bookworm/$(dpkg --print-architecture)" ] || default_base=$default_base-$suite-$arch
+base=${DEB_BASE:-$default_base}
 started=$(date +%s)
 
 if [ ! -d "$base/usr" ]; then
     command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
     mirror=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-    debootstrap --variant=minbase bookworm "$base" "${mirror:-http://deb.debian.org/debian}" >/var/tmp/reveille-deb-base.log 2>&1 ||
-        { rm -rf "$base"; echo "debootstrap failed: /var/tmp/reveille-deb-base.log" >&2; exit 2; }
+    debootstrap --variant=minbase --arch="$arch" "$suite" "$base" "${mirror:-http://deb.debian.org/debian}" >"$base.log" 2>&1 ||
+        { rm -rf "$base"; echo "debootstrap failed: $base.log" >&2; exit 2; }
 fi
 
 run=$(mktemp -d /var/tmp/reveille-deb-check.XXXX)

@@ -13,7 +13,7 @@ case "$what" in
     bench) packages+=(hyperfine cron python3 libnfc-examples binutils chromium chromium-driver fonts-dejavu-core dbus-daemon util-linux) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness; Chromium: the page's figures
     order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
     deb) packages+=(dpkg-dev binutils) ;;  # dpkg-deb, dpkg-shlibdeps; strip
-    vm) packages+=(dpkg-dev binutils qemu-system-x86 qemu-utils mmdebstrap e2fsprogs python3) ;;  # the package, the image (mmdebstrap, mkfs.ext4 -d), qemu and its overlays
+    vm) packages+=(dpkg-dev binutils qemu-system-x86 qemu-system-arm qemu-user-static qemu-utils mmdebstrap e2fsprogs python3) ;;  # the package, the image (mmdebstrap, mkfs.ext4 -d; qemu-user for an arm64 one), qemu and its overlays
     arm64) packages+=(dpkg-dev binutils mmdebstrap qemu-user-static) ;;  # the build root (mmdebstrap); the arm64 CLI run by qemu-user for its completions
     *) echo "usage: $0 run|test|bench|order|deb|vm|arm64" >&2; exit 2 ;;
 esac
@@ -58,7 +58,7 @@ fi
 
 # arm64 programs run here through qemu-user: binfmt_misc must know them (a container may not have
 # it mounted, or systemd may not have registered qemu-user-static's entries).
-if [ "$what" = arm64 ] && [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+if { [ "$what" = arm64 ] || [ "$what" = vm ]; } && [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
     [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
     /lib/systemd/systemd-binfmt /usr/lib/binfmt.d/qemu-aarch64.conf
 fi
