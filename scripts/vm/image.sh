@@ -37,7 +37,7 @@ mmdebstrap --quiet --variant=apt --mode=root --architectures="$arch" \
     --customize-hook='rm -f "$1"/tmp/*.deb' \
     --customize-hook='echo reveille-vm > "$1/etc/hostname"' \
     --customize-hook='printf "/dev/vda / ext4 rw,errors=remount-ro 0 1\n" > "$1/etc/fstab"' \
-    --customize-hook='chroot "$1" passwd -d root' \
+    --customize-hook='sed -i "s/^root:[^:]*:/root::/" "$1/etc/shadow"' \
     --customize-hook='mkdir -p "$1/etc/systemd/system/serial-getty@'"$console"'.service.d"' \
     --customize-hook='printf "[Service]\nExecStart=\nExecStart=-/sbin/agetty --autologin root --noclear --keep-baud 115200 %%I dumb\n" > "$1/etc/systemd/system/serial-getty@'"$console"'.service.d/autologin.conf"' \
     --customize-hook='printf "snd-aloop\nuinput\n" > "$1/etc/modules-load.d/reveille-vm.conf"' \
