@@ -28,6 +28,22 @@ tree=$(mktemp -d /var/tmp/reveille-vm-tree.XXXXXX)
 trap 'rm -rf "$tree"' EXIT
 rmdir "$tree"
 started=$(date +%s)
+# Debian 13's login on hvc0 ends as soon as it begins (autologin, then the getty again, in a loop):
+# there the bench's shell is a root shell on the console, as systemd's debug-shell.service is.
+export CONSOLE_SHELL="[Unit]
+Description=the VM bench's root shell on $console
+BindsTo=dev-$console.device
+After=dev-$console.device sysinit.target
+[Service]
+ExecStart=/bin/bash -l
+WorkingDirectory=/root
+Environment=HOME=/root TERM=dumb
+StandardInput=tty
+StandardOutput=tty
+TTYPath=/dev/$console
+Restart=always
+[Install]
+WantedBy=multi-user.target"
 # A lean system: systemd and udev, the kernel and its initramfs, ALSA's tools to capture the
 # loopback card, python3 for the checks run inside, evtest-free (uinput is driven from python).
 mmdebstrap --quiet --variant=apt --mode=root --architectures="$arch" \
@@ -41,6 +57,8 @@ mmdebstrap --quiet --variant=apt --mode=root --architectures="$arch" \
     --customize-hook='mkdir -p "$1/etc/systemd/system/serial-getty@'"$console"'.service.d"' \
     --customize-hook='printf "[Service]\nExecStart=\nExecStart=-/sbin/agetty --autologin root --noclear --keep-baud 115200 %%I dumb\n" > "$1/etc/systemd/system/serial-getty@'"$console"'.service.d/autologin.conf"' \
     --customize-hook='printf "snd-aloop\nuinput\n" > "$1/etc/modules-load.d/reveille-vm.conf"' \
+    --customize-hook='[ '"$arch"' = amd64 ] || { printf "%s\n" "$CONSOLE_SHELL" > "$1/etc/systemd/system/bench-console.service" &&
+        chroot "$1" systemctl enable bench-console.service && chroot "$1" systemctl mask serial-getty@hvc0.service; }' \
     --customize-hook='chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_reap.service systemd-timesyncd.service 2>/dev/null || true' \
     --customize-hook='cp "$1"/boot/vmlinuz-* '"$out"'/vmlinuz && cp "$1"/boot/initrd.img-* '"$out"'/initrd.img' \
     "$suite" "$tree"
