@@ -191,7 +191,13 @@ class Guest:
 # of 10 ms. `capture.py SECONDS OUT`: OUT gets the wall-clock time of the first frame that is not
 # silence (within a period), and the RMS of each 0.25 s, as JSON.
 CAPTURE = r'''
-import audioop, json, subprocess, sys, time
+import array, json, math, operator, subprocess, sys, time
+try:
+    from audioop import rms  # Python 3.12 and before (Debian 12)
+except ImportError:  # Python 3.13 (Debian 13) has no audioop
+    def rms(chunk, width):
+        samples = array.array("h", chunk)
+        return int(math.sqrt(sum(map(operator.mul, samples, samples)) / max(1, len(samples))))
 seconds, out = int(sys.argv[1]), sys.argv[2]
 rate, frame = 48000, 4
 arecord = subprocess.Popen(["arecord", "-q", "-D", "plughw:Loopback,1,0", "-f", "S16_LE", "-r", str(rate),
@@ -214,7 +220,7 @@ while True:
     chunks.append(chunk)
 data = b"".join(chunks)
 step = rate // 4 * frame
-levels = [audioop.rms(data[i:i + step], 2) for i in range(0, len(data), step)]
+levels = [rms(data[i:i + step], 2) for i in range(0, len(data), step)]
 json.dump({"start": start, "first": None if first is None else start + first / rate, "levels": levels},
           open(out, "w"))
 '''
