@@ -135,8 +135,6 @@ public struct AlarmClock: Sendable {
     static let jumpConfirmedSeconds = 86_400.0
     /// A start this long after the last instant handled, with no network time, counts as a jump.
     static let startGapSeconds = 600
-    /// The unconfirmed jump is the gap found at start, not one seen while running (for the log).
-    private var jumpAtStart = false
     /// The kernel said at the last look that network time keeps the clock right (adjtimex).
     private var clockSynchronized = false
     /// Occurrences handled while the clock was not trusted (`clockTrusted`): a correction of the
@@ -227,7 +225,6 @@ public struct AlarmClock: Sendable {
             // of steady running confirms it; a correction meanwhile judges again what it judged.
             lastJumpFrom = through
             lastJumpAt = monotonic
-            jumpAtStart = true
             actions.append(
                 .log(
                     .info,
@@ -254,7 +251,6 @@ public struct AlarmClock: Sendable {
             if drift > 2 {
                 lastJumpFrom = Int(last.wall.rounded(.down)) + Int(monotonic - last.monotonic)
                 lastJumpAt = monotonic
-                jumpAtStart = false
             }
             // Set back while running: someone (time sync, an admin) corrected a clock that was ahead.
             steppedBack = drift < -2
@@ -274,14 +270,12 @@ public struct AlarmClock: Sendable {
         {
             lastJumpFrom = nil
             untrustedHandled = []  // judged under a clock now known right: they stand
-            let (what, since) = jumpAtStart ? ("the clock found at start", "the start") : ("the jump ahead", "it jumped ahead")
-            jumpAtStart = false
             actions.append(
                 .log(
                     .info,
                     clockSynchronized
-                        ? "network time confirms the clock: \(what) was right"
-                        : "the clock has run steadily for a day since \(since): taken as right"))
+                        ? "network time confirms the clock: the jump ahead was right"
+                        : "the clock has run steadily for a day since it jumped ahead: taken as right"))
         }
         notePersisted(actions)
         actions += followTime()
@@ -1036,7 +1030,6 @@ public struct AlarmClock: Sendable {
         warnedClockBehind = false
         nextRing = nil
         lastJumpFrom = nil
-        jumpAtStart = false
         let local = ZoneResolver(zone: zone).local(at: wrongThrough)
         var actions: [ClockAction] = [
             .log(
