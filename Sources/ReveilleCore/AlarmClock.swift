@@ -707,7 +707,7 @@ public struct AlarmClock: Sendable {
         guard let decision = nextRingDecision, let ring = decision.ringInstant,
             let alarm = schedule.alarms.first(where: { $0.id == decision.alarmID })
         else { return (.failure(.refused(RingRefusal("no alarm rings ahead: nothing to dismiss"))), []) }
-        guard ring - now <= limits.earlyDismissSeconds else {
+        guard isInEarlyWindow(ring, now: now) else {
             let opens = resolver.local(at: ring - limits.earlyDismissSeconds).time.hoursAndMinutes
             return (
                 .failure(
@@ -1220,15 +1220,7 @@ public struct AlarmClock: Sendable {
     /// When to look next: a session's deadline, the next ring, or the longest sleep.
     private mutating func wake(now: Int) -> [ClockAction] {
         if nextRing == nil {
-            var engine = ScheduleEngine(state: schedule, zone: zone)
-            var decision = engine.nextRing(after: max(now, evaluatedThrough ?? now))
-            // One dismissed early is not the next ring any more.
-            while let found = decision, let instant = found.ringInstant,
-                handled.contains(Occurrence(alarmID: found.alarmID, instant: instant))
-            {
-                decision = engine.nextRing(after: instant)
-            }
-            nextRingDecision = decision
+            nextRingDecision = nextUnhandledRing(after: max(now, evaluatedThrough ?? now))
             nextRing = .some(nextRingDecision?.ringInstant)
         }
         let nextChime = chimes.nextWake(now: now, schedule: schedule, zone: zone)
@@ -1246,6 +1238,39 @@ public struct AlarmClock: Sendable {
         ]
         return actions + [.wake(at: candidates.compactMap { $0 }.min()!)]
     }
+
+    // MARK: Read models
+
+    /// The first ring after `instant` not handled already (rung, joined, dismissed early, missed):
+    /// of every alarm, or of `alarmID` alone; in the schedule the machine holds, or in `proposed`
+    /// (the store's, just after a request changed it). The wake timer, `status`, `alarm list` and
+    /// `alarm show` all read it, so none of them shows a ring that will not come.
+    public func nextUnhandledRing(after instant: Int, of alarmID: Int? = nil, in proposed: ScheduleState? = nil)
+        -> Decision?
+    {
+        var state = proposed ?? schedule
+        if let alarmID { state.alarms = state.alarms.filter { $0.id == alarmID } }
+        var engine = ScheduleEngine(state: state, zone: zone)
+        var after = instant
+        while let found = engine.nextRing(after: after), let ring = found.ringInstant {
+            // Every alarm due at that instant, lowest id first: one dismissed early leaves the others.
+            let due = engine.rings(after: ring - 1, through: ring)
+            if let first = due.first(where: { !handled.contains(Occurrence(alarmID: $0.alarmID, instant: ring)) }) {
+                return first
+            }
+            after = ring
+        }
+        return nil
+    }
+
+    /// Whether `dismiss --next` would act on the next ring now (no session; the ring within
+    /// `earlyDismissSeconds`): `status` offers it then.
+    public func earlyDismissalOpen(now: Int) -> Bool {
+        guard session == nil, let ring = nextRingDecision?.ringInstant else { return false }
+        return isInEarlyWindow(ring, now: now)
+    }
+
+    private func isInEarlyWindow(_ ring: Int, now: Int) -> Bool { ring - now <= limits.earlyDismissSeconds }
 
     /// The sunrise of the next ring, when its alarm has `--lead`: it begins `leadSeconds` before
     /// the ring (in seconds, not local time: the same length across a DST change), is announced

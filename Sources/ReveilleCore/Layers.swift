@@ -65,6 +65,12 @@ public enum MasterSwitch: Hashable, Sendable {
         case .pausedUntil(let until): date >= until
         }
     }
+
+    /// The switch as it stands on `date`: a pause whose days are over is `.on`.
+    public func standing(on date: CivilDate) -> MasterSwitch {
+        if case .pausedUntil = self, allows(date) { return .on }
+        return self
+    }
 }
 
 /// Checks that a new layer does not collide with one already there.

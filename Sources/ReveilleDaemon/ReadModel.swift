@@ -106,12 +106,10 @@ struct ReadModel {
 
     // MARK: The schedule ahead
 
-    /// The next ring of one alarm, as the schedule `state` has it.
+    /// The next ring of one alarm that will come (`AlarmClock.nextUnhandledRing`), as the schedule
+    /// `state` has it.
     func nextRing(of alarm: Alarm, in state: ScheduleState, after instant: Int) -> RingInfo? {
-        var only = state
-        only.alarms = [alarm]
-        var engine = ScheduleEngine(state: only, zone: zone)
-        return engine.nextRing(after: instant).flatMap { ringInfo($0, label: alarm.label) }
+        machine.nextUnhandledRing(after: instant, of: alarm.id, in: state).flatMap { ringInfo($0, label: alarm.label) }
     }
 
     /// Every alarm on every day from `now` for `days` days, with the deciding layer; each day with

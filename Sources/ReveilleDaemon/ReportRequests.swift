@@ -58,11 +58,10 @@ final class ReportRequests: RequestHandler {
         let view = controller.view
         let zone = controller.zone
         let (master, until): (MasterState, String?) =
-            switch state.master {
+            switch state.master.standing(on: now.date) {
             case .on: (.on, nil)
             case .off: (.off, nil)
-            case .pausedUntil(let date) where date > now.date: (.paused, date.description)
-            case .pausedUntil: (.on, nil)
+            case .pausedUntil(let date): (.paused, date.description)
             }
         var info = StatusInfo(
             version: reveilleVersion,
@@ -87,11 +86,7 @@ final class ReportRequests: RequestHandler {
         info.wakeCheck = controller.machine.wakeCheck.flatMap(view.wakeCheckInfo)
         info.sunrise = controller.machine.sunrise.map(view.sunriseInfo)
         if controller.machine.soundSilent, info.session?.state == .ringing { info.silent = true }
-        if info.session == nil, let next = controller.machine.nextRing ?? nil,
-            next - info.nowInstant <= controller.machine.limits.earlyDismissSeconds
-        {
-            info.earlyDismissal = true
-        }
+        if controller.machine.earlyDismissalOpen(now: now.instant) { info.earlyDismissal = true }
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine
         info.appGuard = apps?.mode ?? AppGuardState(mode: .starting, detail: "")

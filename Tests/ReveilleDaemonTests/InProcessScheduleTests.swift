@@ -23,6 +23,31 @@ import Testing
         #expect(clock.request(.overrideList).overrides?.first?.date == "2026-11-30")
     }
 
+    /// `dismiss --next` on one of two alarms due at the same minute: `alarm list`, `alarm show` and
+    /// `status` all read the machine's next ring (`AlarmClock.nextUnhandledRing`), so none shows the
+    /// ring that will not come, and the other alarm still rings.
+    @Test func aRingDismissedEarlyIsShownNowhere() throws {
+        let clock = try Clock(now: instant("2026-11-23 06:40:00"))
+        clock.add("7:00", label: "first")
+        clock.add("7:00", label: "second")
+        let problem = try #require(clock.request(.unlock(alarmID: 1, answer: nil)).unlock?.problem)
+        #expect(clock.request(.unlock(alarmID: 1, answer: solve(problem))).unlock?.unlocked == true)
+        let early = clock.request(.dismissNext)
+        #expect(early.ok, "\(early.error?.message ?? "")")
+        let list = try #require(clock.request(.alarmList).alarms)
+        #expect(list.map { $0.nextRing?.date } == ["2026-11-24", "2026-11-23"])
+        let status = try #require(clock.request(.status).status)
+        #expect(status.nextRing?.alarmID == 2 && status.nextRing?.date == "2026-11-23")
+        #expect(status.earlyDismissal == true, "the second alarm can be dismissed early too")
+        // A change to the first alarm answers with its next real ring, tomorrow's.
+        var spec = AlarmSpec()
+        spec.label = "renamed"
+        let edited = clock.request(.alarmEdit(id: 1, spec: spec))
+        #expect(edited.alarms?.first?.nextRing?.date == "2026-11-24", "\(edited.message ?? "")")
+        clock.passToWake()
+        #expect(clock.session?.alarmID == 2, "the second rings at 07:00")
+    }
+
     /// A reminder with a follow-up two hours later: `count` chime lines in the log.
     func chimes(_ clock: Clock) -> [String] {
         clock.log.text.split(separator: "\n").filter { $0.contains(") chimes (due ") }.map(String.init)
