@@ -194,26 +194,41 @@ public enum Command: Codable, Sendable, Equatable {
         }
     }
 
-    /// Whether it changes alarms, rules, overrides or the master switch.
-    public var changesSchedule: Bool {
+    /// What a command may change, said by each command itself: a new command does not compile
+    /// until it says (docs/ARCHITECTURE.md, "How to add a command").
+    public enum Reach: Sendable, Equatable {
+        /// The schedule the machine holds: alarms, rules, overrides, the master switch, calendars,
+        /// reminders, and the tags alarms name. A change first passes the commitment gate; once
+        /// made, the machine takes the new schedule (`Controller.scheduleChanged`).
+        case schedule
+        /// A ring in progress or the next one, through the machine's own events (snooze, dismiss,
+        /// unlock, `alarm test`): the machine decides and answers.
+        case ring
+        /// Nothing the machine holds: reads, apps, the web's paired devices, the sound test.
+        case elsewhere
+    }
+
+    public var reach: Reach {
         switch self {
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit,
             .reminderRemove, .remindersSwitch,
             // Removing a tag takes it from the alarms that named it.
             .tagRemove:
-            true
-        default: false
+            .schedule
+        case .snooze, .awake, .unlock, .dismissNext, .problem, .answer, .alarmTest:
+            .ring
+        case .status, .alarmList, .ruleList, .overrideList, .next, .history, .stats, .soundTest, .soundDevices,
+            .soundStop, .tagAdd, .tagList, .tagTest, .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart,
+            .appList, .appPut,
+            .appRemove, .appExport, .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair, .webRedeem,
+            .webDevices, .webUnpair, .calendarList, .calendarShow, .reminderList:
+            .elsewhere
         }
     }
 
-    /// Whether, once done, the daemon's next wake-up may have moved.
-    public var changesWhatIsNext: Bool {
-        switch self {
-        case .snooze, .problem, .answer, .alarmTest, .awake, .dismissNext: true
-        default: changesSchedule
-        }
-    }
+    /// Whether it changes alarms, rules, overrides, the master switch, calendars or reminders.
+    public var changesSchedule: Bool { reach == .schedule }
 
     /// Who may do it (README, "Who may do what").
     public var requiredRole: Role {
