@@ -1263,6 +1263,22 @@ public struct AlarmClock: Sendable {
         return nil
     }
 
+    /// The days ahead (`ScheduleEngine.forEachDecisionAhead`) in the schedule the machine holds
+    /// or in `proposed`, each decision with whether its ring is already handled (dismissed early):
+    /// `next`, the week and the month view read it.
+    @discardableResult
+    public func forEachDecisionAhead(
+        in proposed: ScheduleState? = nil, from now: Int, days: Int, _ body: (Decision, _ handled: Bool) -> Void
+    ) -> Bool {
+        var engine = ScheduleEngine(state: proposed ?? schedule, zone: zone)
+        return engine.forEachDecisionAhead(from: now, days: days) { decision in
+            body(
+                decision,
+                decision.ringInstant.map { handled.contains(Occurrence(alarmID: decision.alarmID, instant: $0)) }
+                    ?? false)
+        }
+    }
+
     /// Whether `dismiss --next` would act on the next ring now (no session; the ring within
     /// `earlyDismissSeconds`): `status` offers it then.
     public func earlyDismissalOpen(now: Int) -> Bool {

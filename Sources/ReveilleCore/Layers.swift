@@ -99,6 +99,32 @@ public enum LayerConflicts {
         }
     }
 
+    /// A weekly rule never silently does nothing: a rule that decides no alarm's day in the next
+    /// eight weeks (no alarm rings on its days, or none is enabled) is kept, with a warning giving
+    /// the one command that rings on those days. Judged as if alarms were on and there were no
+    /// holidays: a pause or a school break silences a rule for a while, which `next` shows; this is
+    /// about a rule with no alarm behind it.
+    public static func idleRuleWarning(_ rule: WeeklyRule, in state: ScheduleState, zone: Zone, today: CivilDate)
+        -> String?
+    {
+        var state = state
+        state.master = .on
+        state.holidays = [:]
+        var engine = ScheduleEngine(state: state, zone: zone)
+        guard !engine.ruleDecides(rule.id, from: today, days: 56) else { return nil }
+        switch rule.change {
+        case .off:
+            return "rule #\(rule.id) silences nothing: no alarm rings on \(rule.days)"
+        case .at(let time):
+            let why =
+                rule.alarmID == nil
+                ? "a rule for all alarms only moves the alarms that ring on its days, and none rings on \(rule.days)"
+                : "its alarm is off, or a one-shot (weekly rules leave one-shots alone)"
+            return
+                "rule #\(rule.id) rings nothing: \(why); for a ring every \(rule.days) at \(time), add an alarm: reveille alarm add \(time) --days \(rule.days)"
+        }
+    }
+
     /// Overrides for dates before `today` no longer matter and are purged.
     public static func expired(_ overrides: [DateOverride], today: CivilDate) -> [DateOverride] {
         overrides.filter { $0.date < today }

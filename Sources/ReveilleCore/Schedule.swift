@@ -180,6 +180,34 @@ public struct ScheduleEngine {
         }
     }
 
+    /// The days ahead as `next` and the month view show them: every decision from the local date
+    /// of `now` for `days` days, less today's whose time has passed. Returns whether any of
+    /// today's were left out ("nothing more today" rather than "nothing set").
+    @discardableResult
+    public mutating func forEachDecisionAhead(from now: Int, days: Int, _ body: (Decision) -> Void) -> Bool {
+        let local = zone.local(at: now)
+        var skippedToday = false
+        forEachDecision(from: local.date, days: days) { decision in
+            if decision.date == local.date, decision.ringInstant.map({ $0 <= now }) ?? (decision.time <= local.time) {
+                skippedToday = true
+            } else {
+                body(decision)
+            }
+        }
+        return skippedToday
+    }
+
+    /// Whether weekly rule `id` decides any alarm's day in the `days` days from `date`: a rule for
+    /// every alarm only changes the alarms that ring that day, so with none behind it, it does
+    /// nothing.
+    public mutating func ruleDecides(_ id: Int, from date: CivilDate, days: Int) -> Bool {
+        var found = false
+        forEachDecision(from: date, days: days) { decision in
+            if decision.layer == .rule, decision.sourceID == id { found = true }
+        }
+        return found
+    }
+
     /// Every decision from `start` for `days` days.
     public mutating func decisions(from start: CivilDate, days: Int) -> [Decision] {
         var result: [Decision] = []

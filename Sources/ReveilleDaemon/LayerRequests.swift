@@ -121,31 +121,12 @@ final class LayerRequests: RequestHandler {
         var response = Response(
             message: "\(verb) rule #\(rule.id): \(rule.days) \(rule.change), \(rule.scopeDescription)")
         response.rules = [RuleInfo(rule)]
-        if let idle = try idleRuleWarning(rule, today: today) { response.warnings = [idle] }
-        return response
-    }
-
-    /// A weekly rule never silently does nothing: a rule that decides no alarm's day in the next
-    /// eight weeks (no alarm rings on its days, or none is enabled) is kept, with a warning giving
-    /// the one command that rings on those days.
-    private func idleRuleWarning(_ rule: WeeklyRule, today: CivilDate) throws -> String? {
-        // As if alarms were on and there were no holidays: a pause or a school break silences a
-        // rule for a while, which `next` shows; this is about a rule with no alarm behind it.
-        var state = try store.scheduleState()
-        state.master = .on
-        state.holidays = [:]
-        guard !controller.view.ruleDecides(rule.id, in: state, from: today, days: 56) else { return nil }
-        switch rule.change {
-        case .off:
-            return "rule #\(rule.id) silences nothing: no alarm rings on \(rule.days)"
-        case .at(let time):
-            let why =
-                rule.alarmID == nil
-                ? "a rule for all alarms only moves the alarms that ring on its days, and none rings on \(rule.days)"
-                : "its alarm is off, or a one-shot (weekly rules leave one-shots alone)"
-            return
-                "rule #\(rule.id) rings nothing: \(why); for a ring every \(rule.days) at \(time), add an alarm: reveille alarm add \(time) --days \(rule.days)"
+        if let idle = LayerConflicts.idleRuleWarning(
+            rule, in: try store.scheduleState(), zone: controller.zone, today: today)
+        {
+            response.warnings = [idle]
         }
+        return response
     }
 
     /// An override for one alarm that skips holidays, on one of its holidays, could do nothing: the

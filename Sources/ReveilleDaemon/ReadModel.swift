@@ -130,17 +130,9 @@ struct ReadModel {
         // Most entries are an alarm ringing as set: encode each of those once.
         let plainRings = Dictionary(
             uniqueKeysWithValues: state.alarms.map { ($0.id, ScheduleDay.Entry.plainRing($0.id).encoded) })
-        var skippedToday = false
-        var engine = ScheduleEngine(state: state, zone: zone)
-        engine.forEachDecision(from: now.date, days: days) { decision in
-            if decision.date == now.date,
-                decision.ringInstant.map({ $0 <= now.instant }) ?? (decision.time <= now.time)
-            {
-                skippedToday = true
-                return
-            }
+        let skippedToday = machine.forEachDecisionAhead(in: state, from: now.instant, days: days) { decision, handled in
             let index = decision.date.dayNumber - now.date.dayNumber
-            if decision.layer == .base, case .ring(_, _, .none) = decision.verdict,
+            if decision.layer == .base, !handled, case .ring(_, _, .none) = decision.verdict,
                 let encoded = plainRings[decision.alarmID]
             {
                 return report.days[index].append(encoded: encoded)
@@ -150,7 +142,8 @@ struct ReadModel {
             report.days[index].append(
                 ScheduleDay.Entry(
                     time: shown.description, alarmID: decision.alarmID, layer: decision.layer,
-                    rings: decision.ringInstant != nil, note: decision.note))
+                    rings: decision.ringInstant != nil && !handled,
+                    note: handled ? "dismissed early" : decision.note))
         }
         let reminders = reminderRows(
             in: state, from: now.instant, through: now.date.adding(days: days - 1), played: playedChimes)
@@ -159,18 +152,6 @@ struct ReadModel {
             report.days[index].note = index == 0 && skippedToday ? "nothing more today" : "nothing set"
         }
         return report
-    }
-
-    /// Whether weekly rule `id` decides any alarm's day in the `days` days from `date`: a rule for
-    /// every alarm only changes the alarms that ring that day, so with none behind it, it does
-    /// nothing.
-    func ruleDecides(_ id: Int, in state: ScheduleState, from date: CivilDate, days: Int) -> Bool {
-        var engine = ScheduleEngine(state: state, zone: zone)
-        var found = false
-        engine.forEachDecision(from: date, days: days) { decision in
-            if decision.layer == .rule, decision.sourceID == id { found = true }
-        }
-        return found
     }
 
     // MARK: Reminders

@@ -39,6 +39,9 @@ import Testing
         let status = try #require(clock.request(.status).status)
         #expect(status.nextRing?.alarmID == 2 && status.nextRing?.date == "2026-11-23")
         #expect(status.earlyDismissal == true, "the second alarm can be dismissed early too")
+        let today = try #require(clock.request(.next(days: 2)).schedule?.days.first?.entries)
+        #expect(today.map(\.alarmID) == [1, 2])
+        #expect(today.map(\.rings) == [false, true] && today.first?.note == "dismissed early")
         // A change to the first alarm answers with its next real ring, tomorrow's.
         var spec = AlarmSpec()
         spec.label = "renamed"
