@@ -17,6 +17,8 @@ if [ -f "$out/.key" ] && [ "$(cat "$out/.key")" = "$key" ]; then
     exit 0
 fi
 rm -rf "$out"
+# mmdebstrap wants the folder's parent to exist (a fresh clone has no .build/arm64).
+mkdir -p "$(dirname "$out")"
 started=$(date +%s)
 # The mirror serves unstable's lists past their Valid-Until (NOTES.md): apt is told not to mind.
 mmdebstrap --quiet --variant=apt --mode=root \
