@@ -108,7 +108,7 @@ struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "List past rings: when, snoozes, how and when they were stopped.")
 
-    @Option(name: .long, help: "How many days back.") var days = 7
+    @Option(name: .long, help: "How many calendar days, today included.") var days = 7
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
 
@@ -159,7 +159,7 @@ struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats", abstract: "How the mornings went: snoozes, time to get up, missed alarms.")
 
-    @Option(name: .long, help: "How many days back.") var days = 30
+    @Option(name: .long, help: "How many calendar days, today included.") var days = 30
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
 

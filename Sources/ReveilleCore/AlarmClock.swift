@@ -48,6 +48,12 @@ public struct AlarmClock: Sendable {
         /// The last session dismissed, when its wake-up check is still open.
         public var wakeCheck: RingSession?
 
+        /// How far back the store is read at start: the sessions of the last week (as far as a
+        /// catch-up looks back) and the chimes of the last eight days.
+        public static func since(now: Int) -> (sessions: Int, chimes: Int) {
+            (now - 7 * 86_400, now - 8 * 86_400)
+        }
+
         public init(
             evaluatedThrough: Int?, activeSession: RingSession?, handled: [Occurrence], lastSessionID: Int,
             handledChimes: [String: Int] = [:], wakeCheck: RingSession? = nil

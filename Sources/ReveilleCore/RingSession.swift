@@ -382,6 +382,12 @@ public struct RingSession: Sendable, Hashable {
     /// Dismissed before it was due (`dismissedEarly`).
     public var wasDismissedEarly: Bool { state == .dismissed && (endedAt ?? .max) < scheduledAt }
 
+    /// From the ring to its dismissal by the sleeper (one dismissed early has none).
+    public var secondsToDismiss: Int? {
+        guard state == .dismissed, !wasDismissedEarly, let endedAt else { return nil }
+        return endedAt - startedAt
+    }
+
     /// An occurrence that is recorded as missed, never rung.
     public static func missed(settings: RingSettings, scheduledAt: Int, now: Int) -> RingSession {
         RingSession(

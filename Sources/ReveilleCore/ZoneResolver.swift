@@ -55,6 +55,12 @@ public struct ZoneResolver {
     }
 
     /// The local date and time at `instant` (seconds since the epoch).
+    /// The first instant of the `days` calendar days that end with the date of `now`: local
+    /// midnight `days - 1` days before (`history --days`, `stats --days`).
+    public mutating func startOfDays(_ days: Int, endingAt now: Int) -> Int {
+        resolve(local(at: now).date.adding(days: 1 - days), LocalTime(secondsOfDay: 0)!).instant
+    }
+
     public func local(at instant: Int) -> (date: CivilDate, time: LocalTime) {
         let local = instant + offset(at: instant)
         let day = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400

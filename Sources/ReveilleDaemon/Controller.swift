@@ -98,15 +98,15 @@ public final class Controller {
         var schedule = try store.scheduleState()
         schedule.holidays = calendars.holidays
         schedule.calendarChimes = calendars.chimes
-        let lookBack = now - 8 * 86_400
+        let since = AlarmClock.Stored.since(now: now)
         let stored = AlarmClock.Stored(
             evaluatedThrough: evaluatedThrough, activeSession: try store.activeSession(),
-            handled: try store.history(since: now - 7 * 86_400).map {
+            handled: try store.history(since: since.sessions).map {
                 AlarmClock.Occurrence(alarmID: $0.settings.alarmID, instant: $0.scheduledAt)
             },
             lastSessionID: try store.lastSessionID(),
-            handledChimes: Dictionary(try store.chimes(since: lookBack).map { ($0.key, $0.instant) }) { first, _ in
-                first
+            handledChimes: Dictionary(try store.chimes(since: since.chimes).map { ($0.key, $0.instant) }) {
+                first, _ in first
             }, wakeCheck: try store.openWakeCheck())
         sharedZone = SharedZone(zone)
         machine = AlarmClock(
@@ -331,7 +331,7 @@ public final class Controller {
     func stillRinging() -> [String]? {
         guard let session = machine.session else { return nil }
         return [
-            "alarm \(session.settings.name) is still \(session.state == .snoozed ? "snoozed" : "ringing"): it stops only when dismissed ('reveille dismiss')"
+            "alarm \(session.settings.name) is still \(session.state.rawValue): it stops only when dismissed ('reveille dismiss')"
         ]
     }
 }

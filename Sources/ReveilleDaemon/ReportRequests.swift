@@ -98,12 +98,17 @@ final class ReportRequests: RequestHandler {
         return info
     }
 
-    private func history(days: Int) throws -> [HistoryEntry] {
+    /// The sessions of the `days` calendar days that end today.
+    private func sessions(days: Int) throws -> [RingSession] {
         guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
-        let since = controller.nowSeconds() - days * 86_400
+        var resolver = ZoneResolver(zone: controller.zone)
+        return try store.history(since: resolver.startOfDays(days, endingAt: controller.nowSeconds()))
+    }
+
+    private func history(days: Int) throws -> [HistoryEntry] {
         let view = controller.view
         let resolver = ZoneResolver(zone: controller.zone)
-        return try store.history(since: since).map { session in
+        return try sessions(days: days).map { session in
             let scheduled = resolver.local(at: session.scheduledAt)
             let wasMissed = session.state == .missed
             var entry = HistoryEntry(
@@ -112,8 +117,7 @@ final class ReportRequests: RequestHandler {
                 started: wasMissed ? nil : view.localTime(session.startedAt, seconds: true), state: session.state,
                 snoozes: session.snoozeCount, wrongAnswers: session.wrongAnswers,
                 ended: session.endedAt.map { view.localTime($0, seconds: true) }, dismissedBy: session.dismissedBy,
-                secondsToDismiss: session.state == .dismissed && !session.wasDismissedEarly
-                    ? session.endedAt.map { $0 - session.startedAt } : nil)
+                secondsToDismiss: session.secondsToDismiss)
             entry.early = session.wasDismissedEarly ? true : nil
             entry.fellBackToMath = session.fellBackToMath ? true : nil
             entry.readerState = session.readerState
@@ -126,23 +130,5 @@ final class ReportRequests: RequestHandler {
         }
     }
 
-    private func stats(days: Int) throws -> StatsInfo {
-        let entries = try history(days: days).filter { $0.test != true }  // a try is not a morning
-        let rang = entries.filter { $0.state != .missed }
-        let dismissed = entries.compactMap(\.secondsToDismiss)
-        func average(_ values: [Int]) -> Double? {
-            values.isEmpty ? nil : Double(values.reduce(0, +)) / Double(values.count)
-        }
-        var stats = StatsInfo(
-            days: days, sessions: rang.count, dismissed: dismissed.count,
-            autoStopped: entries.filter { $0.state == .autoStopped }.count,
-            missed: entries.count - rang.count, averageSnoozes: average(rang.map(\.snoozes)),
-            averageSecondsToDismiss: average(dismissed), wrongAnswers: rang.reduce(0) { $0 + $1.wrongAnswers })
-        let checks = entries.compactMap(\.wakeCheck)
-        if !checks.isEmpty {
-            stats.wakeChecksPassed = checks.filter { $0 == "passed" }.count
-            stats.wakeChecksFailed = checks.filter { $0 == "failed" }.count
-        }
-        return stats
-    }
+    private func stats(days: Int) throws -> StatsInfo { StatsInfo(days: days, of: try sessions(days: days)) }
 }

@@ -101,7 +101,7 @@ final class TagRequests: RequestHandler {
         if let session = controller.machine.session, session.settings.allowedTags.contains(label) {
             throw Refusal(
                 .busy,
-                "alarm \(session.settings.name) is \(session.state == .snoozed ? "snoozed" : "ringing") and tag \"\(label)\" stops it: remove the tag once it is dismissed"
+                "alarm \(session.settings.name) is \(session.state.rawValue) and tag \"\(label)\" stops it: remove the tag once it is dismissed"
             )
         }
         guard try store.deleteTag(label: label) else {
@@ -160,7 +160,7 @@ final class TagRequests: RequestHandler {
     }
 
     static func tapsAreTheAlarms(_ session: RingSession) -> String {
-        "alarm \(session.settings.name) is \(session.state == .snoozed ? "snoozed" : "ringing"): "
+        "alarm \(session.settings.name) is \(session.state.rawValue): "
             + "a tap now is for it; try again once it is dismissed"
     }
 

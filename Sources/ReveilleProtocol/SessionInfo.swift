@@ -218,6 +218,28 @@ public struct StatsInfo: Codable, Sendable, Equatable {
     }
 }
 
+extension StatsInfo {
+    /// The mornings of `sessions` (`alarm test`s are not mornings) over `days` days.
+    public init(days: Int, of sessions: [RingSession]) {
+        let mornings = sessions.filter { !$0.isTest }
+        let rang = mornings.filter { $0.state != .missed }
+        let dismissed = mornings.compactMap(\.secondsToDismiss)
+        func average(_ values: [Int]) -> Double? {
+            values.isEmpty ? nil : Double(values.reduce(0, +)) / Double(values.count)
+        }
+        self.init(
+            days: days, sessions: rang.count, dismissed: dismissed.count,
+            autoStopped: mornings.filter { $0.state == .autoStopped }.count, missed: mornings.count - rang.count,
+            averageSnoozes: average(rang.map(\.snoozeCount)), averageSecondsToDismiss: average(dismissed),
+            wrongAnswers: rang.reduce(0) { $0 + $1.wrongAnswers })
+        let checks = mornings.compactMap { $0.wakeCheck?.outcome }
+        if !checks.isEmpty {
+            wakeChecksPassed = checks.filter { $0 == .passed }.count
+            wakeChecksFailed = checks.filter { $0 == .failed }.count
+        }
+    }
+}
+
 /// An occurrence recorded as missed, never rung.
 public struct MissedInfo: Codable, Sendable, Equatable {
     public var alarmID: Int

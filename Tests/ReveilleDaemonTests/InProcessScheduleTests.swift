@@ -51,6 +51,22 @@ import Testing
         #expect(clock.session?.alarmID == 2, "the second rings at 07:00")
     }
 
+    /// `history --days N` and `stats --days N` are calendar days ending today, not N × 24 hours: at
+    /// 07:00, last night's 23:50 ring is yesterday's.
+    @Test func historyAndStatsCountCalendarDays() throws {
+        let clock = try Clock(now: instant("2026-11-22 23:49:55"))
+        clock.add("23:50")
+        clock.passToWake()
+        clock.dismissByMath()
+        clock.wall.advance(Double(instant("2026-11-23 07:00:00") - instant("2026-11-22 23:50:00")))
+        clock.daemon.controller.tick()
+        #expect(clock.request(.history(days: 1)).history?.isEmpty == true)
+        #expect(clock.request(.history(days: 2)).history?.map(\.scheduled) == ["2026-11-22 23:50"])
+        #expect(clock.request(.stats(days: 1)).stats?.sessions == 0)
+        let stats = try #require(clock.request(.stats(days: 2)).stats)
+        #expect(stats.sessions == 1 && stats.dismissed == 1 && stats.missed == 0)
+    }
+
     /// A reminder with a follow-up two hours later: `count` chime lines in the log.
     func chimes(_ clock: Clock) -> [String] {
         clock.log.text.split(separator: "\n").filter { $0.contains(") chimes (due ") }.map(String.init)
