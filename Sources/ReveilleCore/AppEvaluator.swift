@@ -8,6 +8,8 @@ public struct AppDecision: Hashable, Sendable {
     public var nextChange: Int?
     /// Allowed: how long it may run from now; nil without end.
     public var secondsLeft: Int?
+    /// Refused because no window of the app is open now (a grant of minutes does not open one).
+    public var outsideWindow = false
 
     public init(allowed: Bool, reason: String, nextChange: Int?, secondsLeft: Int?) {
         self.allowed = allowed
@@ -56,11 +58,13 @@ public enum AppEvaluator {
         }
         guard let current = intervals.first(where: { $0.lowerBound <= instant && instant < $0.upperBound }) else {
             let next = opening(intervals, atOrAfter: instant)
-            return AppDecision(
+            var refusal = AppDecision(
                 allowed: false,
                 reason: "outside its hours (\(hours(rule, on: today)) today)"
                     + (next.map { "; allowed from \(when($0, from: instant, resolver: &resolver))" } ?? ""),
                 nextChange: next, secondsLeft: 0)
+            refusal.outsideWindow = true
+            return refusal
         }
         // An interval reaching the end of the horizon looked at has no end worth telling.
         let horizon = resolver.resolve(today.adding(days: 8), LocalTime(secondsOfDay: 0)!).instant

@@ -75,6 +75,12 @@ public struct AppLimits: Sendable {
         return actions
     }
 
+    /// The wall clock reads `today`: a day other than the one counted begins, empty (its usage
+    /// and grants are stored only once it has begun).
+    public mutating func turn(to today: CivilDate) -> [Action] {
+        day == today ? [] : beginDay(today, usage: [:], grants: [:])
+    }
+
     public mutating func policyLoaded(_ policy: AppPolicy) {
         self.policy = policy
     }

@@ -31,6 +31,31 @@ public struct AudioRequest: Sendable, Hashable {
     }
 }
 
+/// What each sound the machine asks for plays like: the choices live here, the edge only plays.
+extension AudioRequest {
+    /// A ring: the alarm's sound at its volume, fading in over its `--fade-in`.
+    public static func ring(_ settings: RingSettings) -> AudioRequest {
+        AudioRequest(sound: settings.sound, volume: settings.volume, fadeInSeconds: settings.fadeInSeconds)
+    }
+
+    /// `--lead-sound`: the alarm's sound at a quarter of its volume, fading in over 5 s, until the
+    /// ring takes over.
+    public static func lead(_ settings: RingSettings) -> AudioRequest {
+        AudioRequest(sound: settings.sound, volume: max(1, settings.volume / 4), fadeInSeconds: 5)
+    }
+
+    /// The short warning tone (an app's time runs out, "Are you up?"): one cycle of the built-in
+    /// tone at 60.
+    public static let warningTone = AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .once)
+
+    /// A reminder's chime: once, at the alarms' default `volume`, without fade. With no sound of
+    /// its own, one cycle of the built-in tone ("" skips the configured alarm sound, which may be
+    /// minutes long).
+    public static func chime(_ chime: Chime, volume: Int) -> AudioRequest {
+        AudioRequest(sound: chime.sound ?? "", volume: volume, fadeInSeconds: 0, length: .once)
+    }
+}
+
 /// How a playback started, for `reveille sound test`.
 public struct PlaybackReport: Sendable, Hashable {
     /// The device that took the first frame; nil when none could be opened.

@@ -114,9 +114,9 @@ final class AppRequests: RequestHandler {
 
     /// Minutes are not hours: said when the app is outside its window now.
     private func closedWindowNote(_ name: String, user: String, _ apps: AppSupervisor) -> String {
-        guard let info = apps.statusInfo(name, user: user), !info.allowed, info.reason.hasPrefix("outside its hours")
-        else { return "" }
-        return "; a grant does not open a closed window: \(name) is \(info.reason)"
+        let decision = apps.decide(name, user: user)
+        guard decision.outsideWindow else { return "" }
+        return "; a grant does not open a closed window: \(name) is \(decision.reason)"
     }
 
     private func policyReply(_ apps: AppSupervisor) -> AppsReply {

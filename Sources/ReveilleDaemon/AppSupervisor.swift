@@ -366,10 +366,7 @@ final class AppSupervisor: Sendable {
         var resolver = ZoneResolver(zone: zone())
         let today = resolver.local(at: Int(wall)).date
         let (decision, actions) = state.withLock { state -> (AppDecision, [AppLimits.Action]) in
-            var actions: [AppLimits.Action] = []
-            if state.limits.day != today {
-                actions = state.limits.beginDay(today, usage: [:], grants: [:])
-            }
+            let actions = state.limits.turn(to: today)
             let decision = state.limits.decide(
                 name, user: user, isPerson: person, at: Int(wall), now: now, resolver: &resolver)
             return (decision, actions)
@@ -474,9 +471,7 @@ final class AppSupervisor: Sendable {
         var resolver = ZoneResolver(zone: zone())
         let today = resolver.local(at: Int(wall)).date
         let actions = state.withLock { state -> [AppLimits.Action] in
-            var actions: [AppLimits.Action] = []
-            if state.limits.day != today { actions = state.limits.beginDay(today, usage: [:], grants: [:]) }
-            return actions + state.limits.review(at: Int(wall), now: now, resolver: &resolver)
+            state.limits.turn(to: today) + state.limits.review(at: Int(wall), now: now, resolver: &resolver)
         }
         return carryOut(actions)
     }

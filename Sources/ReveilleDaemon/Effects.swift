@@ -30,9 +30,7 @@ final class Effects {
     func carryOut(_ actions: [ClockAction], view: ReadModel) {
         for action in actions {
             switch action {
-            case .play(let settings):
-                ring.audio.play(
-                    AudioRequest(sound: settings.sound, volume: settings.volume, fadeInSeconds: settings.fadeInSeconds))
+            case .play(let settings): ring.audio.play(.ring(settings))
             case .stopSound: ring.audio.stop()
             case .attenuate(let lower): ring.audio.setAttenuated(lower)
             case .escalate: ring.audio.escalate()
@@ -53,7 +51,7 @@ final class Effects {
                     logger.error("could not remove override #\(id): \(error); a holiday keeps it silent all the same")
                 }
             case .say(let text): ring.voice.say(text)
-            case .warningTone: ring.audio.play(AudioRequest(sound: nil, volume: 60, fadeInSeconds: 0, length: .once))
+            case .warningTone: ring.audio.play(.warningTone)
             case .appWarningHook(let app, let user, let left):
                 hooks.run(
                     .appWarning,
@@ -69,19 +67,13 @@ final class Effects {
                         "REVEILLE_ALARM_LABEL": sunrise.label, "REVEILLE_SCHEDULED_AT": String(sunrise.ringsAt),
                         "REVEILLE_LEAD_SECONDS": String(sunrise.ringsAt - sunrise.startsAt),
                     ])
-            case .leadSound(let settings):
-                ring.audio.play(
-                    AudioRequest(sound: settings.sound, volume: max(1, settings.volume / 4), fadeInSeconds: 5))
+            case .leadSound(let settings): ring.audio.play(.lead(settings))
             case .log(let level, let text): logger.log(level: Logger.Level(level), "\(text)")
             case .publish(let change): outlets.publish(view.event(change))
             case .wake(let instant):
                 armedWake = instant
                 outlets.armWake(at: instant)
-            case .chime(let chime):
-                // Once, at the alarms' default volume, without fade. No sound of its own: one cycle of
-                // the built-in tone ("" skips the configured alarm sound, which may be minutes long).
-                ring.audio.play(
-                    AudioRequest(sound: chime.sound ?? "", volume: ring.defaultVolume, fadeInSeconds: 0, length: .once))
+            case .chime(let chime): ring.audio.play(.chime(chime, volume: ring.defaultVolume))
             case .checkChime(let chime):
                 let report = outlets.chimeChecked
                 hooks.check(chime.unless ?? "false", for: chime.text) { skip, detail in
