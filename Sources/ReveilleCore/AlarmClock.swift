@@ -19,9 +19,12 @@ public struct AlarmClock: Sendable {
         public var speakReminders: Bool
         /// How long before it the next ring may be dismissed early, with its challenge.
         public var earlyDismissSeconds: Int
+        /// An occurrence found at most this late still rings (`--grace`'s default, 15 minutes).
+        public static let defaultGraceSeconds = 15 * 60
 
         public init(
-            ring: RingPolicy = RingPolicy(), graceSeconds: Int = 15 * 60, longestSleepSeconds: Int = 3600,
+            ring: RingPolicy = RingPolicy(), graceSeconds: Int = Limits.defaultGraceSeconds,
+            longestSleepSeconds: Int = 3600,
             lookBackSeconds: Int = 7 * 86_400, speakReminders: Bool = true, earlyDismissSeconds: Int = 3600
         ) {
             self.earlyDismissSeconds = earlyDismissSeconds
@@ -1284,6 +1287,9 @@ public struct AlarmClock: Sendable {
                     ?? false)
         }
     }
+
+    /// A session rings and no device plays it: said loudly in `status`.
+    public var isRingingSilently: Bool { soundSilent && session?.state == .ringing }
 
     /// Whether `dismiss --next` would act on the next ring now (no session; the ring within
     /// `earlyDismissSeconds`): `status` offers it then.

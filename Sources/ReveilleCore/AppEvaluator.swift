@@ -45,7 +45,7 @@ public enum AppEvaluator {
         }
         let today = resolver.local(at: instant).date
         let intervals = allowedIntervals(rule, around: today, resolver: &resolver)
-        let nextMidnight = resolver.resolve(today.adding(days: 1), LocalTime(secondsOfDay: 0)!).instant
+        let nextMidnight = resolver.resolve(today.adding(days: 1), LocalTime.midnight).instant
         let limit = rule.limits[today.weekday].map { ($0 + grantMinutes) * 60 }
         if let limit, usedSeconds >= limit {
             let next = opening(intervals, atOrAfter: nextMidnight)
@@ -67,7 +67,7 @@ public enum AppEvaluator {
             return refusal
         }
         // An interval reaching the end of the horizon looked at has no end worth telling.
-        let horizon = resolver.resolve(today.adding(days: 8), LocalTime(secondsOfDay: 0)!).instant
+        let horizon = resolver.resolve(today.adding(days: 8), LocalTime.midnight).instant
         let windowLeft: Int? = current.upperBound >= horizon ? nil : current.upperBound - instant
         let limitLeft = limit.map { $0 - usedSeconds }
         let left = [windowLeft, limitLeft].compactMap { $0 }.min()

@@ -97,6 +97,12 @@ public struct AppLimits: Sendable {
         (grants[AppUsageKey(app: app, user: user)] ?? 0) + (grants[AppUsageKey(app: app, user: Self.everyone)] ?? 0)
     }
 
+    /// Today's limit of `rule` for `user` with the day's grants, in minutes; nil: none.
+    public func limitMinutes(_ rule: AppRule, user: String) -> Int? {
+        guard let day else { return nil }
+        return rule.limits[day.weekday].map { $0 + grantMinutes(rule.name, user: user) }
+    }
+
     /// May `app` start now for `user`? Time is counted up to `now` first, in memory: an exec
     /// waiting for this answer never waits for the disk.
     public mutating func decide(

@@ -3,6 +3,20 @@ import FoundationEssentials
 // Plain data about calendars, shared by the process that parses them with libical (the CLI's
 // `reveille-calendar expand` and `refresh`) and the daemon, which never links libical.
 
+/// The dates calendars are expanded over: from the day before `today`, two years ahead
+/// (`next --days` beyond it sees no holidays). It is read again once a week has passed.
+public struct CalendarSpan: Sendable, Hashable {
+    public static let days = 731
+    public let start: CivilDate
+
+    public init(today: CivilDate) { start = today.adding(days: -1) }
+
+    public var end: CivilDate { start.adding(days: Self.days) }
+
+    /// Whether the span has slid far enough behind `today` to be read again.
+    public func isStale(today: CivilDate) -> Bool { today.dayNumber - start.dayNumber > 7 }
+}
+
 /// One occurrence of a calendar event, on the wall clock of the daemon's zone.
 public struct CalendarOccurrence: Sendable, Hashable, Codable {
     public let uid: String
@@ -76,5 +90,12 @@ public enum CalendarPurpose: String, Codable, Sendable, CaseIterable {
         case .holidays: "no good copy yet: its holidays are not known"
         case .reminders: "no good copy yet: none of its events chimes"
         }
+    }
+}
+
+extension CalendarOccurrence {
+    /// Whether it touches any of the `days` days from `date` (`calendar show --days`).
+    public func falls(within days: Int, from date: CivilDate) -> Bool {
+        lastDate >= date && firstDate <= date.adding(days: days - 1)
     }
 }

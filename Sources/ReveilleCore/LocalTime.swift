@@ -17,6 +17,9 @@ public struct LocalTime: Hashable, Comparable, Sendable, CustomStringConvertible
     public var minute: Int { secondsOfDay / 60 % 60 }
     public var second: Int { secondsOfDay % 60 }
 
+    /// 00:00, the first instant of a day.
+    public static let midnight = LocalTime(secondsOfDay: 0)!
+
     public static func < (lhs: LocalTime, rhs: LocalTime) -> Bool {
         lhs.secondsOfDay < rhs.secondsOfDay
     }

@@ -195,6 +195,33 @@ public struct ReminderPlan {
         return nil
     }
 
+    /// The chimes after `instant` through the end of the local day `last` (`next`'s days), each
+    /// with why it will not play if so (`silence(on:)`); those already `played` (even when their
+    /// event moved later) are left out.
+    public static func chimesAhead(
+        in state: ScheduleState, zone: Zone, after instant: Int, through last: CivilDate, played: Set<String>
+    ) -> [(chime: Chime, silenced: String?)] {
+        var plan = ReminderPlan(state: state, zone: zone)
+        let through = plan.zone.resolve(last.adding(days: 1), LocalTime.midnight).instant - 1
+        return plan.chimes(after: instant, through: through, all: true).filter { !played.contains($0.key) }.map {
+            ($0, plan.silence(on: $0.day))
+        }
+    }
+
+    /// The first chime that plays after `instant` in `state` (`status`'s next reminder).
+    public static func next(in state: ScheduleState, zone: Zone, after instant: Int) -> Chime? {
+        var plan = ReminderPlan(state: state, zone: zone)
+        return plan.next(after: instant)
+    }
+
+    /// The next chime of `reminder` alone after `instant`, in `state` (its pause, its overrides).
+    public static func next(of reminder: Reminder, in state: ScheduleState, zone: Zone, after instant: Int) -> Chime? {
+        var only = state
+        only.reminders = [reminder]
+        only.calendarChimes = []
+        return next(in: only, zone: zone, after: instant)
+    }
+
     /// A reminder's own chime and its follow-ups, for its occurrence on `day` due at `base`.
     public func chimes(of reminder: Reminder, on day: CivilDate, at base: Int) -> [Chime] {
         let own = Chime(

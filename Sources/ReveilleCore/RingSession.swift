@@ -11,6 +11,16 @@ public enum SessionState: String, Codable, Sendable, Hashable {
     public var isActive: Bool { self == .ringing || self == .snoozed }
 }
 
+/// What an answer to a ring's problem did.
+public enum AnswerOutcome: Sendable, Hashable {
+    /// It stopped the ring.
+    case dismissed
+    /// Right, with more problems to go (math standing in for a lost reader's tag).
+    case rightWithMoreToGo
+    /// Wrong: a new problem is asked.
+    case wrong
+}
+
 /// How a session was dismissed.
 public enum DismissalMethod: String, Codable, Sendable, Hashable {
     case math
@@ -381,6 +391,15 @@ public struct RingSession: Sendable, Hashable {
 
     /// Dismissed before it was due (`dismissedEarly`).
     public var wasDismissedEarly: Bool { state == .dismissed && (endedAt ?? .max) < scheduledAt }
+
+    /// It rang (it was not recorded as missed).
+    public var rang: Bool { state != .missed }
+
+    /// What an answer did, judged from the session after it and its wrong answers before it.
+    public func answerOutcome(wrongBefore: Int) -> AnswerOutcome {
+        if state == .dismissed { return .dismissed }
+        return wrongAnswers == wrongBefore && problem != nil ? .rightWithMoreToGo : .wrong
+    }
 
     /// From the ring to its dismissal by the sleeper (one dismissed early has none).
     public var secondsToDismiss: Int? {

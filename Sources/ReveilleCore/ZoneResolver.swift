@@ -58,7 +58,7 @@ public struct ZoneResolver {
     /// The first instant of the `days` calendar days that end with the date of `now`: local
     /// midnight `days - 1` days before (`history --days`, `stats --days`).
     public mutating func startOfDays(_ days: Int, endingAt now: Int) -> Int {
-        resolve(local(at: now).date.adding(days: 1 - days), LocalTime(secondsOfDay: 0)!).instant
+        resolve(local(at: now).date.adding(days: 1 - days), LocalTime.midnight).instant
     }
 
     public func local(at instant: Int) -> (date: CivilDate, time: LocalTime) {
@@ -70,7 +70,7 @@ public struct ZoneResolver {
     /// Whether any instant has this local date. Pacific/Apia skipped 2011-12-30 entirely.
     public mutating func exists(_ date: CivilDate) -> Bool {
         if dayOffset(date) != nil { return true }
-        let midnight = resolve(date, LocalTime(secondsOfDay: 0)!)
+        let midnight = resolve(date, LocalTime.midnight)
         return local(at: midnight.instant).date == date
     }
 

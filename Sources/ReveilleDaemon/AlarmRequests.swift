@@ -57,7 +57,7 @@ final class AlarmRequests: RequestHandler {
 
     private func add(_ spec: AlarmSpec) throws -> Response {
         var alarm = Alarm(
-            id: 0, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily), volume: defaultVolume,
+            id: 0, time: LocalTime.midnight, repeats: .weekly(.daily), volume: defaultVolume,
             fadeInSeconds: defaultFadeInSeconds)
         guard spec.time != nil || spec.inSeconds != nil else {
             throw InputError("an alarm needs a time (like 06:45) or --in (like 20m)")

@@ -379,9 +379,8 @@ final class AppSupervisor: Sendable {
         let decision = decide(name, user: user)
         return state.withLock { state in
             guard let rule = state.limits.policy.app(named: name) else { return nil }
-            let today = state.limits.day ?? CivilDate(dayNumber: 0)
             let grant = state.limits.grantMinutes(name, user: user)
-            let limit = rule.limits[today.weekday].map { $0 + grant }
+            let limit = state.limits.limitMinutes(rule, user: user)
             return AppStatusInfo(
                 name: name, user: user, allowed: decision.allowed, reason: decision.reason,
                 usedMinutes: (state.limits.usage[AppUsageKey(app: name, user: user)] ?? 0) / 60,

@@ -243,7 +243,6 @@ final class BedsideControls {
                 }
             case .beginAnswering, .repeatProblem:
                 if intent == .beginAnswering { logger.info("input: answering begins\(by)") }
-                guard controller.machine.session != nil else { continue }
                 let reply = controller.send { $0.problemByKey(now: $1) }
                 if case .failure(let refusal) = reply.result {
                     logger.info("input: no problem to say: \(refusal.message)")
@@ -253,10 +252,13 @@ final class BedsideControls {
                 // Typing keeps the sound lowered, as `reveille dismiss` does while it waits.
                 controller.send { $0.requestProblem(now: $1) }
             case .submit(let value):
+                let wrongBefore = controller.machine.session?.wrongAnswers ?? 0
                 let reply = controller.send { $0.answerByKey(value, now: $1) }
-                switch reply.result {
-                case .success(let session) where session.state == .dismissed:
+                switch reply.result.map({ ($0, $0.answerOutcome(wrongBefore: wrongBefore)) }) {
+                case .success(let (session, .dismissed)):
                     logger.info("input: alarm \(session.settings.name) dismissed by the answer typed\(by)")
+                case .success(let (session, .rightWithMoreToGo)):
+                    logger.info("input: right answer typed, \(session.problemsLeft) more to go")
                 case .success:
                     logger.info("input: wrong answer typed (\(value))")
                 case .failure(let refusal):

@@ -64,15 +64,14 @@ final class CalendarRequests: RequestHandler {
                 ? "its events no longer chime" : "its holidays no longer silence alarms"
             return Response(message: "removed calendar \(entry.record.name); \(effect)")
         case .calendarShow(let which, let days):
-            guard (1...Calendars.spanDays).contains(days) else {
+            guard (1...CalendarSpan.days).contains(days) else {
                 throw InputError(
-                    "--days \(days): must be 1-\(Calendars.spanDays) (calendars are read two years ahead)")
+                    "--days \(days): must be 1-\(CalendarSpan.days) (calendars are read two years ahead)")
             }
             let entry = try calendar(which)
             let today = controller.today()
-            let last = today.adding(days: days - 1)
             var info = calendarInfo(entry)
-            info.entries = entry.occurrences.filter { $0.lastDate >= today && $0.firstDate <= last }.map { occurrence in
+            info.entries = entry.occurrences.filter { $0.falls(within: days, from: today) }.map { occurrence in
                 let dates =
                     occurrence.firstDate == occurrence.lastDate
                     ? "\(occurrence.firstDate)" : "\(occurrence.firstDate) to \(occurrence.lastDate)"

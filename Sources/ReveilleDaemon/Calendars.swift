@@ -16,8 +16,6 @@ import ReveilleSystem
 /// Confined to the loop. Reading is not done here: it waits on files and on a helper process, so
 /// `CalendarLoader` does it on a thread of its own (`OffLoop`), and `install` takes what it read.
 final class Calendars {
-    /// How far ahead calendars are expanded; `next --days` beyond this sees no holidays.
-    static let spanDays = 731
 
     struct Entry: Sendable {
         var record: CalendarRecord
@@ -35,7 +33,7 @@ final class Calendars {
 
     struct ParseKey: Equatable, Sendable {
         let text: Int
-        let spanStart: CivilDate
+        let span: CalendarSpan
         let zone: Zone
     }
 
@@ -43,14 +41,14 @@ final class Calendars {
     struct Reading: Sendable {
         let records: [CalendarRecord]
         let previous: [Int64?: Entry]
-        let spanStart: CivilDate
+        let span: CalendarSpan
         let zone: Zone
         let now: Int
     }
 
     private(set) var entries: [Entry] = []
-    /// The first date of the span read; a new span is read a week on.
-    private(set) var spanStart = CivilDate(dayNumber: 0)
+    /// The span last read (nil before the first read); a new one is read a week on.
+    private(set) var span: CalendarSpan?
     /// Dates holiday-skipping alarms keep silent, with what the day is.
     private(set) var holidays: [CivilDate: String] = [:]
     /// The chimes of reminder calendars, in order.
@@ -92,10 +90,11 @@ final class Calendars {
         again = false
         removedMeanwhile = []
         addedMeanwhile = []
-        spanStart = today.adding(days: -1)
+        let span = CalendarSpan(today: today)
+        self.span = span
         return Reading(
             records: records, previous: Dictionary(entries.map { ($0.record.id, $0) }) { first, _ in first },
-            spanStart: spanStart, zone: zone, now: now)
+            span: span, zone: zone, now: now)
     }
 
     /// Takes what a read found, for the calendars that are still there (one removed meanwhile stays
@@ -145,7 +144,7 @@ final class Calendars {
 
     /// Whether the span read has slid far enough behind today to read it again.
     func isStale(today: CivilDate) -> Bool {
-        today.dayNumber - spanStart.dayNumber > 7
+        span?.isStale(today: today) ?? true
     }
 
     func cacheFile(_ id: Int64?) -> String { loader.cacheFile(id) }
@@ -172,7 +171,7 @@ struct CalendarLoader: Sendable {
     func read(_ reading: Calendars.Reading) -> [Calendars.Entry] {
         reading.records.map { record in
             read(
-                record, previous: reading.previous[record.id], spanStart: reading.spanStart, zone: reading.zone,
+                record, previous: reading.previous[record.id], span: reading.span, zone: reading.zone,
                 now: reading.now)
         }
     }
@@ -190,7 +189,7 @@ struct CalendarLoader: Sendable {
         defer { unlink(staged) }
         do {
             try stage(text, at: staged)
-            return .success(try expand(staged, from: today.adding(days: -1), zone: zone))
+            return .success(try expand(staged, over: CalendarSpan(today: today), zone: zone))
         } catch let error as CalendarError {
             return .failure(error)
         } catch {
@@ -205,7 +204,7 @@ struct CalendarLoader: Sendable {
     // MARK: Reading one calendar
 
     private func read(
-        _ record: CalendarRecord, previous: Calendars.Entry?, spanStart: CivilDate, zone: Zone, now: Int
+        _ record: CalendarRecord, previous: Calendars.Entry?, span: CalendarSpan, zone: Zone, now: Int
     ) -> Calendars.Entry {
         var entry = previous ?? Calendars.Entry(record: record)
         entry.record = record
@@ -221,7 +220,7 @@ struct CalendarLoader: Sendable {
                 throw CalendarError(Self.notFetchedYet)
             }
             let text = try SmallFile.read(path, maxBytes: SmallFile.maxCalendarBytes)
-            let key = Calendars.ParseKey(text: text.hashValue, spanStart: spanStart, zone: zone)
+            let key = Calendars.ParseKey(text: text.hashValue, span: span, zone: zone)
             if entry.parsed == key && entry.loadedAt != nil {
                 outcome = .success((text, entry.occurrences))
             } else if let failed = entry.failed, failed.key == key {
@@ -270,7 +269,7 @@ struct CalendarLoader: Sendable {
             }
         case .failure(let error):
             note(fetchProblem ?? ("\(record.source) \(error)", now), in: &entry, name: name)
-            if entry.loadedAt == nil { readCopy(of: record, into: &entry, spanStart: spanStart, zone: zone) }
+            if entry.loadedAt == nil { readCopy(of: record, into: &entry, span: span, zone: zone) }
         }
         return entry
     }
@@ -280,7 +279,7 @@ struct CalendarLoader: Sendable {
         -> Result<[CalendarOccurrence], CalendarError>
     {
         do {
-            return .success(try expand(staged, from: key.spanStart, zone: key.zone))
+            return .success(try expand(staged, over: key.span, zone: key.zone))
         } catch {
             entry.failed = (key, error)
             return .failure(error)
@@ -304,10 +303,11 @@ struct CalendarLoader: Sendable {
         logger.warning("\(name): \(problem.text); \(meanwhile)")
     }
 
-    /// The file read by the helper process (`CalendarReader`), over the span from `start`.
-    private func expand(_ path: String, from start: CivilDate, zone: Zone) throws(CalendarError) -> [CalendarOccurrence]
+    /// The file read by the helper process (`CalendarReader`), over `span`.
+    private func expand(_ path: String, over span: CalendarSpan, zone: Zone) throws(CalendarError)
+        -> [CalendarOccurrence]
     {
-        try reader.read(path, from: start, through: start.adding(days: Calendars.spanDays), zone: zone).get()
+        try reader.read(path, from: span.start, through: span.end, zone: zone).get()
     }
 
     /// A copy of the text in the daemon's own folder, for the reader: once it reads well it becomes
@@ -319,11 +319,11 @@ struct CalendarLoader: Sendable {
     }
 
     private func readCopy(
-        of record: CalendarRecord, into entry: inout Calendars.Entry, spanStart: CivilDate, zone: Zone
+        of record: CalendarRecord, into entry: inout Calendars.Entry, span: CalendarSpan, zone: Zone
     ) {
         let path = cacheFile(record.id)
         guard FileManager.default.fileExists(atPath: path),
-            let occurrences = try? expand(path, from: spanStart, zone: zone)
+            let occurrences = try? expand(path, over: span, zone: zone)
         else { return }
         entry.occurrences = occurrences
         entry.loadedAt = FileStatus(path)?.modified ?? 0

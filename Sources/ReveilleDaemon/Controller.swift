@@ -25,7 +25,8 @@ public struct RingEnvironment: Sendable {
 
     public init(
         audio: any AudioOutput, reader: any TagReader = NoTagReader(), policy: RingPolicy = RingPolicy(),
-        graceSeconds: Int = 15 * 60, hooksDirectory: String, defaultVolume: Int = Alarm.defaultVolume,
+        graceSeconds: Int = AlarmClock.Limits.defaultGraceSeconds, hooksDirectory: String,
+        defaultVolume: Int = Alarm.defaultVolume,
         defaultFadeInSeconds: Int = Alarm.defaultFadeInSeconds, voice: any Voice = SilentVoice(),
         speakReminders: Bool = true
     ) {

@@ -165,10 +165,8 @@ public enum Daemon {
         let zoneSource = options.zoneName.map(ZoneSource.named) ?? .system(link: SystemZone.link(for: paths))
         let environment = RingEnvironment(
             audio: audio, reader: reader ?? NoTagReader(),
-            policy: RingPolicy(
-                maxRingSeconds: options.maxRingMinutes * 60, wakeCheckWaitSeconds: options.wakeCheckSeconds,
-                earlyDismissSeconds: options.earlyDismissMinutes * 60),
-            graceSeconds: options.graceMinutes * 60, hooksDirectory: paths.configDirectory + "/hooks.d",
+            policy: options.ringPolicy, graceSeconds: options.ringTerms.graceSeconds,
+            hooksDirectory: paths.configDirectory + "/hooks.d",
             defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice,
             speakReminders: options.voice.speakReminders)
         // What the core's decisions reach: built first, so that nothing is wired later.

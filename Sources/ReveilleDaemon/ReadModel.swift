@@ -158,8 +158,7 @@ struct ReadModel {
 
     /// The next chime to play, for `status`: `2026-11-27 16:00 check-in`.
     func nextReminder(in state: ScheduleState, after instant: Int) -> String? {
-        var plan = ReminderPlan(state: state, zone: zone)
-        guard let chime = plan.next(after: instant) else { return nil }
+        guard let chime = ReminderPlan.next(in: state, zone: zone, after: instant) else { return nil }
         return "\(chimeStamp(chime.instant)) \(chime.text)"
     }
 
@@ -168,25 +167,20 @@ struct ReadModel {
     func reminderRows(in state: ScheduleState, from instant: Int, through last: CivilDate, played: Set<String>)
         -> [ReminderRow]
     {
-        var plan = ReminderPlan(state: state, zone: zone)
-        var end = ZoneResolver(zone: zone)
-        let through = end.resolve(last.adding(days: 1), LocalTime(secondsOfDay: 0)!).instant - 1
-        return plan.chimes(after: instant, through: through, all: true).filter { !played.contains($0.key) }.map {
-            chime in
+        ReminderPlan.chimesAhead(in: state, zone: zone, after: instant, through: last, played: played).map {
+            chime, silenced in
             let local = ZoneResolver(zone: zone).local(at: chime.instant)
             return ReminderRow(
                 date: local.date.description, time: local.time.hoursAndMinutes, text: chime.text, origin: chime.origin,
-                silenced: plan.silence(on: chime.day), detail: chime.detail)
+                silenced: silenced, detail: chime.detail)
         }
     }
 
     /// One reminder as `reminder list` shows it, with its next chime after `instant`.
     func reminderInfo(_ reminder: Reminder, in state: ScheduleState, after instant: Int) -> ReminderInfo {
-        var only = state
-        only.reminders = [reminder]
-        only.calendarChimes = []
-        var plan = ReminderPlan(state: only, zone: zone)
-        let next = plan.next(after: instant).map { chimeStamp($0.instant) }
+        let next = ReminderPlan.next(of: reminder, in: state, zone: zone, after: instant).map {
+            chimeStamp($0.instant)
+        }
         var days: String?
         var date: String?
         switch reminder.repeats {

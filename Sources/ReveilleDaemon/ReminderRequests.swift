@@ -36,7 +36,7 @@ final class ReminderRequests: RequestHandler {
                 throw InputError(
                     "a reminder needs its text and a time, like: reveille reminder add \"check-in\" --at 16:00")
             }
-            var reminder = Reminder(id: 0, text: text, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily))
+            var reminder = Reminder(id: 0, text: text, time: LocalTime.midnight, repeats: .weekly(.daily))
             try apply(spec, to: &reminder, isNew: true)
             reminder = try store.insert(reminder)
             logger.info("reminder \(reminder.name) added: \(describe(reminder))")

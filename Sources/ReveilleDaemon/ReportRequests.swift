@@ -85,7 +85,7 @@ final class ReportRequests: RequestHandler {
         info.session = controller.machine.session.map(view.info)
         info.wakeCheck = controller.machine.wakeCheck.flatMap(view.wakeCheckInfo)
         info.sunrise = controller.machine.sunrise.map(view.sunriseInfo)
-        if controller.machine.soundSilent, info.session?.state == .ringing { info.silent = true }
+        if controller.machine.isRingingSilently { info.silent = true }
         if controller.machine.earlyDismissalOpen(now: now.instant) { info.earlyDismissal = true }
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine
@@ -110,11 +110,10 @@ final class ReportRequests: RequestHandler {
         let resolver = ZoneResolver(zone: controller.zone)
         return try sessions(days: days).map { session in
             let scheduled = resolver.local(at: session.scheduledAt)
-            let wasMissed = session.state == .missed
             var entry = HistoryEntry(
                 id: session.id, alarmID: session.settings.alarmID, label: session.settings.label,
                 scheduled: "\(scheduled.date) \(view.dueTime(session.scheduledAt))",
-                started: wasMissed ? nil : view.localTime(session.startedAt, seconds: true), state: session.state,
+                started: !session.rang ? nil : view.localTime(session.startedAt, seconds: true), state: session.state,
                 snoozes: session.snoozeCount, wrongAnswers: session.wrongAnswers,
                 ended: session.endedAt.map { view.localTime($0, seconds: true) }, dismissedBy: session.dismissedBy,
                 secondsToDismiss: session.secondsToDismiss)

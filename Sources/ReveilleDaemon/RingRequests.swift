@@ -109,20 +109,22 @@ final class RingRequests: RequestHandler {
             message =
                 "alarm \(session.settings.name) rings now as a test; stop it as it asks: \(view.info(session).howToDismiss)"
         default:
-            let correct = session.state == .dismissed
-            ring.correct = correct
-            if !correct, let problem = session.problem, session.wrongAnswers == wrongBefore {
-                // Right, with more to go: math stands in for a tag.
-                ring.correct = true
-                ring.problem = problem.text
+            let outcome = session.answerOutcome(wrongBefore: wrongBefore)
+            ring.correct = outcome != .wrong
+            switch outcome {
+            case .rightWithMoreToGo:
+                // Math stands in for a tag.
+                ring.problem = session.problem?.text
                 message =
-                    "right; \(session.problemsLeft) more to stop it (no NFC reader works, so math stands in for the tag): \(problem.text)"
-            } else if correct, let check = session.wakeCheck {
-                message =
-                    "dismissed alarm \(session.settings.name). At \(view.localTime(check.asksAt, seconds: true)) it asks \"Are you up?\": answer with a key, the page, your tag or 'reveille awake' within \(DurationText.format(seconds: check.deadline - check.asksAt)), or it rings again."
-            } else if correct {
-                message = "dismissed alarm \(session.settings.name). Good morning."
-            } else {
+                    "right; \(session.problemsLeft) more to stop it (no NFC reader works, so math stands in for the tag): \(session.problem?.text ?? "?")"
+            case .dismissed:
+                if let check = session.wakeCheck {
+                    message =
+                        "dismissed alarm \(session.settings.name). At \(view.localTime(check.asksAt, seconds: true)) it asks \"Are you up?\": answer with a key, the page, your tag or 'reveille awake' within \(DurationText.format(seconds: check.deadline - check.asksAt)), or it rings again."
+                } else {
+                    message = "dismissed alarm \(session.settings.name). Good morning."
+                }
+            case .wrong:
                 ring.problem = session.problem?.text
                 message = "wrong answer; a new problem: \(session.problem?.text ?? "?")"
             }

@@ -68,6 +68,13 @@ final class SettingsReload {
 }
 
 extension DaemonOptions {
+    /// The rings' limits these settings give.
+    var ringPolicy: RingPolicy {
+        RingPolicy(
+            maxRingSeconds: ringTerms.maxRingSeconds, wakeCheckWaitSeconds: wakeCheckSeconds,
+            earlyDismissSeconds: earlyDismissMinutes * 60)
+    }
+
     /// What commitment compares of these settings.
     var ringTerms: RingTerms {
         RingTerms(

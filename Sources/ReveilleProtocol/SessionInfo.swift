@@ -222,7 +222,7 @@ extension StatsInfo {
     /// The mornings of `sessions` (`alarm test`s are not mornings) over `days` days.
     public init(days: Int, of sessions: [RingSession]) {
         let mornings = sessions.filter { !$0.isTest }
-        let rang = mornings.filter { $0.state != .missed }
+        let rang = mornings.filter(\.rang)
         let dismissed = mornings.compactMap(\.secondsToDismiss)
         func average(_ values: [Int]) -> Double? {
             values.isEmpty ? nil : Double(values.reduce(0, +)) / Double(values.count)
