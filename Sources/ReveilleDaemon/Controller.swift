@@ -22,14 +22,18 @@ public struct RingEnvironment: Sendable {
     public var voice: any Voice
     /// A chime is followed by its text, spoken (`[voice] speak_reminders`).
     public var speakReminders: Bool
+    /// The math problems' numbers: nil, the system's randomness; a seed, the same problems every
+    /// time (a replay of a recorded day, tests).
+    public var problemSeed: UInt64?
 
     public init(
         audio: any AudioOutput, reader: any TagReader = NoTagReader(), policy: RingPolicy = RingPolicy(),
         graceSeconds: Int = AlarmClock.Limits.defaultGraceSeconds, hooksDirectory: String,
         defaultVolume: Int = Alarm.defaultVolume,
         defaultFadeInSeconds: Int = Alarm.defaultFadeInSeconds, voice: any Voice = SilentVoice(),
-        speakReminders: Bool = true
+        speakReminders: Bool = true, problemSeed: UInt64? = nil
     ) {
+        self.problemSeed = problemSeed
         self.voice = voice
         self.speakReminders = speakReminders
         self.audio = audio
@@ -115,7 +119,8 @@ public final class Controller {
             readerHealth: ring.reader.health, stored: stored,
             limits: AlarmClock.Limits(
                 ring: ring.policy, graceSeconds: ring.graceSeconds, speakReminders: ring.speakReminders,
-                earlyDismissSeconds: ring.policy.earlyDismissSeconds))
+                earlyDismissSeconds: ring.policy.earlyDismissSeconds),
+            random: ring.problemSeed.map(ProblemRandom.init(seed:)) ?? ProblemRandom())
         outlets.watchCalendarFolders(calendarFolders)
     }
 

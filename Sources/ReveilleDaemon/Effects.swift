@@ -28,6 +28,7 @@ final class Effects {
 
     /// Does what the machine asked; `view` words what watchers are told.
     func carryOut(_ actions: [ClockAction], view: ReadModel) {
+        outlets.decided(actions)
         for action in actions {
             switch action {
             case .play(let settings): ring.audio.play(.ring(settings))

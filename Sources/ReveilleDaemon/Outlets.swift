@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import ReveilleCore
 import ReveilleProtocol
 import ReveilleSystem
 
@@ -19,6 +20,13 @@ protocol Outlets: AnyObject {
     func watchCalendarFolders(_ folders: Set<String>)
     /// From any thread: a chime's `--unless` command ended (`skip` when it exited 0).
     var chimeChecked: @Sendable (_ key: String, _ skip: Bool, _ detail: String) -> Void { get }
+    /// What the machine decided, as values, before `Effects` carries it out: a journal of the
+    /// day (a replay of the same inputs decides the same).
+    func decided(_ actions: [ClockAction])
+}
+
+extension Outlets {
+    func decided(_ actions: [ClockAction]) {}
 }
 
 /// The watchers of changes (`status --watch` connections, the bedside keys): each subscribes once,

@@ -15,12 +15,15 @@ final class RecordingOutlets: Outlets {
     /// Answers to parked requests: (connection, response).
     var answers: [(Int, Response)] = []
     var calendarFolders: Set<String> = []
+    /// Everything the machine decided, in order.
+    var decisions: [ClockAction] = []
 
     func armWake(at instant: Int) { wakes.append(instant) }
     func publish(_ event: WatchEvent) { published.append(event) }
     func answer(_ id: Int, _ response: Response) { answers.append((id, response)) }
     func watchCalendarFolders(_ folders: Set<String>) { calendarFolders.formUnion(folders) }
     let chimeChecked: @Sendable (String, Bool, String) -> Void = { _, _, _ in }
+    func decided(_ actions: [ClockAction]) { decisions += actions }
 }
 
 /// The daemon's core and request handlers in-process, as `Daemon.run` builds them, over a given

@@ -25,13 +25,16 @@ import Testing
         let policy: RingPolicy
         private(set) var daemon: InProcessDaemon
 
-        init(zone: String = "Europe/Berlin", now: Int, maxRingMinutes: Int = 30) throws {
+        let problemSeed: UInt64?
+
+        init(zone: String = "Europe/Berlin", now: Int, maxRingMinutes: Int = 30, problemSeed: UInt64? = nil) throws {
+            self.problemSeed = problemSeed
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("inprocess-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             wall = ManualWallClock(Double(now))
             self.zone = try #require(Zone(builtIn: zone))
             policy = RingPolicy(maxRingSeconds: maxRingMinutes * 60)
-            daemon = try Clock.boot(folder, wall, audio, reader, voice, self.zone, policy, log)
+            daemon = try Clock.boot(folder, wall, audio, reader, voice, self.zone, policy, log, problemSeed)
             daemon.controller.start()
         }
 
@@ -39,12 +42,13 @@ import Testing
 
         private static func boot(
             _ folder: URL, _ wall: ManualWallClock, _ audio: MemoryAudioOutput, _ reader: MemoryTagReader,
-            _ voice: MemoryVoice, _ zone: Zone, _ policy: RingPolicy, _ log: RecordedLog
+            _ voice: MemoryVoice, _ zone: Zone, _ policy: RingPolicy, _ log: RecordedLog, _ problemSeed: UInt64? = nil
         ) throws -> InProcessDaemon {
             try InProcessDaemon(
                 store: try Store(path: folder.appendingPathComponent("state.sqlite").path), clock: wall, zone: zone,
                 ring: RingEnvironment(
-                    audio: audio, reader: reader, policy: policy, hooksDirectory: "/nonexistent/hooks.d", voice: voice),
+                    audio: audio, reader: reader, policy: policy, hooksDirectory: "/nonexistent/hooks.d", voice: voice,
+                    problemSeed: problemSeed),
                 calendarCache: folder.appendingPathComponent("calendars").path,
                 calendarFetchFolder: folder.appendingPathComponent("fetched").path, logger: log.logger)
         }
@@ -52,13 +56,13 @@ import Testing
         /// The daemon stops and starts again (its state read back from the file).
         func restart() throws {
             daemon.controller.shutDown()
-            daemon = try Clock.boot(folder, wall, audio, reader, voice, zone, policy, log)
+            daemon = try Clock.boot(folder, wall, audio, reader, voice, zone, policy, log, problemSeed)
             daemon.controller.start()
         }
 
         /// `kill -9` and a new start: the old daemon is told nothing.
         func crash() throws {
-            daemon = try Clock.boot(folder, wall, audio, reader, voice, zone, policy, log)
+            daemon = try Clock.boot(folder, wall, audio, reader, voice, zone, policy, log, problemSeed)
             daemon.controller.start()
         }
 
