@@ -2,7 +2,7 @@ import ReveilleCore
 import ReveilleProtocol
 
 /// Commitment at the door (README, "Commitment"): a schedule change is first made on a copy of the
-/// schedule; when the copy weakens a committed ring (`Commitment`, the core's rule) whose alarm was
+/// schedule, by the same `ScheduleEdit` its handler writes; when the copy weakens a committed ring (`Commitment`, the core's rule) whose alarm was
 /// not unlocked by its challenge, the change is refused before anything is written, from any
 /// client and for every role. A change the copy cannot be made with (a bad id, a bad date) goes on
 /// to its handler, which refuses it with its own words.
@@ -29,49 +29,9 @@ struct CommitmentGate {
         return response
     }
 
-    /// The schedule `state` would be after `command`; nil for a command that changes no ring.
+    /// The schedule `state` would be after `command` (`ScheduleEdit`, the meaning the handler
+    /// writes); nil for a command that changes no ring.
     private func draft(_ command: Command, on state: ScheduleState) throws -> ScheduleState? {
-        var state = state
-        let today = controller.today()
-        func index(_ id: Int) throws -> Int {
-            guard let index = state.alarms.firstIndex(where: { $0.id == id }) else { throw InputError("no alarm") }
-            return index
-        }
-        switch command {
-        case .alarmEdit(let id, let spec):
-            let at = try index(id)
-            try spec.apply(
-                to: &state.alarms[at], isNew: false, now: controller.specNow,
-                registeredTags: { Set(spec.tags ?? []) }, checkSound: { _ in })
-        case .alarmRemove(let id): state.alarms.remove(at: try index(id))
-        case .alarmSetEnabled(let id, let enabled): state.alarms[try index(id)].enabled = enabled
-        case .ruleAdd(let alarmID, let days, let change):
-            let id = (state.rules.map(\.id).max() ?? 0) + 1
-            state.rules.append(WeeklyRule(id: id, alarmID: alarmID, days: days, change: change))
-        case .ruleEdit(let id, let days, let change, let alarmID, let allAlarms):
-            guard let at = state.rules.firstIndex(where: { $0.id == id }) else { return nil }
-            if let days { state.rules[at].days = days }
-            if let change { state.rules[at].change = change }
-            if let alarmID { state.rules[at].alarmID = alarmID }
-            if allAlarms { state.rules[at].alarmID = nil }
-        case .ruleRemove(let id): state.rules.removeAll { $0.id == id }
-        case .overrideAdd(let alarmID, let dateText, let change):
-            let id = (state.overrides.map(\.id).max() ?? 0) + 1
-            let date = try CivilDate.parse(dateText, today: today)
-            state.overrides.append(DateOverride(id: id, alarmID: alarmID, date: date, change: change))
-        case .overrideEdit(let id, let dateText, let change, let alarmID, let allAlarms):
-            guard let at = state.overrides.firstIndex(where: { $0.id == id }) else { return nil }
-            if let dateText { state.overrides[at].date = try CivilDate.parse(dateText, today: today) }
-            if let change { state.overrides[at].change = change }
-            if let alarmID { state.overrides[at].alarmID = alarmID }
-            if allAlarms { state.overrides[at].alarmID = nil }
-        case .overrideRemove(let id): state.overrides.removeAll { $0.id == id }
-        case .tagRemove(let label):
-            for at in state.alarms.indices { state.alarms[at].tags.removeAll { $0 == label } }
-        case .pause(let untilText):
-            state.master = try untilText.map { .pausedUntil(try CivilDate.parse($0, today: today)) } ?? .off
-        default: return nil
-        }
-        return state
+        try ScheduleEdit.of(command, today: controller.today())?.applied(to: state, now: controller.specNow)
     }
 }

@@ -34,11 +34,9 @@ final class LayerRequests: RequestHandler {
         case .ruleEdit(let id, let days, let change, let alarmID, let allAlarms):
             if let alarmID { _ = try store.existingAlarm(alarmID) }
             if let days, days.isEmpty { throw InputError("days: a rule needs at least one day") }
+            let patch = RulePatch(days: days, change: change, alarmID: alarmID, allAlarms: allAlarms)
             let rule = try store.updateRule(id: id) { rule, existing throws in
-                if let days { rule.days = days }
-                if let change { rule.change = change }
-                if let alarmID { rule.alarmID = alarmID }
-                if allAlarms { rule.alarmID = nil }
+                patch.apply(to: &rule)
                 let candidate = rule
                 try Self.asConflict { () throws(InputError) in
                     try LayerConflicts.check(candidate, against: existing.filter { $0.id != id })
@@ -73,11 +71,9 @@ final class LayerRequests: RequestHandler {
             let date = try dateText.map { text in try CivilDate.parse(text, today: today) }
             if let date, date < today { throw InputError("date \(date) is in the past (today is \(today))") }
             let state = try controller.currentState()
+            let patch = OverridePatch(date: date, change: change, alarmID: alarmID, allAlarms: allAlarms)
             let override = try store.updateOverride(id: id) { override, existing throws in
-                if let date { override.date = date }
-                if let change { override.change = change }
-                if let alarmID { override.alarmID = alarmID }
-                if allAlarms { override.alarmID = nil }
+                patch.apply(to: &override)
                 let candidate = override
                 try Self.refuseOnHoliday(candidate, in: state)
                 try Self.asConflict { () throws(InputError) in

@@ -108,8 +108,8 @@ final class TagRequests: RequestHandler {
             throw Refusal(.notFound, "no tag is registered as \"\(label)\"; see 'reveille tag list'")
         }
         var notes: [String] = []
-        for var alarm in try store.scheduleState().alarms where alarm.tags.contains(label) {
-            alarm.tags.removeAll { $0 == label }
+        for named in try store.scheduleState().alarms where named.tags.contains(label) {
+            let alarm = named.removingTag(label)
             _ = try store.update(alarm)
             notes.append(
                 alarm.tags.isEmpty

@@ -77,3 +77,31 @@ import Testing
         }
     }
 }
+
+/// What the commitment gate judges (`ScheduleEdit.of`) is always a command the machine takes a new
+/// schedule after (`Command.reach == .schedule`).
+@Suite struct ScheduleEditTests {
+    @Test func everyEditIsAScheduleCommand() throws {
+        let today = CivilDate(year: 2026, month: 11, day: 27)!
+        let commands: [Command] = [
+            .status, .alarmList, .alarmAdd(spec: AlarmSpec()), .alarmEdit(id: 1, spec: AlarmSpec()),
+            .alarmRemove(id: 1), .alarmSetEnabled(id: 1, enabled: false), .ruleList,
+            .ruleAdd(alarmID: nil, days: .daily, change: .off), .ruleRemove(id: 1),
+            .ruleEdit(id: 1, days: nil, change: .off, alarmID: nil, allAlarms: false), .overrideList,
+            .overrideAdd(alarmID: nil, date: "2026-11-28", change: .off), .overrideRemove(id: 1),
+            .overrideEdit(id: 1, date: nil, change: .off, alarmID: nil, allAlarms: true), .pause(until: nil),
+            .pause(until: "2026-12-01"), .resume, .next(days: 7), .snooze, .tagRemove(label: "bath"),
+            .tagAdd(label: "bath", uid: nil, timeoutSeconds: 30), .remindersSwitch(on: false), .dismissNext,
+        ]
+        for command in commands where try ScheduleEdit.of(command, today: today) != nil {
+            #expect(command.reach == .schedule, "\(command.name)")
+        }
+        #expect(
+            try ScheduleEdit.of(.pause(until: nil), today: today).map {
+                if case .master(.off) = $0 { true } else { false }
+            } == true)
+        #expect(throws: InputError.self) {
+            try ScheduleEdit.of(.overrideAdd(alarmID: nil, date: "soon", change: .off), today: today)
+        }
+    }
+}
