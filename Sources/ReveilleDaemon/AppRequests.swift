@@ -156,7 +156,7 @@ final class AppRequests: RequestHandler {
         let id = try apps.store.addAppRequest(
             user: user, app: name, minutes: minutes, why: reason, on: today, at: now)
         apps.logger.notice("app \(name): \(user) asks for \(minutes) more minutes (request #\(id))")
-        var resolver = ZoneResolver(zone: apps.zone())
+        let resolver = ZoneResolver(zone: apps.zone())
         return AppRequestInfo(
             id: id, user: user, app: name, minutes: minutes, why: reason,
             askedAt: resolver.local(at: now).time.hoursAndMinutes, state: .waiting)
@@ -189,7 +189,7 @@ final class AppRequests: RequestHandler {
     }
 
     private func requests(_ apps: AppSupervisor) throws -> [AppRequestInfo] {
-        var resolver = ZoneResolver(zone: apps.zone())
+        let resolver = ZoneResolver(zone: apps.zone())
         return try apps.store.appRequests(on: apps.today()).map { record in
             AppRequestInfo(
                 id: record.id, user: record.user, app: record.app, minutes: record.minutes, why: record.why,
