@@ -72,7 +72,7 @@ struct AlarmCommand: ParsableCommand {
             var table = Table("ID", "LABEL", "TIME", "REPEAT", "ON", "CHALLENGE", "SNOOZES", "NEXT RING")
             for alarm in alarms {
                 let repeats = alarm.days ?? "once \(alarm.date ?? "")"
-                let snoozes = alarm.maxSnoozes == 0 ? "unlimited" : "\(alarm.maxSnoozes)x\(alarm.snoozeMinutes)m"
+                let snoozes = alarm.maxSnoozes == 0 ? "unlimited" : "\(alarm.maxSnoozes)x\(alarm.snoozeLengthsText)m"
                 let next = alarm.nextRing.map { "\($0.weekday) \($0.date) \($0.time)" } ?? "-"
                 table.add(
                     "\(alarm.id)", alarm.label.isEmpty ? "-" : alarm.label, alarm.time.description, repeats,
@@ -117,10 +117,17 @@ struct AlarmCommand: ParsableCommand {
             print(Show.render(info), terminator: "")
         }
 
+        /// `9 min each`, or `9, then 7, then 5 min (and 5 after)`.
+        static func snoozeLengths(_ alarm: AlarmInfo) -> String {
+            guard let last = alarm.laterSnoozeMinutes.last else { return "\(alarm.snoozeMinutes) min each" }
+            let steps = ([alarm.snoozeMinutes] + alarm.laterSnoozeMinutes).map(String.init).joined(separator: ", then ")
+            return "\(steps) min (\(last) min each after)"
+        }
+
         static func render(_ alarm: AlarmInfo) -> String {
             let snoozes =
                 alarm.maxSnoozes == 0
-                ? "unlimited, \(alarm.snoozeMinutes) min each" : "\(alarm.maxSnoozes), \(alarm.snoozeMinutes) min each"
+                ? "unlimited, \(Self.snoozeLengths(alarm))" : "\(alarm.maxSnoozes), \(Self.snoozeLengths(alarm))"
             let challenge =
                 switch alarm.challenge {
                 case .math: "math (\(alarm.mathDifficulty.rawValue))"
@@ -236,7 +243,12 @@ struct AlarmFields: ParsableArguments {
         help: ArgumentHelp("A tag that may dismiss it (repeatable; default any registered tag).", valueName: "label"))
     var tag: [String] = []
     @Option(name: .long, help: "Snoozes allowed, 0 for unlimited (default 3).") var maxSnoozes: Int?
-    @Option(name: .long, help: "Minutes a snooze lasts (default 9).") var snoozeMinutes: Int?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Minutes a snooze lasts (default 9); 9,7,5 makes each later snooze shorter, the last for the rest.",
+            valueName: "minutes"))
+    var snoozeMinutes: String?
     @Flag(inversion: .prefixedNo, help: "Stay silent on holidays (from holiday calendars).") var skipHolidays: Bool?
     @Option(
         name: .long,
@@ -299,7 +311,9 @@ struct AlarmFields: ParsableArguments {
             spec.mathDifficulty = difficulty
             spec.tags = tag.isEmpty ? nil : tag
             spec.maxSnoozes = maxSnoozes
-            spec.snoozeMinutes = snoozeMinutes
+            if let snoozeMinutes {
+                (spec.snoozeMinutes, spec.laterSnoozeMinutes) = try Alarm.parseLengths(snoozeMinutes)
+            }
             spec.skipHolidays = skipHolidays
             spec.wakeCheckSeconds = try Self.durationOrOff(wakeCheck, "wake-check", range: Alarm.wakeCheckRange)
             spec.escalateAfterSeconds = try Self.durationOrOff(

@@ -61,7 +61,11 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public var tags: [String]
     /// 0 means unlimited.
     public var maxSnoozes: Int
+    /// How long the first snooze lasts.
     public var snoozeMinutes: Int
+    /// How long the second, third… snooze lasts (`--snooze-minutes 9,7,5`: `[7, 5]`), the last one
+    /// for every snooze after it; empty: each lasts `snoozeMinutes`.
+    public var laterSnoozeMinutes: [Int] = []
     public var skipHolidays: Bool
     /// Seconds after a dismissal that the clock asks "Are you up?"; 0: no wake-up check.
     public var wakeCheckSeconds: Int
@@ -107,6 +111,8 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public static let defaultFadeInSeconds = 30
     public static let defaultMaxSnoozes = 3
     public static let defaultSnoozeMinutes = 9
+    /// How many snooze lengths `--snooze-minutes` takes.
+    public static let snoozeLengthsLimit = 10
     /// How long after a dismissal the wake-up check may ask (`--wake-check`).
     public static let wakeCheckRange = 60...1800
     /// How long a ring may go unanswered before it rises to full volume (`--escalate-after`).
@@ -147,8 +153,11 @@ public struct Alarm: Hashable, Sendable, Identifiable {
         guard (0...100).contains(maxSnoozes) else {
             throw InputError("max snoozes \(maxSnoozes): must be 0-100 (0 means unlimited)")
         }
-        guard (1...120).contains(snoozeMinutes) else {
-            throw InputError("snooze minutes \(snoozeMinutes): must be 1-120")
+        for minutes in [snoozeMinutes] + laterSnoozeMinutes where !(1...120).contains(minutes) {
+            throw InputError("snooze minutes \(minutes): must be 1-120")
+        }
+        guard laterSnoozeMinutes.count < Alarm.snoozeLengthsLimit else {
+            throw InputError("snooze minutes: at most \(Alarm.snoozeLengthsLimit) lengths, like 9,7,5")
         }
         guard wakeCheckSeconds == 0 || Alarm.wakeCheckRange.contains(wakeCheckSeconds) else {
             throw InputError(
@@ -177,3 +186,41 @@ public struct Alarm: Hashable, Sendable, Identifiable {
         }
     }
 }
+
+/// Snooze lengths that may change from one snooze to the next (the iOzZZ design's growing
+/// urgency): the first, then each later one, the last for every snooze after it.
+public protocol SnoozeLengths {
+    var snoozeMinutes: Int { get }
+    var laterSnoozeMinutes: [Int] { get }
+}
+
+extension SnoozeLengths {
+    /// Minutes the `n`th snooze (from 1) lasts.
+    public func minutes(ofSnooze n: Int) -> Int {
+        n <= 1 || laterSnoozeMinutes.isEmpty
+            ? snoozeMinutes : laterSnoozeMinutes[min(n - 2, laterSnoozeMinutes.count - 1)]
+    }
+
+    /// `9` or `9,7,5`, as `--snooze-minutes` takes it.
+    public var snoozeLengthsText: String {
+        ([snoozeMinutes] + laterSnoozeMinutes).map(String.init).joined(separator: ",")
+    }
+
+    /// Whether some snooze lasts longer than the same snooze of `other`.
+    public func snoozesLonger(than other: some SnoozeLengths) -> Bool {
+        let steps = max(laterSnoozeMinutes.count, other.laterSnoozeMinutes.count) + 1
+        return (1...steps).contains { minutes(ofSnooze: $0) > other.minutes(ofSnooze: $0) }
+    }
+
+    /// `9,7,5` or `9` parsed: 1-120 minutes each, at most `Alarm.snoozeLengthsLimit`.
+    public static func parseLengths(_ text: String) throws(InputError) -> (first: Int, later: [Int]) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed() }
+        let values = parts.compactMap { Int($0) }
+        guard !parts.isEmpty, values.count == parts.count, let first = values.first else {
+            throw InputError("--snooze-minutes \"\(text)\": give minutes, like 9, or one length per snooze, like 9,7,5")
+        }
+        return (first, Array(values.dropFirst()))
+    }
+}
+
+extension Alarm: SnoozeLengths {}

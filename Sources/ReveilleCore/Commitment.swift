@@ -115,6 +115,11 @@ public enum Commitment {
         FieldRule("snoozeMinutes", "longer needs the challenge") {
             $0.snoozeMinutes > $1.snoozeMinutes ? "makes its snoozes longer" : nil
         },
+        FieldRule(
+            "laterSnoozeMinutes", "a later snooze longer than it was needs the challenge; shorter ones are free"
+        ) {
+            $0.snoozeMinutes <= $1.snoozeMinutes && $0.snoozesLonger(than: $1) ? "makes its snoozes longer" : nil
+        },
         FieldRule("wakeCheckSeconds", "off needs the challenge; another delay is free") {
             $1.wakeCheckSeconds > 0 && $0.wakeCheckSeconds == 0 ? "turns its wake-up check off" : nil
         },

@@ -76,6 +76,7 @@ public struct RingSettings: Sendable, Hashable {
     public internal(set) var allowedTags: [String]
     public internal(set) var maxSnoozes: Int
     public internal(set) var snoozeMinutes: Int
+    public internal(set) var laterSnoozeMinutes: [Int] = []
     public internal(set) var isOneShot: Bool
     /// Seconds after the dismissal that the wake-up check asks; 0: none.
     public internal(set) var wakeCheckSeconds: Int
@@ -85,7 +86,7 @@ public struct RingSettings: Sendable, Hashable {
     public init(
         alarmID: Int, label: String, sound: String?, volume: Int, fadeInSeconds: Int, challenge: Challenge,
         mathDifficulty: MathDifficulty, allowedTags: [String], maxSnoozes: Int, snoozeMinutes: Int, isOneShot: Bool,
-        wakeCheckSeconds: Int = 0, escalateAfterSeconds: Int = 0
+        wakeCheckSeconds: Int = 0, escalateAfterSeconds: Int = 0, laterSnoozeMinutes: [Int] = []
     ) {
         self.wakeCheckSeconds = wakeCheckSeconds
         self.escalateAfterSeconds = escalateAfterSeconds
@@ -99,6 +100,7 @@ public struct RingSettings: Sendable, Hashable {
         self.allowedTags = allowedTags
         self.maxSnoozes = maxSnoozes
         self.snoozeMinutes = snoozeMinutes
+        self.laterSnoozeMinutes = laterSnoozeMinutes
         self.isOneShot = isOneShot
     }
 
@@ -113,6 +115,7 @@ public struct RingSettings: Sendable, Hashable {
         allowedTags = alarm.tags
         maxSnoozes = alarm.maxSnoozes
         snoozeMinutes = alarm.snoozeMinutes
+        laterSnoozeMinutes = alarm.laterSnoozeMinutes
         wakeCheckSeconds = alarm.wakeCheckSeconds
         escalateAfterSeconds = alarm.escalateAfterSeconds
         if case .once = alarm.repeats { isOneShot = true } else { isOneShot = false }
@@ -135,6 +138,10 @@ public struct RingSettings: Sendable, Hashable {
         joined.allowedTags = RingSettings.stricterTags(self, other)
         joined.maxSnoozes = RingSettings.sooner(maxSnoozes, other.maxSnoozes)
         joined.snoozeMinutes = min(snoozeMinutes, other.snoozeMinutes)
+        let steps = max(laterSnoozeMinutes.count, other.laterSnoozeMinutes.count)
+        joined.laterSnoozeMinutes = (0..<steps).map {
+            min(minutes(ofSnooze: $0 + 2), other.minutes(ofSnooze: $0 + 2))
+        }
         joined.volume = max(volume, other.volume)
         joined.fadeInSeconds = min(fadeInSeconds, other.fadeInSeconds)
         joined.escalateAfterSeconds = RingSettings.sooner(escalateAfterSeconds, other.escalateAfterSeconds)
@@ -454,7 +461,7 @@ public struct RingSession: Sendable, Hashable {
         }
         snoozeCount += 1
         state = .snoozed
-        snoozedUntil = now + settings.snoozeMinutes * 60
+        snoozedUntil = now + settings.minutes(ofSnooze: snoozeCount) * 60
         attenuatedUntil = nil
         escalated = false
         problem = nil
@@ -722,3 +729,5 @@ public enum MissedAlarms {
         return (together.first, Array(together.dropFirst()), earlier)
     }
 }
+
+extension RingSettings: SnoozeLengths {}

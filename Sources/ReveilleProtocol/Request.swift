@@ -304,6 +304,9 @@ public struct AlarmSpec: Codable, Sendable, Equatable {
     public var tags: [String]?
     public var maxSnoozes: Int?
     public var snoozeMinutes: Int?
+    /// The second, third… snooze's minutes (`--snooze-minutes 9,7,5`: `[7, 5]`). With
+    /// `snoozeMinutes` and without this, every snooze lasts `snoozeMinutes`.
+    public var laterSnoozeMinutes: [Int]?
     public var skipHolidays: Bool?
     /// Seconds after a dismissal the wake-up check asks; 0 turns it off.
     public var wakeCheckSeconds: Int?

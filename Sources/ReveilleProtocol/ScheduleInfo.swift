@@ -74,7 +74,8 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
     /// and the repeat as `days` or `date`.
     private enum Key: String, CodingKey {
         case id, label, time, days, date, enabled, sound, volume, fadeInSeconds, challenge, mathDifficulty, tags
-        case maxSnoozes, snoozeMinutes, skipHolidays, wakeCheckSeconds, escalateAfterSeconds, leadSeconds, commitSeconds
+        case maxSnoozes, snoozeMinutes, laterSnoozeMinutes, skipHolidays, wakeCheckSeconds, escalateAfterSeconds,
+            leadSeconds, commitSeconds
         case leadSound, nextRing
         case warnings
     }
@@ -95,6 +96,9 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
         try container.encode(alarm.tags, forKey: .tags)
         try container.encode(alarm.maxSnoozes, forKey: .maxSnoozes)
         try container.encode(alarm.snoozeMinutes, forKey: .snoozeMinutes)
+        if !alarm.laterSnoozeMinutes.isEmpty {
+            try container.encode(alarm.laterSnoozeMinutes, forKey: .laterSnoozeMinutes)
+        }
         try container.encode(alarm.skipHolidays, forKey: .skipHolidays)
         // Only when set: an alarm without them travels as before.
         if alarm.wakeCheckSeconds > 0 { try container.encode(alarm.wakeCheckSeconds, forKey: .wakeCheckSeconds) }
@@ -142,6 +146,7 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
             leadSeconds: try container.decodeIfPresent(Int.self, forKey: .leadSeconds) ?? 0,
             commitSeconds: try container.decodeIfPresent(Int.self, forKey: .commitSeconds) ?? 0,
             leadSound: try container.decodeIfPresent(Bool.self, forKey: .leadSound) ?? false)
+        alarm.laterSnoozeMinutes = try container.decodeIfPresent([Int].self, forKey: .laterSnoozeMinutes) ?? []
         nextRing = try container.decodeIfPresent(RingInfo.self, forKey: .nextRing)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }

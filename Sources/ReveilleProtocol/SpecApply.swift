@@ -99,7 +99,12 @@ extension AlarmSpec {
             alarm.tags = tags
         }
         if let maxSnoozes { alarm.maxSnoozes = maxSnoozes }
-        if let snoozeMinutes { alarm.snoozeMinutes = snoozeMinutes }
+        if let snoozeMinutes {
+            alarm.snoozeMinutes = snoozeMinutes
+            alarm.laterSnoozeMinutes = laterSnoozeMinutes ?? []
+        } else if let laterSnoozeMinutes {
+            alarm.laterSnoozeMinutes = laterSnoozeMinutes
+        }
         if let skipHolidays { alarm.skipHolidays = skipHolidays }
         if let wakeCheckSeconds { alarm.wakeCheckSeconds = wakeCheckSeconds }
         if let escalateAfterSeconds { alarm.escalateAfterSeconds = escalateAfterSeconds }

@@ -39,6 +39,8 @@ struct AlarmRecord {
     var tags: String
     var maxSnoozes: Int
     var snoozeMinutes: Int
+    /// The later snoozes' minutes, `7,5`; empty: all as the first.
+    var laterSnoozeMinutes: String
     var skipHolidays: Bool
     var wakeCheckSeconds: Int
     var escalateAfterSeconds: Int
@@ -61,6 +63,7 @@ struct AlarmRecord {
         tags = try row.text("tags")
         maxSnoozes = try row.int("maxSnoozes")
         snoozeMinutes = try row.int("snoozeMinutes")
+        laterSnoozeMinutes = try row.text("laterSnoozeMinutes")
         skipHolidays = try row.bool("skipHolidays")
         wakeCheckSeconds = try row.int("wakeCheckSeconds")
         escalateAfterSeconds = try row.int("escalateAfterSeconds")
@@ -75,7 +78,8 @@ struct AlarmRecord {
             ("label", label), ("time", time), ("days", days), ("date", date), ("enabled", enabled), ("sound", sound),
             ("volume", volume), ("fadeInSeconds", fadeInSeconds), ("challenge", challenge),
             ("mathDifficulty", mathDifficulty), ("tags", tags), ("maxSnoozes", maxSnoozes),
-            ("snoozeMinutes", snoozeMinutes), ("skipHolidays", skipHolidays), ("wakeCheckSeconds", wakeCheckSeconds),
+            ("snoozeMinutes", snoozeMinutes), ("laterSnoozeMinutes", laterSnoozeMinutes),
+            ("skipHolidays", skipHolidays), ("wakeCheckSeconds", wakeCheckSeconds),
             ("escalateAfterSeconds", escalateAfterSeconds), ("leadSeconds", leadSeconds),
             ("commitSeconds", commitSeconds), ("leadSound", leadSound),
         ]
@@ -95,6 +99,7 @@ struct AlarmRecord {
         tags = String(decoding: (try? JSONEncoder().encode(alarm.tags)) ?? Data("[]".utf8), as: UTF8.self)
         maxSnoozes = alarm.maxSnoozes
         snoozeMinutes = alarm.snoozeMinutes
+        laterSnoozeMinutes = alarm.laterSnoozeMinutes.map(String.init).joined(separator: ",")
         skipHolidays = alarm.skipHolidays
         wakeCheckSeconds = alarm.wakeCheckSeconds
         escalateAfterSeconds = alarm.escalateAfterSeconds
@@ -119,12 +124,18 @@ struct AlarmRecord {
         guard let tagNames = try? JSONDecoder().decode([String].self, from: Data(tags.utf8)) else {
             throw StoreError.corrupt("alarm row \(id) has tags \(tags.prefix(80))")
         }
-        return Alarm(
+        let later = laterSnoozeMinutes.split(separator: ",").map { Int($0) }
+        guard !later.contains(nil) else {
+            throw StoreError.corrupt("alarm row \(id) has later snooze minutes \"\(laterSnoozeMinutes.prefix(80))\"")
+        }
+        var alarm = Alarm(
             id: Int(id), label: label, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
             volume: volume, fadeInSeconds: fadeInSeconds, challenge: challenge, mathDifficulty: difficulty,
             tags: tagNames, maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes, skipHolidays: skipHolidays,
             wakeCheckSeconds: wakeCheckSeconds, escalateAfterSeconds: escalateAfterSeconds, leadSeconds: leadSeconds,
             commitSeconds: commitSeconds, leadSound: leadSound)
+        alarm.laterSnoozeMinutes = later.compactMap { $0 }
+        return alarm
     }
 }
 

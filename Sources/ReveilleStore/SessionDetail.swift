@@ -22,6 +22,8 @@ struct SessionDetail: Codable {
         /// Added within version 2 (absent from older rows: nil, none).
         var wakeCheckSeconds: Int?
         var escalateAfterSeconds: Int?
+        /// Added within version 2: the later snoozes' minutes (absent: all as the first).
+        var laterSnoozeMinutes: [Int]?
     }
 
     struct Check: Codable {
@@ -75,7 +77,8 @@ struct SessionDetail: Codable {
             challenge: s.challenge.rawValue, mathDifficulty: s.mathDifficulty.rawValue, allowedTags: s.allowedTags,
             maxSnoozes: s.maxSnoozes, snoozeMinutes: s.snoozeMinutes, isOneShot: s.isOneShot,
             wakeCheckSeconds: s.wakeCheckSeconds == 0 ? nil : s.wakeCheckSeconds,
-            escalateAfterSeconds: s.escalateAfterSeconds == 0 ? nil : s.escalateAfterSeconds)
+            escalateAfterSeconds: s.escalateAfterSeconds == 0 ? nil : s.escalateAfterSeconds,
+            laterSnoozeMinutes: s.laterSnoozeMinutes.isEmpty ? nil : s.laterSnoozeMinutes)
         scheduledAt = session.scheduledAt
         startedAt = session.startedAt
         state = session.state.rawValue
@@ -146,7 +149,7 @@ struct SessionDetail: Codable {
             challenge: try value(s.challenge, "challenge"), mathDifficulty: try value(s.mathDifficulty, "difficulty"),
             allowedTags: s.allowedTags, maxSnoozes: s.maxSnoozes, snoozeMinutes: s.snoozeMinutes,
             isOneShot: s.isOneShot, wakeCheckSeconds: s.wakeCheckSeconds ?? 0,
-            escalateAfterSeconds: s.escalateAfterSeconds ?? 0)
+            escalateAfterSeconds: s.escalateAfterSeconds ?? 0, laterSnoozeMinutes: s.laterSnoozeMinutes ?? [])
         let check = try wakeCheck.map {
             WakeCheck(
                 asksAt: $0.asksAt, deadline: $0.deadline, outcome: try value($0.outcome, "wake-up check"),

@@ -86,6 +86,9 @@ public final class Store: Sendable {
                 ALTER TABLE "alarm" ADD COLUMN "leadSound" BOOLEAN NOT NULL DEFAULT 0;
                 """)
         }
+        migrations.add("v14: snoozes that grow shorter") { db in
+            try db.execute(#"ALTER TABLE "alarm" ADD COLUMN "laterSnoozeMinutes" TEXT NOT NULL DEFAULT ''"#)
+        }
         return migrations
     }
 

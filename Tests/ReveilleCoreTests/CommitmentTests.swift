@@ -50,6 +50,39 @@ import Testing
     }
 
     /// Earlier, louder, stricter: free, as is anything that leaves the ring as it was.
+    /// Snoozes that grow shorter (`--snooze-minutes 9,7,5`): any snooze made longer than it was is
+    /// a weakening; shorter ones are free.
+    @Test func aLongerSnoozeAtAnyStepIsAWeakening() {
+        #expect(weakened { $0.alarms[0].laterSnoozeMinutes = [7, 5] } == [])
+        #expect(weakened { $0.alarms[0].laterSnoozeMinutes = [12] } == ["makes its snoozes longer"])
+        #expect(weakened { $0.alarms[0].snoozeMinutes = 10 } == ["makes its snoozes longer"])
+        var shorter = committed()
+        shorter.laterSnoozeMinutes = [7, 5]
+        #expect(shorter.minutes(ofSnooze: 1) == 9 && shorter.minutes(ofSnooze: 2) == 7)
+        #expect(shorter.minutes(ofSnooze: 3) == 5 && shorter.minutes(ofSnooze: 9) == 5)
+        var back = shorter
+        back.laterSnoozeMinutes = [7]
+        #expect(back.snoozesLonger(than: shorter), "the third snooze would be 7 instead of 5")
+        #expect(!shorter.snoozesLonger(than: back))
+    }
+
+    @Test func snoozeLengthsParseAndJoinAsTheStricter() throws {
+        #expect(try Alarm.parseLengths("9,7, 5") == (9, [7, 5]))
+        #expect(try Alarm.parseLengths("12") == (12, []))
+        #expect(throws: InputError.self) { try Alarm.parseLengths("9,,5") }
+        #expect(throws: InputError.self) { try Alarm.parseLengths("soon") }
+        var long = committed()
+        long.laterSnoozeMinutes = [9, 9]
+        var short = daily(2, "06:45", label: "gym")
+        short.snoozeMinutes = 12
+        short.laterSnoozeMinutes = [3]
+        let joined = RingSettings(long).strictest(with: RingSettings(short))
+        #expect(joined.snoozeMinutes == 9 && joined.laterSnoozeMinutes == [3, 3])
+        var tooMany = committed()
+        tooMany.laterSnoozeMinutes = Array(repeating: 5, count: 10)
+        #expect(throws: InputError.self) { try tooMany.validate() }
+    }
+
     @Test func strengtheningChangesAreFree() {
         #expect(weakened { $0.alarms[0].time = time("06:00") } == [])
         #expect(weakened { $0.alarms[0].volume = 100 } == [])

@@ -109,6 +109,31 @@ import Testing
         }
     }
 
+    /// `--snooze-minutes 9,7,5`: kept in the store and on the wire, each snooze shorter, the last
+    /// length for every snooze after.
+    @Test func snoozesGrowShorterAsSet() throws {
+        let clock = try Clock(now: instant("2026-11-23 06:59:55"))
+        var spec = AlarmSpec()
+        spec.time = try LocalTime.parse("7:00")
+        spec.days = .daily
+        spec.maxSnoozes = 0
+        (spec.snoozeMinutes, spec.laterSnoozeMinutes) = try Alarm.parseLengths("9,7,5")
+        #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        #expect(clock.request(.alarmList).alarms?.first?.laterSnoozeMinutes == [7, 5])
+        clock.passToWake()
+        var until: [String] = []
+        for _ in 0..<4 {
+            #expect(clock.request(.snooze).ok)
+            until.append(clock.session?.snoozedUntil ?? "-")
+            clock.passToWake()
+        }
+        #expect(until == ["07:09:00", "07:16:00", "07:21:00", "07:26:00"])
+        // A plain length again: every snooze that long.
+        var plain = AlarmSpec()
+        plain.snoozeMinutes = 9
+        #expect(clock.request(.alarmEdit(id: 1, spec: plain)).alarms?.first?.laterSnoozeMinutes == [])
+    }
+
     @Test func aThreeHourJumpRingsOnlyWhatIsWithinGrace() throws {
         // Saturday 05:00 in Berlin; alarms at 05:30, 06:00 and 07:50; the clock jumps to 08:00.
         let clock = try Clock(now: instant("2026-11-21 05:00:00"))
