@@ -11,7 +11,8 @@ import Testing
 
     @Test(arguments: [
         ["pause", "--until", "2026-13-01"], ["history", "--days", "0"], ["alarm", "add", "7:00", "--volume", "150"],
-        ["alarm", "add", "7:00", "--snooze-minutes", "0"], ["tag", "add", "--label", "x", "--uid", "ZZZZ"],
+        ["alarm", "add", "7:00", "--snooze-minutes", "0"], ["alarm", "add", "7:00", "--snooze-minutes", "9,,5"],
+        ["tag", "add", "--label", "x", "--uid", "ZZZZ"],
         ["alarm", "add", "7:00", "--in", "5m"], ["alarm", "add", "7:00", "--date", "2026-12-01", "--days", "mon"],
         ["alarm", "add", "--in", "5"], ["alarm", "rm", "-1"], ["stauts"], ["month", "2026-13"],
     ])
