@@ -87,6 +87,7 @@ final class ReportRequests: RequestHandler {
         info.sunrise = controller.machine.sunrise.map(view.sunriseInfo)
         if controller.machine.isRingingSilently { info.silent = true }
         if controller.machine.earlyDismissalOpen(now: now.instant) { info.earlyDismissal = true }
+        info.judgedThrough = controller.machine.evaluatedThrough
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine
         info.appGuard = apps?.mode ?? AppGuardState(mode: .starting, detail: "")

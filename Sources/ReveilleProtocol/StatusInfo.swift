@@ -38,6 +38,9 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var sunrise: SunriseInfo?
     /// The next ring may be dismissed early now (`dismiss --next`), with its challenge.
     public var earlyDismissal: Bool?
+    /// The instant up to which the clock has looked at what comes due (rung, recorded as missed, or
+    /// nothing due): a script that moved time waits for this rather than for a while.
+    public var judgedThrough: Int?
     /// An alarm rings and no sound device works: it is not heard.
     public var silent: Bool?
     /// The NFC reader's health.

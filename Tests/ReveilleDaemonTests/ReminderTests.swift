@@ -25,7 +25,7 @@ import Testing
     func capturedFrequency(_ daemon: DaemonHarness, among candidates: [Double]) throws -> Double {
         #expect(
             daemon.waitFor(3) { daemon.logText().components(separatedBy: "finished on").count > chimed(daemon).count })
-        Thread.sleep(forTimeInterval: 0.1)  // the WAV header is completed at close
+        #expect(daemon.captureClosed())
         let capture = try Recording(contentsOf: daemon.soundCapture)
         return capture.dominant(among: candidates, from: 0.1, to: 0.4)
     }

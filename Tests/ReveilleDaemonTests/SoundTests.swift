@@ -43,7 +43,7 @@ import Testing
         #expect(daemon.waitFor(3) { daemon.capturedBytes() > 44 + 4 * 44_100 * 1 })  // over a second: looped
         #expect(try daemon.dismissByMath().status == 0)
         #expect(daemon.waitFor(2) { daemon.logText().contains("sound: stopped on") })
-        Thread.sleep(forTimeInterval: 0.1)  // the file plugin completes the WAV header at close
+        #expect(daemon.captureClosed())
         let capture = try Recording(contentsOf: daemon.soundCapture)
         #expect(capture.sampleRate == 44_100 && capture.channels == 2)
         #expect(capture.seconds > 1)

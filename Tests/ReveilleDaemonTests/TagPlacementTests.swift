@@ -69,7 +69,7 @@ import Testing
         #expect(history.first?.snoozes == 1)
         // Nothing rings when the snooze would have ended.
         try daemon.setNow(Int(Date().timeIntervalSince1970) + 9 * 60 + 1)
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try daemon.settle())
         #expect(try daemon.session() == nil)
     }
 }

@@ -184,6 +184,23 @@ final class DaemonHarness {
         try request(.status).status?.session
     }
 
+    /// Waits until the daemon has looked at its clock's reading now (what was due by then rang or
+    /// was recorded): after `advance` or `setNow`, what did not ring by then does not ring.
+    func settle(_ seconds: Double = 10) throws -> Bool {
+        let target = Int(Date().timeIntervalSince1970 + wallOffset)
+        return try waitFor(seconds) { (try request(.status).status?.judgedThrough ?? 0) >= target }
+    }
+
+    /// Waits until the file plugin closed the capture: its WAV header then counts every byte
+    /// written (alsa-lib completes it at close).
+    func captureClosed(_ seconds: Double = 5) -> Bool {
+        waitFor(seconds) {
+            guard let data = FileManager.default.contents(atPath: soundCapture), data.count >= 44 else { return false }
+            let riff = data[4..<8].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            return riff == data.count - 8
+        }
+    }
+
     /// Polls `condition` every 50 ms until it holds or `seconds` pass; returns whether it held.
     func waitFor(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
