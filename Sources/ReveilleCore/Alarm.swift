@@ -224,3 +224,12 @@ extension SnoozeLengths {
 }
 
 extension Alarm: SnoozeLengths {}
+
+extension Alarm {
+    /// The alarm without tag `label` (`tag rm`): with none left, it takes any registered tag.
+    public func removingTag(_ label: String) -> Alarm {
+        var alarm = self
+        alarm.tags.removeAll { $0 == label }
+        return alarm
+    }
+}

@@ -104,13 +104,11 @@ final class TagRequests: RequestHandler {
                 "alarm \(session.settings.name) is \(session.state.rawValue) and tag \"\(label)\" stops it: remove the tag once it is dismissed"
             )
         }
-        guard try store.deleteTag(label: label) else {
+        guard let changed = try store.deleteTag(label: label) else {
             throw Refusal(.notFound, "no tag is registered as \"\(label)\"; see 'reveille tag list'")
         }
         var notes: [String] = []
-        for named in try store.scheduleState().alarms where named.tags.contains(label) {
-            let alarm = named.removingTag(label)
-            _ = try store.update(alarm)
+        for alarm in changed {
             notes.append(
                 alarm.tags.isEmpty
                     ? "alarm \(alarm.name) now takes any registered tag"

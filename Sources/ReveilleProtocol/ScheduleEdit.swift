@@ -144,12 +144,3 @@ public struct OverridePatch: Sendable, Hashable {
         if allAlarms { override.alarmID = nil }
     }
 }
-
-extension Alarm {
-    /// The alarm without tag `label` (`tag rm`): with none left, it takes any registered tag.
-    public func removingTag(_ label: String) -> Alarm {
-        var alarm = self
-        alarm.tags.removeAll { $0 == label }
-        return alarm
-    }
-}

@@ -59,8 +59,20 @@ extension Store {
         try db.read { db in try db.row("SELECT * FROM tag WHERE uid = ?", uid).map(TagRecord.tag) }
     }
 
-    /// False when no tag has that label.
-    public func deleteTag(label: String) throws -> Bool {
-        try write { db in try db.delete(from: "tag", where: "label", is: label) }
+    /// Deletes the tag and takes it from the alarms that named it (`Alarm.removingTag`), in one
+    /// transaction: a power cut leaves the tag and the alarms as they were, or both changed.
+    /// Returns those alarms as they are now; nil when no tag has that label.
+    public func deleteTag(label: String) throws -> [Alarm]? {
+        try write { db in
+            guard try db.delete(from: "tag", where: "label", is: label) else { return nil }
+            let named = try db.rows("SELECT * FROM alarm ORDER BY id").map { try AlarmRecord(row: $0).alarm() }.filter {
+                $0.tags.contains(label)
+            }
+            return try named.map { alarm in
+                let changed = alarm.removingTag(label)
+                _ = try db.update("alarm", where: "id", is: changed.id, AlarmRecord(changed).columns)
+                return changed
+            }
+        }
     }
 }

@@ -45,6 +45,25 @@ import Testing
         } throws: { "\($0)".contains("alarm row 1 has math difficulty \"insane\"") }
     }
 
+    /// `tag rm`: the tag goes and the alarms that named it lose it, in one transaction.
+    @Test func removingATagTakesItFromTheAlarmsThatNamedIt() throws {
+        let store = try Store()
+        for (label, uid) in [("bath", "04A1B2C3D4E5F6"), ("door", "04A1B2C3D4E5F7")] {
+            _ = try store.insert(Tag(label: label, uid: uid, addedAt: 0))
+        }
+        var both = alarm("06:00", .weekly(.daily))
+        both.tags = ["bath", "door"]
+        let named = try store.insert(both)
+        var only = alarm("07:00", .weekly(.daily))
+        only.tags = ["door"]
+        _ = try store.insert(only)
+        let changed = try #require(try store.deleteTag(label: "bath"))
+        #expect(changed.map(\.id) == [named.id] && changed.first?.tags == ["door"])
+        #expect(try store.scheduleState().alarms.map(\.tags) == [["door"], ["door"]])
+        #expect(try store.tags().map(\.label) == ["door"])
+        #expect(try store.deleteTag(label: "bath") == nil)
+    }
+
     @Test func removingAnAlarmRemovesItsRulesAndOverrides() throws {
         let store = try Store()
         let kept = try store.insert(alarm("06:00", .weekly(.daily)))
