@@ -1262,6 +1262,7 @@ public struct AlarmClock: Sendable {
         var engine = ScheduleEngine(state: state, zone: zone)
         var after = instant
         while let found = engine.nextRing(after: after), let ring = found.ringInstant {
+            guard handled.contains(Occurrence(alarmID: found.alarmID, instant: ring)) else { return found }
             // Every alarm due at that instant, lowest id first: one dismissed early leaves the others.
             let due = engine.rings(after: ring - 1, through: ring)
             if let first = due.first(where: { !handled.contains(Occurrence(alarmID: $0.alarmID, instant: ring)) }) {
