@@ -154,7 +154,7 @@ deb-check-arm64: deb-arm64
 VM_ARM64_DIR ?= $(CURDIR)/.build/vm-arm64
 vm-test-arm64: deb-arm64
 	scripts/install-deps.sh vm
-	$(SWIFT) build -c release --product pn532-emulator
+	$(SWIFT) build -c release --static-swift-stdlib $(NO_FOUNDATION) --product pn532-emulator
 	deb=$$(ls -t .build/reveille_*_arm64.deb | head -1) && scripts/vm/image.sh $$deb $(VM_ARM64_DIR) arm64 && \
 	python3 scripts/vm/bench.py $(VM_ARM64_DIR) --arch arm64 --deb $$deb --emulator .build/release/pn532-emulator \
 		--json .build/vm-arm64-figures.json
