@@ -20,6 +20,7 @@ import math
 import os
 import random
 import re
+import shlex
 import shutil
 import socket
 import struct
@@ -278,6 +279,15 @@ device = "pn532_uart:{port}"
 """
 
 
+def history(guest, label):
+    """The history's entries of alarms labelled `label` (a prefix), as compact JSON filtered in the
+    guest: after many power cuts the whole history is hundreds of lines, slow on a serial console."""
+    keep = "label state dismissedBy scheduled snoozes".split()
+    script = (f"import json,sys; print(json.dumps([{{k: e.get(k) for k in {keep!r}}} "
+              f"for e in json.load(sys.stdin) if e['label'].startswith({label!r})]))")
+    return json.loads(guest.check(f"reveille history --json | python3 -c {shlex.quote(script)}", timeout=120))
+
+
 def status(guest):
     return json.loads(guest.check("reveille status --json"))
 
@@ -470,8 +480,7 @@ def key_checks(guest, record):
     wait_ringing(guest)
     typed = guest.sh("python3 /tmp/keypad.py answer", 90)
     after = status(guest).get("session")
-    history = json.loads(guest.check("reveille history --json"))
-    last = next((entry for entry in history if entry.get("label") == "answer"), {})
+    last = next((entry for entry in history(guest, "answer") if entry.get("label") == "answer"), {})
     record("keys: the answer typed on a hot-plugged keypad dismisses",
            after is None and last.get("dismissedBy") == "math", f"{typed[1][-200:]}; history {last.get('state')}")
 
@@ -510,8 +519,7 @@ def nfc_checks(guest, emulator, record, figures):
     emulator.say("remove")
     logged = guest.check("journalctl -u reveille -o short-unix --no-pager | grep 'tagonly.*dismissed by tag' | tail -1")
     dismissed_guest = float(logged.split()[0]) if logged else None
-    history = json.loads(guest.check("reveille history --json"))
-    last = next((entry for entry in history if entry.get("label") == "tagonly"), {})
+    last = next((entry for entry in history(guest, "tagonly") if entry.get("label") == "tagonly"), {})
     ok = refused and last.get("dismissedBy") == "tag" and status(guest).get("session") is None
     if dismissed_guest is not None:
         figures["tag_to_dismissal_ms"] = round((dismissed_guest - offset_guest - (presented - offset_host)) * 1000)
@@ -579,8 +587,7 @@ def upgrade_checks(guest, record):
         if session:
             break
         time.sleep(0.5)
-    history = json.loads(guest.check("reveille history --json"))
-    rung = [entry for entry in history if entry.get("label") == "upgrade"]
+    rung = [entry for entry in history(guest, "upgrade") if entry.get("label") == "upgrade"]
     dismiss(guest)
     after_version = guest.check("dpkg-query -W -f '${Version}' reveille")
     settings_after = guest.check("sha256sum /etc/reveille/reveille.toml | cut -c1-64")
@@ -647,9 +654,9 @@ def power_cut_checks(guest, record, figures, cuts, only_ringing=False):
 
 
 def missed_labels(guest, prefix):
-    history = json.loads(guest.check("reveille history --json"))
-    return ({e["label"] for e in history if e["label"].startswith(prefix) and e.get("state") == "missed"},
-            {e["label"] for e in history if e["label"].startswith(prefix) and e.get("state") != "missed"})
+    entries = history(guest, prefix)
+    return ({e["label"] for e in entries if e.get("state") == "missed"},
+            {e["label"] for e in entries if e.get("state") != "missed"})
 
 
 # What systemd-timesyncd does once it has set the clock (it is masked in the image).
@@ -705,8 +712,7 @@ def rtc_checks(guest, record, figures):
             break
         time.sleep(1)
     dismiss(guest)
-    history = json.loads(guest.check("reveille history --json"))
-    daily = [e for e in history if e["label"] == "rtc-daily"]
+    daily = [e for e in history(guest, "rtc-daily") if e["label"] == "rtc-daily"]
     record("no RTC: booted a day ahead, then stepped back, the daily alarm rings at its real time, once",
            rang is not None and abs(rang - due) < 30 and len([e for e in daily if e.get("state") != "missed"]) == 1,
            f"due {time.strftime('%H:%M', time.gmtime(due))}, rang {'at +%.0f s' % (rang - due) if rang else 'no'}; "
