@@ -23,7 +23,7 @@ final class Calendars {
         /// When the copy in use was read; nil: no copy was ever good.
         var loadedAt: Int?
         var problem: (text: String, since: Int)?
-        /// What `occurrences` were read from: the text's hash, the span's start and the zone. The
+        /// What `occurrences` were read from: the text's hash, the span and the zone. The
         /// same again (a refresh that found nothing new rewrites only its notes) is not parsed again.
         var parsed: ParseKey?
         /// What failed to parse last, and why: the same text is not parsed again (a calendar that
