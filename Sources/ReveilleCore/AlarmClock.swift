@@ -1281,6 +1281,9 @@ public struct AlarmClock: Sendable {
         in proposed: ScheduleState? = nil, from now: Int, days: Int, _ body: (Decision, _ handled: Bool) -> Void
     ) -> Bool {
         var engine = ScheduleEngine(state: proposed ?? schedule, zone: zone)
+        // The closure takes the handled set alone: reading it through `self` copied the whole
+        // machine for each decision (a year of 200 alarms is 73,000), a quarter of `next`'s time.
+        let handled = handled
         return engine.forEachDecisionAhead(from: now, days: days) { decision in
             body(
                 decision,
