@@ -77,7 +77,7 @@ final class AppSupervisor: Sendable {
     /// The device's own policy (not under --root): it must belong to root.
     let requireRootOwned: Bool
     let store: Store
-    let clock: any WallClock
+    let clock: any Clocks
     let zone: @Sendable () -> Zone
     let logger: Logger
     /// A process started as an app: the loop follows its pidfd.
@@ -93,7 +93,7 @@ final class AppSupervisor: Sendable {
     let guardProblem: String?
 
     init(
-        policyPath: String, requireRootOwned: Bool, store: Store, clock: any WallClock,
+        policyPath: String, requireRootOwned: Bool, store: Store, clock: any Clocks,
         zone: @escaping @Sendable () -> Zone, logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
         onFollow: @escaping @Sendable (Int32, Descriptor) -> Void = { _, _ in },
         onWarning: @escaping @Sendable (AppNotice, Int?) -> Void = { _, _ in }

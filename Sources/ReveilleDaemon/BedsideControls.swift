@@ -61,7 +61,7 @@ final class BedsideControls {
             longPressSeconds: configuration.longPressSeconds, answerTimeoutSeconds: configuration.answerTimeoutSeconds)
         try loop.watch(timer.fd) { [unowned self] _ in
             _ = timer.acknowledge()
-            carry(keypad.expire(now: Controller.monotonic(), phase: phase), key: nil)
+            carry(keypad.expire(now: controller.clock.elapsed(), phase: phase), key: nil)
             armTimer()
         }
         feed.subscribe { [unowned self] event in
@@ -213,7 +213,7 @@ final class BedsideControls {
                     case 2: .autorepeat
                     default: .press
                     }
-                let intents = keypad.handle(key, motion, phase: phase, now: Controller.monotonic())
+                let intents = keypad.handle(key, motion, phase: phase, now: controller.clock.elapsed())
                 carry(intents, key: KeyNames.name(event.code))
             }
             armTimer()
@@ -225,7 +225,7 @@ final class BedsideControls {
             timer.arm(after: 0)
             return
         }
-        timer.arm(after: max(0.001, deadline - Controller.monotonic()))
+        timer.arm(after: max(0.001, deadline - controller.clock.elapsed()))
     }
 
     /// Carries the keypad's intents out through the machine, saying the outcome.

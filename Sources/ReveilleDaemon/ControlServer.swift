@@ -29,6 +29,8 @@ final class ControlServer {
     let loop: EventLoop
     let doorbell: Doorbell
     let logger: Logger
+    /// Idle clients, line timeouts and drains are measured on its `elapsed()`.
+    let clock: any Clocks
     private var connections: [Int: Connection] = [:]
     private var nextID = 1
     /// Idle connections, drains and tag waits end at this timer.
@@ -64,8 +66,9 @@ final class ControlServer {
 
     init(
         listener: Listener, appsListener: Listener? = nil, access: PeerAccess, requests: Requests, feed: WatchFeed,
-        loop: EventLoop, doorbell: Doorbell, logger: Logger
+        loop: EventLoop, doorbell: Doorbell, clock: any Clocks, logger: Logger
     ) throws {
+        self.clock = clock
         self.listener = listener
         self.appsListener = appsListener
         self.access = access
@@ -116,7 +119,7 @@ final class ControlServer {
                 // spin. It rests a second at a time (logged once); the timers and the open
                 // connections go on meanwhile.
                 if outOfDescriptorsSince == nil {
-                    outOfDescriptorsSince = Controller.monotonic()
+                    outOfDescriptorsSince = clock.elapsed()
                     logger.warning("control socket: \(error); not accepting, trying again every second")
                 }
                 listenerResting = true
@@ -128,7 +131,7 @@ final class ControlServer {
             if let since = outOfDescriptorsSince {
                 outOfDescriptorsSince = nil
                 logger.notice(
-                    "control socket: accepting again, after \(Int(Controller.monotonic() - since)) s out of descriptors"
+                    "control socket: accepting again, after \(Int(clock.elapsed() - since)) s out of descriptors"
                 )
             }
             let peer: Peer
@@ -151,7 +154,7 @@ final class ControlServer {
                 continue
             }
             let connection = Connection(
-                id: nextID, socket: socket, peer: peer, role: role, now: Controller.monotonic())
+                id: nextID, socket: socket, peer: peer, role: role, now: clock.elapsed())
             nextID += 1
             do {
                 try loop.watch(connection.fd) { [unowned self] events in serve(connection, events: events) }
@@ -217,7 +220,7 @@ final class ControlServer {
         }
         let before = connection.input.pendingCount
         let open = connection.receive()
-        if connection.input.pendingCount != before || !open { connection.lastHeard = Controller.monotonic() }
+        if connection.input.pendingCount != before || !open { connection.lastHeard = clock.elapsed() }
         process(connection)
         guard !open else { return }
         // The client has closed its side: what is still queued goes out first, unless it is gone.
@@ -254,7 +257,7 @@ final class ControlServer {
                     if !pending {
                         connection.partialSince = nil
                     } else if connection.partialSince == nil {
-                        connection.partialSince = Controller.monotonic()
+                        connection.partialSince = clock.elapsed()
                     }
                     return
                 }
@@ -268,7 +271,7 @@ final class ControlServer {
                     to: connection)
                 shutdown(connection.fd, Int32(SHUT_WR))
                 connection.input = LineBuffer()
-                connection.phase = .draining(until: Controller.monotonic() + 1)
+                connection.phase = .draining(until: clock.elapsed() + 1)
                 return
             }
             guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else { continue }
@@ -343,7 +346,7 @@ final class ControlServer {
     func answerParked(_ id: Int, _ response: Response) {
         guard let connection = connections[id], case .parked = connection.phase else { return }
         connection.phase = .serving
-        connection.lastHeard = Controller.monotonic()
+        connection.lastHeard = clock.elapsed()
         reply(response, to: connection)
         process(connection)
         updateInterest(connection)
@@ -398,7 +401,7 @@ final class ControlServer {
 
     /// Lets idle clients go, ends drains and tag waits that ran out.
     private func expire() {
-        let now = Controller.monotonic()
+        let now = clock.elapsed()
         for connection in connections.values {
             guard let deadline = connection.deadline, deadline <= now else { continue }
             drop(connection)
@@ -412,7 +415,7 @@ final class ControlServer {
         let earliest = (connections.values.compactMap(\.deadline) + [requests.parkedDeadline].compactMap { $0 }).min()
         guard earliest != armedDeadline else { return }
         armedDeadline = earliest
-        deadlines.arm(after: earliest.map { max(0.001, $0 - Controller.monotonic()) } ?? 0)
+        deadlines.arm(after: earliest.map { max(0.001, $0 - clock.elapsed()) } ?? 0)
     }
 
     /// Closes every connection and the socket.

@@ -55,7 +55,7 @@ public struct RingEnvironment: Sendable {
 /// threads reach it through the loop's doorbell.
 public final class Controller {
     let store: Store
-    let clock: any WallClock
+    let clock: any Clocks
     let startedAt: Date
     let logger: Logger
     /// Where the zone's rules come from, read again when they may have changed.
@@ -74,7 +74,7 @@ public final class Controller {
     private var calendarsHeld: [Calendars.Entry]?
 
     init(
-        store: Store, clock: any WallClock, zone: ZoneSource,
+        store: Store, clock: any Clocks, zone: ZoneSource,
         calendarCache: String = FileManager.default.temporaryDirectory.path + "/reveille-calendars",
         calendarFetchFolder: String = FileManager.default.temporaryDirectory.path + "/reveille-fetched-calendars",
         ring: RingEnvironment, offLoop: OffLoop? = nil, outlets: any Outlets, logger: Logger
@@ -300,13 +300,6 @@ public final class Controller {
     }
 
     func nowSeconds() -> Int { Int(clock.now().timeIntervalSince1970.rounded(.down)) }
-
-    /// Seconds on the monotonic clock (CLOCK_MONOTONIC): what a clock jump does not move.
-    static func monotonic() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
 
     /// The schedule state as stored, with the calendars' holidays and chimes. Reading it changes
     /// nothing: what the days gone by leave behind is purged when the machine says (`.purge`).

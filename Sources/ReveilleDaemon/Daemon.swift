@@ -19,7 +19,7 @@ public struct DaemonOptions: Sendable {
     public var zoneName: String?
     public var adminGroup: String
     public var socketGroup: String
-    public var clock: any WallClock
+    public var clock: any Clocks
     public var graceMinutes: Int
     public var maxRingMinutes: Int
     public var wakeCheckSeconds: Int
@@ -40,7 +40,7 @@ public struct DaemonOptions: Sendable {
     public var flags = SettingsFlags()
 
     /// The settings of reveille.toml (already read, with any command-line flags applied).
-    public init(paths: Paths, settings: Settings, clock: any WallClock = SystemClock()) {
+    public init(paths: Paths, settings: Settings, clock: any Clocks = SystemClock()) {
         self.paths = paths
         self.zoneName = settings.timeZone
         self.adminGroup = settings.adminGroup
@@ -218,7 +218,7 @@ public enum Daemon {
             bedside: bedside, notes: notes, logger: logger)
         let server = try ControlServer(
             listener: listener, appsListener: appsListener, access: access, requests: requests, feed: feed, loop: loop,
-            doorbell: doorbell, logger: logger)
+            doorbell: doorbell, clock: options.clock, logger: logger)
         let reload = SettingsReload(options: options, controller: controller, notes: notes, loop: loop, logger: logger)
         var timers = try wireTimers(
             loop: loop, controller: controller, wake: wake, retry: retry, clock: options.clock, supervisor: supervisor,
@@ -332,7 +332,7 @@ public enum Daemon {
     /// The wake timer (a realtime timerfd the machine arms through `LoopOutlets`), its retry, the
     /// test clock's check, and systemd's watchdog, all on the loop.
     private static func wireTimers(
-        loop: EventLoop, controller: Controller, wake: LoopTimer, retry: LoopTimer, clock: any WallClock,
+        loop: EventLoop, controller: Controller, wake: LoopTimer, retry: LoopTimer, clock: any Clocks,
         supervisor: AppSupervisor, reload: SettingsReload, logger: Logger
     ) throws -> [LoopTimer] {
         try loop.watch(wake.fd) { _ in

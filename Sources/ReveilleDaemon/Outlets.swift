@@ -47,7 +47,7 @@ final class WatchFeed {
 final class LoopOutlets: Outlets {
     private let wake: LoopTimer
     private let retry: LoopTimer
-    private let clock: any WallClock
+    private let clock: any Clocks
     private let feed: WatchFeed
     private let doorbell: Doorbell
     private let watches: FolderWatches
@@ -55,7 +55,7 @@ final class LoopOutlets: Outlets {
     private var calendarFolders: Set<String> = []
 
     init(
-        wake: LoopTimer, retry: LoopTimer, clock: any WallClock, feed: WatchFeed, doorbell: Doorbell,
+        wake: LoopTimer, retry: LoopTimer, clock: any Clocks, feed: WatchFeed, doorbell: Doorbell,
         watches: FolderWatches, logger: Logger
     ) {
         self.wake = wake

@@ -84,7 +84,7 @@ final class SoundRequests: RequestHandler {
         }
         logger.info(
             "sound test: \(file ?? "the configured sound") for \(seconds) s on \(device ?? "the configured devices")")
-        testUntil = Controller.monotonic() + Double(seconds)
+        testUntil = controller.clock.elapsed() + Double(seconds)
         return AudioRequest(
             sound: file, volume: volume ?? defaultVolume, fadeInSeconds: 0, length: .seconds(Double(seconds)),
             device: device)
@@ -98,7 +98,7 @@ final class SoundRequests: RequestHandler {
                 "alarm \(session.settings.name) is \(session.state.rawValue), not a sound test: 'reveille dismiss' stops it"
             )
         }
-        guard Controller.monotonic() < testUntil else { return Response(message: "no sound test is playing") }
+        guard controller.clock.elapsed() < testUntil else { return Response(message: "no sound test is playing") }
         audio.stop()
         testUntil = 0
         logger.info("sound test stopped")

@@ -151,7 +151,7 @@ final class TagRequests: RequestHandler {
         }
         wait = TagWait(
             connection: connection, operation: request.command, purpose: purpose, timeout: timeout,
-            deadline: Controller.monotonic() + Double(timeout))
+            deadline: controller.clock.elapsed() + Double(timeout))
         reader.setPolling(purpose, true)
         logger.info("\(purpose): waiting up to \(timeout) s for a tag (reader \(health))")
         return .parked

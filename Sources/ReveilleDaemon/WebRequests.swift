@@ -33,13 +33,13 @@ struct WebPairing {
 /// `reveille web pair|devices|unpair`, and the codes `reveille-web` redeems.
 final class WebRequests: RequestHandler {
     private let store: Store
-    private let clock: any WallClock
+    private let clock: any Clocks
     private let logger: Logger
     private var webPairing = WebPairing()
     /// The port `reveille-web` last said it serves on.
     private var servingPort: Int?
 
-    init(store: Store, clock: any WallClock, logger: Logger) {
+    init(store: Store, clock: any Clocks, logger: Logger) {
         self.store = store
         self.clock = clock
         self.logger = logger

@@ -9,7 +9,7 @@ import Synchronization
 @testable import ReveilleDaemon
 
 /// A wall clock tests move by hand.
-final class ManualWallClock: WallClock {
+final class ManualClocks: Clocks {
     private let seconds: Mutex<(wall: Double, elapsed: Double)>
     private let synchronized = Mutex(false)
 
@@ -46,7 +46,7 @@ final class ManualWallClock: WallClock {
     static let six = Double(instant("2026-11-23 06:00:00"))
 
     final class Rig {
-        let clock = ManualWallClock(ControllerTests.six)
+        let clock = ManualClocks(ControllerTests.six)
         let audio = MemoryAudioOutput()
         let reader = MemoryTagReader()
         let store: Store
@@ -135,6 +135,25 @@ final class ManualWallClock: WallClock {
         #expect(delivered.count == 1 && delivered.first?.0 == 7)
         #expect(delivered.first?.1.error?.code == .busy)
         #expect(rig.reader.pollingReasons.isEmpty)
+    }
+
+    /// A tag wait runs out on the daemon's one monotonic clock: time passing ends it, a step of
+    /// the wall clock (network time arriving an hour later) does not.
+    @Test func aTagWaitRunsOutWithTimePassingNotWithAClockStep() throws {
+        let rig = try Rig()
+        #expect(rig.daemon.request(.tagTest(timeoutSeconds: 60), role: .user, connection: 7) == nil)
+        rig.clock.step(3600)
+        rig.daemon.requests.expire(now: rig.clock.elapsed())
+        #expect(rig.daemon.outlets.answers.isEmpty, "a clock step is not a minute waited")
+        rig.clock.advance(59)
+        rig.daemon.requests.expire(now: rig.clock.elapsed())
+        #expect(rig.daemon.outlets.answers.isEmpty)
+        rig.clock.advance(1)
+        rig.daemon.requests.expire(now: rig.clock.elapsed())
+        let answer = try #require(rig.daemon.outlets.answers.first)
+        #expect(answer.0 == 7)
+        #expect(answer.1.error?.message.hasPrefix("no tag was placed on the reader within 60 s") == true)
+        #expect(rig.reader.pollingReasons.isEmpty, "the reader stops looking")
     }
 
     @Test func aTagLyingThereAtRingStartDoesNothingUntilLiftedAndTapped() throws {

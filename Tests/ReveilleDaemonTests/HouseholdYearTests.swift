@@ -39,7 +39,7 @@ import Testing
     /// The household's machine: a daemon that may crash and start again on the same state file.
     final class Household {
         let folder: URL
-        let clock: ManualWallClock
+        let clock: ManualClocks
         let audio = MemoryAudioOutput()
         let reader = MemoryTagReader()
         private(set) var daemon: InProcessDaemon
@@ -49,12 +49,12 @@ import Testing
 
         init(folder: URL, now: Int) throws {
             self.folder = folder
-            clock = ManualWallClock(Double(now))
+            clock = ManualClocks(Double(now))
             daemon = try Household.boot(folder: folder, clock: clock, audio: audio, reader: reader)
             controller.start()
         }
 
-        static func boot(folder: URL, clock: ManualWallClock, audio: MemoryAudioOutput, reader: MemoryTagReader)
+        static func boot(folder: URL, clock: ManualClocks, audio: MemoryAudioOutput, reader: MemoryTagReader)
             throws -> InProcessDaemon
         {
             try InProcessDaemon(

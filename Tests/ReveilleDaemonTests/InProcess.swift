@@ -34,7 +34,7 @@ struct InProcessDaemon {
     let outlets: RecordingOutlets
 
     init(
-        store: Store, clock: any WallClock, zone: Zone, ring: RingEnvironment, calendarCache: String? = nil,
+        store: Store, clock: any Clocks, zone: Zone, ring: RingEnvironment, calendarCache: String? = nil,
         calendarFetchFolder: String? = nil, logger: Logger = Logger(label: "test")
     ) throws {
         let outlets = RecordingOutlets()

@@ -16,7 +16,7 @@ import Testing
 @Suite struct InProcessRingTests {
     final class Clock {
         let folder: URL
-        let wall: ManualWallClock
+        let wall: ManualClocks
         let audio = MemoryAudioOutput()
         let reader = MemoryTagReader()
         let voice = MemoryVoice()
@@ -31,7 +31,7 @@ import Testing
             self.problemSeed = problemSeed
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("inprocess-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            wall = ManualWallClock(Double(now))
+            wall = ManualClocks(Double(now))
             self.zone = try #require(Zone(builtIn: zone))
             policy = RingPolicy(maxRingSeconds: maxRingMinutes * 60)
             daemon = try Clock.boot(folder, wall, audio, reader, voice, self.zone, policy, log, problemSeed)
@@ -41,7 +41,7 @@ import Testing
         deinit { try? FileManager.default.removeItem(at: folder) }
 
         private static func boot(
-            _ folder: URL, _ wall: ManualWallClock, _ audio: MemoryAudioOutput, _ reader: MemoryTagReader,
+            _ folder: URL, _ wall: ManualClocks, _ audio: MemoryAudioOutput, _ reader: MemoryTagReader,
             _ voice: MemoryVoice, _ zone: Zone, _ policy: RingPolicy, _ log: RecordedLog, _ problemSeed: UInt64? = nil
         ) throws -> InProcessDaemon {
             try InProcessDaemon(

@@ -3,11 +3,16 @@ import FoundationEssentials
 import Glibc
 import ReveilleCore
 
-/// Where the daemon reads the time. The real one reads the system clock; tests move their own.
-public protocol WallClock: Sendable {
+/// Where the daemon reads the time: the one value every part that reads a clock is given (the
+/// machine, the socket's deadlines, the tag waits, the bedside keypad, the app counter, the sound
+/// test). The real one reads the system's clocks; tests move their own, and a virtual hour moves
+/// both readings together, so it is time passing, not a clock jump.
+public protocol Clocks: Sendable {
+    /// The wall clock: what alarms are set by. Network time or `date -s` may step it.
     func now() -> Date
     /// Seconds on CLOCK_BOOTTIME: time that passed, which a step of the wall clock (network time
-    /// arriving, `date -s`) does not move, and which counts a suspend. App usage is counted on it.
+    /// arriving, `date -s`) does not move, and which counts a suspend. The daemon's one monotonic
+    /// reading: app usage, idle clients, tag waits and key presses are all measured on it.
     func elapsed() -> Double
     /// How often the scheduler must look to notice this clock moving other than by the system
     /// clock (nil: the system clock's own jump notices suffice).
@@ -17,7 +22,7 @@ public protocol WallClock: Sendable {
     var isSynchronized: Bool { get }
 }
 
-extension WallClock {
+extension Clocks {
     public var checkInterval: Duration? { nil }
     public var isSynchronized: Bool { false }
 
@@ -30,7 +35,7 @@ extension WallClock {
 }
 
 /// The system's wall clock.
-public struct SystemClock: WallClock {
+public struct SystemClock: Clocks {
     public init() {}
 
     public func now() -> Date { Date() }
@@ -55,7 +60,7 @@ func bootTime() -> Double {
 ///
 /// The file may hold a second number, an offset of `elapsed()`: a test moves both to make time
 /// pass (an app's minutes are counted), and only the first to step the wall clock (they are not).
-public struct OffsetFileClock: WallClock {
+public struct OffsetFileClock: Clocks {
     public let path: String
 
     public init(path: String) {
