@@ -73,12 +73,23 @@ import Testing
         }
 
         /// Presses and releases a key by its kernel name, each followed by a SYN_REPORT as the kernel does.
-        func tap(_ name: String, hold: Double = 0) {
-            let code = KeyNames.code(name)!
+        func tap(_ name: String) {
+            press(name)
+            release(name)
+        }
+
+        func press(_ name: String) { key(name, value: 1) }
+        func release(_ name: String) { key(name, value: 0) }
+
+        private func key(_ name: String, value: Int32) {
             let sync = InputEvent(type: InputEvent.synchronization, code: 0, value: 0).bytes
-            send(InputEvent(type: InputEvent.key, code: code, value: 1).bytes + sync)
-            if hold > 0 { Thread.sleep(forTimeInterval: hold) }
-            send(InputEvent(type: InputEvent.key, code: code, value: 0).bytes + sync)
+            send(InputEvent(type: InputEvent.key, code: KeyNames.code(name)!, value: value).bytes + sync)
+        }
+
+        /// Bytes written to the device and not yet read by the daemon.
+        var unread: Int32 {
+            var count: Int32 = 0
+            return ioctl(writer, UInt(FIONREAD), &count) == 0 ? count : -1
         }
 
         /// Types a number on the keypad's digit keys.
@@ -160,8 +171,10 @@ import Testing
         bedside.tap("KEY_KPASTERISK")
         let problem = try #require(try daemon.request(.problem).problem)
         #expect(daemon.waitFor(3) { daemon.logText().components(separatedBy: "voice: saying").count - 1 == 1 })
-        bedside.tap("KEY_SPACE", hold: 0.6)
+        // Held: the problem is said again while the key is still down (not at its release).
+        bedside.press("KEY_SPACE")
         #expect(daemon.waitFor(3) { daemon.logText().components(separatedBy: "voice: saying").count - 1 == 2 })
+        bedside.release("KEY_SPACE")
         #expect(try daemon.session()?.state == .ringing, "a long press is not a snooze")
         #expect(try daemon.request(.problem).problem == problem, "the same problem, said again")
     }
@@ -237,7 +250,7 @@ import Testing
         }
         bedside.send(noise)
         bedside.send(Array(InputEvent(type: InputEvent.key, code: 57, value: 1).bytes.prefix(5)))
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(daemon.waitFor(3) { bedside.unread == 0 }, "the daemon read it all")
         #expect(daemon.answersStatus())
         #expect(try daemon.session()?.state == .ringing)
         #expect(try bedside.inputCondition() == .ok)
@@ -279,17 +292,21 @@ import Testing
         try daemon.setNow(Int(Date().timeIntervalSince1970) + 9 * 60 + 1)
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         // Two seconds of the tone alone, then a refused snooze: the voice, with the tone lowered under it.
-        Thread.sleep(forTimeInterval: 2)
+        let capture = root.path + "/sound.wav"
+        func captured() -> Int { ((try? FileManager.default.attributesOfItem(atPath: capture))?[.size] as? Int) ?? 0 }
+        #expect(daemon.waitFor(6) { captured() > 44 + 96_000 * 2 })
         let space = KeyNames.code("KEY_SPACE")!
         let press =
             InputEvent(type: InputEvent.key, code: space, value: 1).bytes
             + InputEvent(type: InputEvent.key, code: space, value: 0).bytes
         #expect(write(writer, press, press.count) == press.count)
         #expect(daemon.waitFor(5) { daemon.logText().contains("voice: first frame of \"No snoozes left.") })
-        Thread.sleep(forTimeInterval: 4)
+        // Three more seconds in the capture: the voice and the lowered tone under it.
+        let atVoice = captured()
+        #expect(daemon.waitFor(8) { captured() > atVoice + 96_000 * 3 })
         _ = try daemon.dismissByMath()
         #expect(try daemon.waitFor(3) { try daemon.session() == nil })
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(daemon.wavClosed(capture))
 
         let recording = try Recording(contentsOf: root.path + "/sound.wav")
         // The tone (880 Hz) alone at first; speech adds energy low in the speech band, where the

@@ -17,6 +17,27 @@ import Testing
         }
     }
 
+    /// The daemon's descriptors once two readings 50 ms apart agree: the calendar reads and the
+    /// settle timers of what came before are done.
+    static func steadyDescriptors(_ daemon: DaemonHarness) -> [String] {
+        var last: [String]?
+        var now: [String] = []
+        _ = daemon.waitFor(10) {
+            now = descriptors(daemon.process.processIdentifier)
+            defer { last = now }
+            return now == last
+        }
+        return now
+    }
+
+    /// The daemon's offset from UTC in seconds, from its `status` (its local time against the instant).
+    static func utcOffset(_ daemon: DaemonHarness) -> Int? {
+        guard let status = try? daemon.request(.status).status,
+            let local = ISO8601DateFormatter().date(from: status.now.replacingOccurrences(of: " ", with: "T") + "Z")
+        else { return nil }
+        return Int(local.timeIntervalSince1970) - status.nowInstant
+    }
+
     /// Two holiday calendars in two folders of their own.
     func addCalendars(to daemon: DaemonHarness) throws {
         for name in ["school", "work"] {
@@ -32,11 +53,9 @@ import Testing
         let daemon = try DaemonHarness(zoneLink: "Europe/Berlin")
         try addCalendars(to: daemon)
         let etc = daemon.root.appendingPathComponent("etc")
-        usleep(200_000)
-        let before = Self.descriptors(daemon.process.processIdentifier)
+        let before = Self.steadyDescriptors(daemon)
         for index in 0..<400 {
             try "\(index)".write(to: etc.appendingPathComponent("fake-hwclock.data"), atomically: true, encoding: .utf8)
-            if index % 50 == 0 { usleep(60_000) }  // let some settle timers fire
         }
         // A leak never comes back down; a settle timer or a calendar read's pipe does.
         var afterWrites: [String] = []
@@ -83,15 +102,14 @@ import Testing
         #expect(try runProcess(URL(fileURLWithPath: "/usr/sbin/zic"), ["-d", zones.path, source.path]).status == 0)
         let daemon = try DaemonHarness(zone: "Test/Home", environment: ["TZDIR": zones.path])
         try addCalendars(to: daemon)
-        usleep(200_000)
-        let before = Self.descriptors(daemon.process.processIdentifier)
+        let before = Self.steadyDescriptors(daemon)
         for offset in 2..<7 {
             try "Zone Test/Home \(offset):00 - HOME\n".write(to: source, atomically: true, encoding: .utf8)
             #expect(try runProcess(URL(fileURLWithPath: "/usr/sbin/zic"), ["-d", zones.path, source.path]).status == 0)
-            usleep(150_000)
+            // Each new file is followed: the daemon's local time moves with it.
+            #expect(daemon.waitFor(5) { Self.utcOffset(daemon) == offset * 3600 }, "UTC+\(offset)")
         }
-        usleep(200_000)
-        let after = Self.descriptors(daemon.process.processIdentifier)
+        let after = Self.steadyDescriptors(daemon)
         #expect(after == before, "descriptors went from \(before) to \(after)")
         #expect(daemon.answersStatus())
     }
@@ -104,14 +122,20 @@ extension DescriptorTests {
         let daemon = try DaemonHarness()
         #expect(try daemon.cli("alarm", "add", "7:00", "--days", "daily").status == 0)
         daemon.stop()
+        let started = Date()
         try daemon.start()  // a checkpoint and a backup at the stop, another at the start
-        usleep(300_000)
+        let folder = (daemon.paths.database as NSString).deletingLastPathComponent
+        func backedUp() -> Date? {
+            (try? FileManager.default.attributesOfItem(atPath: folder + "/state.backup.sqlite"))?[.modificationDate]
+                as? Date
+        }
+        #expect(daemon.waitFor(5) { (backedUp() ?? .distantPast) >= started.addingTimeInterval(-1) })
+        #expect(try daemon.settle())
         let pid = daemon.process.processIdentifier
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).map {
             (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8)) ?? ""
         }
         #expect(!names.contains { $0.contains("qos") }, "threads: \(names)")
-        let folder = (daemon.paths.database as NSString).deletingLastPathComponent
         #expect(FileManager.default.fileExists(atPath: folder + "/state.backup.sqlite"))
     }
 }

@@ -96,7 +96,7 @@ import Testing
         emulator.present(uid: NFCTests.stranger)
         #expect(daemon.waitFor(3) { daemon.logText().contains("tag DEADBEEF is not registered; alarm #1 up rings on") })
         emulator.removeTag()
-        Thread.sleep(forTimeInterval: 0.2)
+        #expect(emulator.awaitPolls(2), "the reader sees the field empty")
         emulator.present(uid: NFCTests.kitchen)
         #expect(
             daemon.waitFor(3) {
@@ -104,7 +104,7 @@ import Testing
             })
         #expect(try daemon.session()?.state == .ringing)
         emulator.removeTag()
-        Thread.sleep(forTimeInterval: 0.2)
+        #expect(emulator.awaitPolls(2), "the reader sees the field empty")
 
         emulator.present(uid: NFCTests.bathroom)
         #expect(try daemon.waitFor(3) { try daemon.session() == nil })
@@ -147,9 +147,9 @@ import Testing
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         // Let the reader see the field empty first: a tag found by the first poll after a reopen
         // that had never seen it empty may have been lying there all along, and must be tapped again.
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(emulator.awaitPolls(2))
         emulator.corruptNextResponses(6)
-        Thread.sleep(forTimeInterval: 1)
+        #expect(emulator.awaitCorruptResponsesSent())
         #expect(daemon.answersStatus())
         emulator.present(uid: NFCTests.bathroom)
         #expect(try daemon.waitFor(15) { try daemon.session() == nil }, "\(daemon.logText())")

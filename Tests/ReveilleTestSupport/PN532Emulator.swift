@@ -30,6 +30,8 @@ public final class PN532Emulator: @unchecked Sendable {
         var generation = 0
         /// Commands received, by code, for tests that want to see libnfc's traffic.
         var commands: [UInt8] = []
+        /// Looks at the field answered (InListPassiveTarget, InAutoPoll).
+        var polls = 0
     }
 
     /// Creates the first pseudo-terminal and links `link` to it.
@@ -48,6 +50,28 @@ public final class PN532Emulator: @unchecked Sendable {
 
     /// The next `count` responses are garbage: wrong checksums, then random bytes.
     public func corruptNextResponses(_ count: Int) { state.withLock { $0.corruptResponses = count } }
+
+    /// Waits until the reader has looked at the field `count` more times, with the tag as it is
+    /// now: time passing counted in the reader's own polls, not in seconds of a sleep.
+    public func awaitPolls(_ count: Int, within seconds: Double = 10) -> Bool {
+        let target = state.withLock { $0.polls } + count
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if state.withLock({ $0.polls }) >= target { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+
+    /// Waits until the garbage asked for by `corruptNextResponses` has all been sent.
+    public func awaitCorruptResponsesSent(within seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if state.withLock({ $0.corruptResponses }) == 0 { return true }
+            usleep(5_000)
+        }
+        return false
+    }
 
     /// The command codes received so far.
     public var commandsReceived: [UInt8] { state.withLock { $0.commands } }
@@ -203,6 +227,7 @@ public final class PN532Emulator: @unchecked Sendable {
                 + (0..<24).map { _ in UInt8.random(in: 0...255) }
         }
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+        if command == 0x4A || command == 0x60 { state.withLock { $0.polls += 1 } }
     }
 
     static func frame(_ body: [UInt8]) -> [UInt8] {

@@ -193,9 +193,12 @@ final class DaemonHarness {
 
     /// Waits until the file plugin closed the capture: its WAV header then counts every byte
     /// written (alsa-lib completes it at close).
-    func captureClosed(_ seconds: Double = 5) -> Bool {
+    func captureClosed(_ seconds: Double = 5) -> Bool { wavClosed(soundCapture, seconds) }
+
+    /// Waits until the file plugin closed the WAV at `path` (its header counts every byte).
+    func wavClosed(_ path: String, _ seconds: Double = 5) -> Bool {
         waitFor(seconds) {
-            guard let data = FileManager.default.contents(atPath: soundCapture), data.count >= 44 else { return false }
+            guard let data = FileManager.default.contents(atPath: path), data.count >= 44 else { return false }
             let riff = data[4..<8].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
             return riff == data.count - 8
         }
