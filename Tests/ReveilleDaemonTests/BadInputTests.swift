@@ -8,7 +8,7 @@ import Testing
         "Usage: reveille alarm add [<options>] [<time>]\n  See 'reveille alarm add --help' for more information.\n"
 
     @Test func impossibleTimesAndDaysAreUsageErrors() throws {
-        let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
+        let daemon = SharedDaemon.unchanged
         let time = try daemon.cli("alarm", "add", "25:00")
         #expect(time.status == 64)
         #expect(time.stderr == "reveille: time \"25:00\": hour must be 0-23\n" + Self.usageTail)
@@ -53,7 +53,7 @@ import Testing
         ),
     ])
     func refusalsNameTheThingAndWhatToDo(arguments: [String], message: String) throws {
-        let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
+        let daemon = SharedDaemon.unchanged
         let outcome = try runProcess(Binaries.cli, arguments, environment: ["REVEILLE_ROOT": daemon.root.path])
         // Something that is not there is a refusal (1); a value out of range an input mistake (64).
         #expect(outcome.status == (message.hasPrefix("no ") ? 1 : 64))

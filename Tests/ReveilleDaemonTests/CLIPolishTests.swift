@@ -17,7 +17,7 @@ import Testing
         ["alarm", "add", "--in", "5"], ["alarm", "rm", "-1"], ["stauts"], ["month", "2026-13"],
     ])
     func everyInputMistakeExits64(arguments: [String]) throws {
-        let daemon = try DaemonHarness(now: Self.saturday)
+        let daemon = SharedDaemon.unchanged
         let outcome = try daemon.cli(arguments)
         #expect(outcome.status == 64, "\(arguments): \(outcome.stderr)")
         #expect(outcome.stdout == "")
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func negativeNumbersDurationsAndUnknownCommandsAreNamed() throws {
-        let daemon = try DaemonHarness(now: Self.saturday)
+        let daemon = SharedDaemon.unchanged
         // Read as a value, not as an option: the daemon answers about it.
         let answer = try daemon.cli("dismiss", "--answer", "-3")
         #expect(answer.status == 1 && answer.stderr == "reveille: nothing is ringing\n")
@@ -324,7 +324,7 @@ import Testing
     }
 
     @Test func doctorSpeaksJSON() throws {
-        let daemon = try DaemonHarness(now: Self.saturday)
+        let daemon = SharedDaemon.unchanged
         let doctor = try daemon.cli("doctor", "--no-tone", "--json")
         let findings = try #require(
             try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [[String: Any]])

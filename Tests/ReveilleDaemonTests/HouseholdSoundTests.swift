@@ -12,7 +12,7 @@ import Testing
     static let nobody = PeerRightsTests.nobody
 
     @Test func aDeviceNameThatRunsAProgramIsRefusedAndNothingRuns() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let marker = daemon.root.appendingPathComponent("ran").path
         for device in [
             "file:FILE='|touch \(marker); cat >/dev/null',FORMAT=raw",
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func aPrivateFileGetsTheSameAnswerWhetherItExistsOrNot() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let closed = daemon.root.appendingPathComponent("closed")
         try FileManager.default.createDirectory(at: closed, withIntermediateDirectories: true)
         chmod(closed.path, 0o700)
@@ -114,7 +114,7 @@ import Testing
 /// escapes control characters).
 @Suite struct OutputHygieneTests {
     @Test func aReminderWithAnEscapeSequenceIsRefusedAndLogLinesCannotBeForged() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let escape = try daemon.cli("reminder", "add", "bins\u{1B}[2J", "--at", "19:00", "--days", "tue")
         #expect(escape.status == 64, "\(escape)")
         #expect(escape.stderr.contains("control characters are not allowed"))

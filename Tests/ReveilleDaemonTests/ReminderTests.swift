@@ -179,14 +179,14 @@ import Testing
     }
 
     @Test func badRemindersAreRefusedWithWhatToDo() throws {
-        let daemon = try DaemonHarness(now: instant("2026-11-23 12:00:00"))
+        let daemon = SharedDaemon.unchanged  // Saturday 2026-11-21 10:00
         let noTime = try daemon.cli("reminder", "add", "x")
         #expect(noTime.status == 64)
         #expect(noTime.stderr.contains("--at"))
         let badThen = try daemon.cli("reminder", "add", "x", "--at", "10:00", "--then", "2h")
         #expect(badThen.status == 64)
         #expect(badThen.stderr.contains("--then takes two values"))
-        let past = try daemon.cli("reminder", "add", "x", "--at", "10:00", "--date", "2026-11-23")
+        let past = try daemon.cli("reminder", "add", "x", "--at", "09:00", "--date", "2026-11-21")
         #expect(past.status == 64)
         #expect(past.stderr.contains("has already passed"))
         let both = try daemon.cli("reminder", "add", "x", "--at", "10:00", "--days", "mon", "--date", "2026-12-01")

@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func anAlarmSoundThatCannotBePlayedIsRefusedWhenAdded() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let missing = daemon.root.appendingPathComponent("nowhere.ogg").path
         let add = try daemon.cli("alarm", "add", "7:00", "--sound", missing)
         #expect(add.status == 64)
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func soundTestOnADeviceNotListedIsRefusedWithTheFix() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let test = try daemon.cli("sound", "test", "--device", "reveille_no_such_device", "--seconds", "1")
         #expect(test.status == 64)
         #expect(
@@ -122,7 +122,7 @@ import Testing
     }
 
     @Test func soundDevicesListsALSAsPCMs() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let devices = try daemon.cli("sound", "devices")
         #expect(devices.status == 0)
         let rows = devices.stdout.split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }

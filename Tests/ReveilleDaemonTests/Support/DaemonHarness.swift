@@ -270,3 +270,23 @@ func solve(_ problem: String) -> Int {
         term.components(separatedBy: " × ").map { Int($0.trimmingCharacters(in: .whitespaces))! }.reduce(1, *)
     }.reduce(0, +)
 }
+
+/// One real daemon for the checks that change nothing — refusals, usage errors, reads of a clock
+/// with nothing set — shared by every such test in the process: Saturday 2026-11-21 10:00 in
+/// Berlin, no alarms, its sound to the capture file. A test that adds, edits, rings or plays uses
+/// a daemon of its own. Started on first use; stopped when the test process exits.
+enum SharedDaemon {
+    nonisolated(unsafe) static let unchanged: DaemonHarness = {
+        let daemon: DaemonHarness
+        do {
+            daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
+        } catch {
+            fatalError("the shared daemon did not start: \(error)")
+        }
+        atexit {
+            SharedDaemon.unchanged.stop()
+            try? FileManager.default.removeItem(at: SharedDaemon.unchanged.root)
+        }
+        return daemon
+    }()
+}
