@@ -118,40 +118,45 @@ struct HistoryCommand: ParsableCommand {
         guard !entries.isEmpty else { return print("nothing rang in the last \(counted(days, "day"))") }
         var table = Table("SCHEDULED", "ALARM", "RANG", "SNOOZES", "WRONG", "OUTCOME")
         for entry in entries {
-            var outcome: String
-            switch entry.state {
-            case .dismissed where entry.early == true:
-                let by = entry.dismissedTag.map { "tag \($0)" } ?? entry.dismissedBy?.rawValue ?? "?"
-                outcome = "dismissed early by \(by) at \(entry.ended ?? "?"), before it rang"
-            case .dismissed:
-                let took = entry.secondsToDismiss.map { " after \(DurationText.format(seconds: $0))" } ?? ""
-                let by = entry.dismissedTag.map { "tag \($0)" } ?? entry.dismissedBy?.rawValue ?? "?"
-                outcome = "dismissed by \(by) at \(entry.ended ?? "?")\(took)"
-            case .autoStopped: outcome = "stopped unanswered at \(entry.ended ?? "?")"
-            case .missed: outcome = "missed (not rung)"
-            case .ringing, .snoozed: outcome = entry.state.rawValue
-            }
-            if entry.fellBackToMath == true {
-                outcome +=
-                    "; math stood in for the tag (\(ReaderFallbackNote.words(state: entry.readerState, secondsBeforeRing: entry.readerLostSecondsBeforeRing)))"
-            }
-            switch entry.wakeCheck {
-            case "passed"?: outcome += "; up at the wake-up check"
-            case "failed"?: outcome += "; wake-up check failed (rang again)"
-            case let state?: outcome += "; wake-up check \(state)"
-            case nil: break
-            }
-            if let joined = entry.joined {
-                outcome += "; " + joined.map { "#\($0)" }.joined(separator: ", ") + " joined"
-            }
             let name = entry.label.isEmpty ? "#\(entry.alarmID)" : "#\(entry.alarmID) \(entry.label)"
             table.add(
                 cells: [
                     entry.scheduled, entry.test == true ? name + " (test)" : name, entry.started ?? "-",
-                    "\(entry.snoozes)", "\(entry.wrongAnswers)", outcome,
+                    "\(entry.snoozes)", "\(entry.wrongAnswers)", Self.outcome(entry),
                 ])
         }
         table.print()
+    }
+
+    /// How one ring ended, as the OUTCOME column says it.
+    static func outcome(_ entry: HistoryEntry) -> String {
+        var outcome: String
+        switch entry.state {
+        case .dismissed where entry.early == true:
+            let by = entry.dismissedTag.map { "tag \($0)" } ?? entry.dismissedBy?.rawValue ?? "?"
+            outcome = "dismissed early by \(by) at \(entry.ended ?? "?"), before it rang"
+        case .dismissed:
+            let took = entry.secondsToDismiss.map { " after \(DurationText.format(seconds: $0))" } ?? ""
+            let by = entry.dismissedTag.map { "tag \($0)" } ?? entry.dismissedBy?.rawValue ?? "?"
+            outcome = "dismissed by \(by) at \(entry.ended ?? "?")\(took)"
+        case .autoStopped: outcome = "stopped unanswered at \(entry.ended ?? "?")"
+        case .missed: outcome = "missed (not rung)"
+        case .ringing, .snoozed: outcome = entry.state.rawValue
+        }
+        if entry.fellBackToMath == true {
+            outcome +=
+                "; math stood in for the tag (\(ReaderFallbackNote.words(state: entry.readerState, secondsBeforeRing: entry.readerLostSecondsBeforeRing)))"
+        }
+        switch entry.wakeCheck {
+        case "passed"?: outcome += "; up at the wake-up check"
+        case "failed"?: outcome += "; wake-up check failed (rang again)"
+        case let state?: outcome += "; wake-up check \(state)"
+        case nil: break
+        }
+        if let joined = entry.joined {
+            outcome += "; " + joined.map { "#\($0)" }.joined(separator: ", ") + " joined"
+        }
+        return outcome
     }
 }
 

@@ -333,9 +333,19 @@ struct SkipCommand: ParsableCommand {
             }
             next = ring
         }
-        let added = try send(.overrideAdd(alarmID: next.alarmID, date: next.date, change: .off), to: connection)
-        let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
-        print("skipped alarm \(name) on \(next.weekday) \(next.date) at \(next.time); it rings as usual after that")
+        let added = try send(Self.command(skipping: next), to: connection)
+        print(Self.skipped(next))
         for warning in added.warnings ?? [] { printError("warning: \(warning)") }
+    }
+
+    /// The request that skips `next`: an "off" override for its day.
+    static func command(skipping next: RingInfo) -> Command {
+        .overrideAdd(alarmID: next.alarmID, date: next.date, change: .off)
+    }
+
+    /// What `skip` says once it is done.
+    static func skipped(_ next: RingInfo) -> String {
+        let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
+        return "skipped alarm \(name) on \(next.weekday) \(next.date) at \(next.time); it rings as usual after that"
     }
 }

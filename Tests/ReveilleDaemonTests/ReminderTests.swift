@@ -216,28 +216,4 @@ import Testing
         #expect(
             doctor.stdout.contains("reminder #1: its sound \(sound) cannot be read; it chimes with the built-in tone"))
     }
-
-    @Test func editChangesOnlyWhatIsGivenAndRemovesFollowUpsAndTheCommandWhenAsked() throws {
-        let daemon = try DaemonHarness(now: instant("2026-11-23 12:00:00"))
-        #expect(
-            try daemon.cli(
-                "reminder", "add", "training", "--days", "tue,thu", "--at", "17:30", "--then", "2h", "how did it go?",
-                "--unless", "true"
-            ).status == 0)
-        var edit = try daemon.cli("reminder", "edit", "1", "--at", "18:00")
-        #expect(edit.status == 0, "\(edit.stderr)")
-        #expect(
-            edit.stdout.contains(
-                "changed reminder #1 training: 18:00 tue,thu, then 2 h later \"how did it go?\", unless true"))
-        edit = try daemon.cli("reminder", "edit", "1", "--no-then", "--unless", "")
-        #expect(edit.stdout.contains("changed reminder #1 training: 18:00 tue,thu; next chime 2026-11-24 18:00"))
-        edit = try daemon.cli("reminder", "edit", "1", "--no-enabled")
-        #expect(edit.stdout.contains("(disabled)"))
-        let list = try daemon.cli("reminder", "list", "--json")
-        let reminders = try JSONDecoder().decode([ReminderInfo].self, from: Data(list.stdout.utf8))
-        #expect(reminders.count == 1)
-        #expect(reminders[0].followUps.isEmpty && reminders[0].unless == nil && !reminders[0].enabled)
-        #expect(reminders[0].next == nil)
-        #expect(try daemon.cli("reminder", "rm", "1").stdout.contains("removed reminder #1 training"))
-    }
 }

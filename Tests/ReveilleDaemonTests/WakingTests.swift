@@ -52,24 +52,6 @@ import Testing
         #expect(try daemon.cli("stats").stdout.contains("wake-up checks: 0 passed, 1 failed"))
     }
 
-    /// `reveille awake` while it asks passes it: nothing rings again.
-    @Test func awakeAnswersTheCheck() throws {
-        let daemon = try DaemonHarness()
-        try ringAndDismiss(daemon, "--wake-check", "1m")
-        let none = try daemon.cli("awake")
-        #expect(none.status == 1)
-        try daemon.advance(by: 61)
-        #expect(daemon.waitFor { daemon.logText().contains("are you up?") })
-        let awake = try daemon.cli("awake")
-        #expect(awake.status == 0, "\(awake.stderr)")
-        #expect(awake.stdout.contains("wake-up check of alarm #1 passed"))
-        try daemon.advance(by: 120)
-        #expect(try daemon.settle())
-        #expect(try daemon.session() == nil)
-        #expect(try daemon.request(.history(days: 1)).history?.map(\.wakeCheck) == ["passed"])
-        #expect(try daemon.request(.status).status?.wakeCheck == nil)
-    }
-
     /// At escalation the ring goes on every backup device too, at full volume, until it stops.
     @Test func escalationRingsOnTheBackupDevicesToo() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -185,53 +167,6 @@ extension BedsideTests {
     /// Monday 2026-11-23, 23:00 in Berlin.
     static let night = 1_795_471_200
 
-    @Test func weakeningTheNextRingNeedsItsChallenge() throws {
-        let daemon = try DaemonHarness(now: Self.night)
-        let add = try daemon.cli("alarm", "add", "6:45", "--days", "daily", "--label", "work", "--commit", "8h")
-        #expect(add.status == 0, "\(add.stderr)")
-        #expect(try daemon.cli("alarm", "show", "1").stdout.contains("commitment  8h 0m before a ring"))
-        // Every way of weakening it is refused, with what to do, and nothing changes.
-        for arguments in [
-            ["pause"], ["alarm", "disable", "1"], ["alarm", "rm", "1"], ["alarm", "edit", "1", "--time", "7:30"],
-            ["alarm", "edit", "1", "--volume", "20"], ["alarm", "edit", "1", "--max-snoozes", "9"],
-            ["override", "add", "tomorrow", "--off"], ["rule", "add", "--days", "tue", "--at", "9:00"], ["skip"],
-            ["alarm", "edit", "1", "--commit", "off"],
-        ] {
-            let refused = try daemon.cli(arguments)
-            #expect(refused.status == 1, "\(arguments): \(refused.stdout)")
-            #expect(
-                refused.stderr.contains(
-                    "alarm #1 work rings Tue 2026-11-24 at 06:45 and is committed since 22:45 (--commit 8h 0m)"),
-                "\(arguments): \(refused.stderr)")
-            #expect(refused.stderr.contains("'reveille unlock 1'"), "\(refused.stderr)")
-        }
-        #expect(try daemon.request(.status).status?.master == .on)
-        #expect(try daemon.request(.status).status?.nextRing?.time == "06:45")
-        #expect(try daemon.request(.overrideList).overrides?.isEmpty == true)
-        // Earlier, louder: free.
-        #expect(try daemon.cli("alarm", "edit", "1", "--time", "6:30", "--volume", "100").status == 0)
-        // The challenge: a wrong answer, a new problem; the right one unlocks it for 5 minutes.
-        let asked = try daemon.cli("unlock", "1")
-        #expect(asked.status == 1, "no answer on standard input: still locked")
-        let problem = try #require(try daemon.request(.unlock(alarmID: 1, answer: nil)).unlock?.problem)
-        let wrong = try daemon.cli("unlock", "1", "--answer", String(solve(problem) + 1))
-        #expect(wrong.status == 1)
-        let next = try #require(try daemon.request(.unlock(alarmID: 1, answer: nil)).unlock?.problem)
-        let right = try daemon.cli("unlock", "1", "--answer", String(solve(next)))
-        #expect(right.status == 0, "\(right.stderr)")
-        #expect(right.stdout.contains("alarm #1 is unlocked until 23:0"))
-        #expect(try daemon.cli("alarm", "edit", "1", "--volume", "50").status == 0)
-        #expect(daemon.logText().contains("alarm #1 work unlocked by math"))
-        // Five minutes on, it is locked again; unlocked, skipping the next ring takes it to Wednesday.
-        try daemon.advance(by: 301)
-        #expect(try daemon.cli("skip").status == 1)
-        let again = try #require(try daemon.request(.unlock(alarmID: 1, answer: nil)).unlock?.problem)
-        #expect(try daemon.cli("unlock", "1", "--answer", String(solve(again))).status == 0)
-        let skipped = try daemon.cli("skip")
-        #expect(skipped.stdout == "skipped alarm #1 work on Tue 2026-11-24 at 06:30; it rings as usual after that\n")
-        #expect(try daemon.request(.status).status?.nextRing?.date == "2026-11-25")
-    }
-
     /// In a terminal, a refused change asks the alarm's problem itself, then is made: `reveille
     /// pause` run with a pseudo-terminal as its standard input.
     @Test func inATerminalTheCLIAsksTheChallengeThenMakesTheChange() throws {
@@ -271,42 +206,6 @@ extension BedsideTests {
         #expect(printed.contains("To unlock alarm #1, solve:"))
         #expect(printed.contains("alarms are off until 'reveille resume'"), "\(printed)")
         #expect(try daemon.request(.status).status?.master == .off)
-    }
-
-    /// `dismiss --next`: from an hour before the ring, with its challenge; it then never rings.
-    @Test func theNextRingIsDismissedEarly() throws {
-        let daemon = try DaemonHarness(now: Self.night + 7 * 3600 + 15 * 60)  // Tuesday 06:15
-        #expect(try daemon.cli("alarm", "add", "7:30", "--days", "daily", "--label", "work").status == 0)
-        let far = try daemon.cli("dismiss", "--next")
-        #expect(far.status == 1)
-        #expect(
-            far.stderr
-                == "reveille: alarm #1 work rings at 07:30; it can be dismissed early from 06:30 (60 min before)\n")
-        #expect(try daemon.cli("alarm", "edit", "1", "--time", "6:45").status == 0)
-        let locked = try daemon.cli("dismiss", "--next")
-        #expect(locked.status == 1)
-        #expect(locked.stderr.contains("pass its challenge first ('reveille unlock 1'"), "\(locked.stderr)")
-        #expect(try daemon.request(.status).status?.earlyDismissal == true)
-        let problem = try #require(try daemon.request(.unlock(alarmID: 1, answer: nil)).unlock?.problem)
-        #expect(try daemon.cli("unlock", "1", "--answer", String(solve(problem))).status == 0)
-        let done = try daemon.cli("dismiss", "--next")
-        #expect(done.status == 0, "\(done.stderr)")
-        #expect(done.stdout == "dismissed alarm #1 work due at 06:45 early: it will not ring. Good morning.\n")
-        #expect(try daemon.request(.status).status?.nextRing?.date == "2026-11-25")
-        try daemon.advance(by: 31 * 60)
-        #expect(try daemon.settle())
-        #expect(try daemon.session() == nil)
-        let history = try daemon.cli("history").stdout
-        #expect(history.contains("dismissed early by math at 06:15:"), "\(history)")
-    }
-
-    /// Outside its window (a ring more than `--commit` away), nothing is asked.
-    @Test func outsideTheWindowChangesAreFree() throws {
-        let daemon = try DaemonHarness(now: Self.night)
-        #expect(try daemon.cli("alarm", "add", "6:45", "--days", "daily", "--commit", "4h").status == 0)
-        #expect(try daemon.cli("pause").status == 0)
-        #expect(try daemon.cli("resume").status == 0)
-        #expect(try daemon.cli("alarm", "disable", "1").status == 0)
     }
 }
 
