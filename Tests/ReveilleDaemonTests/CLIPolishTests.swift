@@ -45,6 +45,12 @@ import Testing
         #expect(nested.stderr.hasPrefix("reveille: unknown command 'lst'; did you mean 'list'?\n"))
         let option = try daemon.cli("alarm", "add", "7:00", "--lable", "x")
         #expect(option.stderr.hasPrefix("reveille: Unknown option '--lable'. Did you mean '--label'?\n"))
+        // The month view: a month gone by is a usage mistake, and the current one prints.
+        let past = try daemon.cli("month", "2026-10")
+        #expect(past.status == 64)
+        #expect(past.stderr == "reveille: 2026-10: that month is over; 'reveille history' shows what rang\n")
+        let month = try daemon.cli("month")
+        #expect(month.status == 0 && month.stdout.hasPrefix("November 2026\nMon      Tue"), "\(month)")
     }
 
     @Test func everySubcommandsHelpListsRoot() throws {
@@ -211,72 +217,6 @@ import Testing
         _ = try daemon.cli("sound", "test", "--seconds", "60")
         #expect(try daemon.cli("sound", "stop").stdout == "stopped the sound test\n")
         #expect(daemon.waitFor(2) { daemon.logText().contains("sound test stopped") })
-    }
-
-    @Test func historySaysHowEachRingEnded() throws {
-        let daemon = try DaemonHarness(now: Self.saturday)
-        // Two alarms due together: the second joins the first's ring, and nothing is "missed". A
-        // tag alarm with no reader: math stands in.
-        _ = try daemon.cli("alarm", "add", "10:01", "--label", "first", "--challenge", "nfc")
-        _ = try daemon.cli("alarm", "add", "10:01", "--label", "second")
-        _ = try daemon.cli("alarm", "add", "--in", "2m5s", "--label", "nap")  // to the second
-        try daemon.setNow(Self.saturday + 60)
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-        #expect(
-            daemon.waitFor(3) {
-                daemon.logText().contains("alarm #2 second is due with #1 first; it rings as that session")
-            })
-        // Math standing in for the tag: three hard problems (`--answer` exits 1 until the last).
-        for _ in 0..<2 { _ = try daemon.dismissByMath() }
-        #expect(try daemon.dismissByMath().status == 0)
-        let entries = try #require(try daemon.request(.history(days: 1)).history)
-        #expect(entries.count == 1, "one ring, no miss")
-        #expect(entries.first?.fellBackToMath == true && entries.first?.joined == [2])
-        let history = try daemon.cli("history").stdout
-        #expect(
-            history.contains(
-                "; math stood in for the tag (the NFC reader was not configured; it was not working when the alarm rang); #2 joined\n"
-            ), "\(history)")
-        try daemon.setNow(Self.saturday + 135)
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-        #expect(try daemon.dismissByMath().status == 0)
-        // Set to the second, shown to the second.
-        let nap = try daemon.cli("history").stdout
-        #expect(nap.range(of: #"2026-11-21 10:02:0\d  #3 nap"#, options: .regularExpression) != nil, "\(nap)")
-    }
-
-    @Test func theMonthViewShowsEachDaysDecidingLayer() throws {
-        let daemon = try DaemonHarness(now: Self.saturday)
-        _ = try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri", "--label", "work")
-        _ = try daemon.cli("rule", "add", "--days", "wed", "--at", "7:30")
-        _ = try daemon.cli("override", "add", "2026-11-27", "--off")
-        _ = try daemon.cli("override", "add", "2026-12-01", "--at", "8:15")
-        let plain = try daemon.cli("month")
-        #expect(plain.status == 0)
-        #expect(
-            plain.stdout == """
-                November 2026
-                Mon      Tue      Wed      Thu      Fri      Sat      Sun
-                                                                       1 .
-                 2 .      3 .      4 .      5 .      6 .      7 .      8 .
-                 9 .     10 .     11 .     12 .     13 .     14 .     15 .
-                16 .     17 .     18 .     19 .     20 .     21*      22
-                23 06:45 24 06:45 25 07:30R 26 06:45 27 -O    28       29
-                30 06:45
-
-                06:45 as set   R weekly rule   O date override   H holiday   P paused   - silent   * today
-
-                """)
-        let colour = try daemon.cli("month", "2026-12", "--color").stdout
-        #expect(colour.contains(" 1 \u{1B}[32m08:15O\u{1B}[0m"), "override green")
-        #expect(colour.contains(" 2 \u{1B}[34m07:30R\u{1B}[0m"), "rule blue")
-        #expect(colour.contains(" 3 \u{1B}[38;5;208m06:45\u{1B}[0m"), "base orange")
-        _ = try daemon.cli("pause", "--until", "2026-12-10")
-        let paused = try daemon.cli("month", "2026-12", "--color").stdout
-        #expect(paused.contains(" 3 \u{1B}[2;9m-P\u{1B}[0m"), "paused days dim and struck through")
-        let past = try daemon.cli("month", "2026-10")
-        #expect(past.status == 64)
-        #expect(past.stderr == "reveille: 2026-10: that month is over; 'reveille history' shows what rang\n")
     }
 
     @Test func aReloadAppliesGoodSettingsAndRefusesBrokenOnes() throws {

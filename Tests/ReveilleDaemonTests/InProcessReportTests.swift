@@ -1,0 +1,90 @@
+import Foundation
+import ReveilleCore
+import ReveilleProtocol
+import Testing
+
+@testable import ReveilleCLI
+@testable import ReveilleDaemon
+
+/// What `history`, `month` and `alarm list` show, in-process on virtual time: the machine's
+/// reports read through the CLI's own rendering functions. The CLI's parsing and its exit codes
+/// stay end to end (CLIPolishTests, BadInputTests).
+@Suite struct InProcessReportTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    static let saturday = CLITourTests.saturdayMorning
+
+    /// Two alarms due together are one ring (the second joins); a tag alarm with no reader has math
+    /// stand in; an alarm set `--in` to the second is shown to the second.
+    @Test func historySaysHowEachRingEnded() throws {
+        let clock = try Clock(now: Self.saturday)
+        clock.reader.health = .notConfigured
+        try clock.restart()  // the reader was never configured: so it starts
+        clock.add("10:01", label: "first", challenge: .nfc)
+        clock.add("10:01", label: "second")
+        clock.addIn(125, label: "nap")
+        clock.passToWake()
+        #expect(clock.session?.state == .ringing)
+        #expect(clock.log.text.contains("alarm #2 second is due with #1 first; it rings as that session"))
+        // Math standing in for the tag: three hard problems.
+        for _ in 0..<3 {
+            let problem = try #require(clock.request(.problem).payloadProblem)
+            #expect(clock.request(.answer(value: solve(problem))).ok)
+        }
+        #expect(clock.session == nil)
+        let entries = clock.history
+        #expect(entries.count == 1, "one ring, no miss")
+        let first = try #require(entries.first)
+        #expect(first.fellBackToMath == true && first.joined == [2])
+        #expect(
+            HistoryCommand.outcome(first).hasSuffix(
+                "; math stood in for the tag (the NFC reader was not configured; it was not working when the alarm rang); #2 joined"
+            ), "\(HistoryCommand.outcome(first))")
+        clock.passToWake()
+        clock.dismissByMath()
+        let nap = try #require(clock.history.first { $0.label == "nap" })
+        #expect(nap.scheduled == "2026-11-21 10:02:05", "set to the second, shown to the second")
+        #expect(HistoryCommand.outcome(nap).hasPrefix("dismissed by math at 10:02:05"), "\(HistoryCommand.outcome(nap))")
+    }
+
+    /// Each day's deciding layer in the month grid: as set, a weekly rule, a date override, silent,
+    /// paused; the colours name the layer.
+    @Test func theMonthViewShowsEachDaysDecidingLayer() throws {
+        let clock = try Clock(now: Self.saturday)
+        var work = AlarmSpec()
+        work.time = try LocalTime.parse("6:45")
+        work.days = try DaySet.parse("mon-fri")
+        work.label = "work"
+        #expect(clock.request(.alarmAdd(spec: work)).ok)
+        #expect(clock.request(.ruleAdd(alarmID: nil, days: try DaySet.parse("wed"), change: .at(try LocalTime.parse("7:30")))).ok)
+        #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-11-27", change: .off)).ok)
+        #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-12-01", change: .at(try LocalTime.parse("8:15")))).ok)
+        let today = try CivilDate.parse("2026-11-21")
+        func month(_ first: String, colour: Bool) throws -> String {
+            let first = try CivilDate.parse(first)
+            let last = first.adding(days: CivilDate.daysIn(month: first.components.month, year: first.components.year) - 1)
+            let report = try #require(clock.request(.next(days: last.dayNumber - today.dayNumber + 1)).schedule)
+            return MonthView.render(report, first: first, today: today, colour: colour)
+        }
+        #expect(
+            try month("2026-11-01", colour: false) == """
+                November 2026
+                Mon      Tue      Wed      Thu      Fri      Sat      Sun
+                                                                       1 .
+                 2 .      3 .      4 .      5 .      6 .      7 .      8 .
+                 9 .     10 .     11 .     12 .     13 .     14 .     15 .
+                16 .     17 .     18 .     19 .     20 .     21*      22
+                23 06:45 24 06:45 25 07:30R 26 06:45 27 -O    28       29
+                30 06:45
+
+                06:45 as set   R weekly rule   O date override   H holiday   P paused   - silent   * today
+
+                """)
+        let colour = try month("2026-12-01", colour: true)
+        #expect(colour.contains(" 1 \u{1B}[32m08:15O\u{1B}[0m"), "override green")
+        #expect(colour.contains(" 2 \u{1B}[34m07:30R\u{1B}[0m"), "rule blue")
+        #expect(colour.contains(" 3 \u{1B}[38;5;208m06:45\u{1B}[0m"), "base orange")
+        #expect(clock.request(.pause(until: "2026-12-10")).ok)
+        #expect(try month("2026-12-01", colour: true).contains(" 3 \u{1B}[2;9m-P\u{1B}[0m"), "paused: dim, struck through")
+    }
+}
