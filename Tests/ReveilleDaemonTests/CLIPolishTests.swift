@@ -250,19 +250,6 @@ import Testing
         #expect(added.alarms?.first?.volume == 35, "the new default volume")
     }
 
-    @Test func tagCommandsWithoutAWorkingReaderRefuseAtOnce() throws {
-        let daemon = try DaemonHarness(
-            now: Self.saturday, settings: "[nfc]\ndevice = \"pn532_uart:/nonexistent/reveille-reader\"\n")
-        #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.reader.condition == .absent })
-        for command in [["tag", "add", "--label", "bathroom"], ["tag", "test"]] {
-            let outcome = try daemon.cli(command)
-            #expect(outcome.status == 1)
-            #expect(outcome.stdout == "", "never asked to tap: \(outcome.stdout)")
-            #expect(outcome.stderr.hasPrefix("reveille: the NFC reader is not working ("))
-            #expect(outcome.stderr.hasSuffix("or give the tag's UID with --uid\n"))
-        }
-    }
-
     @Test func doctorSpeaksJSON() throws {
         let daemon = SharedDaemon.unchanged
         let doctor = try daemon.cli("doctor", "--no-tone", "--json")

@@ -87,4 +87,39 @@ import Testing
         #expect(clock.request(.pause(until: "2026-12-10")).ok)
         #expect(try month("2026-12-01", colour: true).contains(" 3 \u{1B}[2;9m-P\u{1B}[0m"), "paused: dim, struck through")
     }
+
+    /// A pairing code lasts ten minutes of the daemon's clock; 200 wrong guesses void every open code.
+    @Test func pairingCodesExpireAndGuessingVoidsThem() throws {
+        let clock = try Clock(now: Self.saturday)
+        let stale = try #require(clock.request(.webPair(role: .user, name: "phone")).web?.code)
+        clock.wall.advance(601)
+        #expect(clock.request(.webRedeem(code: stale)).error?.code == .notFound)
+
+        let open = try #require(clock.request(.webPair(role: .user, name: "phone")).web?.code)
+        // A few guesses leave it open; 200 void it.
+        for guess in 0..<20 { _ = clock.request(.webRedeem(code: String(format: "0000-%04d", guess))) }
+        #expect(!clock.log.text.contains("every open code is voided"))
+        for guess in 20..<200 { _ = clock.request(.webRedeem(code: String(format: "0000-%04d", guess))) }
+        #expect(clock.request(.webRedeem(code: open)).error?.code == .notFound)
+        #expect(clock.log.text.contains("wrong pairing codes: every open code is voided"))
+        // A fresh code after that works, once.
+        let fresh = try #require(clock.request(.webPair(role: .user, name: "phone")).web?.code)
+        #expect(clock.request(.webRedeem(code: fresh)).web?.token?.count == 64)
+        #expect(clock.request(.webRedeem(code: fresh)).error?.code == .notFound)
+    }
+
+    /// With the reader not working, `tag add` and `tag test` refuse at once (never asking for a
+    /// tap), and say how to do without it.
+    @Test func tagCommandsWithoutAWorkingReaderRefuseAtOnce() throws {
+        let clock = try Clock(now: Self.saturday)
+        clock.reader.health = .absent("no device at /nonexistent/reveille-reader")
+        clock.daemon.controller.readerHealthChanged(clock.reader.health)
+        for command in [Command.tagAdd(label: "bathroom", uid: nil, timeoutSeconds: 30), .tagTest(timeoutSeconds: 30)] {
+            let refused = clock.daemon.request(command, connection: 3)
+            #expect(refused?.error?.code == .unavailable, "never parked: \(command.name)")
+            #expect(refused?.error?.message.hasPrefix("the NFC reader is not working (") == true)
+            #expect(refused?.error?.message.hasSuffix("or give the tag's UID with --uid") == true)
+        }
+        #expect(clock.reader.pollingReasons.isEmpty, "nobody was asked to tap")
+    }
 }
