@@ -231,53 +231,22 @@ struct AlarmFields: ParsableArguments {
             "A WAV, FLAC, Ogg or MP3 file; \"\" for the configured sound (else the built-in tone).",
             valueName: "file"))
     var sound: String?
-    @Option(name: .long, help: "Volume, 0-100 (default 80).") var volume: Int?
-    @Option(
-        name: .long, help: ArgumentHelp("Seconds to rise from quiet to full volume (default 30).", valueName: "seconds")
-    )
-    var fadeIn: Int?
-    @Option(name: .long, help: "What stops it: math, nfc or any (default math).") var challenge: Challenge?
-    @Option(name: .long, help: "Math problem: easy, medium or hard (default medium).") var difficulty: MathDifficulty?
+    @Option(name: .long, help: settingHelp("volume")) var volume: Int?
+    @Option(name: .long, help: settingHelp("fadeInSeconds", valueName: "seconds")) var fadeIn: Int?
+    @Option(name: .long, help: settingHelp("challenge")) var challenge: Challenge?
+    @Option(name: .long, help: settingHelp("mathDifficulty")) var difficulty: MathDifficulty?
     @Option(
         name: .long,
         help: ArgumentHelp("A tag that may dismiss it (repeatable; default any registered tag).", valueName: "label"))
     var tag: [String] = []
-    @Option(name: .long, help: "Snoozes allowed, 0 for unlimited (default 3).") var maxSnoozes: Int?
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Minutes a snooze lasts (default 9); 9,7,5 makes each later snooze shorter, the last for the rest.",
-            valueName: "minutes"))
-    var snoozeMinutes: String?
-    @Flag(inversion: .prefixedNo, help: "Stay silent on holidays (from holiday calendars).") var skipHolidays: Bool?
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Ask \"Are you up?\" this long after the dismissal (1m-30m); unanswered, it rings again. off: none.",
-            valueName: "duration"))
-    var wakeCheck: String?
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Rise to full volume, on the backup devices too, after ringing this long unanswered (1m-60m). off: never.",
-            valueName: "duration"))
-    var escalateAfter: String?
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Begin a sunrise this long before the ring (1m-2h): a lead event for a lamp, and the page's light. off: none.",
-            valueName: "duration"))
-    var lead: String?
-    @Flag(
-        inversion: .prefixedNo,
-        help: "With --lead: the sound begins quietly in the sunrise's last minute, then rings as usual.")
-    var leadSound: Bool?
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "This long before a ring (1h-24h), turning it off, later or softer needs its challenge first. off: none.",
-            valueName: "duration"))
-    var commit: String?
+    @Option(name: .long, help: settingHelp("maxSnoozes")) var maxSnoozes: Int?
+    @Option(name: .long, help: settingHelp("snoozeMinutes", valueName: "minutes")) var snoozeMinutes: String?
+    @Flag(inversion: .prefixedNo, help: settingHelp("skipHolidays")) var skipHolidays: Bool?
+    @Option(name: .long, help: settingHelp("wakeCheckSeconds", valueName: "duration")) var wakeCheck: String?
+    @Option(name: .long, help: settingHelp("escalateAfterSeconds", valueName: "duration")) var escalateAfter: String?
+    @Option(name: .long, help: settingHelp("leadSeconds", valueName: "duration")) var lead: String?
+    @Flag(inversion: .prefixedNo, help: settingHelp("leadSound")) var leadSound: Bool?
+    @Option(name: .long, help: settingHelp("commitSeconds", valueName: "duration")) var commit: String?
 
     /// `off` or a duration within `range`.
     private static func durationOrOff(_ text: String?, _ option: String, range: ClosedRange<Int>) throws(InputError)
@@ -324,6 +293,11 @@ struct AlarmFields: ParsableArguments {
             return spec
         }
     }
+}
+
+/// An alarm setting's help, as its declaration (`Alarm.settings`) words it.
+func settingHelp(_ key: String, valueName: String? = nil) -> ArgumentHelp {
+    ArgumentHelp(Alarm.setting(named: key)?.help ?? "", valueName: valueName)
 }
 
 extension Challenge: ExpressibleByArgument {}

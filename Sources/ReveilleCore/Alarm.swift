@@ -144,47 +144,129 @@ public struct Alarm: Hashable, Sendable, Identifiable {
         }
     }
 
-    /// Checks the ranges a client could get wrong; the message names the field and the range.
+    /// Checks the ranges a client could get wrong (each setting's own, then those between
+    /// settings); the message names the field and the range.
     public func validate() throws(InputError) {
-        guard (0...100).contains(volume) else { throw InputError("volume \(volume): must be 0-100") }
-        guard (0...3600).contains(fadeInSeconds) else {
-            throw InputError("fade-in \(fadeInSeconds) s: must be 0-3600 seconds")
+        for setting in Alarm.settings {
+            if let problem = setting.problem(self) { throw InputError(problem) }
         }
-        guard (0...100).contains(maxSnoozes) else {
-            throw InputError("max snoozes \(maxSnoozes): must be 0-100 (0 means unlimited)")
-        }
-        for minutes in [snoozeMinutes] + laterSnoozeMinutes where !(1...120).contains(minutes) {
+        for minutes in laterSnoozeMinutes where !(1...120).contains(minutes) {
             throw InputError("snooze minutes \(minutes): must be 1-120")
-        }
-        guard laterSnoozeMinutes.count < Alarm.snoozeLengthsLimit else {
-            throw InputError("snooze minutes: at most \(Alarm.snoozeLengthsLimit) lengths, like 9,7,5")
-        }
-        guard wakeCheckSeconds == 0 || Alarm.wakeCheckRange.contains(wakeCheckSeconds) else {
-            throw InputError(
-                "wake-up check \(DurationText.format(seconds: wakeCheckSeconds)): must be 1-30 minutes after the dismissal, or off"
-            )
-        }
-        guard escalateAfterSeconds == 0 || Alarm.escalateRange.contains(escalateAfterSeconds) else {
-            throw InputError(
-                "escalate after \(DurationText.format(seconds: escalateAfterSeconds)): must be 1-60 minutes of ringing, or off"
-            )
-        }
-        guard commitSeconds == 0 || Alarm.commitRange.contains(commitSeconds) else {
-            throw InputError(
-                "commit \(DurationText.format(seconds: commitSeconds)): must be 1-24 hours before the ring, or off")
         }
         guard !leadSound || leadSeconds > 0 else {
             throw InputError("--lead-sound: the sound begins at the end of a sunrise; give --lead too, like --lead 20m")
-        }
-        guard leadSeconds == 0 || Alarm.leadRange.contains(leadSeconds) else {
-            throw InputError(
-                "lead \(DurationText.format(seconds: leadSeconds)): must be 1-120 minutes before the ring, or off")
         }
         try Alarm.checkLabel(label)
         if case .weekly(let days) = repeats, days.isEmpty {
             throw InputError("days: an alarm needs at least one day, or a date for a one-shot")
         }
     }
+}
+
+extension Alarm {
+    /// The settings of an alarm beyond its name, time, repeat, sound and tags: each declared once,
+    /// with its range and how commitment judges a change (see `AlarmSetting`).
+    public static let settings: [AlarmSetting] = [
+        AlarmSetting(
+            \.volume, key: "volume", option: "--volume", help: "Volume, 0-100 (default 80).",
+            treatment: "lower needs the challenge",
+            problem: { (0...100).contains($0) ? nil : "volume \($0): must be 0-100" },
+            weakens: { $0.volume < $1.volume ? "lowers its volume (\($1.volume) → \($0.volume))" : nil }),
+        AlarmSetting(
+            \.fadeInSeconds, key: "fadeInSeconds", option: "--fade-in",
+            help: "Seconds to rise from quiet to full volume (default 30).",
+            treatment: "a longer fade-in needs the challenge",
+            problem: { (0...3600).contains($0) ? nil : "fade-in \($0) s: must be 0-3600 seconds" },
+            weakens: {
+                $0.fadeInSeconds > $1.fadeInSeconds
+                    ? "makes its fade-in longer (\(DurationText.format(seconds: $1.fadeInSeconds)) → \(DurationText.format(seconds: $0.fadeInSeconds)))"
+                    : nil
+            }),
+        AlarmSetting(
+            \.challenge, key: "challenge", option: "--challenge", help: "What stops it: math, nfc or any (default math).",
+            treatment: "anything that lets more stop it (nfc → any or math, any → math) needs the challenge",
+            weakens: {
+                $0.challenge.strictness < $1.challenge.strictness
+                    ? ($1.challenge == .nfc ? "lets something other than a tag stop it" : "lets math alone stop it") : nil
+            }),
+        AlarmSetting(
+            \.mathDifficulty, key: "mathDifficulty", option: "--difficulty",
+            help: "Math problem: easy, medium or hard (default medium).", treatment: "easier needs the challenge",
+            weakens: { $0.mathDifficulty < $1.mathDifficulty ? "makes its problem easier" : nil }),
+        AlarmSetting(
+            \.maxSnoozes, key: "maxSnoozes", option: "--max-snoozes", help: "Snoozes allowed, 0 for unlimited (default 3).",
+            treatment: "more (or unlimited) needs the challenge",
+            problem: { (0...100).contains($0) ? nil : "max snoozes \($0): must be 0-100 (0 means unlimited)" },
+            weakens: {
+                $1.maxSnoozes != 0 && ($0.maxSnoozes == 0 || $0.maxSnoozes > $1.maxSnoozes) ? "allows more snoozes" : nil
+            }),
+        AlarmSetting(
+            \.snoozeMinutes, key: "snoozeMinutes", option: "--snooze-minutes",
+            help: "Minutes a snooze lasts (default 9); 9,7,5 makes each later snooze shorter, the last for the rest.",
+            treatment: "longer needs the challenge",
+            problem: { (1...120).contains($0) ? nil : "snooze minutes \($0): must be 1-120" },
+            weakens: { $0.snoozeMinutes > $1.snoozeMinutes ? "makes its snoozes longer" : nil }),
+        AlarmSetting(
+            \.laterSnoozeMinutes, key: "laterSnoozeMinutes", option: "--snooze-minutes",
+            help: "The second, third… snooze's minutes (the later lengths of --snooze-minutes 9,7,5).",
+            treatment: "a later snooze longer than it was needs the challenge; shorter ones are free",
+            problem: {
+                $0.count < Alarm.snoozeLengthsLimit
+                    ? nil : "snooze minutes: at most \(Alarm.snoozeLengthsLimit) lengths, like 9,7,5"
+            },
+            weakens: {
+                $0.snoozeMinutes <= $1.snoozeMinutes && $0.snoozesLonger(than: $1) ? "makes its snoozes longer" : nil
+            }),
+        AlarmSetting(
+            \.skipHolidays, key: "skipHolidays", option: "--skip-holidays",
+            help: "Stay silent on holidays (from holiday calendars).",
+            treatment: "judged on the schedule: on, when the ring's day is a holiday, needs the challenge"),
+        AlarmSetting(
+            \.wakeCheckSeconds, key: "wakeCheckSeconds", option: "--wake-check",
+            help: "Ask \"Are you up?\" this long after the dismissal (1m-30m); unanswered, it rings again. off: none.",
+            treatment: "off needs the challenge; another delay is free",
+            problem: {
+                $0 == 0 || Alarm.wakeCheckRange.contains($0)
+                    ? nil
+                    : "wake-up check \(DurationText.format(seconds: $0)): must be 1-30 minutes after the dismissal, or off"
+            },
+            weakens: { $1.wakeCheckSeconds > 0 && $0.wakeCheckSeconds == 0 ? "turns its wake-up check off" : nil }),
+        AlarmSetting(
+            \.escalateAfterSeconds, key: "escalateAfterSeconds", option: "--escalate-after",
+            help: "Rise to full volume, on the backup devices too, after ringing this long unanswered (1m-60m). off: never.",
+            treatment: "later or off needs the challenge",
+            problem: {
+                $0 == 0 || Alarm.escalateRange.contains($0)
+                    ? nil
+                    : "escalate after \(DurationText.format(seconds: $0)): must be 1-60 minutes of ringing, or off"
+            },
+            weakens: {
+                $1.escalateAfterSeconds > 0
+                    && ($0.escalateAfterSeconds == 0 || $0.escalateAfterSeconds > $1.escalateAfterSeconds)
+                    ? "escalates it later or never" : nil
+            }),
+        AlarmSetting(
+            \.leadSeconds, key: "leadSeconds", option: "--lead",
+            help: "Begin a sunrise this long before the ring (1m-2h): a lead event for a lamp, and the page's light. off: none.",
+            treatment: "free: the sunrise comes before the ring and does not stop it",
+            problem: {
+                $0 == 0 || Alarm.leadRange.contains($0)
+                    ? nil : "lead \(DurationText.format(seconds: $0)): must be 1-120 minutes before the ring, or off"
+            }),
+        AlarmSetting(
+            \.leadSound, key: "leadSound", option: "--lead-sound",
+            help: "With --lead: the sound begins quietly in the sunrise's last minute, then rings as usual.",
+            treatment: "free: the quiet sound before the ring does not stop it"),
+        AlarmSetting(
+            \.commitSeconds, key: "commitSeconds", option: "--commit",
+            help: "This long before a ring (1h-24h), turning it off, later or softer needs its challenge first. off: none.",
+            treatment: "shorter or off needs the challenge",
+            problem: {
+                $0 == 0 || Alarm.commitRange.contains($0)
+                    ? nil : "commit \(DurationText.format(seconds: $0)): must be 1-24 hours before the ring, or off"
+            },
+            weakens: { $0.commitSeconds < $1.commitSeconds ? "shortens its commitment" : nil }),
+    ]
 }
 
 /// Snooze lengths that may change from one snooze to the next (the iOzZZ design's growing

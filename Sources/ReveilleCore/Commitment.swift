@@ -74,66 +74,29 @@ public enum Commitment {
         }
     }
 
-    /// Every field of an alarm, and how commitment judges a change of it.
-    public static let fields: [FieldRule] = [
-        FieldRule("id", "not changeable"),
-        FieldRule("label", "free: a name does not change the ring"),
-        FieldRule("time", "judged on the schedule: later needs the challenge, earlier is free"),
-        FieldRule("repeats", "judged on the schedule: a change that drops or delays the next ring needs the challenge"),
-        FieldRule("enabled", "judged on the schedule: off needs the challenge"),
-        FieldRule("skipHolidays", "judged on the schedule: on, when the ring's day is a holiday, needs the challenge"),
-        FieldRule("sound", "any other sound needs the challenge (a quiet or silent file is a way to weaken it)") {
-            $0.sound != $1.sound ? "changes its sound" : nil
-        },
-        FieldRule("volume", "lower needs the challenge") {
-            $0.volume < $1.volume ? "lowers its volume (\($1.volume) → \($0.volume))" : nil
-        },
-        FieldRule("fadeInSeconds", "a longer fade-in needs the challenge") {
-            $0.fadeInSeconds > $1.fadeInSeconds
-                ? "makes its fade-in longer (\(DurationText.format(seconds: $1.fadeInSeconds)) → \(DurationText.format(seconds: $0.fadeInSeconds)))"
-                : nil
-        },
-        FieldRule("challenge", "anything that lets more stop it (nfc → any or math, any → math) needs the challenge") {
-            $0.challenge.strictness < $1.challenge.strictness
-                ? ($1.challenge == .nfc ? "lets something other than a tag stop it" : "lets math alone stop it") : nil
-        },
-        FieldRule("mathDifficulty", "easier needs the challenge") {
-            $0.mathDifficulty < $1.mathDifficulty ? "makes its problem easier" : nil
-        },
-        FieldRule(
-            "tags", "a tag it did not take (or any tag, for a list emptied) needs the challenge; fewer tags are free"
-        ) {
-            changed, alarm in
-            guard alarm.challenge != .math, !alarm.tags.isEmpty else { return nil }
-            if changed.tags.isEmpty { return "lets any registered tag stop it" }
-            let added = changed.tags.filter { !alarm.tags.contains($0) }
-            return added.isEmpty ? nil : "lets tag \(added.map { "\"\($0)\"" }.joined(separator: ", ")) stop it"
-        },
-        FieldRule("maxSnoozes", "more (or unlimited) needs the challenge") {
-            $1.maxSnoozes != 0 && ($0.maxSnoozes == 0 || $0.maxSnoozes > $1.maxSnoozes) ? "allows more snoozes" : nil
-        },
-        FieldRule("snoozeMinutes", "longer needs the challenge") {
-            $0.snoozeMinutes > $1.snoozeMinutes ? "makes its snoozes longer" : nil
-        },
-        FieldRule(
-            "laterSnoozeMinutes", "a later snooze longer than it was needs the challenge; shorter ones are free"
-        ) {
-            $0.snoozeMinutes <= $1.snoozeMinutes && $0.snoozesLonger(than: $1) ? "makes its snoozes longer" : nil
-        },
-        FieldRule("wakeCheckSeconds", "off needs the challenge; another delay is free") {
-            $1.wakeCheckSeconds > 0 && $0.wakeCheckSeconds == 0 ? "turns its wake-up check off" : nil
-        },
-        FieldRule("escalateAfterSeconds", "later or off needs the challenge") {
-            $1.escalateAfterSeconds > 0
-                && ($0.escalateAfterSeconds == 0 || $0.escalateAfterSeconds > $1.escalateAfterSeconds)
-                ? "escalates it later or never" : nil
-        },
-        FieldRule("leadSeconds", "free: the sunrise comes before the ring and does not stop it"),
-        FieldRule("leadSound", "free: the quiet sound before the ring does not stop it"),
-        FieldRule("commitSeconds", "shorter or off needs the challenge") {
-            $0.commitSeconds < $1.commitSeconds ? "shortens its commitment" : nil
-        },
-    ]
+    /// Every field of an alarm, and how commitment judges a change of it: the name, time,
+    /// repeat, sound and tags here, each setting's from its declaration (`Alarm.settings`).
+    public static let fields: [FieldRule] =
+        [
+            FieldRule("id", "not changeable"),
+            FieldRule("label", "free: a name does not change the ring"),
+            FieldRule("time", "judged on the schedule: later needs the challenge, earlier is free"),
+            FieldRule("repeats", "judged on the schedule: a change that drops or delays the next ring needs the challenge"),
+            FieldRule("enabled", "judged on the schedule: off needs the challenge"),
+            FieldRule("sound", "any other sound needs the challenge (a quiet or silent file is a way to weaken it)") {
+                $0.sound != $1.sound ? "changes its sound" : nil
+            },
+            FieldRule(
+                "tags", "a tag it did not take (or any tag, for a list emptied) needs the challenge; fewer tags are free"
+            ) {
+                changed, alarm in
+                guard alarm.challenge != .math, !alarm.tags.isEmpty else { return nil }
+                if changed.tags.isEmpty { return "lets any registered tag stop it" }
+                let added = changed.tags.filter { !alarm.tags.contains($0) }
+                return added.isEmpty ? nil : "lets tag \(added.map { "\"\($0)\"" }.joined(separator: ", ")) stop it"
+            },
+        ]
+        + Alarm.settings.map { FieldRule($0.key, $0.treatment, weakens: $0.weakens) }
 
     /// How `changed` rings more gently than `alarm`, if it does: the first field that weakens it.
     static func weaker(_ changed: Alarm, than alarm: Alarm) -> String? {

@@ -285,8 +285,11 @@ public enum Role: String, Codable, Sendable, Comparable, CustomStringConvertible
 }
 
 /// The fields of an alarm a client sets. Every field is optional: `alarm add` fills the rest with
-/// defaults, `alarm edit` changes only what is given.
-public struct AlarmSpec: Codable, Sendable, Equatable {
+/// defaults, `alarm edit` changes only what is given. The name, time, repeat, sound and tags are
+/// its own; every other setting (`Alarm.settings`) is in `settings`, by key, and reads and writes
+/// as the alarm's property does: `spec.volume = 40`.
+@dynamicMemberLookup
+public struct AlarmSpec: Sendable, Equatable {
     public var label: String?
     public var time: LocalTime?
     public var days: DaySet?
@@ -297,29 +300,62 @@ public struct AlarmSpec: Codable, Sendable, Equatable {
     public var enabled: Bool?
     /// A sound file; the empty string means the built-in tone.
     public var sound: String?
-    public var volume: Int?
-    public var fadeInSeconds: Int?
-    public var challenge: Challenge?
-    public var mathDifficulty: MathDifficulty?
     public var tags: [String]?
-    public var maxSnoozes: Int?
-    public var snoozeMinutes: Int?
-    /// The second, third… snooze's minutes (`--snooze-minutes 9,7,5`: `[7, 5]`). With
-    /// `snoozeMinutes` and without this, every snooze lasts `snoozeMinutes`.
-    public var laterSnoozeMinutes: [Int]?
-    public var skipHolidays: Bool?
-    /// Seconds after a dismissal the wake-up check asks; 0 turns it off.
-    public var wakeCheckSeconds: Int?
-    /// Seconds of unanswered ringing before full volume; 0 turns it off.
-    public var escalateAfterSeconds: Int?
-    /// Seconds before the ring the sunrise begins; 0 turns it off.
-    public var leadSeconds: Int?
-    /// Seconds before the ring within which weakening it needs its challenge; 0 turns it off.
-    public var commitSeconds: Int?
-    /// The sound begins quietly in the sunrise's last minute.
-    public var leadSound: Bool?
+    /// The settings given, by `AlarmSetting.key`. Giving `snoozeMinutes` without
+    /// `laterSnoozeMinutes` makes every snooze that long.
+    public var settings: [String: SettingValue] = [:]
 
     public init() {}
+
+    /// A setting of the alarm, given or not: `spec.volume`, `spec.commitSeconds`.
+    public subscript<Value: SettingValueType>(dynamicMember path: WritableKeyPath<Alarm, Value>) -> Value? {
+        get { Alarm.setting(at: path).flatMap { settings[$0.key] }.flatMap { Value(setting: $0) } }
+        set {
+            guard let setting = Alarm.setting(at: path) else {
+                preconditionFailure("\(path) is not one of Alarm.settings")
+            }
+            settings[setting.key] = newValue?.setting
+        }
+    }
+}
+
+extension AlarmSpec: Codable {
+    private enum Key: String, CodingKey {
+        case label, time, days, date, inSeconds, enabled, sound, tags
+    }
+
+    /// On the wire each setting sits beside the others under its own key, as before there was a table.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(label, forKey: .label)
+        try container.encodeIfPresent(time, forKey: .time)
+        try container.encodeIfPresent(days, forKey: .days)
+        try container.encodeIfPresent(date, forKey: .date)
+        try container.encodeIfPresent(inSeconds, forKey: .inSeconds)
+        try container.encodeIfPresent(enabled, forKey: .enabled)
+        try container.encodeIfPresent(sound, forKey: .sound)
+        try container.encodeIfPresent(tags, forKey: .tags)
+        var given = encoder.container(keyedBy: SettingKey.self)
+        for setting in Alarm.settings {
+            if let value = settings[setting.key] { try given.encode(value, forKey: SettingKey(setting.key)) }
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        label = try container.decodeIfPresent(String.self, forKey: .label)
+        time = try container.decodeIfPresent(LocalTime.self, forKey: .time)
+        days = try container.decodeIfPresent(DaySet.self, forKey: .days)
+        date = try container.decodeIfPresent(String.self, forKey: .date)
+        inSeconds = try container.decodeIfPresent(Int.self, forKey: .inSeconds)
+        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled)
+        sound = try container.decodeIfPresent(String.self, forKey: .sound)
+        tags = try container.decodeIfPresent([String].self, forKey: .tags)
+        let given = try decoder.container(keyedBy: SettingKey.self)
+        for setting in Alarm.settings {
+            if let value = try setting.decode(from: given) { settings[setting.key] = value }
+        }
+    }
 }
 
 /// The fields of a reminder a client sets: `reminder add` needs text and a time, `reminder edit`

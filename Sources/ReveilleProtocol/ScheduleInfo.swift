@@ -71,13 +71,9 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
     }
 
     /// On the wire the alarm's fields sit beside `nextRing` and `warnings`, the time as `HH:MM`
-    /// and the repeat as `days` or `date`.
+    /// and the repeat as `days` or `date`; each setting (`Alarm.settings`) under its key.
     private enum Key: String, CodingKey {
-        case id, label, time, days, date, enabled, sound, volume, fadeInSeconds, challenge, mathDifficulty, tags
-        case maxSnoozes, snoozeMinutes, laterSnoozeMinutes, skipHolidays, wakeCheckSeconds, escalateAfterSeconds,
-            leadSeconds, commitSeconds
-        case leadSound, nextRing
-        case warnings
+        case id, label, time, days, date, enabled, sound, tags, nextRing, warnings
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -89,25 +85,11 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
         try container.encodeIfPresent(date, forKey: .date)
         try container.encode(alarm.enabled, forKey: .enabled)
         try container.encodeIfPresent(alarm.sound, forKey: .sound)
-        try container.encode(alarm.volume, forKey: .volume)
-        try container.encode(alarm.fadeInSeconds, forKey: .fadeInSeconds)
-        try container.encode(alarm.challenge, forKey: .challenge)
-        try container.encode(alarm.mathDifficulty, forKey: .mathDifficulty)
         try container.encode(alarm.tags, forKey: .tags)
-        try container.encode(alarm.maxSnoozes, forKey: .maxSnoozes)
-        try container.encode(alarm.snoozeMinutes, forKey: .snoozeMinutes)
-        if !alarm.laterSnoozeMinutes.isEmpty {
-            try container.encode(alarm.laterSnoozeMinutes, forKey: .laterSnoozeMinutes)
+        var settings = encoder.container(keyedBy: SettingKey.self)
+        for setting in Alarm.settings {
+            try settings.encode(setting.value(of: alarm), forKey: SettingKey(setting.key))
         }
-        try container.encode(alarm.skipHolidays, forKey: .skipHolidays)
-        // Only when set: an alarm without them travels as before.
-        if alarm.wakeCheckSeconds > 0 { try container.encode(alarm.wakeCheckSeconds, forKey: .wakeCheckSeconds) }
-        if alarm.escalateAfterSeconds > 0 {
-            try container.encode(alarm.escalateAfterSeconds, forKey: .escalateAfterSeconds)
-        }
-        if alarm.leadSeconds > 0 { try container.encode(alarm.leadSeconds, forKey: .leadSeconds) }
-        if alarm.commitSeconds > 0 { try container.encode(alarm.commitSeconds, forKey: .commitSeconds) }
-        if alarm.leadSound { try container.encode(true, forKey: .leadSound) }
         try container.encodeIfPresent(nextRing, forKey: .nextRing)
         try container.encodeIfPresent(warnings, forKey: .warnings)
     }
@@ -133,20 +115,12 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
             time: try parsed(.time) { try LocalTime.parse($0) }, repeats: repeats,
             enabled: try container.decode(Bool.self, forKey: .enabled),
             sound: try container.decodeIfPresent(String.self, forKey: .sound),
-            volume: try container.decode(Int.self, forKey: .volume),
-            fadeInSeconds: try container.decode(Int.self, forKey: .fadeInSeconds),
-            challenge: try container.decode(Challenge.self, forKey: .challenge),
-            mathDifficulty: try container.decode(MathDifficulty.self, forKey: .mathDifficulty),
-            tags: try container.decode([String].self, forKey: .tags),
-            maxSnoozes: try container.decode(Int.self, forKey: .maxSnoozes),
-            snoozeMinutes: try container.decode(Int.self, forKey: .snoozeMinutes),
-            skipHolidays: try container.decode(Bool.self, forKey: .skipHolidays),
-            wakeCheckSeconds: try container.decodeIfPresent(Int.self, forKey: .wakeCheckSeconds) ?? 0,
-            escalateAfterSeconds: try container.decodeIfPresent(Int.self, forKey: .escalateAfterSeconds) ?? 0,
-            leadSeconds: try container.decodeIfPresent(Int.self, forKey: .leadSeconds) ?? 0,
-            commitSeconds: try container.decodeIfPresent(Int.self, forKey: .commitSeconds) ?? 0,
-            leadSound: try container.decodeIfPresent(Bool.self, forKey: .leadSound) ?? false)
-        alarm.laterSnoozeMinutes = try container.decodeIfPresent([Int].self, forKey: .laterSnoozeMinutes) ?? []
+            tags: try container.decode([String].self, forKey: .tags))
+        // A setting an older daemon did not send keeps its default.
+        let settings = try decoder.container(keyedBy: SettingKey.self)
+        for setting in Alarm.settings {
+            if let value = try setting.decode(from: settings) { _ = setting.set(value, on: &alarm) }
+        }
         nextRing = try container.decodeIfPresent(RingInfo.self, forKey: .nextRing)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }

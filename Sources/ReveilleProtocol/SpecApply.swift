@@ -85,10 +85,6 @@ extension AlarmSpec {
             if !sound.isEmpty { try checkSound(sound) }
             alarm.sound = sound.isEmpty ? nil : sound
         }
-        if let volume { alarm.volume = volume }
-        if let fadeInSeconds { alarm.fadeInSeconds = fadeInSeconds }
-        if let challenge { alarm.challenge = challenge }
-        if let mathDifficulty { alarm.mathDifficulty = mathDifficulty }
         if let tags {
             let registered = try registeredTags()
             if let unknown = tags.first(where: { !registered.contains($0) }) {
@@ -98,21 +94,15 @@ extension AlarmSpec {
             }
             alarm.tags = tags
         }
-        if let maxSnoozes { alarm.maxSnoozes = maxSnoozes }
-        if let snoozeMinutes {
-            alarm.snoozeMinutes = snoozeMinutes
-            alarm.laterSnoozeMinutes = laterSnoozeMinutes ?? []
-        } else if let laterSnoozeMinutes {
-            alarm.laterSnoozeMinutes = laterSnoozeMinutes
+        for setting in Alarm.settings {
+            guard let value = settings[setting.key] else { continue }
+            guard setting.set(value, on: &alarm) else {
+                throw InputError("\(setting.option): not a value it takes; see 'reveille alarm add --help'")
+            }
         }
-        if let skipHolidays { alarm.skipHolidays = skipHolidays }
-        if let wakeCheckSeconds { alarm.wakeCheckSeconds = wakeCheckSeconds }
-        if let escalateAfterSeconds { alarm.escalateAfterSeconds = escalateAfterSeconds }
-        if let leadSeconds { alarm.leadSeconds = leadSeconds }
-        if let commitSeconds { alarm.commitSeconds = commitSeconds }
-        if let leadSound { alarm.leadSound = leadSound }
-        // A sunrise turned off takes its sound along.
-        if alarm.leadSeconds == 0, leadSound != true { alarm.leadSound = false }
+        // One snooze length given is every snooze's; a sunrise turned off takes its sound along.
+        if self.snoozeMinutes != nil, self.laterSnoozeMinutes == nil { alarm.laterSnoozeMinutes = [] }
+        if alarm.leadSeconds == 0, self.leadSound != true { alarm.leadSound = false }
         try alarm.validate()
     }
 }

@@ -31,22 +31,10 @@ struct AlarmRecord {
     var date: String?
     var enabled: Bool
     var sound: String?
-    var volume: Int
-    var fadeInSeconds: Int
-    var challenge: String
-    var mathDifficulty: String
     /// JSON array of tag labels.
     var tags: String
-    var maxSnoozes: Int
-    var snoozeMinutes: Int
-    /// The later snoozes' minutes, `7,5`; empty: all as the first.
-    var laterSnoozeMinutes: String
-    var skipHolidays: Bool
-    var wakeCheckSeconds: Int
-    var escalateAfterSeconds: Int
-    var leadSeconds: Int
-    var commitSeconds: Int
-    var leadSound: Bool
+    /// Each setting (`Alarm.settings`), in the column named by its key.
+    var settings: [String: SettingValue]
 
     init(row: SQLRow) throws {
         id = Int64(try row.int("id"))
@@ -56,33 +44,56 @@ struct AlarmRecord {
         date = try row.optionalText("date")
         enabled = try row.bool("enabled")
         sound = try row.optionalText("sound")
-        volume = try row.int("volume")
-        fadeInSeconds = try row.int("fadeInSeconds")
-        challenge = try row.text("challenge")
-        mathDifficulty = try row.text("mathDifficulty")
         tags = try row.text("tags")
-        maxSnoozes = try row.int("maxSnoozes")
-        snoozeMinutes = try row.int("snoozeMinutes")
-        laterSnoozeMinutes = try row.text("laterSnoozeMinutes")
-        skipHolidays = try row.bool("skipHolidays")
-        wakeCheckSeconds = try row.int("wakeCheckSeconds")
-        escalateAfterSeconds = try row.int("escalateAfterSeconds")
-        leadSeconds = try row.int("leadSeconds")
-        commitSeconds = try row.int("commitSeconds")
-        leadSound = try row.bool("leadSound")
+        var settings: [String: SettingValue] = [:]
+        for setting in Alarm.settings {
+            settings[setting.key] = try AlarmRecord.read(setting, from: row, id: id ?? 0)
+        }
+        self.settings = settings
+    }
+
+    /// A setting's column: an integer, a 0 or 1, a name, or numbers as `7,5`.
+    static func read(_ setting: AlarmSetting, from row: SQLRow, id: Int64) throws -> SettingValue {
+        switch setting.defaultValue {
+        case .int: return .int(try row.int(setting.key))
+        case .bool: return .bool(try row.bool(setting.key))
+        case .text: return .text(try row.text(setting.key))
+        case .ints:
+            let text = try row.text(setting.key)
+            let numbers = text.split(separator: ",").map { Int($0) }
+            guard !numbers.contains(nil) else {
+                throw StoreError.corrupt("alarm row \(id) has \(setting.key) \"\(text.prefix(80))\"")
+            }
+            return .ints(numbers.compactMap { $0 })
+        }
+    }
+
+    /// A setting's value as its column holds it.
+    static func column(_ value: SettingValue) -> any SQLArgument {
+        switch value {
+        case .int(let number): number
+        case .bool(let flag): flag
+        case .text(let name): name
+        case .ints(let numbers): numbers.map(String.init).joined(separator: ",")
+        }
+    }
+
+    /// A setting's default as the SQL literal of its column's `DEFAULT`.
+    static func literal(_ value: SettingValue) -> String {
+        switch value {
+        case .int(let number): "\(number)"
+        case .bool(let flag): flag ? "1" : "0"
+        case .text(let name): "'" + name.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+        case .ints(let numbers): "'" + numbers.map(String.init).joined(separator: ",") + "'"
+        }
     }
 
     /// Every column but the id.
     var columns: [(String, any SQLArgument)] {
         [
             ("label", label), ("time", time), ("days", days), ("date", date), ("enabled", enabled), ("sound", sound),
-            ("volume", volume), ("fadeInSeconds", fadeInSeconds), ("challenge", challenge),
-            ("mathDifficulty", mathDifficulty), ("tags", tags), ("maxSnoozes", maxSnoozes),
-            ("snoozeMinutes", snoozeMinutes), ("laterSnoozeMinutes", laterSnoozeMinutes),
-            ("skipHolidays", skipHolidays), ("wakeCheckSeconds", wakeCheckSeconds),
-            ("escalateAfterSeconds", escalateAfterSeconds), ("leadSeconds", leadSeconds),
-            ("commitSeconds", commitSeconds), ("leadSound", leadSound),
-        ]
+            ("tags", tags),
+        ] + Alarm.settings.compactMap { setting in settings[setting.key].map { (setting.key, AlarmRecord.column($0)) } }
     }
 
     init(_ alarm: Alarm) {
@@ -92,20 +103,8 @@ struct AlarmRecord {
         (days, date) = alarm.repeats.columns
         enabled = alarm.enabled
         sound = alarm.sound
-        volume = alarm.volume
-        fadeInSeconds = alarm.fadeInSeconds
-        challenge = alarm.challenge.rawValue
-        mathDifficulty = alarm.mathDifficulty.rawValue
         tags = String(decoding: (try? JSONEncoder().encode(alarm.tags)) ?? Data("[]".utf8), as: UTF8.self)
-        maxSnoozes = alarm.maxSnoozes
-        snoozeMinutes = alarm.snoozeMinutes
-        laterSnoozeMinutes = alarm.laterSnoozeMinutes.map(String.init).joined(separator: ",")
-        skipHolidays = alarm.skipHolidays
-        wakeCheckSeconds = alarm.wakeCheckSeconds
-        escalateAfterSeconds = alarm.escalateAfterSeconds
-        leadSeconds = alarm.leadSeconds
-        commitSeconds = alarm.commitSeconds
-        leadSound = alarm.leadSound
+        settings = alarm.settingValues
     }
 
     func alarm() throws -> Alarm {
@@ -113,28 +112,20 @@ struct AlarmRecord {
             throw StoreError.corrupt("alarm row \(id ?? 0) has time \(time)")
         }
         let repeats = try Repeat(days: days, date: date)
-        // A value this version does not know (a newer one wrote it, or a hand edit) is refused,
-        // as sessions' are, never taken for a default that would ring another way.
-        guard let challenge = Challenge(rawValue: challenge) else {
-            throw StoreError.corrupt("alarm row \(id) has challenge \"\(self.challenge)\"")
-        }
-        guard let difficulty = MathDifficulty(rawValue: mathDifficulty) else {
-            throw StoreError.corrupt("alarm row \(id) has math difficulty \"\(mathDifficulty)\"")
-        }
         guard let tagNames = try? JSONDecoder().decode([String].self, from: Data(tags.utf8)) else {
             throw StoreError.corrupt("alarm row \(id) has tags \(tags.prefix(80))")
         }
-        let later = laterSnoozeMinutes.split(separator: ",").map { Int($0) }
-        guard !later.contains(nil) else {
-            throw StoreError.corrupt("alarm row \(id) has later snooze minutes \"\(laterSnoozeMinutes.prefix(80))\"")
-        }
         var alarm = Alarm(
             id: Int(id), label: label, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
-            volume: volume, fadeInSeconds: fadeInSeconds, challenge: challenge, mathDifficulty: difficulty,
-            tags: tagNames, maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes, skipHolidays: skipHolidays,
-            wakeCheckSeconds: wakeCheckSeconds, escalateAfterSeconds: escalateAfterSeconds, leadSeconds: leadSeconds,
-            commitSeconds: commitSeconds, leadSound: leadSound)
-        alarm.laterSnoozeMinutes = later.compactMap { $0 }
+            tags: tagNames)
+        // A value this version does not know (a newer one wrote it, or a hand edit) is refused,
+        // as sessions' are, never taken for a default that would ring another way.
+        for setting in Alarm.settings {
+            guard let value = settings[setting.key], setting.set(value, on: &alarm) else {
+                let shown = settings[setting.key].map { "\(AlarmRecord.column($0))" } ?? "nothing"
+                throw StoreError.corrupt("alarm row \(id) has \(setting.key) \"\(shown.prefix(80))\"")
+            }
+        }
         return alarm
     }
 }

@@ -89,6 +89,18 @@ public final class Store: Sendable {
         migrations.add("v14: snoozes that grow shorter") { db in
             try db.execute(#"ALTER TABLE "alarm" ADD COLUMN "laterSnoozeMinutes" TEXT NOT NULL DEFAULT ''"#)
         }
+        // From here each alarm setting (`Alarm.settings`) brings its own column, with its default:
+        // a new setting needs no step written by hand. Those above already have theirs.
+        for setting in Alarm.settings {
+            migrations.add("setting: \(setting.key)") { db in
+                let columns = try db.rows(#"PRAGMA table_info("alarm")"#).map { try $0.text("name") }
+                guard !columns.contains(setting.key) else { return }
+                let type = if case .int = setting.defaultValue { "INTEGER" } else if case .bool = setting.defaultValue { "BOOLEAN" } else { "TEXT" }
+                try db.execute(
+                    #"ALTER TABLE "alarm" ADD COLUMN "\#(setting.key)" \#(type) NOT NULL DEFAULT \#(AlarmRecord.literal(setting.defaultValue))"#
+                )
+            }
+        }
         return migrations
     }
 

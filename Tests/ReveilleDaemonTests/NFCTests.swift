@@ -122,8 +122,13 @@ import Testing
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         emulator.unplug()
         #expect(try daemon.waitFor(5) { try daemon.session()?.challenge == .any })
-        let status = try daemon.cli("status").stdout
-        #expect(status.contains("NFC reader: absent: no device at "), "\(status)")
+        // The reader first stops answering (failing), then its device is gone (absent).
+        var status = ""
+        #expect(
+            try daemon.waitFor(5) {
+                status = try daemon.cli("status").stdout
+                return status.contains("NFC reader: absent: no device at ")
+            }, "\(status)")
         #expect(
             status.contains(
                 "to stop it: scan your tag, or answer 3 math problems with 'reveille dismiss' (no NFC reader works) (the NFC reader: it stopped during the ring)\n"

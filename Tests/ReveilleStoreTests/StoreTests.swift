@@ -29,6 +29,25 @@ import Testing
         #expect(try reopened.alarm(id: 99) == nil)
     }
 
+    /// A setting declared in `Alarm.settings` brings its own column: a database without it (one
+    /// from before the setting) gets it with the setting's default, and its alarms read back whole.
+    @Test func aNewSettingGetsItsColumnWithItsDefault() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("setting-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var loud = alarm("06:45", .weekly(.weekdays))
+        loud.volume = 95
+        _ = try Store(path: path).insert(loud)
+        // As a version before `leadSound` left it: no column, no step recorded.
+        let old = try SQLiteConnection(path: path)
+        try old.execute(#"ALTER TABLE "alarm" DROP COLUMN "leadSound""#)
+        try old.execute("DELETE FROM grdb_migrations WHERE identifier = 'setting: leadSound'")
+        let store = try Store(path: path)
+        let columns = try store.db.read { db in try db.rows(#"PRAGMA table_info("alarm")"#).map { try $0.text("name") } }
+        #expect(columns.contains("leadSound"))
+        let read = try #require(try store.scheduleState().alarms.first)
+        #expect(read.leadSound == false && read.volume == 95)
+    }
+
     /// A value this version does not know is refused with the row, never read as a default.
     @Test func anAlarmWithAChallengeThisVersionDoesNotKnowIsRefused() throws {
         let store = try Store()
@@ -42,7 +61,7 @@ import Testing
         }
         #expect {
             try store.scheduleState()
-        } throws: { "\($0)".contains("alarm row 1 has math difficulty \"insane\"") }
+        } throws: { "\($0)".contains("alarm row 1 has mathDifficulty \"insane\"") }
     }
 
     /// `tag rm`: the tag goes and the alarms that named it lose it, in one transaction.
