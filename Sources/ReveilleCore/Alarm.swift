@@ -183,22 +183,26 @@ extension Alarm {
                     : nil
             }),
         AlarmSetting(
-            \.challenge, key: "challenge", option: "--challenge", help: "What stops it: math, nfc or any (default math).",
+            \.challenge, key: "challenge", option: "--challenge",
+            help: "What stops it: math, nfc or any (default math).",
             treatment: "anything that lets more stop it (nfc → any or math, any → math) needs the challenge",
             weakens: {
                 $0.challenge.strictness < $1.challenge.strictness
-                    ? ($1.challenge == .nfc ? "lets something other than a tag stop it" : "lets math alone stop it") : nil
+                    ? ($1.challenge == .nfc ? "lets something other than a tag stop it" : "lets math alone stop it")
+                    : nil
             }),
         AlarmSetting(
             \.mathDifficulty, key: "mathDifficulty", option: "--difficulty",
             help: "Math problem: easy, medium or hard (default medium).", treatment: "easier needs the challenge",
             weakens: { $0.mathDifficulty < $1.mathDifficulty ? "makes its problem easier" : nil }),
         AlarmSetting(
-            \.maxSnoozes, key: "maxSnoozes", option: "--max-snoozes", help: "Snoozes allowed, 0 for unlimited (default 3).",
+            \.maxSnoozes, key: "maxSnoozes", option: "--max-snoozes",
+            help: "Snoozes allowed, 0 for unlimited (default 3).",
             treatment: "more (or unlimited) needs the challenge",
             problem: { (0...100).contains($0) ? nil : "max snoozes \($0): must be 0-100 (0 means unlimited)" },
             weakens: {
-                $1.maxSnoozes != 0 && ($0.maxSnoozes == 0 || $0.maxSnoozes > $1.maxSnoozes) ? "allows more snoozes" : nil
+                $1.maxSnoozes != 0 && ($0.maxSnoozes == 0 || $0.maxSnoozes > $1.maxSnoozes)
+                    ? "allows more snoozes" : nil
             }),
         AlarmSetting(
             \.snoozeMinutes, key: "snoozeMinutes", option: "--snooze-minutes",
@@ -233,7 +237,8 @@ extension Alarm {
             weakens: { $1.wakeCheckSeconds > 0 && $0.wakeCheckSeconds == 0 ? "turns its wake-up check off" : nil }),
         AlarmSetting(
             \.escalateAfterSeconds, key: "escalateAfterSeconds", option: "--escalate-after",
-            help: "Rise to full volume, on the backup devices too, after ringing this long unanswered (1m-60m). off: never.",
+            help:
+                "Rise to full volume, on the backup devices too, after ringing this long unanswered (1m-60m). off: never.",
             treatment: "later or off needs the challenge",
             problem: {
                 $0 == 0 || Alarm.escalateRange.contains($0)
@@ -247,7 +252,8 @@ extension Alarm {
             }),
         AlarmSetting(
             \.leadSeconds, key: "leadSeconds", option: "--lead",
-            help: "Begin a sunrise this long before the ring (1m-2h): a lead event for a lamp, and the page's light. off: none.",
+            help:
+                "Begin a sunrise this long before the ring (1m-2h): a lead event for a lamp, and the page's light. off: none.",
             treatment: "free: the sunrise comes before the ring and does not stop it",
             problem: {
                 $0 == 0 || Alarm.leadRange.contains($0)
@@ -259,7 +265,8 @@ extension Alarm {
             treatment: "free: the quiet sound before the ring does not stop it"),
         AlarmSetting(
             \.commitSeconds, key: "commitSeconds", option: "--commit",
-            help: "This long before a ring (1h-24h), turning it off, later or softer needs its challenge first. off: none.",
+            help:
+                "This long before a ring (1h-24h), turning it off, later or softer needs its challenge first. off: none.",
             treatment: "shorter or off needs the challenge",
             problem: {
                 $0 == 0 || Alarm.commitRange.contains($0)

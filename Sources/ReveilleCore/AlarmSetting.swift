@@ -155,3 +155,26 @@ extension Alarm {
         Dictionary(uniqueKeysWithValues: Alarm.settings.map { ($0.key, $0.value(of: self)) })
     }
 }
+
+/// Settings' values by key, coded through `Alarm.settings`: each under its key, as its type; a key
+/// no setting has is left out, and one missing is simply absent.
+public struct SettingValues: Codable, Hashable, Sendable {
+    public var values: [String: SettingValue]
+
+    public init(_ values: [String: SettingValue]) { self.values = values }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: SettingKey.self)
+        for setting in Alarm.settings {
+            if let value = values[setting.key] { try container.encode(value, forKey: SettingKey(setting.key)) }
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: SettingKey.self)
+        values = [:]
+        for setting in Alarm.settings {
+            if let value = try setting.decode(from: container) { values[setting.key] = value }
+        }
+    }
+}

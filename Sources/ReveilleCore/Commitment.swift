@@ -81,13 +81,15 @@ public enum Commitment {
             FieldRule("id", "not changeable"),
             FieldRule("label", "free: a name does not change the ring"),
             FieldRule("time", "judged on the schedule: later needs the challenge, earlier is free"),
-            FieldRule("repeats", "judged on the schedule: a change that drops or delays the next ring needs the challenge"),
+            FieldRule(
+                "repeats", "judged on the schedule: a change that drops or delays the next ring needs the challenge"),
             FieldRule("enabled", "judged on the schedule: off needs the challenge"),
             FieldRule("sound", "any other sound needs the challenge (a quiet or silent file is a way to weaken it)") {
                 $0.sound != $1.sound ? "changes its sound" : nil
             },
             FieldRule(
-                "tags", "a tag it did not take (or any tag, for a list emptied) needs the challenge; fewer tags are free"
+                "tags",
+                "a tag it did not take (or any tag, for a list emptied) needs the challenge; fewer tags are free"
             ) {
                 changed, alarm in
                 guard alarm.challenge != .math, !alarm.tags.isEmpty else { return nil }

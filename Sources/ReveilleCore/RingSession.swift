@@ -64,61 +64,72 @@ public enum RingAction: Hashable, Sendable {
     case disableAlarm(id: Int)
 }
 
-/// The alarm's fields a session needs, copied at fire time (an edit during the ring changes nothing).
+/// The alarm as it was when it fired, for its session (an edit during the ring changes nothing):
+/// its id, name, sound, tags and every setting (`Alarm.settings`), read as the alarm's own
+/// (`settings.volume`). Alarms that join the ring make it stricter (`strictest`).
+@dynamicMemberLookup
 public struct RingSettings: Sendable, Hashable {
-    public internal(set) var alarmID: Int
-    public internal(set) var label: String
-    public internal(set) var sound: String?
-    public internal(set) var volume: Int
-    public internal(set) var fadeInSeconds: Int
-    public internal(set) var challenge: Challenge
-    public internal(set) var mathDifficulty: MathDifficulty
-    public internal(set) var allowedTags: [String]
-    public internal(set) var maxSnoozes: Int
-    public internal(set) var snoozeMinutes: Int
-    public internal(set) var laterSnoozeMinutes: [Int] = []
+    /// The alarm's copy; its settings may be stricter than the alarm's own once others joined.
+    public internal(set) var alarm: Alarm
     public internal(set) var isOneShot: Bool
-    /// Seconds after the dismissal that the wake-up check asks; 0: none.
-    public internal(set) var wakeCheckSeconds: Int
-    /// Seconds of unanswered ringing before full volume; 0: never.
-    public internal(set) var escalateAfterSeconds: Int
+
+    public var alarmID: Int { alarm.id }
+    public var label: String { alarm.label }
+    public var sound: String? { alarm.sound }
+    /// Labels of the tags that dismiss it; empty means any registered tag.
+    public internal(set) var allowedTags: [String] {
+        get { alarm.tags }
+        set { alarm.tags = newValue }
+    }
+
+    public internal(set) var snoozeMinutes: Int {
+        get { alarm.snoozeMinutes }
+        set { alarm.snoozeMinutes = newValue }
+    }
+    public internal(set) var laterSnoozeMinutes: [Int] {
+        get { alarm.laterSnoozeMinutes }
+        set { alarm.laterSnoozeMinutes = newValue }
+    }
+
+    /// A setting, as the session rings it: `settings.volume`, `settings.maxSnoozes`.
+    public internal(set) subscript<Value>(dynamicMember path: WritableKeyPath<Alarm, Value>) -> Value {
+        get { alarm[keyPath: path] }
+        set { alarm[keyPath: path] = newValue }
+    }
 
     public init(
         alarmID: Int, label: String, sound: String?, volume: Int, fadeInSeconds: Int, challenge: Challenge,
         mathDifficulty: MathDifficulty, allowedTags: [String], maxSnoozes: Int, snoozeMinutes: Int, isOneShot: Bool,
         wakeCheckSeconds: Int = 0, escalateAfterSeconds: Int = 0, laterSnoozeMinutes: [Int] = []
     ) {
-        self.wakeCheckSeconds = wakeCheckSeconds
-        self.escalateAfterSeconds = escalateAfterSeconds
-        self.alarmID = alarmID
-        self.label = label
-        self.sound = sound
-        self.volume = volume
-        self.fadeInSeconds = fadeInSeconds
-        self.challenge = challenge
-        self.mathDifficulty = mathDifficulty
-        self.allowedTags = allowedTags
-        self.maxSnoozes = maxSnoozes
-        self.snoozeMinutes = snoozeMinutes
-        self.laterSnoozeMinutes = laterSnoozeMinutes
+        var alarm = Alarm(
+            id: alarmID, label: label, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily), sound: sound,
+            volume: volume, fadeInSeconds: fadeInSeconds, challenge: challenge, mathDifficulty: mathDifficulty,
+            tags: allowedTags, maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes,
+            wakeCheckSeconds: wakeCheckSeconds, escalateAfterSeconds: escalateAfterSeconds)
+        alarm.laterSnoozeMinutes = laterSnoozeMinutes
+        self.alarm = alarm
         self.isOneShot = isOneShot
     }
 
     public init(_ alarm: Alarm) {
-        alarmID = alarm.id
-        label = alarm.label
-        sound = alarm.sound
-        volume = alarm.volume
-        fadeInSeconds = alarm.fadeInSeconds
-        challenge = alarm.challenge
-        mathDifficulty = alarm.mathDifficulty
-        allowedTags = alarm.tags
-        maxSnoozes = alarm.maxSnoozes
-        snoozeMinutes = alarm.snoozeMinutes
-        laterSnoozeMinutes = alarm.laterSnoozeMinutes
-        wakeCheckSeconds = alarm.wakeCheckSeconds
-        escalateAfterSeconds = alarm.escalateAfterSeconds
         if case .once = alarm.repeats { isOneShot = true } else { isOneShot = false }
+        // When it rings is the session's, not the settings': two copies of one alarm's settings
+        // are equal whatever its time.
+        var copy = alarm
+        copy.time = LocalTime(secondsOfDay: 0)!
+        copy.repeats = .weekly(.daily)
+        copy.enabled = true
+        self.alarm = copy
+    }
+
+    /// With `values` (a setting's key and value, as a session kept them) over its own.
+    public func with(_ values: [String: SettingValue]) -> RingSettings {
+        var copy = self
+        for setting in Alarm.settings {
+            if let value = values[setting.key] { _ = setting.set(value, on: &copy.alarm) }
+        }
+        return copy
     }
 
     /// `#3 work` or `#3`.
@@ -133,19 +144,19 @@ public struct RingSettings: Sendable, Hashable {
     /// sound and one-shot flag stay the session's own.
     public func strictest(with other: RingSettings) -> RingSettings {
         var joined = self
-        joined.challenge = Challenge.stricter(challenge, other.challenge)
-        joined.mathDifficulty = max(mathDifficulty, other.mathDifficulty)
+        joined.challenge = Challenge.stricter(self.challenge, other.challenge)
+        joined.mathDifficulty = max(self.mathDifficulty, other.mathDifficulty)
         joined.allowedTags = RingSettings.stricterTags(self, other)
-        joined.maxSnoozes = RingSettings.sooner(maxSnoozes, other.maxSnoozes)
-        joined.snoozeMinutes = min(snoozeMinutes, other.snoozeMinutes)
-        let steps = max(laterSnoozeMinutes.count, other.laterSnoozeMinutes.count)
+        joined.maxSnoozes = RingSettings.sooner(self.maxSnoozes, other.maxSnoozes)
+        joined.snoozeMinutes = min(self.snoozeMinutes, other.snoozeMinutes)
+        let steps = max(self.laterSnoozeMinutes.count, other.laterSnoozeMinutes.count)
         joined.laterSnoozeMinutes = (0..<steps).map {
             min(minutes(ofSnooze: $0 + 2), other.minutes(ofSnooze: $0 + 2))
         }
-        joined.volume = max(volume, other.volume)
-        joined.fadeInSeconds = min(fadeInSeconds, other.fadeInSeconds)
-        joined.escalateAfterSeconds = RingSettings.sooner(escalateAfterSeconds, other.escalateAfterSeconds)
-        joined.wakeCheckSeconds = RingSettings.sooner(wakeCheckSeconds, other.wakeCheckSeconds)
+        joined.volume = max(self.volume, other.volume)
+        joined.fadeInSeconds = min(self.fadeInSeconds, other.fadeInSeconds)
+        joined.escalateAfterSeconds = RingSettings.sooner(self.escalateAfterSeconds, other.escalateAfterSeconds)
+        joined.wakeCheckSeconds = RingSettings.sooner(self.wakeCheckSeconds, other.wakeCheckSeconds)
         return joined
     }
 

@@ -83,7 +83,8 @@ struct AlarmRecord {
         switch value {
         case .int(let number): "\(number)"
         case .bool(let flag): flag ? "1" : "0"
-        case .text(let name): "'" + name.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+        case .text(let name):
+            "'" + name.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
         case .ints(let numbers): "'" + numbers.map(String.init).joined(separator: ",") + "'"
         }
     }

@@ -24,6 +24,9 @@ struct SessionDetail: Codable {
         var escalateAfterSeconds: Int?
         /// Added within version 2: the later snoozes' minutes (absent: all as the first).
         var laterSnoozeMinutes: [Int]?
+        /// Added within version 2: every setting (`Alarm.settings`) as the session rings it, so
+        /// that a setting added later needs nothing here (absent from older rows: the fields above).
+        var values: SettingValues?
     }
 
     struct Check: Codable {
@@ -78,7 +81,8 @@ struct SessionDetail: Codable {
             maxSnoozes: s.maxSnoozes, snoozeMinutes: s.snoozeMinutes, isOneShot: s.isOneShot,
             wakeCheckSeconds: s.wakeCheckSeconds == 0 ? nil : s.wakeCheckSeconds,
             escalateAfterSeconds: s.escalateAfterSeconds == 0 ? nil : s.escalateAfterSeconds,
-            laterSnoozeMinutes: s.laterSnoozeMinutes.isEmpty ? nil : s.laterSnoozeMinutes)
+            laterSnoozeMinutes: s.laterSnoozeMinutes.isEmpty ? nil : s.laterSnoozeMinutes,
+            values: SettingValues(s.alarm.settingValues))
         scheduledAt = session.scheduledAt
         startedAt = session.startedAt
         state = session.state.rawValue
@@ -149,7 +153,8 @@ struct SessionDetail: Codable {
             challenge: try value(s.challenge, "challenge"), mathDifficulty: try value(s.mathDifficulty, "difficulty"),
             allowedTags: s.allowedTags, maxSnoozes: s.maxSnoozes, snoozeMinutes: s.snoozeMinutes,
             isOneShot: s.isOneShot, wakeCheckSeconds: s.wakeCheckSeconds ?? 0,
-            escalateAfterSeconds: s.escalateAfterSeconds ?? 0, laterSnoozeMinutes: s.laterSnoozeMinutes ?? [])
+            escalateAfterSeconds: s.escalateAfterSeconds ?? 0, laterSnoozeMinutes: s.laterSnoozeMinutes ?? []
+        ).with(s.values?.values ?? [:])
         let check = try wakeCheck.map {
             WakeCheck(
                 asksAt: $0.asksAt, deadline: $0.deadline, outcome: try value($0.outcome, "wake-up check"),

@@ -115,7 +115,9 @@ import Testing
         // Network time is there at the start: a 25-minute gap with none would leave the clock
         // unconfirmed, and the purge waiting for it (ClockTrustTests).
         var unconfirmed = clock
-        #expect(!unconfirmed.start(now: Double(utc("2026-11-23T23:05:00Z")), monotonic: 0).contains(.purge(before: try CivilDate.parse("2026-11-24"))))
+        #expect(
+            !unconfirmed.start(now: Double(utc("2026-11-23T23:05:00Z")), monotonic: 0).contains(
+                .purge(before: try CivilDate.parse("2026-11-24"))))
         let actions = clock.start(now: Double(utc("2026-11-23T23:05:00Z")), monotonic: 0, clockSynchronized: true)
         #expect(plays(actions) == 0 && persisted(actions).isEmpty, "silenced: neither rung nor missed")
         #expect(actions.contains(.purge(before: try CivilDate.parse("2026-11-24"))))

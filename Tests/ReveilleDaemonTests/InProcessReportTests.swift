@@ -44,7 +44,8 @@ import Testing
         clock.dismissByMath()
         let nap = try #require(clock.history.first { $0.label == "nap" })
         #expect(nap.scheduled == "2026-11-21 10:02:05", "set to the second, shown to the second")
-        #expect(HistoryCommand.outcome(nap).hasPrefix("dismissed by math at 10:02:05"), "\(HistoryCommand.outcome(nap))")
+        #expect(
+            HistoryCommand.outcome(nap).hasPrefix("dismissed by math at 10:02:05"), "\(HistoryCommand.outcome(nap))")
     }
 
     /// Each day's deciding layer in the month grid: as set, a weekly rule, a date override, silent,
@@ -56,13 +57,18 @@ import Testing
         work.days = try DaySet.parse("mon-fri")
         work.label = "work"
         #expect(clock.request(.alarmAdd(spec: work)).ok)
-        #expect(clock.request(.ruleAdd(alarmID: nil, days: try DaySet.parse("wed"), change: .at(try LocalTime.parse("7:30")))).ok)
+        #expect(
+            clock.request(
+                .ruleAdd(alarmID: nil, days: try DaySet.parse("wed"), change: .at(try LocalTime.parse("7:30")))
+            ).ok)
         #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-11-27", change: .off)).ok)
-        #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-12-01", change: .at(try LocalTime.parse("8:15")))).ok)
+        #expect(
+            clock.request(.overrideAdd(alarmID: nil, date: "2026-12-01", change: .at(try LocalTime.parse("8:15")))).ok)
         let today = try CivilDate.parse("2026-11-21")
         func month(_ first: String, colour: Bool) throws -> String {
             let first = try CivilDate.parse(first)
-            let last = first.adding(days: CivilDate.daysIn(month: first.components.month, year: first.components.year) - 1)
+            let last = first.adding(
+                days: CivilDate.daysIn(month: first.components.month, year: first.components.year) - 1)
             let report = try #require(clock.request(.next(days: last.dayNumber - today.dayNumber + 1)).schedule)
             return MonthView.render(report, first: first, today: today, colour: colour)
         }
@@ -85,7 +91,8 @@ import Testing
         #expect(colour.contains(" 2 \u{1B}[34m07:30R\u{1B}[0m"), "rule blue")
         #expect(colour.contains(" 3 \u{1B}[38;5;208m06:45\u{1B}[0m"), "base orange")
         #expect(clock.request(.pause(until: "2026-12-10")).ok)
-        #expect(try month("2026-12-01", colour: true).contains(" 3 \u{1B}[2;9m-P\u{1B}[0m"), "paused: dim, struck through")
+        #expect(
+            try month("2026-12-01", colour: true).contains(" 3 \u{1B}[2;9m-P\u{1B}[0m"), "paused: dim, struck through")
     }
 
     /// A pairing code lasts ten minutes of the daemon's clock; 200 wrong guesses void every open code.

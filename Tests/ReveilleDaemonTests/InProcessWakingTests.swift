@@ -107,7 +107,9 @@ import Testing
         #expect(!clock.request(skip).ok)
         try unlock(clock, 1)
         #expect(clock.request(skip).ok)
-        #expect(SkipCommand.skipped(next) == "skipped alarm #1 work on Tue 2026-11-24 at 06:30; it rings as usual after that")
+        #expect(
+            SkipCommand.skipped(next)
+                == "skipped alarm #1 work on Tue 2026-11-24 at 06:30; it rings as usual after that")
         #expect(clock.request(.status).status?.nextRing?.date == "2026-11-25")
     }
 

@@ -62,6 +62,19 @@ import Testing
         }
     }
 
+    /// A session keeps every setting of its alarm, the ones without a field of their own in the
+    /// record too: a setting added later needs no change to the record.
+    @Test func aSessionKeepsEverySettingOfItsAlarm() throws {
+        var alarm = Alarm(id: 1, time: try LocalTime.parse("06:00"), repeats: .weekly(.daily))
+        alarm.leadSeconds = 1200
+        alarm.commitSeconds = 8 * 3600
+        alarm.laterSnoozeMinutes = [7, 5]
+        let session = RingSession.missed(settings: RingSettings(alarm), scheduledAt: 0, now: 0)
+        let back = try SessionDetail.decode(try SessionDetail(session).encoded()).session(id: 1)
+        #expect(back.settings == session.settings)
+        #expect(back.settings.leadSeconds == 1200 && back.settings.commitSeconds == 8 * 3600)
+    }
+
     @Test func aRecordFromANewerVersionIsRefusedWithAClearMessage() throws {
         var detail = SessionDetail(
             RingSession.missed(

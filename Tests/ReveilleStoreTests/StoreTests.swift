@@ -32,7 +32,8 @@ import Testing
     /// A setting declared in `Alarm.settings` brings its own column: a database without it (one
     /// from before the setting) gets it with the setting's default, and its alarms read back whole.
     @Test func aNewSettingGetsItsColumnWithItsDefault() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("setting-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("setting-\(UUID().uuidString).sqlite")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         var loud = alarm("06:45", .weekly(.weekdays))
         loud.volume = 95
@@ -42,7 +43,8 @@ import Testing
         try old.execute(#"ALTER TABLE "alarm" DROP COLUMN "leadSound""#)
         try old.execute("DELETE FROM grdb_migrations WHERE identifier = 'setting: leadSound'")
         let store = try Store(path: path)
-        let columns = try store.db.read { db in try db.rows(#"PRAGMA table_info("alarm")"#).map { try $0.text("name") } }
+        let columns = try store.db.read { db in try db.rows(#"PRAGMA table_info("alarm")"#).map { try $0.text("name") }
+        }
         #expect(columns.contains("leadSound"))
         let read = try #require(try store.scheduleState().alarms.first)
         #expect(read.leadSound == false && read.volume == 95)
