@@ -62,18 +62,6 @@ import Testing
         #expect(daemon.answersStatus())
     }
 
-    @Test func aDuplicateWeeklyRuleIsRefusedNamingTheExistingOne() throws {
-        let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
-        _ = try daemon.cli("rule", "add", "--days", "sat,sun", "--at", "9:00")
-        let duplicate = try daemon.cli("rule", "add", "--days", "sun", "--off")
-        #expect(duplicate.status == 1)
-        #expect(
-            duplicate.stderr
-                == "reveille: rule #1 (sat,sun at 09:00, all alarms) already covers sun; change that one instead with 'reveille rule edit 1' (or remove it: 'reveille rule rm 1')\n"
-        )
-        #expect(try daemon.cli("rule", "list").stdout == "ID  DAYS     CHANGE    ALARM\n1   sat,sun  at 09:00  all\n")
-    }
-
     @Test func noDaemonMeansAClearMessage() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-none-\(UUID())").path
         let outcome = try runProcess(Binaries.cli, ["status", "--root", root])

@@ -91,50 +91,6 @@ import Testing
                 """)
     }
 
-    @Test func anAlarmThatCannotRingIsAcceptedWithAWarning() throws {
-        let daemon = try DaemonHarness(now: Self.saturday)
-        _ = try daemon.cli("pause", "--until", "2026-11-30")
-        let paused = try daemon.cli("alarm", "add", "7:00", "--date", "2026-11-25", "--label", "dentist")
-        #expect(paused.status == 0)
-        #expect(paused.stdout == "added alarm #1 dentist: 07:00 once on 2026-11-25\n")
-        #expect(
-            paused.stderr
-                == "reveille: warning: alarms are paused until Mon 2026-11-30: nothing rings before then\n")
-        _ = try daemon.cli("resume")
-        _ = try daemon.cli("rule", "add", "--days", "sat,sun", "--off")
-        let silenced = try daemon.cli("alarm", "add", "9:00", "--days", "weekends", "--label", "lie-in")
-        #expect(
-            silenced.stderr
-                == "reveille: warning: weekly rules silence every day it repeats (sat,sun); see 'reveille rule list'\n")
-        let nfc = try daemon.cli("alarm", "add", "6:00", "--days", "mon-fri", "--challenge", "nfc")
-        #expect(
-            nfc.stderr
-                == "reveille: warning: --challenge nfc, but no NFC reader is configured: a math problem stands in ([nfc] device in reveille.toml)\n"
-        )
-        let list = try daemon.cli("alarm", "list").stdout
-        #expect(
-            list.hasSuffix(
-                """
-                #2: weekly rules silence every day it repeats (sat,sun); see 'reveille rule list'
-                #3: --challenge nfc, but no NFC reader is configured: a math problem stands in ([nfc] device in reveille.toml)
-
-                """))
-        // The one-shot's day goes by without a ring (silenced by an override): it is turned off.
-        _ = try daemon.cli("override", "add", "2026-11-25", "--off", "--alarm", "1")
-        // Time passes (a day and more: a jump would be a clock not yet trusted, which purges nothing).
-        try daemon.advance(by: Double(instant("2026-11-26 08:00:00") - Self.saturday))
-        // A day is purged once the machine has judged it to its end.
-        #expect(daemon.waitFor(5) { daemon.logText().contains("alarm #1 dentist: its day (2026-11-25) is over") })
-        let show = try daemon.cli("alarm", "show", "1").stdout
-        #expect(show.contains("  on          no\n"))
-        #expect(
-            show.contains(
-                "  warning     it was set for 2026-11-25 07:00, which has passed; to use it again, give it a new date: 'reveille alarm edit 1 --date tomorrow'\n"
-            ), "\(show)")
-        #expect(daemon.logText().contains("alarm #1 dentist: its day (2026-11-25) is over and it did not ring"))
-        #expect(try daemon.cli("status").stdout.contains("alarms: on (2 of 3 enabled)"))
-    }
-
     @Test func showTestAndTheEverydayCommands() throws {
         let daemon = try DaemonHarness(now: Self.saturday)
         _ = try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri", "--label", "work", "--max-snoozes", "1")

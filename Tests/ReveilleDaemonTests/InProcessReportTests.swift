@@ -129,4 +129,66 @@ import Testing
         }
         #expect(clock.reader.pollingReasons.isEmpty, "nobody was asked to tap")
     }
+
+    /// An alarm that cannot ring as set is accepted with a warning that says why (paused, every
+    /// day silenced by a rule, a tag with no reader); a one-shot whose day went by silenced is
+    /// turned off, and `alarm show` says to give it a new date.
+    @Test func anAlarmThatCannotRingIsAcceptedWithAWarning() throws {
+        let clock = try Clock(now: Self.saturday)
+        clock.reader.health = .notConfigured
+        try clock.restart()
+        #expect(clock.request(.pause(until: "2026-11-30")).ok)
+        var dentist = AlarmSpec()
+        dentist.time = try LocalTime.parse("7:00")
+        dentist.date = "2026-11-25"
+        dentist.label = "dentist"
+        let paused = clock.request(.alarmAdd(spec: dentist))
+        #expect(paused.message == "added alarm #1 dentist: 07:00 once on 2026-11-25")
+        #expect(paused.warnings == ["alarms are paused until Mon 2026-11-30: nothing rings before then"])
+        #expect(clock.request(.resume).ok)
+        #expect(clock.request(.ruleAdd(alarmID: nil, days: try DaySet.parse("sat,sun"), change: .off)).ok)
+        var lieIn = AlarmSpec()
+        lieIn.time = try LocalTime.parse("9:00")
+        lieIn.days = try DaySet.parse("weekends")
+        lieIn.label = "lie-in"
+        let silenced = "weekly rules silence every day it repeats (sat,sun); see 'reveille rule list'"
+        #expect(clock.request(.alarmAdd(spec: lieIn)).warnings == [silenced])
+        var tagged = AlarmSpec()
+        tagged.time = try LocalTime.parse("6:00")
+        tagged.days = try DaySet.parse("mon-fri")
+        tagged.challenge = .nfc
+        let noReader =
+            "--challenge nfc, but no NFC reader is configured: a math problem stands in ([nfc] device in reveille.toml)"
+        #expect(clock.request(.alarmAdd(spec: tagged)).warnings == [noReader])
+        #expect(clock.request(.alarmList).alarms?.map { $0.warnings ?? [] } == [[], [silenced], [noReader]])
+        // The one-shot's day goes by without a ring (silenced by an override): it is turned off.
+        #expect(clock.request(.overrideAdd(alarmID: 1, date: "2026-11-25", change: .off)).ok)
+        clock.wall.advance(Double(instant("2026-11-26 08:00:00") - Self.saturday))
+        clock.daemon.controller.tick()
+        #expect(clock.log.text.contains("alarm #1 dentist: its day (2026-11-25) is over and it did not ring"))
+        let shown = AlarmCommand.Show.render(try #require(clock.request(.alarmList).alarms?.first))
+        #expect(shown.contains("  on          no\n"))
+        #expect(
+            shown.contains(
+                "  warning     it was set for 2026-11-25 07:00, which has passed; to use it again, give it a new date: 'reveille alarm edit 1 --date tomorrow'\n"
+            ), "\(shown)")
+        #expect(
+            StatusCommand.render(try #require(clock.request(.status).status)).contains("alarms: on (2 of 3 enabled)"))
+    }
+
+    /// A weekly rule that would cover a day another rule covers is refused, naming that rule and
+    /// how to change it.
+    @Test func aDuplicateWeeklyRuleIsRefusedNamingTheExistingOne() throws {
+        let clock = try Clock(now: Self.saturday)
+        #expect(
+            clock.request(
+                .ruleAdd(alarmID: nil, days: try DaySet.parse("sat,sun"), change: .at(try LocalTime.parse("9:00")))
+            ).ok)
+        let duplicate = clock.request(.ruleAdd(alarmID: nil, days: try DaySet.parse("sun"), change: .off))
+        #expect(
+            duplicate.error?.message
+                == "rule #1 (sat,sun at 09:00, all alarms) already covers sun; change that one instead with 'reveille rule edit 1' (or remove it: 'reveille rule rm 1')"
+        )
+        #expect(clock.request(.ruleList).rules?.map(\.days) == ["sat,sun"])
+    }
 }
