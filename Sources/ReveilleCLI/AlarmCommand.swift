@@ -128,11 +128,14 @@ struct AlarmCommand: ParsableCommand {
             let snoozes =
                 alarm.maxSnoozes == 0
                 ? "unlimited, \(Self.snoozeLengths(alarm))" : "\(alarm.maxSnoozes), \(Self.snoozeLengths(alarm))"
+            let math =
+                alarm.mathProblems > 1
+                ? "\(alarm.mathDifficulty.rawValue), \(alarm.mathProblems) problems" : alarm.mathDifficulty.rawValue
             let challenge =
                 switch alarm.challenge {
-                case .math: "math (\(alarm.mathDifficulty.rawValue))"
-                case .nfc: "a tag (math, \(alarm.mathDifficulty.rawValue), when no reader works)"
-                case .any: "a tag or math (\(alarm.mathDifficulty.rawValue))"
+                case .math: "math (\(math))"
+                case .nfc: "a tag (math, \(math), when no reader works)"
+                case .any: "a tag or math (\(math))"
                 }
             // Typed: Debian's Swift 6.2 gives up inferring this literal's type (arm64 build).
             var lines: [(String, String)] = [
@@ -235,6 +238,7 @@ struct AlarmFields: ParsableArguments {
     @Option(name: .long, help: settingHelp("fadeInSeconds", valueName: "seconds")) var fadeIn: Int?
     @Option(name: .long, help: settingHelp("challenge")) var challenge: Challenge?
     @Option(name: .long, help: settingHelp("mathDifficulty")) var difficulty: MathDifficulty?
+    @Option(name: .long, help: settingHelp("mathProblems")) var problems: Int?
     @Option(
         name: .long,
         help: ArgumentHelp("A tag that may dismiss it (repeatable; default any registered tag).", valueName: "label"))
@@ -278,6 +282,7 @@ struct AlarmFields: ParsableArguments {
             spec.fadeInSeconds = fadeIn
             spec.challenge = challenge
             spec.mathDifficulty = difficulty
+            spec.mathProblems = problems
             spec.tags = tag.isEmpty ? nil : tag
             spec.maxSnoozes = maxSnoozes
             if let snoozeMinutes {

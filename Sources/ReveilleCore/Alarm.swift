@@ -77,6 +77,8 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public var commitSeconds: Int
     /// The sound begins quietly in the sunrise's last minute (`--lead-sound`; needs a lead).
     public var leadSound: Bool
+    /// Right answers in a row that stop it by math (`--problems 3`); a tag still stops it at once.
+    public var mathProblems = 1
 
     public init(
         id: Int, label: String = "", time: LocalTime, repeats: Repeat, enabled: Bool = true,
@@ -263,6 +265,15 @@ extension Alarm {
             \.leadSound, key: "leadSound", option: "--lead-sound",
             help: "With --lead: the sound begins quietly in the sunrise's last minute, then rings as usual.",
             treatment: "free: the quiet sound before the ring does not stop it"),
+        AlarmSetting(
+            \.mathProblems, key: "mathProblems", option: "--problems",
+            help: "Math problems to answer right to stop it, 1-10 (default 1); a tag still stops it at once.",
+            treatment: "fewer needs the challenge",
+            problem: { (1...10).contains($0) ? nil : "problems \($0): must be 1-10" },
+            weakens: {
+                $0.mathProblems < $1.mathProblems
+                    ? "asks fewer problems (\($1.mathProblems) → \($0.mathProblems))" : nil
+            }),
         AlarmSetting(
             \.commitSeconds, key: "commitSeconds", option: "--commit",
             help:

@@ -157,6 +157,7 @@ public struct RingSettings: Sendable, Hashable {
         joined.fadeInSeconds = min(self.fadeInSeconds, other.fadeInSeconds)
         joined.escalateAfterSeconds = RingSettings.sooner(self.escalateAfterSeconds, other.escalateAfterSeconds)
         joined.wakeCheckSeconds = RingSettings.sooner(self.wakeCheckSeconds, other.wakeCheckSeconds)
+        joined.mathProblems = max(self.mathProblems, other.mathProblems)
         return joined
     }
 
@@ -389,7 +390,8 @@ public struct RingSession: Sendable, Hashable {
             snoozedUntil: nil, ringingSince: now, challenge: fallback ? .math : settings.challenge,
             fellBackToMath: fallback, problem: nil, wrongAnswers: 0, attenuatedUntil: nil, endedAt: nil,
             dismissedBy: nil, maxRingSeconds: policy.maxRingSeconds, attenuationSeconds: policy.attenuationSeconds,
-            isTest: test, problemsLeft: fallback ? fallbackProblems : 1, readerLostAt: fallback ? readerLostAt : nil,
+            isTest: test, problemsLeft: fallback ? max(fallbackProblems, settings.mathProblems) : settings.mathProblems,
+            readerLostAt: fallback ? readerLostAt : nil,
             readerState: fallback ? readerState : nil)
         var actions: [RingAction] = [.startAudio, .runHook(.fire)]
         if settings.isOneShot && !test { actions.append(.disableAlarm(id: settings.alarmID)) }
@@ -446,7 +448,9 @@ public struct RingSession: Sendable, Hashable {
     /// How to stop it, in words: `answer a math problem: reveille dismiss`.
     public var howToDismiss: String {
         if problemsLeft > 1 {
-            let problems = "\(problemsLeft) math problems with 'reveille dismiss' (no NFC reader works)"
+            let problems =
+                "\(problemsLeft) math problems with 'reveille dismiss'"
+                + (fellBackToMath ? " (no NFC reader works)" : "")
             return challenge == .math ? "answer \(problems)" : "scan your tag, or answer \(problems)"
         }
         return switch challenge {
@@ -497,9 +501,9 @@ public struct RingSession: Sendable, Hashable {
         return (current, actions)
     }
 
-    /// An answer to the current problem. Right: dismissed, or, when math stands in for a tag and
-    /// more problems are asked, the next one (`correct` true, still active). Wrong: counted, and a
-    /// new problem.
+    /// An answer to the current problem. Right: dismissed, or, when more problems are asked (the
+    /// alarm's `--problems`, or math standing in for a tag), the next one (`correct` true, still
+    /// active). Wrong: counted, and a new problem; the right answers so far still count.
     public mutating func answer(_ value: Int, now: Int, using generator: inout some RandomNumberGenerator)
         throws(RingRefusal) -> (correct: Bool, actions: [RingAction])
     {
@@ -522,7 +526,6 @@ public struct RingSession: Sendable, Hashable {
             problem = MathProblem.make(settings.mathDifficulty, using: &generator)
             return (true, [])
         }
-        problemsLeft = 1
         return (true, dismiss(by: .math, now: now))
     }
 
@@ -552,7 +555,7 @@ public struct RingSession: Sendable, Hashable {
         fellBackToMath = true
         readerLostAt = instant
         settings = settings.forFallback()
-        problemsLeft = RingSession.fallbackProblems
+        problemsLeft = max(RingSession.fallbackProblems, settings.mathProblems)
         problem = nil
         return true
     }
@@ -581,6 +584,8 @@ public struct RingSession: Sendable, Hashable {
             self.readerState = self.readerState ?? readerState
             problemsLeft = max(problemsLeft, RingSession.fallbackProblems)
         }
+        // An alarm that asks more problems asks them of the whole ring.
+        problemsLeft = max(problemsLeft, other.mathProblems)
         // A problem shown was made for the easier alarm: the next one asked is of the harder kind.
         if settings.mathDifficulty > before.mathDifficulty { problem = nil }
         guard state == .snoozed else { return [] }

@@ -67,6 +67,34 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect(oneShot.1 == [.startAudio, .runHook(.fire), .disableAlarm(id: 1)])
     }
 
+    /// `--problems 3`: three right answers stop it; a wrong one gives a new problem and keeps the
+    /// count; an alarm that joins with more asks them of the whole ring.
+    @Test func moreProblemsAreAskedWhenTheAlarmSaysSo() throws {
+        var alarm = Alarm(id: 1, label: "work", time: LocalTime(hour: 6, minute: 45)!, repeats: .weekly(.daily))
+        alarm.mathProblems = 3
+        var session = fire(RingSettings(alarm))
+        #expect(session.problemsLeft == 3)
+        #expect(session.howToDismiss == "answer 3 math problems with 'reveille dismiss'")
+        var generator = SeededGenerator(state: 3)
+        var now = Self.t0
+        func right() throws -> (Bool, [RingAction]) {
+            let (problem, _) = try session.requestProblem(now: now, using: &generator)
+            return try session.answer(problem.answer, now: now, using: &generator)
+        }
+        #expect(try right().0 && session.state == .ringing && session.problemsLeft == 2)
+        let wrong = try session.answer(-1, now: now, using: &generator)
+        #expect(!wrong.correct && session.problemsLeft == 2, "a wrong answer keeps the count")
+        now += 10
+        #expect(try right().0 && session.problemsLeft == 1)
+        let last = try right()
+        #expect(last.0 && last.1.contains(.stopAudio) && session.state == .dismissed)
+
+        // One problem's alarm joined by a three-problem alarm: three for the ring.
+        var single = fire(settings())
+        _ = single.join(RingSettings(alarm), readerHealthy: true, readerLostAt: nil, now: Self.t0)
+        #expect(single.problemsLeft == 3 && single.settings.mathProblems == 3)
+    }
+
     @Test(arguments: [1, 3])
     func snoozesUpToTheLimitThenRefusesSayingHowToDismiss(limit: Int) throws {
         var session = fire(settings(maxSnoozes: limit))

@@ -176,4 +176,32 @@ import Testing
         #expect(reminder.followUps.isEmpty && reminder.unless == nil && !reminder.enabled && reminder.next == nil)
         #expect(clock.request(.reminderRemove(id: 1)).message?.contains("removed reminder #1 training") == true)
     }
+
+    /// `--problems 3`, the setting added through the one declaration: it travels, is kept, is
+    /// shown, and the ring stops at the third right answer, a restart between answers keeping
+    /// the count.
+    @Test func anAlarmAsksAsManyProblemsAsItIsSetTo() throws {
+        let clock = try Clock(now: instant("2026-11-23 06:59:55"))
+        var alarm = try spec("7:00", label: "exam")
+        alarm.mathProblems = 3
+        #expect(clock.request(.alarmAdd(spec: alarm)).ok)
+        let info = try #require(clock.request(.alarmList).alarms?.first)
+        #expect(info.mathProblems == 3)
+        #expect(
+            AlarmCommand.Show.render(info).contains("math (medium, 3 problems)"), "\(AlarmCommand.Show.render(info))")
+        var fewer = AlarmSpec()
+        fewer.mathProblems = 0
+        #expect(clock.request(.alarmEdit(id: 1, spec: fewer)).error?.message == "problems 0: must be 1-10")
+        clock.passToWake()
+        let status = try #require(clock.request(.status).status)
+        #expect(StatusCommand.render(status).contains("to stop it: answer 3 math problems with 'reveille dismiss'\n"))
+        clock.dismissByMath()
+        #expect(clock.session?.state == .ringing && clock.session?.problemsLeft == 2)
+        try clock.crash()
+        #expect(clock.session?.problemsLeft == 2, "kept across a crash")
+        clock.dismissByMath()
+        clock.dismissByMath()
+        #expect(clock.session == nil)
+        #expect(clock.history.first?.dismissedBy == .math)
+    }
 }
