@@ -166,6 +166,25 @@ public struct Alarm: Hashable, Sendable, Identifiable {
 }
 
 extension Alarm {
+    /// The range check of a duration setting that is 0 (off) or within `range`: the message
+    /// names it, its value and `within` (`1-30 minutes after the dismissal`).
+    static func offOr(_ range: ClosedRange<Int>, _ name: String, _ within: String) -> @Sendable (Int) -> String? {
+        {
+            $0 == 0 || range.contains($0)
+                ? nil : "\(name) \(DurationText.format(seconds: $0)): must be \(within), or off"
+        }
+    }
+
+    /// Sets each of `values` (by setting key) on the alarm; returns the first setting whose value
+    /// was not of its kind, if any (the others are set).
+    public mutating func set(_ values: [String: SettingValue]) -> AlarmSetting? {
+        var wrong: AlarmSetting?
+        for setting in Alarm.settings {
+            if let value = values[setting.key], !setting.set(value, on: &self), wrong == nil { wrong = setting }
+        }
+        return wrong
+    }
+
     /// The settings of an alarm beyond its name, time, repeat, sound and tags: each declared once,
     /// with its range and how commitment judges a change (see `AlarmSetting`).
     public static let settings: [AlarmSetting] = [
@@ -231,22 +250,14 @@ extension Alarm {
             \.wakeCheckSeconds, key: "wakeCheckSeconds", option: "--wake-check",
             help: "Ask \"Are you up?\" this long after the dismissal (1m-30m); unanswered, it rings again. off: none.",
             treatment: "off needs the challenge; another delay is free",
-            problem: {
-                $0 == 0 || Alarm.wakeCheckRange.contains($0)
-                    ? nil
-                    : "wake-up check \(DurationText.format(seconds: $0)): must be 1-30 minutes after the dismissal, or off"
-            },
+            problem: offOr(Alarm.wakeCheckRange, "wake-up check", "1-30 minutes after the dismissal"),
             weakens: { $1.wakeCheckSeconds > 0 && $0.wakeCheckSeconds == 0 ? "turns its wake-up check off" : nil }),
         AlarmSetting(
             \.escalateAfterSeconds, key: "escalateAfterSeconds", option: "--escalate-after",
             help:
                 "Rise to full volume, on the backup devices too, after ringing this long unanswered (1m-60m). off: never.",
             treatment: "later or off needs the challenge",
-            problem: {
-                $0 == 0 || Alarm.escalateRange.contains($0)
-                    ? nil
-                    : "escalate after \(DurationText.format(seconds: $0)): must be 1-60 minutes of ringing, or off"
-            },
+            problem: offOr(Alarm.escalateRange, "escalate after", "1-60 minutes of ringing"),
             weakens: {
                 $1.escalateAfterSeconds > 0
                     && ($0.escalateAfterSeconds == 0 || $0.escalateAfterSeconds > $1.escalateAfterSeconds)
@@ -257,10 +268,7 @@ extension Alarm {
             help:
                 "Begin a sunrise this long before the ring (1m-2h): a lead event for a lamp, and the page's light. off: none.",
             treatment: "free: the sunrise comes before the ring and does not stop it",
-            problem: {
-                $0 == 0 || Alarm.leadRange.contains($0)
-                    ? nil : "lead \(DurationText.format(seconds: $0)): must be 1-120 minutes before the ring, or off"
-            }),
+            problem: offOr(Alarm.leadRange, "lead", "1-120 minutes before the ring")),
         AlarmSetting(
             \.leadSound, key: "leadSound", option: "--lead-sound",
             help: "With --lead: the sound begins quietly in the sunrise's last minute, then rings as usual.",
@@ -279,10 +287,7 @@ extension Alarm {
             help:
                 "This long before a ring (1h-24h), turning it off, later or softer needs its challenge first. off: none.",
             treatment: "shorter or off needs the challenge",
-            problem: {
-                $0 == 0 || Alarm.commitRange.contains($0)
-                    ? nil : "commit \(DurationText.format(seconds: $0)): must be 1-24 hours before the ring, or off"
-            },
+            problem: offOr(Alarm.commitRange, "commit", "1-24 hours before the ring"),
             weakens: { $0.commitSeconds < $1.commitSeconds ? "shortens its commitment" : nil }),
     ]
 }

@@ -126,9 +126,7 @@ public struct RingSettings: Sendable, Hashable {
     /// With `values` (a setting's key and value, as a session kept them) over its own.
     public func with(_ values: [String: SettingValue]) -> RingSettings {
         var copy = self
-        for setting in Alarm.settings {
-            if let value = values[setting.key] { _ = setting.set(value, on: &copy.alarm) }
-        }
+        _ = copy.alarm.set(values)
         return copy
     }
 

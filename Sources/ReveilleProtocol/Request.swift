@@ -335,10 +335,7 @@ extension AlarmSpec: Codable {
         try container.encodeIfPresent(enabled, forKey: .enabled)
         try container.encodeIfPresent(sound, forKey: .sound)
         try container.encodeIfPresent(tags, forKey: .tags)
-        var given = encoder.container(keyedBy: SettingKey.self)
-        for setting in Alarm.settings {
-            if let value = settings[setting.key] { try given.encode(value, forKey: SettingKey(setting.key)) }
-        }
+        try SettingValues(settings).encode(to: encoder)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -351,10 +348,7 @@ extension AlarmSpec: Codable {
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled)
         sound = try container.decodeIfPresent(String.self, forKey: .sound)
         tags = try container.decodeIfPresent([String].self, forKey: .tags)
-        let given = try decoder.container(keyedBy: SettingKey.self)
-        for setting in Alarm.settings {
-            if let value = try setting.decode(from: given) { settings[setting.key] = value }
-        }
+        settings = try SettingValues(from: decoder).values
     }
 }
 

@@ -86,10 +86,7 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
         try container.encode(alarm.enabled, forKey: .enabled)
         try container.encodeIfPresent(alarm.sound, forKey: .sound)
         try container.encode(alarm.tags, forKey: .tags)
-        var settings = encoder.container(keyedBy: SettingKey.self)
-        for setting in Alarm.settings {
-            try settings.encode(setting.value(of: alarm), forKey: SettingKey(setting.key))
-        }
+        try SettingValues(alarm.settingValues).encode(to: encoder)
         try container.encodeIfPresent(nextRing, forKey: .nextRing)
         try container.encodeIfPresent(warnings, forKey: .warnings)
     }
@@ -117,10 +114,7 @@ public struct AlarmInfo: Codable, Sendable, Equatable {
             sound: try container.decodeIfPresent(String.self, forKey: .sound),
             tags: try container.decode([String].self, forKey: .tags))
         // A setting an older daemon did not send keeps its default.
-        let settings = try decoder.container(keyedBy: SettingKey.self)
-        for setting in Alarm.settings {
-            if let value = try setting.decode(from: settings) { _ = setting.set(value, on: &alarm) }
-        }
+        _ = alarm.set(try SettingValues(from: decoder).values)
         nextRing = try container.decodeIfPresent(RingInfo.self, forKey: .nextRing)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)
     }

@@ -94,11 +94,8 @@ extension AlarmSpec {
             }
             alarm.tags = tags
         }
-        for setting in Alarm.settings {
-            guard let value = settings[setting.key] else { continue }
-            guard setting.set(value, on: &alarm) else {
-                throw InputError("\(setting.option): not a value it takes; see 'reveille alarm add --help'")
-            }
+        if let wrong = alarm.set(settings) {
+            throw InputError("\(wrong.option): not a value it takes; see 'reveille alarm add --help'")
         }
         // One snooze length given is every snooze's; a sunrise turned off takes its sound along.
         if self.snoozeMinutes != nil, self.laterSnoozeMinutes == nil { alarm.laterSnoozeMinutes = [] }

@@ -78,6 +78,15 @@ struct AlarmRecord {
         }
     }
 
+    /// The SQL type of a setting's column, by the kind of value it holds.
+    static func columnType(_ value: SettingValue) -> String {
+        switch value {
+        case .int: "INTEGER"
+        case .bool: "BOOLEAN"
+        case .text, .ints: "TEXT"
+        }
+    }
+
     /// A setting's default as the SQL literal of its column's `DEFAULT`.
     static func literal(_ value: SettingValue) -> String {
         switch value {
@@ -121,11 +130,9 @@ struct AlarmRecord {
             tags: tagNames)
         // A value this version does not know (a newer one wrote it, or a hand edit) is refused,
         // as sessions' are, never taken for a default that would ring another way.
-        for setting in Alarm.settings {
-            guard let value = settings[setting.key], setting.set(value, on: &alarm) else {
-                let shown = settings[setting.key].map { "\(AlarmRecord.column($0))" } ?? "nothing"
-                throw StoreError.corrupt("alarm row \(id) has \(setting.key) \"\(shown.prefix(80))\"")
-            }
+        if let wrong = alarm.set(settings) {
+            let shown = settings[wrong.key].map { "\(AlarmRecord.column($0))" } ?? ""
+            throw StoreError.corrupt("alarm row \(id) has \(wrong.key) \"\(shown.prefix(80))\"")
         }
         return alarm
     }

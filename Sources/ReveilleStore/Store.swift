@@ -95,12 +95,8 @@ public final class Store: Sendable {
             migrations.add("setting: \(setting.key)") { db in
                 let columns = try db.rows(#"PRAGMA table_info("alarm")"#).map { try $0.text("name") }
                 guard !columns.contains(setting.key) else { return }
-                let type =
-                    if case .int = setting.defaultValue { "INTEGER" } else if case .bool = setting.defaultValue {
-                        "BOOLEAN"
-                    } else { "TEXT" }
                 try db.execute(
-                    #"ALTER TABLE "alarm" ADD COLUMN "\#(setting.key)" \#(type) NOT NULL DEFAULT \#(AlarmRecord.literal(setting.defaultValue))"#
+                    #"ALTER TABLE "alarm" ADD COLUMN "\#(setting.key)" \#(AlarmRecord.columnType(setting.defaultValue)) NOT NULL DEFAULT \#(AlarmRecord.literal(setting.defaultValue))"#
                 )
             }
         }
