@@ -144,7 +144,8 @@ class PageTests(unittest.TestCase):
         wait_for(lambda: self.browser.visible("#ring"), what="the ring screen")
         session = status(self.clock.sock)["session"]
         self.assertTrue(session["fellBackToMath"])
-        self.assertTrue(self.browser.visible("#dismiss"))
+        # The ring screen shows first; its buttons follow with the session's challenge.
+        wait_for(lambda: self.browser.visible("#dismiss"), what="the math button")
         self.assertFalse(self.browser.visible("#tagprompt"))
         self.assertEqual(session["problemsLeft"], 3)
         wait_for(lambda: self.browser.text("#fallback") == "The tag reader is not working: solve 3 problems",
