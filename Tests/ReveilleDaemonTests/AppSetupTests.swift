@@ -254,7 +254,7 @@ extension AppSetupTests {
     /// and root are served as before.
     @Test(.enabled(if: isRoot, "needs root: the flood must come from another user (setpriv)"))
     func aStrangerFloodingTheAppsSocketGetsFourPlacesAndNoOneElseWaits() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged  // the stranger changes nothing
         let script = """
             import json, socket, sys, time
             held, counts = [], {"ok": 0, "busy": 0}
@@ -274,7 +274,7 @@ extension AppSetupTests {
             print(counts["ok"], counts["busy"], flush=True)
             time.sleep(3)
             """
-        let output = daemon.root.appendingPathComponent("flood.out")
+        let output = daemon.root.appendingPathComponent("flood-\(UUID().uuidString.prefix(8)).out")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         let flood = Process()
         flood.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")

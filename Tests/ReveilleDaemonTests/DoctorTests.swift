@@ -1,5 +1,6 @@
 import CReveilleShims
 import Foundation
+import ReveilleProtocol
 import Testing
 
 /// `reveille doctor` on this machine: no sound card, no NFC reader (an emulated one where
@@ -106,14 +107,17 @@ import Testing
         #expect(daemon.waitFor(3) { daemon.capturedBytes() == 44 + 96_000 })
     }
 
+    /// A root where no daemon ever ran: nothing to start.
     @Test func noDaemonIsAFailureWithHowToStartIt() throws {
-        let daemon = try DaemonHarness()
-        daemon.stop()
-        let doctor = try daemon.cli("doctor", "--no-tone")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-e2e-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let doctor = try runProcess(Binaries.cli, ["doctor", "--no-tone"], environment: ["REVEILLE_ROOT": root.path])
         #expect(doctor.status == 1)
         #expect(
             doctor.stdout.contains(
-                "FAIL  daemon: reveilled is not running (no answer at \(daemon.paths.socket)); start it with 'make run' or 'sudo systemctl start reveille'\n      fix: start it: reveilled --root \(daemon.root.path)\n"
+                "FAIL  daemon: reveilled is not running (no answer at \(Paths(root: root.path).socket)); start it with 'make run' or 'sudo systemctl start reveille'\n      fix: start it: reveilled --root \(root.path)\n"
             ), "\(doctor.stdout)")
     }
 

@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func aLineThatNeverEndsIsLetGo() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let client = try daemon.connect()
         try client.sendRaw(Array(#"{"v":1,"op":"#.utf8))
         // The daemon lets the half line go after 10 s (Connection.lineTimeoutSeconds).

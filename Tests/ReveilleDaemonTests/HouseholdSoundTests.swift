@@ -32,7 +32,7 @@ import Testing
 
     @Test(.enabled(if: isRoot, "needs root: the client runs as another user (setpriv) to be a household member"))
     func aHouseholdMemberCannotNameAProgramEither() throws {
-        let daemon = try DaemonHarness(arguments: ["--socket-group", "nogroup"])
+        let daemon = SharedDaemon.household
         let marker = daemon.root.appendingPathComponent("ran").path
         let test = try daemon.cli(
             asUID: Self.nobody, gid: Self.nobody, "sound", "test", "--seconds", "1", "--device",
@@ -55,16 +55,15 @@ import Testing
     }
 
     @Test func aFIFOAsASoundTestFileIsRefusedAndTheDaemonStaysFree() throws {
-        let daemon = try DaemonHarness()
-        let fifo = daemon.root.appendingPathComponent("song.wav").path
+        let daemon = SharedDaemon.unchanged
+        let fifo = daemon.root.appendingPathComponent("song-\(UUID().uuidString.prefix(8)).wav").path
         #expect(mkfifo(fifo, 0o644) == 0)
         let test = try daemon.cli("sound", "test", fifo, "--seconds", "1")
         #expect(test.status == 64)
         #expect(test.stderr == "reveille: sound file \(fifo): not a file\n")
-        // The next alarm rings, with sound.
-        #expect(try daemon.cli("alarm", "add", "--in", "1s", "--fade-in", "0").status == 0)
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-        #expect(daemon.waitFor(2) { daemon.capturedBytes() > 44 })
+        // Nothing holds the FIFO open: the daemon answers at once.
+        #expect(daemon.answersStatus())
+        #expect(try daemon.request(.soundDevices).devices?.isEmpty == false)
     }
 
     @Test func aSoundFileSwappedForAFIFOAfterItWasAddedRingsTheTone() throws {

@@ -12,8 +12,7 @@ import Testing
     @Test(
         .enabled(if: isRoot, "needs root: the client must run as another user (setpriv) to be a different peer"))
     func aSocketGroupMemberReadsButCannotManage() throws {
-        let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning, arguments: ["--socket-group", "nogroup"])
-        _ = try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri")
+        let daemon = SharedDaemon.household  // one alarm: 06:45 on weekdays
         let status = try daemon.cli(asUID: Self.nobody, gid: Self.nobody, "status")
         #expect(status.status == 0)
         #expect(status.stdout.contains("next ring: Mon 2026-11-23 06:45"))
@@ -33,7 +32,7 @@ import Testing
 
     @Test(.enabled(if: isRoot, "needs root: the client must run as another user (setpriv) to be a different peer"))
     func aStrangerCannotEvenConnect() throws {
-        let daemon = try DaemonHarness(arguments: ["--socket-group", "nogroup"])
+        let daemon = SharedDaemon.household
         let outcome = try daemon.cli(asUID: Self.nobody, gid: 1, "status")
         #expect(outcome.status == 1)
         #expect(

@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func withoutSystemdNothingIsSentAndNoWatchdogRuns() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         #expect(!daemon.logText().contains("systemd watchdog"))
     }
 }

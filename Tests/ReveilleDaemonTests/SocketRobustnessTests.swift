@@ -3,6 +3,8 @@ import ReveilleProtocol
 import Testing
 
 /// Garbage on the control socket gets an error reply or a disconnect, never takes the daemon down (README, "Who may do what").
+/// None of it is a request that changes anything, so it all goes to the shared daemon, which other
+/// tests use meanwhile.
 @Suite struct SocketRobustnessTests {
     /// Sends one raw line and decodes the reply.
     func reply(to line: String, on daemon: DaemonHarness) throws -> ErrorReply? {
@@ -47,7 +49,7 @@ import Testing
         ),
     ])
     func malformedRequestsGetAnErrorReply(line: String, code: String, message: String) throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let error = try #require(try reply(to: line, on: daemon))
         #expect(error.code.rawValue == code)
         #expect(error.message == message)
@@ -55,7 +57,7 @@ import Testing
     }
 
     @Test func aTenMegabyteLineIsRefusedAndTheDaemonCarriesOn() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let client = try daemon.connect()
         var refusal: ErrorReply?
         do {
@@ -74,7 +76,7 @@ import Testing
     }
 
     @Test func binaryGarbageAndHalfLinesDoNotHurt() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20 {
             let client = try daemon.connect()
@@ -89,7 +91,7 @@ import Testing
     /// A few thousand random messages: mutated valid requests, random JSON, random bytes. Each gets
     /// exactly one error or ok reply (or a disconnect), and `status` works at the end.
     @Test func fuzzedMessagesNeverTakeTheDaemonDown() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         var generator = SystemRandomNumberGenerator()
         let seeds = [
             #"{"v":1,"op":{"status":{}}}"#, #"{"v":1,"op":{"next":{"days":30}}}"#,
@@ -136,7 +138,7 @@ import Testing
     }
 
     @Test func manyClientsAtOnceAreAllServed() async throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let answered = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<20 { group.addTask { daemon.answersStatus() } }
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }

@@ -125,7 +125,7 @@ import Testing
             print("skipped: needs root, to run the CLI as a user outside the socket group")
             return
         }
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let refused = try daemon.cli(asUID: 65534, gid: 65534, "status", "--watch")
         #expect(refused.status == 1)
         #expect(daemon.answersStatus())

@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func pairingNeedsAnAdminAndANameThatFits() throws {
-        let daemon = try DaemonHarness()
+        let daemon = SharedDaemon.unchanged
         let blank = try daemon.cli("web", "pair", "--name", "  ")
         #expect(blank.status == 64)
         #expect(blank.stderr.contains("give the device a short name"))

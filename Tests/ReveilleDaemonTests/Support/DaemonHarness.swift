@@ -1,6 +1,7 @@
 import Foundation
 import ReveilleProtocol
 import ReveilleTestSupport
+import Synchronization
 import Testing
 
 /// A real `reveilled` running under a temporary `--root`, with its clock shifted (through the
@@ -271,22 +272,45 @@ func solve(_ problem: String) -> Int {
     }.reduce(0, +)
 }
 
-/// One real daemon for the checks that change nothing — refusals, usage errors, reads of a clock
-/// with nothing set — shared by every such test in the process: Saturday 2026-11-21 10:00 in
-/// Berlin, no alarms, its sound to the capture file. A test that adds, edits, rings or plays uses
-/// a daemon of its own. Started on first use; stopped when the test process exits.
+/// Real daemons shared by every test in the process that does not need one of its own. Each is
+/// started on first use and stopped when the test process exits. A test that adds, edits, rings or
+/// plays uses a daemon of its own, except the one state `household` is started with.
 enum SharedDaemon {
-    nonisolated(unsafe) static let unchanged: DaemonHarness = {
-        let daemon: DaemonHarness
-        do {
-            daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
-        } catch {
-            fatalError("the shared daemon did not start: \(error)")
-        }
-        atexit {
-            SharedDaemon.unchanged.stop()
-            try? FileManager.default.removeItem(at: SharedDaemon.unchanged.root)
+    /// For the checks that change nothing — refusals, usage errors, garbage on the socket, reads of
+    /// a clock with nothing set: Saturday 2026-11-21 10:00 in Berlin, no alarms, its sound to the
+    /// capture file, the socket for root only.
+    nonisolated(unsafe) static let unchanged = start { try DaemonHarness(now: CLITourTests.saturdayMorning) }
+
+    /// A household's clock, for what members of its socket group (`nogroup`, with Debian's
+    /// `nobody` in it) and strangers may and may not do: Saturday 2026-11-21 10:00, one alarm,
+    /// 06:45 on weekdays. Its tests change nothing.
+    nonisolated(unsafe) static let household = start {
+        let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning, arguments: ["--socket-group", "nogroup"])
+        guard try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri").status == 0 else {
+            throw CocoaError(.featureUnsupported)
         }
         return daemon
+    }
+
+    private static func start(_ make: () throws -> DaemonHarness) -> DaemonHarness {
+        let daemon: DaemonHarness
+        do {
+            daemon = try make()
+        } catch {
+            fatalError("a shared daemon did not start: \(error)")
+        }
+        let root = daemon.root
+        stops.withLock { $0.append((daemon, root)) }
+        return daemon
+    }
+
+    private static let stops: Mutex<[(DaemonHarness, URL)]> = {
+        atexit {
+            for (daemon, root) in SharedDaemon.stops.withLock({ $0 }) {
+                daemon.stop()
+                try? FileManager.default.removeItem(at: root)
+            }
+        }
+        return Mutex([])
     }()
 }
