@@ -303,6 +303,14 @@ struct Doctor {
                     level: .warning, subject: "state", detail: problem,
                     fix: "free space on the state's disk (df -h /var/lib/reveille); check 'reveille alarm list'"))
         }
+        for line in status.layersRingingAlone ?? [] {
+            findings.append(
+                Finding(
+                    level: .note, subject: "schedule", detail: line,
+                    fix:
+                        "'reveille next' shows when; remove what should stay silent ('reveille rule rm N', 'reveille override rm N')"
+                ))
+        }
         for problem in status.calendarProblems ?? [] {
             findings.append(
                 Finding(

@@ -118,7 +118,7 @@ struct HistoryCommand: ParsableCommand {
         guard !entries.isEmpty else { return print("nothing rang in the last \(counted(days, "day"))") }
         var table = Table("SCHEDULED", "ALARM", "RANG", "SNOOZES", "WRONG", "OUTCOME")
         for entry in entries {
-            let name = entry.label.isEmpty ? "#\(entry.alarmID)" : "#\(entry.alarmID) \(entry.label)"
+            let name = Alarm.name(id: entry.alarmID, label: entry.label)
             table.add(
                 cells: [
                     entry.scheduled, entry.test == true ? name + " (test)" : name, entry.started ?? "-",

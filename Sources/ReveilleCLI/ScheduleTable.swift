@@ -1,3 +1,4 @@
+import ReveilleCore
 import ReveilleProtocol
 
 /// Lays out `reveille next` straight from the report's bytes. A year of 200 alarms is tens of
@@ -17,7 +18,7 @@ enum ScheduleTable {
         var names: [Int: (bytes: [UInt8], width: Int)] = [:]
         for (key, label) in report.labels {
             guard let id = Int(key) else { continue }
-            let name = label.isEmpty ? "#\(id)" : "#\(id) \(label)"
+            let name = Alarm.name(id: id, label: label)
             names[id] = (Array(name.utf8), name.displayWidth)
         }
         var ownTimes: [Int: [UInt8]] = [:]

@@ -80,15 +80,15 @@ struct StatusCommand: ParsableCommand {
             }
         case .wakeCheck(let check): wakeCheckLine(check)
         case .sunrise(let sunrise?):
-            "SUNRISE: alarm #\(sunrise.alarmID)\(sunrise.label.isEmpty ? "" : " \(sunrise.label)") rings at \(sunrise.time)"
+            "SUNRISE: \(Alarm.phrase(id: sunrise.alarmID, label: sunrise.label)) rings at \(sunrise.time)"
         case .sunrise(nil): "the sunrise ended"
         case .silent(true): "THE ALARM IS SILENT: no sound device works"
         case .silent(false): "sound is back: the alarm is heard again"
         case .missed(let missed):
-            "MISSED: alarm #\(missed.alarmID)\(missed.label.isEmpty ? "" : " \(missed.label)") (due \(missed.scheduledTime)), not rung late"
+            "MISSED: \(Alarm.phrase(id: missed.alarmID, label: missed.label)) (due \(missed.scheduledTime)), not rung late"
         case .nextRing(let next):
             next.map {
-                "next ring: \($0.weekday) \($0.date) \($0.time), alarm #\($0.alarmID)\($0.label.isEmpty ? "" : " \($0.label)")\($0.decidedBy.map { ", \($0)" } ?? "")"
+                "next ring: \($0.weekday) \($0.date) \($0.time), \(Alarm.phrase(id: $0.alarmID, label: $0.label))\($0.decidedBy.map { ", \($0)" } ?? "")"
             }
                 ?? "next ring: none"
         case .tagOnReader(true): "a tag is on the reader: lift it, then tap it"
@@ -160,7 +160,7 @@ struct StatusCommand: ParsableCommand {
         if let check = status.wakeCheck { lines.append(wakeCheckLine(check)) }
         if let sunrise = status.sunrise {
             lines.append(
-                "sunrise: alarm #\(sunrise.alarmID)\(sunrise.label.isEmpty ? "" : " \(sunrise.label)") rings at \(sunrise.time)"
+                "sunrise: \(Alarm.phrase(id: sunrise.alarmID, label: sunrise.label)) rings at \(sunrise.time)"
             )
         }
         lines += [
@@ -175,9 +175,8 @@ struct StatusCommand: ParsableCommand {
         case .on: lines.append("alarms: on (\(alarms))")
         }
         if let next = status.nextRing {
-            let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
             lines.append(
-                "next ring: \(next.weekday) \(next.date) \(next.time), alarm \(name) "
+                "next ring: \(next.weekday) \(next.date) \(next.time), \(Alarm.phrase(id: next.alarmID, label: next.label)) "
                     + "(in \(DurationText.format(seconds: next.instant - status.nowInstant)))"
                     + (next.decidedBy.map { ", \($0)" } ?? ""))
         } else {
@@ -265,7 +264,7 @@ extension NextCommand {
     /// `Mon 06:45 #1 work (in 7h 12m; as set)`, or `none` when nothing will ring.
     static func brief(_ next: RingInfo?, now: Int) -> String {
         guard let next else { return "none" }
-        let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
+        let name = Alarm.name(id: next.alarmID, label: next.label)
         return
             "\(next.weekday) \(next.time) \(name) (in \(DurationText.format(seconds: next.instant - now))\(next.decidedBy.map { "; \($0)" } ?? ""))"
     }
@@ -340,12 +339,13 @@ struct SkipCommand: ParsableCommand {
 
     /// The request that skips `next`: an "off" override for its day.
     static func command(skipping next: RingInfo) -> Command {
-        .overrideAdd(alarmID: next.alarmID, date: next.date, change: .off)
+        // The household's ring is a rule's or an override's for all alarms: so is its skip.
+        .overrideAdd(alarmID: next.alarmID == Alarm.householdID ? nil : next.alarmID, date: next.date, change: .off)
     }
 
     /// What `skip` says once it is done.
     static func skipped(_ next: RingInfo) -> String {
-        let name = next.label.isEmpty ? "#\(next.alarmID)" : "#\(next.alarmID) \(next.label)"
-        return "skipped alarm \(name) on \(next.weekday) \(next.date) at \(next.time); it rings as usual after that"
+        return
+            "skipped \(Alarm.phrase(id: next.alarmID, label: next.label)) on \(next.weekday) \(next.date) at \(next.time); it rings as usual after that"
     }
 }

@@ -124,8 +124,35 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     /// How long before the ring its commitment may begin (`--commit`).
     public static let commitRange = 3600...86_400
 
-    /// `#3 work` or `#3` when there is no label.
-    public var name: String { label.isEmpty ? "#\(id)" : "#\(id) \(label)" }
+    /// `#3 work` or `#3` when there is no label; `household ring` for the household's.
+    public var name: String { Alarm.name(id: id, label: label) }
+
+    /// The one place an alarm's name is made, for those who know only its id and label.
+    public static func name(id: Int, label: String) -> String {
+        if id == householdID { return label }
+        return label.isEmpty ? "#\(id)" : "#\(id) \(label)"
+    }
+
+    /// An alarm named in a sentence: `alarm #3 work`, or `the household ring`.
+    public static func phrase(id: Int, label: String) -> String {
+        id == householdID ? "the \(label)" : "alarm \(name(id: id, label: label))"
+    }
+
+    /// The id of the household's ring, which no stored alarm has (theirs start at 1).
+    public static let householdID = 0
+
+    /// The household's ring: what a weekly rule or a date override for all alarms rings with on a
+    /// day no alarm rings (README, "How the schedule decides"). It has the settings every new alarm
+    /// gets (`[audio]` volume and fade-in, every other setting's default), no days of its own, and
+    /// is never stored.
+    public static func household(volume: Int = defaultVolume, fadeInSeconds: Int = defaultFadeInSeconds) -> Alarm {
+        Alarm(
+            id: householdID, label: "household ring", time: .midnight, repeats: .weekly(.none), volume: volume,
+            fadeInSeconds: fadeInSeconds)
+    }
+
+    /// Whether this is the household's ring rather than an alarm someone added.
+    public var isHousehold: Bool { id == Alarm.householdID }
 
     /// A label is shown in tables, logs and spoken: at most 64 characters, no control characters
     /// (a newline or an escape sequence would break a table or a terminal), not only spaces. Empty

@@ -614,7 +614,7 @@ public struct AlarmClock: Sendable {
                     RingRefusal("alarm \(active.settings.name) is \(active.state.rawValue); dismiss it first")),
                 actions: [])
         }
-        guard let alarm = schedule.alarms.first(where: { $0.id == alarmID }) else {
+        guard let alarm = schedule.alarm(alarmID) else {
             return ClockReply(
                 result: .failure(RingRefusal("no alarm #\(alarmID); 'reveille alarm list' shows the ids")), actions: [])
         }
@@ -650,7 +650,7 @@ public struct AlarmClock: Sendable {
     /// same one until answered), or its tag (math too when no reader works).
     public mutating func unlockChallenge(for alarmID: Int, now: Int) -> (Result<UnlockAsk, RingRefusal>, [ClockAction])
     {
-        guard let alarm = schedule.alarms.first(where: { $0.id == alarmID }) else {
+        guard let alarm = schedule.alarm(alarmID) else {
             return (.failure(RingRefusal("no alarm #\(alarmID); 'reveille alarm list' shows the ids")), [])
         }
         let readerWorks = readerHealth.isHealthy
@@ -683,7 +683,7 @@ public struct AlarmClock: Sendable {
     public mutating func unlockAnswer(for alarmID: Int, value: Int, now: Int) -> (
         Result<MathProblem?, RingRefusal>, [ClockAction]
     ) {
-        guard let problem = unlockProblems[alarmID], let alarm = schedule.alarms.first(where: { $0.id == alarmID })
+        guard let problem = unlockProblems[alarmID], let alarm = schedule.alarm(alarmID)
         else {
             return (
                 .failure(
@@ -714,7 +714,7 @@ public struct AlarmClock: Sendable {
         }
         let resolver = ZoneResolver(zone: zone)
         guard let decision = nextRingDecision, let ring = decision.ringInstant,
-            let alarm = schedule.alarms.first(where: { $0.id == decision.alarmID })
+            let alarm = schedule.alarm(decision.alarmID)
         else { return (.failure(.refused(RingRefusal("no alarm rings ahead: nothing to dismiss"))), []) }
         guard isInEarlyWindow(ring, now: now) else {
             let opens = resolver.local(at: ring - limits.earlyDismissSeconds).time.hoursAndMinutes
@@ -1059,7 +1059,7 @@ public struct AlarmClock: Sendable {
 
     private mutating func ringDue(_ due: [Decision], now: Double) -> [ClockAction] {
         let seconds = Int(now.rounded(.down))
-        let alarms = Dictionary(uniqueKeysWithValues: schedule.alarms.map { ($0.id, $0) })
+        let alarms = Dictionary(uniqueKeysWithValues: (schedule.alarms + [schedule.household]).map { ($0.id, $0) })
         let (toRing, joining, missedDecisions) = MissedAlarms.sort(
             due, now: seconds, graceSeconds: limits.graceSeconds)
         var records: [RingSession] = []
@@ -1310,7 +1310,7 @@ public struct AlarmClock: Sendable {
     private mutating func followSunrise(now: Int) -> ([ClockAction], Int?) {
         var upcoming: Sunrise?
         if let decision = nextRingDecision, let ring = decision.ringInstant, ring > now,
-            let alarm = schedule.alarms.first(where: { $0.id == decision.alarmID }), alarm.leadSeconds > 0
+            let alarm = schedule.alarm(decision.alarmID), alarm.leadSeconds > 0
         {
             upcoming = Sunrise(
                 alarmID: alarm.id, label: alarm.label, startsAt: ring - alarm.leadSeconds, ringsAt: ring,
@@ -1331,7 +1331,7 @@ public struct AlarmClock: Sendable {
         guard let upcoming else { return (actions, nil) }
         let occurrence = Occurrence(alarmID: upcoming.alarmID, instant: upcoming.ringsAt)
         if let soundAt = upcoming.soundAt, soundAt <= now, leadSoundFor != occurrence, session == nil,
-            let alarm = schedule.alarms.first(where: { $0.id == upcoming.alarmID })
+            let alarm = schedule.alarm(upcoming.alarmID)
         {
             leadSoundFor = occurrence
             actions += [

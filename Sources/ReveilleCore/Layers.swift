@@ -99,18 +99,15 @@ public enum LayerConflicts {
         }
     }
 
-    /// A weekly rule never silently does nothing: a rule that decides no alarm's day in the next
-    /// eight weeks (no alarm rings on its days, or none is enabled) is kept, with a warning giving
-    /// the one command that rings on those days. Judged as if alarms were on and there were no
-    /// holidays: a pause or a school break silences a rule for a while, which `next` shows; this is
-    /// about a rule with no alarm behind it.
+    /// A weekly rule never silently does nothing: a rule that decides no day in the next eight
+    /// weeks is kept, with a warning that says why and what rings instead. Judged as if alarms were
+    /// on and there were no holidays: a pause or a school break silences a rule for a while, which
+    /// `next` shows; this is about a rule that can never ring or silence anything. A rule for all
+    /// alarms that sets a time always decides: on a day no alarm rings, it rings itself.
     public static func idleRuleWarning(_ rule: WeeklyRule, in state: ScheduleState, zone: Zone, today: CivilDate)
         -> String?
     {
-        var state = state
-        state.master = .on
-        state.holidays = [:]
-        var engine = ScheduleEngine(state: state, zone: zone)
+        var engine = ScheduleEngine(state: asIfOn(state), zone: zone)
         guard !engine.ruleDecides(rule.id, from: today, days: 56) else { return nil }
         switch rule.change {
         case .off:
@@ -118,11 +115,66 @@ public enum LayerConflicts {
         case .at(let time):
             let why =
                 rule.alarmID == nil
-                ? "a rule for all alarms only moves the alarms that ring on its days, and none rings on \(rule.days)"
-                : "its alarm is off, or a one-shot (weekly rules leave one-shots alone)"
+                ? "every alarm that rings on \(rule.days) has a rule or an override of its own"
+                : "its alarm is a one-shot (weekly rules leave one-shots alone)"
             return
                 "rule #\(rule.id) rings nothing: \(why); for a ring every \(rule.days) at \(time), add an alarm: reveille alarm add \(time) --days \(rule.days)"
         }
+    }
+
+    /// The same for a date override: one that decides nothing on its date (an "off" with nothing
+    /// to silence, a time for a one-shot of another date) is kept, with a warning.
+    public static func idleOverrideWarning(_ override: DateOverride, in state: ScheduleState, zone: Zone) -> String? {
+        var engine = ScheduleEngine(state: asIfOn(state), zone: zone)
+        let decided = engine.decisions(from: override.date, days: 1).contains {
+            $0.layer == .override && $0.sourceID == override.id
+        }
+        guard !decided else { return nil }
+        switch override.change {
+        case .off:
+            return "override #\(override.id) silences nothing: no alarm rings on \(override.date)"
+        case .at(let time):
+            return
+                "override #\(override.id) rings nothing: its alarm is a one-shot of another day; for a ring on \(override.date) at \(time), add one: reveille alarm add \(time) --date \(override.date)"
+        }
+    }
+
+    /// The rules and overrides that ring on their own in the next eight weeks, as the household's
+    /// ring or through a disabled alarm, each with its first such ring. Before layers rang on their
+    /// own, these rang nothing: said once after that upgrade, so that nobody is woken by surprise.
+    public static func ringingAlone(in state: ScheduleState, zone: Zone, today: CivilDate) -> [String] {
+        var engine = ScheduleEngine(state: state, zone: zone)
+        var seen: Set<String> = []
+        var found: [String] = []
+        for decision in engine.decisions(from: today, days: 56) where decision.ringInstant != nil {
+            guard let alarm = state.alarm(decision.alarmID), alarm.isHousehold || !alarm.enabled,
+                let id = decision.sourceID
+            else { continue }
+            let layer: String
+            switch decision.layer {
+            case .rule:
+                guard let rule = state.rules.first(where: { $0.id == id }) else { continue }
+                layer = "rule #\(id) (\(rule.days) \(rule.change), \(rule.scopeDescription))"
+            case .override:
+                guard let override = state.overrides.first(where: { $0.id == id }) else { continue }
+                layer = "override #\(id) (\(override.date) \(override.change), \(override.scopeDescription))"
+            default: continue
+            }
+            guard seen.insert(layer).inserted else { continue }
+            let who = alarm.isHousehold ? "as the household ring" : "though alarm \(alarm.name) is disabled"
+            found.append(
+                "\(layer) now rings \(who), first on \(decision.date.weekday.displayName) \(decision.date) at \(decision.time)"
+            )
+        }
+        return found
+    }
+
+    /// The state with alarms on and no holidays.
+    private static func asIfOn(_ state: ScheduleState) -> ScheduleState {
+        var state = state
+        state.master = .on
+        state.holidays = [:]
+        return state
     }
 
     /// Overrides for dates before `today` no longer matter and are purged.

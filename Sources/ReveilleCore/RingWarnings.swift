@@ -29,6 +29,7 @@ public enum RingWarnings {
                 )
             } else {
                 warnings.append("it is off ('reveille alarm enable \(alarm.id)' turns it on)")
+                warnings += stillRinging(disabled: alarm, in: state, today: today)
             }
         }
         switch state.master {
@@ -61,6 +62,29 @@ public enum RingWarnings {
             }
         }
         return warnings
+    }
+
+    /// A disabled weekly alarm skips its base only: its own rules and overrides that set a time
+    /// still ring it, and those for all alarms ring by themselves on a day no alarm rings (README,
+    /// "How the schedule decides"). Which ones, and how to silence them too.
+    static func stillRinging(disabled alarm: Alarm, in state: ScheduleState, today: CivilDate) -> [String] {
+        guard case .weekly = alarm.repeats else { return [] }
+        func said(_ scope: Int?, _ intro: String) -> String? {
+            let rules = state.rules.filter { $0.alarmID == scope && $0.change.isTime }
+            let overrides = state.overrides.filter { $0.alarmID == scope && $0.change.isTime && $0.date >= today }
+            guard !rules.isEmpty || !overrides.isEmpty else { return nil }
+            let named =
+                rules.map { "rule #\($0.id) (\($0.days) \($0.change))" }
+                + overrides.map { "override #\($0.id) (\($0.date) \($0.change))" }
+            let commands =
+                rules.map { "reveille rule rm \($0.id)" } + overrides.map { "reveille override rm \($0.id)" }
+            return
+                "\(intro): \(named.joined(separator: ", ")); to silence \(named.count == 1 ? "it" : "them") too: \(commands.joined(separator: "; ")) (or 'reveille pause' for every alarm)"
+        }
+        return [
+            said(alarm.id, "its own rules and overrides with a time still ring it"),
+            said(nil, "rules and overrides for all alarms ring by themselves on days no alarm rings"),
+        ].compactMap { $0 }
     }
 
     /// The days of `alarm`'s week that weekly rules turn off for it (rules for it, or for all

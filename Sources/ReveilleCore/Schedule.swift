@@ -101,12 +101,17 @@ public struct ScheduleState: Sendable {
     /// holiday: they stand, and the holiday applies to that alarm after them (README, "What a
     /// commitment holds"). Kept by the clock machine, not stored.
     public var heldAgainstHolidays: Set<HeldRing>
+    /// What a rule or an override for all alarms rings with on a day no alarm rings
+    /// (`Alarm.household`); not one of `alarms`.
+    public var household: Alarm
 
     public init(
         alarms: [Alarm] = [], rules: [WeeklyRule] = [], overrides: [DateOverride] = [],
         holidays: [CivilDate: String] = [:], master: MasterSwitch = .on, reminders: [Reminder] = [],
-        calendarChimes: [Chime] = [], remindersOn: Bool = true, heldAgainstHolidays: Set<HeldRing> = []
+        calendarChimes: [Chime] = [], remindersOn: Bool = true, heldAgainstHolidays: Set<HeldRing> = [],
+        household: Alarm = .household()
     ) {
+        self.household = household
         self.heldAgainstHolidays = heldAgainstHolidays
         self.remindersOn = remindersOn
         self.alarms = alarms
@@ -116,6 +121,11 @@ public struct ScheduleState: Sendable {
         self.master = master
         self.reminders = reminders
         self.calendarChimes = calendarChimes
+    }
+
+    /// The alarm with this id, the household's ring included: what rings a decision's ring.
+    public func alarm(_ id: Int) -> Alarm? {
+        id == Alarm.householdID ? household : alarms.first { $0.id == id }
     }
 
     /// The holiday that gates `override`, when it names one alarm that skips holidays and its date
@@ -138,6 +148,8 @@ public struct ScheduleEngine {
     /// For each alarm (same order): per weekday, its own rule, and the rule for all alarms.
     private let rules: [(specific: [WeeklyRule?], general: [WeeklyRule?])]
     private let overridesByDay: [Int: [DateOverride]]
+    /// The rule for all alarms per weekday: the household's ring's.
+    private let generalRules: [WeeklyRule?]
 
     public init(state: ScheduleState, zone: Zone) {
         self.state = state
@@ -151,12 +163,15 @@ public struct ScheduleEngine {
         }
         let none = [WeeklyRule?](repeating: nil, count: 7)
         let general = byScope[nil] ?? none
+        self.generalRules = general
         self.rules = alarms.map { (byScope[$0.id] ?? none, general) }
         self.overridesByDay = Dictionary(grouping: state.overrides, by: { $0.date.dayNumber })
     }
 
     /// Calls `body` with every decision from `start` for `days` days, day by day, in ring-time order
-    /// within a day. Alarms with nothing to do on a day (not repeating then, no layer for them) are left out.
+    /// within a day. Alarms with nothing to do on a day (not repeating then, no layer for them) are
+    /// left out. On a day where no alarm has anything to do but stay disabled, a rule or override for
+    /// all alarms that sets a time rings by itself, as the household's ring.
     public mutating func forEachDecision(from start: CivilDate, days: Int, _ body: (Decision) -> Void) {
         var dayDecisions: [Decision] = []
         dayDecisions.reserveCapacity(alarms.count)
@@ -172,6 +187,10 @@ public struct ScheduleEngine {
                     moved = moved || decision.time != alarms[index].time
                     dayDecisions.append(decision)
                 }
+            }
+            if !dayDecisions.contains(where: { $0.layer != .disabled }), let household = decideHousehold(on: day) {
+                dayDecisions.append(household)
+                moved = moved || dayDecisions.count > 1
             }
             if moved {
                 dayDecisions.sort { ($0.time, $0.alarmID) < ($1.time, $1.alarmID) }
@@ -252,18 +271,28 @@ public struct ScheduleEngine {
         let offset: Int?
     }
 
+    /// The household's ring on `day`, which has no alarm to move: the override for all alarms that
+    /// day, else the rule for all alarms that weekday, when it sets a time.
+    private mutating func decideHousehold(on day: Day) -> Decision? {
+        let override = day.overrides.first { $0.alarmID == nil }
+        guard override?.change.isTime ?? generalRules[day.weekday]?.change.isTime ?? false else { return nil }
+        return decide(
+            state.household, override: override, rule: override == nil ? generalRules[day.weekday] : nil, on: day)
+    }
+
     private mutating func decide(_ index: Int, on day: Day) -> Decision? {
         let alarm = alarms[index]
         let date = day.date
-        let override: DateOverride? =
+        var override: DateOverride? =
             day.overrides.isEmpty
             ? nil : day.overrides.first { $0.alarmID == alarm.id } ?? day.overrides.first { $0.alarmID == nil }
-        let rule: WeeklyRule?
+        var rule: WeeklyRule?
         let concerned: Bool
         switch alarm.repeats {
         case .once(let onDate):
             rule = nil
             concerned = onDate == date
+            if !alarm.enabled { override = nil }  // a disabled one-shot is done
         case .weekly(let days):
             let specific = rules[index].specific[day.weekday]
             rule = specific ?? rules[index].general[day.weekday]
@@ -272,8 +301,23 @@ public struct ScheduleEngine {
             concerned =
                 days.contains(date.weekday) || specific?.change.isTime == true
                 || (override?.alarmID == alarm.id && override?.change.isTime == true)
+            // A disabled alarm skips its base only (the school-calendar design): its own rules and
+            // overrides that set a time still ring. Layers for all alarms leave it alone; on a day
+            // no alarm rings, they ring as the household's ring.
+            if !alarm.enabled {
+                if override?.alarmID != alarm.id { override = nil }
+                if rule?.alarmID != alarm.id { rule = nil }
+                let own = override.map { $0.change.isTime } ?? rule?.change.isTime ?? false
+                if !own { (override, rule) = (nil, nil) }
+            }
         }
         guard concerned else { return nil }
+        return decide(alarm, override: override, rule: rule, on: day)
+    }
+
+    /// What `alarm` does on `day`, which concerns it, with the override and the rule that apply.
+    private mutating func decide(_ alarm: Alarm, override: DateOverride?, rule: WeeklyRule?, on day: Day) -> Decision? {
+        let date = day.date
 
         func silent(_ layer: Layer, _ silence: Silence, source: Int? = nil) -> Decision {
             Decision(
@@ -284,7 +328,10 @@ public struct ScheduleEngine {
             if case .pausedUntil(let until) = state.master { return silent(.paused, .pausedUntil(until)) }
             return silent(.paused, .masterOff)
         }
-        guard alarm.enabled else { return silent(.disabled, .alarmDisabled) }
+        // Disabled, it rings only through its own layers that set a time, left here by `decide`.
+        guard alarm.enabled || override != nil || rule != nil else {
+            return silent(.disabled, .alarmDisabled)
+        }
         // A holiday gates every layer of an alarm that skips them: no school, no alarm, whatever
         // the week's rule says (an override on such a day is refused, or removed when the day
         // becomes a holiday later: `holidayOverrides`).

@@ -103,6 +103,7 @@ public final class Controller {
         var schedule = try store.scheduleState()
         schedule.holidays = calendars.holidays
         schedule.calendarChimes = calendars.chimes
+        schedule.household = Alarm.household(volume: ring.defaultVolume, fadeInSeconds: ring.defaultFadeInSeconds)
         let since = AlarmClock.Stored.since(now: now)
         let stored = AlarmClock.Stored(
             evaluatedThrough: evaluatedThrough, activeSession: try store.activeSession(),
@@ -122,6 +123,30 @@ public final class Controller {
                 earlyDismissSeconds: ring.policy.earlyDismissSeconds),
             random: ring.problemSeed.map(ProblemRandom.init(seed:)) ?? ProblemRandom())
         outlets.watchCalendarFolders(calendarFolders)
+        try noteLayersRingingAlone(in: schedule, today: today)
+    }
+
+    /// Once, at the first start after the upgrade that lets rules and overrides ring on their own:
+    /// which of them will now ring where they rang nothing before, in the log and (for a month) in
+    /// `status` and `doctor`.
+    private func noteLayersRingingAlone(in schedule: ScheduleState, today: CivilDate) throws {
+        guard try store.layersAloneNotice() == "pending" else { return }
+        let found = LayerConflicts.ringingAlone(in: schedule, zone: zone, today: today)
+        for line in found {
+            logger.notice(
+                "since this upgrade, \(line); 'reveille next' shows it, 'reveille rule rm N' or 'reveille override rm N' removes it"
+            )
+        }
+        try store.setLayersAloneNotice(([today.description] + found).joined(separator: "\n"))
+    }
+
+    /// What `noteLayersRingingAlone` found, for a month after it looked.
+    func layersRingingAloneNotes(today: CivilDate) -> [String] {
+        guard let notice = try? store.layersAloneNotice(), notice != "pending" else { return [] }
+        let lines = notice.split(separator: "\n").map(String.init)
+        guard let first = lines.first, let since = try? CivilDate.parse(first), today.dayNumber - since.dayNumber <= 30
+        else { return [] }
+        return lines.dropFirst().map { "since the upgrade on \(since), \($0)" }
     }
 
     /// The zone alarm times are in.
@@ -307,6 +332,7 @@ public final class Controller {
         var state = try store.scheduleState()
         state.holidays = calendars.holidays
         state.calendarChimes = calendars.chimes
+        state.household = machine.schedule.household
         return state
     }
 

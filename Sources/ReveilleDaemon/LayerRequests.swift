@@ -65,7 +65,8 @@ final class LayerRequests: RequestHandler {
             let override = try store.insertOverride(candidate) { existing in
                 try Self.asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
             }
-            return .answer(overrideResponse(override, "added", holidayNotes: Self.holidayNotes(candidate, in: state)))
+            return .answer(
+                try overrideResponse(override, "added", holidayNotes: Self.holidayNotes(candidate, in: state)))
         case .overrideEdit(let id, let dateText, let change, let alarmID, let allAlarms):
             if let alarmID { _ = try store.existingAlarm(alarmID) }
             let date = try dateText.map { text in try CivilDate.parse(text, today: today) }
@@ -81,7 +82,8 @@ final class LayerRequests: RequestHandler {
                 }
             }
             guard let override else { throw Self.noOverride(id) }
-            return .answer(overrideResponse(override, "changed", holidayNotes: Self.holidayNotes(override, in: state)))
+            return .answer(
+                try overrideResponse(override, "changed", holidayNotes: Self.holidayNotes(override, in: state)))
         case .overrideRemove(let id):
             guard try store.deleteOverride(id: id) else { throw Self.noOverride(id) }
             logger.info("override #\(id) removed")
@@ -151,14 +153,19 @@ final class LayerRequests: RequestHandler {
         }
     }
 
-    private func overrideResponse(_ override: DateOverride, _ verb: String, holidayNotes: [String] = []) -> Response {
+    private func overrideResponse(_ override: DateOverride, _ verb: String, holidayNotes: [String] = []) throws
+        -> Response
+    {
         logger.info(
             "override #\(override.id) \(verb): \(override.date) \(override.change), \(override.scopeDescription)")
         var response = Response(
             message:
                 "\(verb) override #\(override.id): \(override.date) \(override.change), \(override.scopeDescription)")
         response.overrides = [OverrideInfo(override)]
-        response.warnings = holidayNotes.isEmpty ? nil : holidayNotes
+        let idle = LayerConflicts.idleOverrideWarning(
+            override, in: try controller.currentState(), zone: controller.zone)
+        let warnings = holidayNotes + (idle.map { [$0] } ?? [])
+        response.warnings = warnings.isEmpty ? nil : warnings
         return response
     }
 

@@ -39,7 +39,7 @@ struct ReadModel {
     /// The next ring as the machine decided it.
     var nextRing: RingInfo? {
         guard let decision = machine.nextRingDecision else { return nil }
-        let label = machine.schedule.alarms.first { $0.id == decision.alarmID }?.label ?? ""
+        let label = machine.schedule.alarm(decision.alarmID)?.label ?? ""
         return ringInfo(decision, label: label)
     }
 
@@ -119,7 +119,8 @@ struct ReadModel {
         playedChimes: Set<String>
     ) -> ScheduleReport {
         var report = ScheduleReport(
-            labels: Dictionary(uniqueKeysWithValues: state.alarms.map { (String($0.id), $0.label) }),
+            labels: Dictionary(
+                uniqueKeysWithValues: (state.alarms + [state.household]).map { (String($0.id), $0.label) }),
             times: Dictionary(uniqueKeysWithValues: state.alarms.map { (String($0.id), $0.time.description) }))
         report.days = (0..<days).map { offset in
             let date = now.date.adding(days: offset)

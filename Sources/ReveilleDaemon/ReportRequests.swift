@@ -95,6 +95,8 @@ final class ReportRequests: RequestHandler {
         info.voice = ring.voice.statusLine
         info.settingsRejected = notes.settingsRejected
         info.settingsWaiting = notes.settingsWaiting
+        let alone = controller.layersRingingAloneNotes(today: now.date)
+        info.layersRingingAlone = alone.isEmpty ? nil : alone
         info.resources = ResourceUse.current()
         return info
     }

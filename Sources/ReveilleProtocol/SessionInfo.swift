@@ -77,7 +77,7 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     }
 
     /// `#3 work` or `#3`.
-    public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
+    public var name: String { Alarm.name(id: alarmID, label: label) }
 }
 
 /// The wake-up check after a dismissal (README, "The wake-up check").
@@ -112,7 +112,7 @@ public struct WakeCheckInfo: Codable, Sendable, Equatable {
     }
 
     /// `#3 work` or `#3`.
-    public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
+    public var name: String { Alarm.name(id: alarmID, label: label) }
 }
 
 /// The sunrise before a ring with `--lead`: the page becomes a light from dark red to warm white.

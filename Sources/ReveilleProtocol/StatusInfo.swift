@@ -61,6 +61,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     /// reveille.toml was changed and loads, but would weaken a committed ring: it applies after
     /// that ring; why, and since when.
     public var settingsWaiting: String?
+    /// Rules and overrides that began to ring on their own with an upgrade (for a month after it).
+    public var layersRingingAlone: [String]?
 
     public init(
         version: String, uptimeSeconds: Int, timeZone: String, now: String, nowInstant: Int, master: MasterState,

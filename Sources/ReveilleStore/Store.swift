@@ -100,7 +100,23 @@ public final class Store: Sendable {
                 )
             }
         }
+        migrations.add("v15: rules and overrides ring on their own") { db in
+            try Store.setSetting(db, Store.layersAloneKey, "pending")
+        }
         return migrations
+    }
+
+    private static let layersAloneKey = "layers_ring_alone"
+
+    /// What was said about the rules and overrides that began to ring on their own with the
+    /// upgrade that made them (`LayerConflicts.ringingAlone`): `pending` until the daemon's first
+    /// start after it looked, then the date it looked and what it found, one per line.
+    public func layersAloneNotice() throws -> String? {
+        try db.read { db in try Store.setting(db, Store.layersAloneKey) }
+    }
+
+    public func setLayersAloneNotice(_ value: String) throws {
+        try write { db in try Store.setSetting(db, Store.layersAloneKey, value) }
     }
 
     /// One write transaction. When SQLite finds the disk full, the reserve beside the database is

@@ -88,9 +88,14 @@ import Testing
         result = decisions(state, from: "2026-11-29", days: 1)
         #expect(result.map(\.layer) == [.rule] && result[0].time == time("09:00"))
 
+        // Disabled, it skips its base; the rule for all alarms rings by itself on the weekend,
+        // as the household's ring (which skips no holiday).
         state.alarms[0].enabled = false
+        state.holidays = [date("2026-11-27"): "Test Day", date("2026-11-29"): "Other Day"]
         result = decisions(state, from: "2026-11-27", days: 3)
-        #expect(result.map(\.layer) == [.disabled, .disabled, .disabled])
+        #expect(result.map(\.layer) == [.disabled, .disabled, .rule, .disabled, .rule])
+        #expect(result.map(\.alarmID) == [1, 1, 0, 1, 0])
+        #expect(result.compactMap(\.ringInstant) == [utc("2026-11-28T08:00:00Z"), utc("2026-11-29T08:00:00Z")])
 
         state.master = .off
         result = decisions(state, from: "2026-11-27", days: 1)
@@ -110,6 +115,28 @@ import Testing
         #expect(result.map(\.alarmID) == [1, 2, 1, 2])
         #expect(result.map(\.layer) == [.holiday, .rule, .holiday, .base])
         #expect(result[0].ringInstant == nil && result[2].ringInstant == nil)
+    }
+
+    /// A rule or override for all alarms rings by itself only on a day no alarm has anything to
+    /// do but stay disabled: not beside an alarm that rings, nor in place of one a holiday or an
+    /// "off" silences.
+    @Test func theHouseholdRingsOnlyWhereNoAlarmDecides() {
+        let state = ScheduleState(
+            alarms: [Alarm(id: 1, time: time("06:45"), repeats: .weekly(.weekdays), skipHolidays: true)],
+            rules: [WeeklyRule(id: 1, alarmID: nil, days: .daily, change: .at(time("08:00")))],
+            overrides: [DateOverride(id: 1, alarmID: 1, date: date("2026-11-24"), change: .off)],
+            holidays: [date("2026-11-25"): "Teacher day"])
+        // Mon: the alarm, moved. Tue: its own "off". Wed: its holiday. Sat, Sun: the household.
+        let result = decisions(state, from: "2026-11-23", days: 7)
+        #expect(result.map(\.alarmID) == [1, 1, 1, 1, 1, 0, 0])
+        #expect(result.map(\.layer) == [.rule, .override, .holiday, .rule, .rule, .rule, .rule])
+        #expect(result.map { $0.ringInstant != nil } == [true, false, false, true, true, true, true])
+        // An override for all alarms that day decides the household's ring over the rule.
+        var moved = state
+        moved.overrides.append(DateOverride(id: 2, alarmID: nil, date: date("2026-11-28"), change: .at(time("10:00"))))
+        moved.overrides.append(DateOverride(id: 3, alarmID: nil, date: date("2026-11-29"), change: .off))
+        let weekend = decisions(moved, from: "2026-11-28", days: 2)
+        #expect(weekend.map(\.layer) == [.override] && weekend[0].time == time("10:00"))
     }
 
     @Test func holidaysOnlySilenceAlarmsThatSkipThem() {
