@@ -202,7 +202,13 @@ struct AlarmCommand: ParsableCommand {
     }
 
     struct Disable: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Turn an alarm off, keeping it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Turn an alarm off, keeping it.",
+            discussion: """
+                Its base is skipped; its own rules and overrides with a time still ring it, and rules \
+                and overrides for all alarms ring by themselves on days no alarm rings. The answer \
+                names each, with the command that silences it.
+                """)
 
         @OptionGroup var alarm: AlarmID
         @OptionGroup var connection: ConnectionOptions

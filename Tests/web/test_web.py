@@ -537,6 +537,31 @@ class PageTests(unittest.TestCase):
             for alarm in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]:
                 request(self.clock.sock, {"alarmRemove": {"id": alarm["id"]}})
 
+    def test_26_ring_at_on_a_day_with_no_alarm_rings_as_the_household_ring(self):
+        """A custody schedule's one-time ring from the month view, on a clock with no alarm: it
+        rings, by itself, and the month and the clock face say so."""
+        self.admin_page()
+        for alarm in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]:
+            request(self.clock.sock, {"alarmRemove": {"id": alarm["id"]}})
+        day = request(self.clock.sock, {"next": {"days": 5}})["payload"]["schedule"]["days"][3]["date"]
+        try:
+            self.open_day(day)
+            wait_for(lambda: self.browser.visible("#dayring"), what="the day's sheet")
+            self.assertIn("nothing set", self.browser.text("#daysheet"))
+            self.browser.run("document.getElementById('dayat').value = '09:40';")
+            self.browser.click("#dayring")
+            wait_for(lambda: status(self.clock.sock).get("nextRing"), what="a ring ahead")
+            ring = status(self.clock.sock)["nextRing"]
+            self.assertEqual((ring["date"], ring["time"], ring["alarmID"], ring["label"]), (day, "09:40", 0, "household ring"))
+            wait_for(lambda: self.browser.text(f'.day[data-date="{day}"] .t') == "09:40", what="the month's cell")
+            wait_for(lambda: "rings at 09:40" in self.browser.text("#daysheet"), what="the sheet's ring")
+            self.shot("26-ring-at-with-no-alarm")
+            self.browser.click('nav button[data-view="clock"]')
+            wait_for(lambda: "household ring" in self.browser.text("#next"), what="the clock face's next ring")
+        finally:
+            for override in request(self.clock.sock, {"overrideList": {}})["payload"]["overrides"]:
+                request(self.clock.sock, {"overrideRemove": {"id": override["id"]}})
+
     def test_15_the_apps_tab_shows_each_limited_users_apps_and_grants_to_the_one_chosen(self):
         self.admin_page()
         game = os.path.join(self.clock.root, "game")
