@@ -558,9 +558,20 @@ class PageTests(unittest.TestCase):
             self.shot("26-ring-at-with-no-alarm")
             self.browser.click('nav button[data-view="clock"]')
             wait_for(lambda: "household ring" in self.browser.text("#next"), what="the clock face's next ring")
+            # Weekend mornings by a rule from the Alarms tab: they ring too.
+            self.browser.click('nav button[data-view="lists"]')
+            wait_for(lambda: self.browser.visible("#r-add"), what="the rule form")
+            self.browser.run(FILL, "r-days", "sat,sun")
+            self.browser.run(FILL, "r-change", "09:05")
+            self.browser.click("#r-add")
+            weekend = lambda: [e for d in request(self.clock.sock, {"next": {"days": 8}})["payload"]["schedule"]["days"]
+                               for e in d.get("lines", "").split(";") if e.startswith("09:05|0|rule|r")]
+            wait_for(lambda: len(weekend()) >= 2, what="two weekend rings of the rule")
         finally:
             for override in request(self.clock.sock, {"overrideList": {}})["payload"]["overrides"]:
                 request(self.clock.sock, {"overrideRemove": {"id": override["id"]}})
+            for rule in request(self.clock.sock, {"ruleList": {}})["payload"]["rules"]:
+                request(self.clock.sock, {"ruleRemove": {"id": rule["id"]}})
 
     def test_15_the_apps_tab_shows_each_limited_users_apps_and_grants_to_the_one_chosen(self):
         self.admin_page()
