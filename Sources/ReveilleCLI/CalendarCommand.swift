@@ -11,8 +11,9 @@ struct CalendarCommand: ParsableCommand {
         discussion: """
             A calendar is an iCalendar (.ics) file on this machine, or on the web (http or https, \
             fetched by 'calendar refresh'). A holiday calendar (--holidays): a school's term dates, \
-            public holidays; every day an event covers is a holiday, alarms added with \
-            --skip-holidays stay silent on it, and 'next' and 'month' name it. A reminder calendar \
+            public holidays; every day an all-day event covers is a holiday (--only and --except \
+            choose which events, --timed counts timed ones too), alarms added with --skip-holidays \
+            stay silent on it, and 'next' and 'month' name it. A reminder calendar \
             (--reminders): each timed event chimes some minutes before it (--minutes 60,15), or at \
             its own alarms (VALARM) when it has them; 'next' lists the chimes. The daemon reads the \
             file again when it changes: moved or cancelled events move or drop their chimes. A \
@@ -46,6 +47,23 @@ struct CalendarCommand: ParsableCommand {
         @Option(
             name: .long,
             help: ArgumentHelp(
+                "With --holidays: only events whose title or category contains one of these words, like 'holiday|break|no school' (any case).",
+                valueName: "words"))
+        var only: String?
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --holidays: never events whose title or category contains one of these, like 'night|meeting'.",
+                valueName: "words"))
+        var except: String?
+
+        @Flag(name: .long, help: "With --holidays: timed events are holidays too (by default only all-day events are).")
+        var timed = false
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
                 "With --reminders: minutes before each event, like 60,15 (default 15).", valueName: "list"))
         var minutes: String?
 
@@ -67,6 +85,12 @@ struct CalendarCommand: ParsableCommand {
             if holidays && (minutes != nil || !sound.isEmpty) {
                 throw ValidationError("--minutes and --sound go with --reminders")
             }
+            if reminders && (only != nil || except != nil || timed) {
+                throw ValidationError("--only, --except and --timed go with --holidays")
+            }
+            do {
+                _ = try HolidayFilter(only: only, except: except, timed: timed)
+            } catch { throw ValidationError(error.message) }
             _ = try offsets()
             _ = try sounds()
         }
@@ -107,7 +131,7 @@ struct CalendarCommand: ParsableCommand {
                 reminders
                 ? .calendarAdd(
                     name: name, source: source, purpose: "reminders", minutes: try offsets(), sounds: try sounds())
-                : .calendarAdd(name: name, source: source)
+                : .calendarAdd(name: name, source: source, only: only, except: except, timed: timed ? true : nil)
             report(try send(command, to: connection))
         }
     }
@@ -133,6 +157,14 @@ struct CalendarCommand: ParsableCommand {
                     calendar.next ?? "-", calendar.source)
             }
             table.print()
+            for calendar in calendars where calendar.purpose == .holidays {
+                guard let filter = calendar.filter else { continue }
+                let dropped = calendar.dropped ?? []
+                print(
+                    "calendar \(calendar.name): holidays are \(filter); \(counted(calendar.kept ?? 0, "event")) ahead kept, \(dropped.count) left out\(dropped.isEmpty ? "" : ":")"
+                )
+                for line in dropped { print("  \(line)") }
+            }
             for calendar in calendars {
                 guard let problem = calendar.problem else { continue }
                 let meanwhile =

@@ -66,6 +66,7 @@ public enum ICalendar {
             let location = icalcomponent_get_location(event).map { Sanitized.line(String(cString: $0)) }.flatMap {
                 $0.trimmed(newlines: false).isEmpty ? nil : String($0.prefix(200))
             }
+            let categories = categoriesOf(event)
             let overridden = recurrenceID(event)
             let isOverride = overridden != nil
             // Occurrences named by an override's RECURRENCE-ID are the override's to show; those an
@@ -99,6 +100,7 @@ public enum ICalendar {
                 // Which occurrence of a recurring event this is; a single event is its UID alone.
                 occurrence.recurrence = overridden.map(wallOrInstant) ?? (recurs ? spanStart : nil)
                 occurrence.location = location
+                occurrence.categories = categories
                 if !triggers.isEmpty, let start = occurrence.start {
                     occurrence.alarmMinutes = triggers.map { trigger in
                         switch trigger {
@@ -204,6 +206,23 @@ public enum ICalendar {
 
     private static func icaltime_from_day_number(_ day: Int) -> icaltimetype {
         icaltime_from_timet_with_zone(time_t(day * 86_400), 1, icaltimezone_get_utc_timezone())
+    }
+
+    /// Its CATEGORIES, each value apart (one property may list several, `Holiday,School`): at most
+    /// 10 of at most 64 characters, made safe to show; nil when it has none.
+    private static func categoriesOf(_ event: OpaquePointer) -> [String]? {
+        var found: [String] = []
+        var property = icalcomponent_get_first_property(event, ICAL_CATEGORIES_PROPERTY)
+        while let current = property, found.count < 10 {
+            if let value = icalproperty_get_categories(current) {
+                for part in String(cString: value).split(separator: ",") where found.count < 10 {
+                    let text = Sanitized.line(String(part)).trimmed(newlines: true)
+                    if !text.isEmpty { found.append(String(text.prefix(64))) }
+                }
+            }
+            property = icalcomponent_get_next_property(event, ICAL_CATEGORIES_PROPERTY)
+        }
+        return found.isEmpty ? nil : found
     }
 
     private static func isCancelled(_ event: OpaquePointer) -> Bool {

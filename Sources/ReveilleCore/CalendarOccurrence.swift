@@ -34,6 +34,8 @@ public struct CalendarOccurrence: Sendable, Hashable, Codable {
     public var alarmMinutes: [Int]?
     /// Where it takes place (LOCATION), for a reminder calendar's chime; nil when not given.
     public var location: String?
+    /// Its CATEGORIES (`Holiday`, `School break`), which a holiday calendar's filter reads too.
+    public var categories: [String]?
 
     public init(
         uid: String, summary: String, firstDate: CivilDate, lastDate: CivilDate, start: Int?,
@@ -53,7 +55,7 @@ public struct CalendarOccurrence: Sendable, Hashable, Codable {
     }
 
     /// The dates it covers, with the names of what falls on them ("A / B" when two do).
-    public static func holidays(_ occurrences: [CalendarOccurrence]) -> [CivilDate: String] {
+    public static func holidays(_ occurrences: some Sequence<CalendarOccurrence>) -> [CivilDate: String] {
         var days: [CivilDate: [String]] = [:]
         for occurrence in occurrences {
             for date in occurrence.dates where !(days[date]?.contains(occurrence.summary) ?? false) {
@@ -63,6 +65,71 @@ public struct CalendarOccurrence: Sendable, Hashable, Codable {
         return days.mapValues { $0.joined(separator: " / ") }
     }
 
+}
+
+/// Which events of a holiday calendar are holidays (README, "Holidays"): all-day events only,
+/// unless `timed`; of those, the ones whose summary or a category contains one of `only` (all
+/// when `only` is empty) and none of `except`. Patterns are plain text, matched without regard to
+/// case: what a request sends is never a regular expression, so no pattern can cost more than a
+/// scan of the summary.
+public struct HolidayFilter: Sendable, Hashable {
+    public let only: [String]
+    public let except: [String]
+    public let timed: Bool
+
+    /// All-day events, every one.
+    public static let allDay = HolidayFilter(only: [], except: [], timed: false)
+
+    public static let maxPatterns = 20
+    public static let maxPatternLength = 64
+
+    /// `only` and `except` as given: alternatives separated by `|` (`holiday|break|no school`).
+    public init(only: String?, except: String?, timed: Bool) throws(InputError) {
+        self.only = try HolidayFilter.patterns(only, option: "--only")
+        self.except = try HolidayFilter.patterns(except, option: "--except")
+        self.timed = timed
+    }
+
+    private init(only: [String], except: [String], timed: Bool) {
+        (self.only, self.except, self.timed) = (only, except, timed)
+    }
+
+    private static func patterns(_ text: String?, option: String) throws(InputError) -> [String] {
+        guard let text, !text.trimmed(newlines: true).isEmpty else { return [] }
+        let patterns = text.split(separator: "|", omittingEmptySubsequences: false).map {
+            $0.trimmed(newlines: true).lowercased()
+        }
+        guard patterns.count <= maxPatterns, patterns.allSatisfy({ !$0.isEmpty && $0.count <= maxPatternLength })
+        else {
+            throw InputError(
+                "\(option) \"\(text)\": give up to \(maxPatterns) words or phrases of at most \(maxPatternLength) characters, separated by |, like 'holiday|break|no school'"
+            )
+        }
+        if let control = patterns.joined().unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            throw InputError("\(option): control character U+\(String(control.value, radix: 16, uppercase: true)) is not allowed")
+        }
+        return patterns
+    }
+
+    /// Why `occurrence` is not a holiday, or nil when it is one.
+    public func dropped(_ occurrence: CalendarOccurrence) -> String? {
+        if !timed, occurrence.start != nil { return "a timed event" }
+        let texts = ([occurrence.summary] + (occurrence.categories ?? [])).map { $0.lowercased() }
+        if let pattern = except.first(where: { pattern in texts.contains { $0.contains(pattern) } }) {
+            return "it matches --except '\(pattern)'"
+        }
+        if !only.isEmpty, !only.contains(where: { pattern in texts.contains { $0.contains(pattern) } }) {
+            return "it matches none of --only"
+        }
+        return nil
+    }
+
+    /// The filter as `calendar list` shows it: `all-day events matching holiday|break`.
+    public var description: String {
+        (timed ? "all events" : "all-day events")
+            + (only.isEmpty ? "" : " matching \(only.joined(separator: "|"))")
+            + (except.isEmpty ? "" : ", except \(except.joined(separator: "|"))")
+    }
 }
 
 /// A calendar that could not be read: what is wrong, and on which line when that is known.

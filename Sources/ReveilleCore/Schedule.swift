@@ -48,6 +48,9 @@ public struct Decision: Hashable, Sendable {
     public let verdict: Verdict
     /// A holiday of the calendars that this committed ring stands against (it applies after it).
     public var heldHoliday: String? = nil
+    /// An event of a holiday calendar on this day that its filter says is no holiday: this alarm,
+    /// which skips holidays, rings.
+    public var notHoliday: String? = nil
 
     public var ringInstant: Int? {
         if case .ring(let instant, _, _) = verdict { return instant }
@@ -63,6 +66,8 @@ public struct Decision: Hashable, Sendable {
             return "\(time) happens twice that day (clocks go back), rings at the first"
         case .ring where heldHoliday != nil:
             return "committed: rings despite the holiday (\(heldHoliday!)), which applies after this ring"
+        case .ring where notHoliday != nil:
+            return "not a holiday: \(notHoliday!) (its calendar's filter leaves it out)"
         case .ring:
             switch layer {
             case .override: return "override #\(sourceID ?? 0)"
@@ -90,6 +95,9 @@ public struct ScheduleState: Sendable {
     public var overrides: [DateOverride]
     /// Dates on which holiday-skipping alarms stay silent, with the holiday's name.
     public var holidays: [CivilDate: String]
+    /// Events of holiday calendars that their filters leave out, by date: shown beside the rings
+    /// of holiday-skipping alarms that day, so that `next` says why they ring.
+    public var notHolidays: [CivilDate: String] = [:]
     public var master: MasterSwitch
     /// Reminders set by the clock (`reveille reminder add`).
     public var reminders: [Reminder]
@@ -356,12 +364,14 @@ public struct ScheduleEngine {
             (layer, time, source) = (.rule, other, rule.id)
         }
         let held = alarm.skipHolidays ? state.holidays[date] : nil
+        let notHoliday = alarm.skipHolidays && held == nil && !state.notHolidays.isEmpty ? state.notHolidays[date] : nil
         if let offset = day.offset {
             let instant = date.dayNumber * 86_400 + time.secondsOfDay - offset
             var decision = Decision(
                 alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
                 verdict: .ring(instant: instant, shownAs: time, shift: .none))
             decision.heldHoliday = held
+            decision.notHoliday = notHoliday
             return decision
         }
         guard zone.exists(date) else {
@@ -375,6 +385,7 @@ public struct ScheduleEngine {
             alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
             verdict: .ring(instant: instant, shownAs: shown, shift: shift))
         decision.heldHoliday = held
+        decision.notHoliday = notHoliday
         return decision
     }
 

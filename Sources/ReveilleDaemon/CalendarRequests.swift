@@ -25,10 +25,13 @@ final class CalendarRequests: RequestHandler {
     }
 
     func handle(_ request: Asked) throws -> Handled {
-        if case .calendarAdd(let name, let source, let purpose, let minutes, let sounds) = request.command,
-            !Calendars.isWeb(source), let offLoop = controller.offLoop, let connection = request.connection
+        if case .calendarAdd(let name, let source, let purpose, let minutes, let sounds, let only, let except, let timed) =
+            request.command, !Calendars.isWeb(source), let offLoop = controller.offLoop,
+            let connection = request.connection
         {
-            let use = try CalendarUse(purpose: purpose, minutes: minutes, sounds: sounds, check: self.sounds.check)
+            let use = try CalendarUse(
+                purpose: purpose, minutes: minutes, sounds: sounds, only: only, except: except, timed: timed,
+                check: self.sounds.check)
             try checkFileCalendar(name: name, source: source)
             let (loader, today, zone) = (calendars.loader, controller.today(), zone)
             offLoop.run("calendar-check") {
@@ -44,8 +47,10 @@ final class CalendarRequests: RequestHandler {
 
     private func respond(to operation: Command) throws -> Response {
         switch operation {
-        case .calendarAdd(let name, let source, let purpose, let minutes, let sounds):
-            let use = try CalendarUse(purpose: purpose, minutes: minutes, sounds: sounds, check: self.sounds.check)
+        case .calendarAdd(let name, let source, let purpose, let minutes, let sounds, let only, let except, let timed):
+            let use = try CalendarUse(
+                purpose: purpose, minutes: minutes, sounds: sounds, only: only, except: except, timed: timed,
+                check: self.sounds.check)
             return try addCalendar(name: name, source: source, use: use)
         case .calendarList:
             var response = Response()
@@ -149,7 +154,10 @@ final class CalendarRequests: RequestHandler {
                 "added calendar \(name) (#\(record.id ?? 0)): \(counted(events, "timed event")) in the next two years; "
                 + "each chimes \(use.minutesText) (an event's own alarms replace these)"
         } else {
-            let days = CalendarOccurrence.holidays(occurrences).keys.filter { $0 >= controller.today() }.count
+            let filter = use.holidays
+            let days = CalendarOccurrence.holidays(occurrences.lazy.filter { filter.dropped($0) == nil }).keys.filter {
+                $0 >= controller.today()
+            }.count
             logger.notice(
                 "calendar \(name) added (#\(record.id ?? 0)): \(source), \(counted(days, "holiday date")) ahead")
             message =
@@ -233,9 +241,17 @@ final class CalendarRequests: RequestHandler {
             info.sounds =
                 sounds.isEmpty ? nil : Dictionary(uniqueKeysWithValues: sounds.map { (String($0.key), $0.value) })
         } else {
-            let ahead = CalendarOccurrence.holidays(entry.occurrences).filter { $0.key >= today }
+            let ahead = CalendarOccurrence.holidays(entry.holidays).filter { $0.key >= today }
             info.upcomingDays = ahead.count
             info.next = ahead.min { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            let filter = entry.record.holidayFilter
+            info.filter = filter.description
+            let upcoming = entry.occurrences.filter { $0.lastDate >= today }
+            let dropped = upcoming.compactMap { event in
+                filter.dropped(event).map { "\(event.firstDate) \(event.summary): \($0)" }
+            }
+            info.kept = upcoming.count - dropped.count
+            info.dropped = dropped.isEmpty ? nil : Array(dropped.prefix(20))
         }
         return info
     }
@@ -255,8 +271,12 @@ struct CalendarUse: Sendable {
     let purpose: CalendarPurpose
     let minutes: [Int]
     let sounds: [Int: String]
+    let holidays: HolidayFilter
 
-    init(purpose: String?, minutes: [Int]?, sounds: [String: String]?, check: (String, String) throws -> Void) throws {
+    init(
+        purpose: String?, minutes: [Int]?, sounds: [String: String]?, only: String? = nil, except: String? = nil,
+        timed: Bool? = nil, check: (String, String) throws -> Void
+    ) throws {
         guard let chosen = CalendarPurpose(rawValue: purpose ?? "holidays") else {
             throw InputError("calendar purpose \"\(purpose ?? "")\": holidays or reminders")
         }
@@ -268,7 +288,12 @@ struct CalendarUse: Sendable {
             }
             self.minutes = []
             self.sounds = [:]
+            holidays = try HolidayFilter(only: only, except: except, timed: timed ?? false)
         case .reminders:
+            guard only == nil, except == nil, timed == nil else {
+                throw InputError("--only, --except and --timed are for holiday calendars, not reminders")
+            }
+            holidays = .allDay
             let given = minutes ?? [15]
             guard !given.isEmpty, given.count <= 6, given.allSatisfy({ (0...10_080).contains($0) }) else {
                 throw InputError(
@@ -290,7 +315,12 @@ struct CalendarUse: Sendable {
     }
 
     func record(name: String, source: String, addedAt: Int) -> CalendarRecord {
-        CalendarRecord(name: name, source: source, purpose: purpose, addedAt: addedAt, minutes: minutes, sounds: sounds)
+        var record = CalendarRecord(
+            name: name, source: source, purpose: purpose, addedAt: addedAt, minutes: minutes, sounds: sounds)
+        record.holidayOnly = holidays.only.joined(separator: "|")
+        record.holidayExcept = holidays.except.joined(separator: "|")
+        record.holidayTimed = holidays.timed
+        return record
     }
 
     /// `60 and 15 minutes before`.

@@ -29,6 +29,18 @@ final class Calendars {
         /// What failed to parse last, and why: the same text is not parsed again (a calendar that
         /// costs its reader its CPU bound costs it once, not at every change in its folder).
         var failed: (key: ParseKey, error: CalendarError)?
+
+        /// A holiday calendar's events that are holidays, by its filter.
+        var holidays: [CalendarOccurrence] {
+            let filter = record.holidayFilter
+            return occurrences.filter { filter.dropped($0) == nil }
+        }
+
+        /// Those its filter leaves out.
+        var notHolidays: [CalendarOccurrence] {
+            let filter = record.holidayFilter
+            return occurrences.filter { filter.dropped($0) != nil }
+        }
     }
 
     struct ParseKey: Equatable, Sendable {
@@ -51,6 +63,8 @@ final class Calendars {
     private(set) var span: CalendarSpan?
     /// Dates holiday-skipping alarms keep silent, with what the day is.
     private(set) var holidays: [CivilDate: String] = [:]
+    /// Events of holiday calendars their filters leave out, by date (`ScheduleState.notHolidays`).
+    private(set) var notHolidays: [CivilDate: String] = [:]
     /// The chimes of reminder calendars, in order.
     private(set) var chimes: [Chime] = []
     /// A read is under way on the loader's thread; `again`: something changed since it began.
@@ -130,16 +144,17 @@ final class Calendars {
 
     /// Holidays and chimes from the entries. Returns whether they changed.
     private func recompute(zone: Zone) -> Bool {
-        let before = (holidays, chimes)
-        holidays = CalendarOccurrence.holidays(
-            entries.filter { $0.record.purpose == .holidays }.flatMap(\.occurrences))
+        let before = (holidays, chimes, notHolidays)
+        let holidayEntries = entries.filter { $0.record.purpose == .holidays }
+        holidays = CalendarOccurrence.holidays(holidayEntries.flatMap(\.holidays))
+        notHolidays = CalendarOccurrence.holidays(holidayEntries.flatMap(\.notHolidays))
         chimes = CalendarReminders.sorted(
             entries.filter { $0.record.purpose == .reminders }.flatMap { entry in
                 CalendarReminders.chimes(
                     calendarID: Int(entry.record.id ?? 0), name: entry.record.name, occurrences: entry.occurrences,
                     minutes: entry.record.reminderMinutes, sounds: entry.record.reminderSounds, zone: zone)
             })
-        return holidays != before.0 || chimes != before.1
+        return holidays != before.0 || chimes != before.1 || notHolidays != before.2
     }
 
     /// Whether the span read has slid far enough behind today to read it again.

@@ -102,6 +102,7 @@ public final class Controller {
         let evaluatedThrough = try store.evaluatedThrough()
         var schedule = try store.scheduleState()
         schedule.holidays = calendars.holidays
+        schedule.notHolidays = calendars.notHolidays
         schedule.calendarChimes = calendars.chimes
         schedule.household = Alarm.household(volume: ring.defaultVolume, fadeInSeconds: ring.defaultFadeInSeconds)
         let since = AlarmClock.Stored.since(now: now)
@@ -331,6 +332,7 @@ public final class Controller {
     func currentState() throws -> ScheduleState {
         var state = try store.scheduleState()
         state.holidays = calendars.holidays
+        state.notHolidays = calendars.notHolidays
         state.calendarChimes = calendars.chimes
         state.household = machine.schedule.household
         return state

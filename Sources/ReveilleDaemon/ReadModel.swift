@@ -134,7 +134,7 @@ struct ReadModel {
         let skippedToday = machine.forEachDecisionAhead(in: state, from: now.instant, days: days) { decision, handled in
             let index = decision.date.dayNumber - now.date.dayNumber
             if decision.layer == .base, !handled, case .ring(_, _, .none) = decision.verdict,
-                let encoded = plainRings[decision.alarmID]
+                decision.heldHoliday == nil, decision.notHoliday == nil, let encoded = plainRings[decision.alarmID]
             {
                 return report.days[index].append(encoded: encoded)
             }

@@ -81,6 +81,12 @@ public struct CalendarInfo: Codable, Sendable, Equatable {
     public var loadedAt: String?
     /// `calendar show`: what it holds in the days asked for, a line each (`2026-11-26 to 2026-11-29  Thanksgiving break`).
     public var entries: [String]?
+    /// A holiday calendar's filter: `all-day events matching holiday|break`.
+    public var filter: String?
+    /// A holiday calendar's events from today on that are holidays, and those its filter leaves
+    /// out, each with why (`2026-12-03 Back-to-school night: a timed event`; at most 20).
+    public var kept: Int?
+    public var dropped: [String]?
 
     public init(
         id: Int, name: String, source: String, purpose: CalendarPurpose, upcomingDays: Int = 0, next: String? = nil,

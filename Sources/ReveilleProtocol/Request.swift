@@ -113,9 +113,11 @@ public enum Command: Codable, Sendable, Equatable {
     case webUnpair(id: Int)
     /// A calendar: an iCalendar file the daemon reads (and re-reads when it changes). `purpose`:
     /// `holidays` (the default) or `reminders`, which chime `minutes` before each event, with a
-    /// sound for some offsets (`sounds`, by minutes as text).
+    /// sound for some offsets (`sounds`, by minutes as text). A holiday calendar's `only`, `except`
+    /// and `timed` say which of its events are holidays (`HolidayFilter`).
     case calendarAdd(
-        name: String, source: String, purpose: String? = nil, minutes: [Int]? = nil, sounds: [String: String]? = nil)
+        name: String, source: String, purpose: String? = nil, minutes: [Int]? = nil, sounds: [String: String]? = nil,
+        only: String? = nil, except: String? = nil, timed: Bool? = nil)
     case calendarList
     /// By id or name.
     case calendarRemove(calendar: String)

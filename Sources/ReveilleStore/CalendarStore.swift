@@ -14,6 +14,16 @@ public struct CalendarRecord: Codable, Sendable, Equatable {
     public var minutes: String
     /// For reminders: JSON object of a sound file per offset (`{"60": "/path/a.wav"}`).
     public var sounds: String
+    /// For holidays: which events are holidays (`HolidayFilter`), as given: `holiday|break`.
+    public var holidayOnly = ""
+    public var holidayExcept = ""
+    public var holidayTimed = false
+
+    /// Which of its events are holidays. Checked when it was added; a row edited by hand into
+    /// something that no longer parses is read as every all-day event.
+    public var holidayFilter: HolidayFilter {
+        (try? HolidayFilter(only: holidayOnly, except: holidayExcept, timed: holidayTimed)) ?? .allDay
+    }
 
     public init(
         name: String, source: String, purpose: CalendarPurpose, addedAt: Int, minutes: [Int] = [],
@@ -49,12 +59,16 @@ public struct CalendarRecord: Codable, Sendable, Equatable {
         addedAt = try row.int("addedAt")
         minutes = try row.text("minutes")
         sounds = try row.text("sounds")
+        holidayOnly = try row.text("holidayOnly")
+        holidayExcept = try row.text("holidayExcept")
+        holidayTimed = try row.int("holidayTimed") != 0
     }
 
     var columns: [(String, any SQLArgument)] {
         [
             ("name", name), ("source", source), ("purpose", purpose.rawValue), ("addedAt", addedAt),
-            ("minutes", minutes), ("sounds", sounds),
+            ("minutes", minutes), ("sounds", sounds), ("holidayOnly", holidayOnly), ("holidayExcept", holidayExcept),
+            ("holidayTimed", holidayTimed ? 1 : 0),
         ]
     }
 }

@@ -103,6 +103,14 @@ public final class Store: Sendable {
         migrations.add("v15: rules and overrides ring on their own") { db in
             try Store.setSetting(db, Store.layersAloneKey, "pending")
         }
+        migrations.add("v16: which events of a holiday calendar are holidays") { db in
+            try db.execute(
+                """
+                ALTER TABLE "calendar" ADD COLUMN "holidayOnly" TEXT NOT NULL DEFAULT '';
+                ALTER TABLE "calendar" ADD COLUMN "holidayExcept" TEXT NOT NULL DEFAULT '';
+                ALTER TABLE "calendar" ADD COLUMN "holidayTimed" BOOLEAN NOT NULL DEFAULT 0;
+                """)
+        }
         return migrations
     }
 

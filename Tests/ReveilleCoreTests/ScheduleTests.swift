@@ -238,3 +238,45 @@ import Testing
         }
     }
 }
+
+/// Which events of a holiday calendar are holidays (README, "Holidays").
+@Suite struct HolidayFilterTests {
+    func event(_ summary: String, categories: [String]? = nil, timed: Bool = false) -> CalendarOccurrence {
+        var occurrence = CalendarOccurrence(
+            uid: summary, summary: summary, firstDate: date("2026-12-21"), lastDate: date("2026-12-21"),
+            start: timed ? utc("2026-12-21T17:00:00Z") : nil)
+        occurrence.categories = categories
+        return occurrence
+    }
+
+    @Test func allDayEventsByDefaultThenOnlyAndExceptOnTitlesAndCategories() throws {
+        #expect(HolidayFilter.allDay.dropped(event("Back-to-school night")) == nil)
+        #expect(HolidayFilter.allDay.dropped(event("Concert", timed: true)) == "a timed event")
+        let filter = try HolidayFilter(only: "Holiday | BREAK|no school", except: "night", timed: true)
+        #expect(filter.only == ["holiday", "break", "no school"])
+        #expect(filter.dropped(event("Winter Break")) == nil)
+        #expect(filter.dropped(event("Staff day", categories: ["No School"])) == nil, "a category counts")
+        #expect(filter.dropped(event("Staff meeting")) == "it matches none of --only")
+        #expect(filter.dropped(event("Holiday night market")) == "it matches --except 'night'")
+        #expect(filter.dropped(event("Spring break trip", timed: true)) == nil, "--timed")
+        #expect(filter.description == "all events matching holiday|break|no school, except night")
+    }
+
+    @Test func patternsArePlainWordsWithinBounds() throws {
+        for bad in ["break||holiday", "|", String(repeating: "x", count: 65), Array(repeating: "a", count: 21).joined(separator: "|"), "tab\there"] {
+            #expect(throws: InputError.self, "\(bad)") { try HolidayFilter(only: bad, except: nil, timed: false) }
+        }
+        // Regular-expression characters are only characters.
+        #expect(try HolidayFilter(only: "(a+)+$", except: nil, timed: false).dropped(event("(a+)+$ day")) == nil)
+    }
+
+    /// A holiday-skipping alarm on a day with an event its calendar's filter left out rings, and says why.
+    @Test func aDayLeftOutRingsAndSaysWhy() {
+        var state = ScheduleState(alarms: [daily(1, "06:45", skipHolidays: true), daily(2, "07:00")])
+        state.notHolidays = [date("2026-12-21"): "Back-to-school night"]
+        var engine = ScheduleEngine(state: state, zone: zone("Europe/Berlin"))
+        let result = engine.decisions(from: date("2026-12-21"), days: 1)
+        #expect(result.map { $0.ringInstant != nil } == [true, true])
+        #expect(result.map(\.note) == ["not a holiday: Back-to-school night (its calendar's filter leaves it out)", ""])
+    }
+}

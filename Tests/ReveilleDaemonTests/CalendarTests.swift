@@ -240,7 +240,56 @@ extension CalendarTests {
         #expect(outcome.status == 0, "\(outcome)")
         #expect(try daemon.waitFor(5) { try week(daemon)["2026-11-25"]?[1] == "holiday: Thanksgiving break" })
         #expect(try daemon.waitFor(5) { try daemon.request(.status).status?.calendarProblems == nil })
+
+        // A district's calendar holds more than days off: only what its filter keeps is a holiday.
+        #expect(try daemon.cli("calendar", "rm", "school").status == 0)
+        try server.serve("ok", body: Self.district)
+        let invalid = try daemon.cli("calendar", "add", "district", url, "--holidays", "--only", "break||")
+        #expect(invalid.status == 64 && invalid.stderr.contains("--only \"break||\": give up to 20 words"))
+        outcome = try daemon.cli("calendar", "add", "district", url, "--holidays", "--only", "Break|holiday")
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(try daemon.cli("calendar", "refresh").status == 0)
+        #expect(try daemon.waitFor(5) { try week(daemon)["2026-11-27"]?[1] == "holiday: Winter break" })
+        let days = try week(daemon)
+        #expect(days["2026-11-25"]?[1] == "rings", "Back-to-school night is no holiday")
+        #expect(days["2026-11-26"]?[1] == "rings", "nor is a timed meeting")
+        #expect(days["2026-11-28"]?[1] == "holiday: Winter break")
+        let next = try daemon.cli("next", "--days", "3").stdout
+        #expect(next.contains("not a holiday: Back-to-school night (its calendar's filter leaves it out)"), "\(next)")
+        let list = try daemon.cli("calendar", "list").stdout
+        #expect(
+            list.contains(
+                """
+                calendar district: holidays are all-day events matching break|holiday; 1 event ahead kept, 2 left out:
+                  2026-11-25 Back-to-school night: it matches none of --only
+                  2026-11-26 Parent meeting: a timed event
+
+                """), "\(list)")
     }
+
+    /// A school district's calendar: a school night, a timed meeting and the break.
+    static let district = ics(
+        """
+        BEGIN:VEVENT
+        UID:night-2026
+        SUMMARY:Back-to-school night
+        DTSTART;VALUE=DATE:20261125
+        END:VEVENT
+        BEGIN:VEVENT
+        UID:meeting-2026
+        SUMMARY:Parent meeting
+        DTSTART:20261126T170000Z
+        DTEND:20261126T180000Z
+        END:VEVENT
+        BEGIN:VEVENT
+        UID:winter-2026
+        SUMMARY:Winter break
+        CATEGORIES:School holiday
+        DTSTART;VALUE=DATE:20261127
+        DTEND;VALUE=DATE:20261129
+        END:VEVENT
+
+        """)
 }
 
 extension CalendarTests {
