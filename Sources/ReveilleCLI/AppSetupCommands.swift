@@ -16,6 +16,13 @@ struct SetupOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "An installed application, by its .desktop file's name (see 'apps installed'): its program is the path.",
+            valueName: "id"))
+    var installed: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "learning (needs limits, no defaults), reward (stricter defaults offered) or none.", valueName: "category"))
     var category: String?
 
@@ -161,14 +168,19 @@ extension AppsCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func validate() throws {
-            if setup.path.isEmpty {
-                throw ValidationError("give the app's executable with --path, like --path /usr/games/\(name)")
+            if setup.path.isEmpty && setup.installed == nil {
+                throw ValidationError(
+                    "give the app's executable with --path, like --path /usr/games/\(name), or pick an installed one with --installed (see 'reveille apps installed')"
+                )
             }
         }
 
         func run() throws {
             var app = AppSetup(name: name, paths: [])
             try setup.apply(to: &app)
+            if let id = setup.installed {
+                app.paths = try Installed.program(of: id, connection: connection) + setup.path
+            }
             if app.category == .reward, !setup.setsHours, !setup.setsLimits,
                 let suggested = AppRule.suggested(for: .reward)
             {
@@ -185,6 +197,53 @@ extension AppsCommand {
                     "warning: \(name) is not configured, so it is blocked; set it up with 'reveille apps edit \(name) --limit 60' or --all-day"
                 )
             }
+        }
+    }
+
+    /// The app picker, on a terminal.
+    struct Installed: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "installed",
+            abstract: "The applications installed here, and the program each one starts (admin).",
+            discussion: """
+                Read from the machine's .desktop files (/usr/share/applications, /usr/local/share/\
+                applications, Flatpak's and snapd's). PROGRAM is what the guard sees start, for \
+                'apps add NAME --installed ID'; LIMITED names the app of the policy that already \
+                lists it. A snap, or a Flatpak app installed for one user, has no program to pick: \
+                the note says what to type with --path instead.
+                """)
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let installed = try send(.appCatalog, to: connection).appsReply?.installed ?? []
+            if output.json { return printJSON(installed) }
+            guard !installed.isEmpty else { return print("no installed applications found (no .desktop files)") }
+            var table = Table("ID", "NAME", "PROGRAM", "LIMITED")
+            for app in installed {
+                table.add(app.id, app.name, app.program ?? "-", app.limitedAs ?? "-")
+            }
+            table.print()
+            for app in installed {
+                guard let note = app.note else { continue }
+                print("\(app.id): \(note)")
+            }
+        }
+
+        /// The program of installed application `id`, or a clear error.
+        static func program(of id: String, connection: ConnectionOptions) throws -> [String] {
+            let installed = try send(.appCatalog, to: connection).appsReply?.installed ?? []
+            let wanted = id.hasSuffix(".desktop") ? id : id + ".desktop"
+            guard let app = installed.first(where: { $0.id == wanted }) else {
+                printError("no installed application \(wanted); 'reveille apps installed' lists them")
+                throw ExitCode(64)
+            }
+            guard let program = app.program else {
+                printError("\(app.name) (\(app.id)) cannot be limited on its own: \(app.note ?? "no program"))")
+                throw ExitCode(1)
+            }
+            return [program]
         }
     }
 
@@ -208,6 +267,9 @@ extension AppsCommand {
                 throw ExitCode(1)
             }
             try setup.apply(to: &app)
+            if let id = setup.installed {
+                app.paths = try Installed.program(of: id, connection: connection) + setup.path
+            }
             report(try send(.appPut(setup: app, adding: false, revision: info.revision), to: connection))
         }
     }

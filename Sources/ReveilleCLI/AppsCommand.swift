@@ -9,8 +9,8 @@ struct AppsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "App time windows and daily limits: set them up, follow them, ask for more.",
         subcommands: [
-            Status.self, List.self, Add.self, Edit.self, Remove.self, Export.self, Check.self, Grant.self, Ask.self,
-            Requests.self, Approve.self, Refuse.self, Validate.self,
+            Status.self, List.self, Installed.self, Add.self, Edit.self, Remove.self, Export.self, Check.self,
+            Grant.self, Ask.self, Requests.self, Approve.self, Refuse.self, Validate.self,
         ])
 
     struct Status: ParsableCommand {

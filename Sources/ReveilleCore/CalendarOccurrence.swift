@@ -106,7 +106,8 @@ public struct HolidayFilter: Sendable, Hashable {
             )
         }
         if let control = patterns.joined().unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-            throw InputError("\(option): control character U+\(String(control.value, radix: 16, uppercase: true)) is not allowed")
+            throw InputError(
+                "\(option): control character U+\(String(control.value, radix: 16, uppercase: true)) is not allowed")
         }
         return patterns
     }

@@ -13,9 +13,12 @@ final class AppRequests: RequestHandler {
     /// The policy and its enforcement; nil where none runs (in-process tests).
     private let supervisor: AppSupervisor?
     private let publish: (WatchEvent) -> Void
+    /// The installed applications, for the app picker.
+    private let catalog: AppCatalog
 
-    init(supervisor: AppSupervisor?, publish: @escaping (WatchEvent) -> Void) {
+    init(supervisor: AppSupervisor?, catalog: AppCatalog, publish: @escaping (WatchEvent) -> Void) {
         self.supervisor = supervisor
+        self.catalog = catalog
         self.publish = publish
     }
 
@@ -81,6 +84,10 @@ final class AppRequests: RequestHandler {
             published(apps)
             response.message = "removed \(name); it is no longer limited"
             response.payload = .apps(policyReply(apps))
+        case .appCatalog:
+            var reply = AppsReply(apps: [])
+            reply.installed = catalog.installed(listed: apps.listedPaths)
+            response.payload = .apps(reply)
         case .appExport:
             var reply = AppsReply(apps: [])
             reply.text = apps.exportText

@@ -410,6 +410,11 @@ final class AppSupervisor: Sendable {
 
     var listedFiles: Set<String> { state.withLock { $0.listedFiles } }
 
+    /// Each app of the policy in force with its paths.
+    var listedPaths: [(name: String, paths: [String])] {
+        state.withLock { $0.limits.policy.apps.map { ($0.name, $0.paths) } }
+    }
+
     func executable(of name: String) -> String? {
         state.withLock { $0.limits.policy.app(named: name)?.paths.first }
     }

@@ -25,7 +25,8 @@ final class CalendarRequests: RequestHandler {
     }
 
     func handle(_ request: Asked) throws -> Handled {
-        if case .calendarAdd(let name, let source, let purpose, let minutes, let sounds, let only, let except, let timed) =
+        if case .calendarAdd(
+            let name, let source, let purpose, let minutes, let sounds, let only, let except, let timed) =
             request.command, !Calendars.isWeb(source), let offLoop = controller.offLoop,
             let connection = request.connection
         {

@@ -215,7 +215,7 @@ public enum Daemon {
         let bedside = try startBedsideControls(options, loop: loop, controller: controller, feed: feed, logger: logger)
         let requests = Requests(
             controller: controller, store: store, ring: environment, outlets: outlets, apps: supervisor,
-            bedside: bedside, notes: notes, logger: logger)
+            bedside: bedside, notes: notes, paths: paths, logger: logger)
         let server = try ControlServer(
             listener: listener, appsListener: appsListener, access: access, requests: requests, feed: feed, loop: loop,
             doorbell: doorbell, clock: options.clock, logger: logger)

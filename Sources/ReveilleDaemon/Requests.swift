@@ -76,7 +76,7 @@ final class Requests {
     /// them the same way.
     convenience init(
         controller: Controller, store: Store, ring: RingEnvironment, outlets: any Outlets, apps: AppSupervisor?,
-        bedside: BedsideControls?, notes: DaemonNotes, logger: Logger
+        bedside: BedsideControls?, notes: DaemonNotes, paths: Paths = Paths(root: "/"), logger: Logger
     ) {
         let sounds = SoundCheck(audio: ring.audio)
         self.init(
@@ -91,7 +91,8 @@ final class Requests {
                 ringing: RingRequests(controller: controller),
                 tags: TagRequests(
                     controller: controller, store: store, reader: ring.reader, outlets: outlets, logger: logger),
-                apps: AppRequests(supervisor: apps, publish: { [outlets] in outlets.publish($0) }),
+                apps: AppRequests(
+                    supervisor: apps, catalog: AppCatalog(paths: paths), publish: { [outlets] in outlets.publish($0) }),
                 calendars: CalendarRequests(
                     controller: controller, store: store, sounds: sounds, outlets: outlets, logger: logger),
                 reminders: ReminderRequests(controller: controller, store: store, sounds: sounds, logger: logger),
@@ -141,6 +142,7 @@ final class Requests {
         case .snooze, .problem, .answer, .alarmTest, .awake, .unlock, .dismissNext: handlers.ringing
         case .tagAdd, .tagList, .tagRemove, .tagTest: handlers.tags
         case .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
+            .appCatalog,
             .appAsk, .appRequests, .appAnswer:
             handlers.apps
         case .calendarAdd, .calendarList, .calendarRemove, .calendarShow: handlers.calendars

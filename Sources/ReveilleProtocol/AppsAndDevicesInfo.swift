@@ -14,6 +14,8 @@ public struct AppsReply: Codable, Sendable, Equatable {
     public var requests: [AppRequestInfo]?
     /// `apps export`: the policy in force as apps.toml text.
     public var text: String?
+    /// `apps installed`: the applications of the machine, by name.
+    public var installed: [InstalledApp]?
 
     public init(apps: [AppStatusInfo], executable: String? = nil) {
         self.apps = apps
@@ -118,5 +120,33 @@ public struct TagScan: Codable, Sendable, Equatable {
         self.uid = uid
         self.label = label
         self.random = random
+    }
+}
+
+/// An application installed on the machine, as the app picker shows it (`DesktopEntry`).
+public struct InstalledApp: Codable, Sendable, Equatable {
+    /// Its `.desktop` file's name: `org.example.Game.desktop`.
+    public var id: String
+    public var name: String
+    public var icon: String?
+    public var comment: String?
+    /// The program the guard sees start, to list as the app's path; nil when it cannot be limited.
+    public var program: String?
+    /// Why it cannot be limited on its own, or what to know (a launcher script).
+    public var note: String?
+    /// The app of the policy that already names this program.
+    public var limitedAs: String?
+
+    public init(
+        id: String, name: String, icon: String? = nil, comment: String? = nil, program: String? = nil,
+        note: String? = nil, limitedAs: String? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.icon = icon
+        self.comment = comment
+        self.program = program
+        self.note = note
+        self.limitedAs = limitedAs
     }
 }

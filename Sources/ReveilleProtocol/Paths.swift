@@ -31,6 +31,16 @@ public struct Paths: Sendable, Equatable {
     public var socket: String { runtimeDirectory + "/control.sock" }
     /// Open to every local user, for their own apps only (README, "A child's side").
     public var appsSocket: String { runtimeDirectory + "/apps.sock" }
+    /// Where the installed applications' `.desktop` files are, for the app picker: the system's,
+    /// the local ones, and those Flatpak and snapd export.
+    public var applicationFolders: [String] {
+        [
+            "/usr/share/applications", "/usr/local/share/applications", "/var/lib/flatpak/exports/share/applications",
+            "/var/lib/snapd/desktop/applications",
+        ].map(under)
+    }
+    /// A path of the system's, under the root.
+    public func system(_ path: String) -> String { under(path) }
 }
 
 /// This build's version, shown by `status` and `--version`.

@@ -94,6 +94,9 @@ public enum Command: Codable, Sendable, Equatable {
     case appRemove(name: String, revision: Int?)
     /// The policy in force as apps.toml text.
     case appExport
+    /// The applications installed on the machine (its `.desktop` files), each with the program
+    /// the guard would see, or why it has none: the app picker.
+    case appCatalog
     /// The caller asks for `minutes` more of `name` today.
     case appAsk(name: String, minutes: Int, why: String?)
     /// Today's requests: an admin's, everyone's; anyone else's, their own.
@@ -175,6 +178,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .appPut(_, let adding, _): adding ? "apps add" : "apps edit"
         case .appRemove: "apps rm"
         case .appExport: "apps export"
+        case .appCatalog: "apps installed"
         case .appAsk: "apps ask"
         case .appRequests: "apps requests"
         case .appAnswer(_, let approve): approve ? "apps approve" : "apps refuse"
@@ -223,7 +227,8 @@ public enum Command: Codable, Sendable, Equatable {
         case .status, .alarmList, .ruleList, .overrideList, .next, .history, .stats, .soundTest, .soundDevices,
             .soundStop, .tagAdd, .tagList, .tagTest, .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart,
             .appList, .appPut,
-            .appRemove, .appExport, .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair, .webRedeem,
+            .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair,
+            .webRedeem,
             .webDevices, .webUnpair, .calendarList, .calendarShow, .reminderList:
             .elsewhere
         }
@@ -253,7 +258,7 @@ public enum Command: Codable, Sendable, Equatable {
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .appPut, .appRemove,
-            .appAnswer, .webPair, .webDevices,
+            .appAnswer, .appCatalog, .webPair, .webDevices,
             .webUnpair, .webServing,
             .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch:
             .admin

@@ -56,6 +56,7 @@ public enum ScheduleEdit: Sendable {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .unlock, .dismissNext, .problem,
             .answer, .history, .stats, .soundTest, .soundDevices, .soundStop, .alarmTest, .tagAdd, .tagList, .tagTest,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
+            .appCatalog,
             .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair, .webRedeem, .webDevices, .webUnpair,
             .calendarList, .calendarShow, .reminderList:
             return nil

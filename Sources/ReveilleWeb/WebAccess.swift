@@ -48,7 +48,7 @@ public enum RelayPolicy {
             .next, .snooze, .awake, .unlock, .dismissNext, .problem, .answer, .history, .stats, .soundStop, .alarmTest,
             .tagList,
             .tagRemove,
-            .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests,
+            .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests, .appCatalog,
             .appAnswer, .calendarList, .calendarShow, .reminderList,
             .reminderRemove,
             .remindersSwitch:

@@ -94,3 +94,74 @@ import Testing
         }
     }
 }
+
+/// `.desktop` files as the app picker reads them (the Desktop Entry Specification).
+@Suite struct DesktopEntryTests {
+    @Test func anApplicationsEntryAndWhatIsNotOne() throws {
+        let entry = try #require(
+            DesktopEntry.parse(
+                id: "game.desktop",
+                text: """
+                    # a comment
+                    [Desktop Entry]
+                    Type=Application
+                    Name=Super Game
+                    Name[fr]=Super Jeu
+                    Comment=Jump\\sand run
+                    Exec="/opt/my games/game" --level=1 %U
+                    Icon=game
+
+                    [Desktop Action New]
+                    Name=Other
+                    Exec=other
+                    """))
+        #expect(entry.name == "Super Game" && entry.icon == "game" && entry.comment == "Jump and run")
+        #expect(DesktopEntry.words(of: entry.exec) == ["/opt/my games/game", "--level=1"])
+        for text in [
+            "[Desktop Entry]\nType=Link\nName=x\nExec=x",
+            "[Desktop Entry]\nType=Application\nName=x\nExec=x\nNoDisplay=true",
+            "[Desktop Entry]\nType=Application\nName=x", "[Other]\nType=Application\nName=x\nExec=x",
+            "[Desktop Entry]\nType=Application\nName=\u{1B}[31m\nExec=x\nHidden=true",
+        ] {
+            #expect(DesktopEntry.parse(id: "x.desktop", text: text) == nil, "\(text)")
+        }
+    }
+
+    @Test func fieldCodesQuotesAndEscapes() {
+        #expect(DesktopEntry.words(of: #"game %f --name="a \"b\"" 100%% %i"#) == ["game", "--name=a \"b\"", "100%"])
+        #expect(DesktopEntry.words(of: "env A=1 B=2 /usr/bin/game") == ["env", "A=1", "B=2", "/usr/bin/game"])
+    }
+
+    @Test func theProgramTheGuardSees() {
+        func entry(_ exec: String) -> DesktopEntry {
+            DesktopEntry.parse(id: "x.desktop", text: "[Desktop Entry]\nType=Application\nName=X\nExec=\(exec)")!
+        }
+        let resolve: (String) -> String? = {
+            [
+                "game": "/usr/games/game", "/usr/bin/game": "/usr/bin/game",
+                "/var/lib/flatpak/app/org.x.App/current/active/files/bin/run-x":
+                    "/var/lib/flatpak/app/org.x.App/current/active/files/bin/run-x",
+            ][$0]
+        }
+        let flatpak: (String) -> String? = { $0 == "org.x.App" ? "run-x" : nil }
+        func program(_ exec: String) -> DesktopEntry.Program {
+            entry(exec).program(resolve: resolve, flatpakCommand: flatpak)
+        }
+        #expect(program("game %U") == .file("/usr/games/game"))
+        #expect(program("env LANG=C /usr/bin/game") == .file("/usr/bin/game"))
+        #expect(
+            program("/usr/bin/flatpak run --branch=stable org.x.App @@u %U @@")
+                == .file("/var/lib/flatpak/app/org.x.App/current/active/files/bin/run-x"))
+        guard case .unlimitable(let why) = program("flatpak run org.y.Other") else {
+            Issue.record("resolved")
+            return
+        }
+        #expect(why.hasPrefix("a Flatpak app installed for one user"))
+        guard case .unlimitable(let snap) = program("env BAMF_DESKTOP_FILE_HINT=x /snap/bin/mines %U") else {
+            Issue.record("a snap resolved")
+            return
+        }
+        #expect(snap.contains("/snap/mines/current/"))
+        #expect(program("missing") == .unlimitable("its program missing is not installed or not executable"))
+    }
+}

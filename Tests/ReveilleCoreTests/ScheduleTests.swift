@@ -263,7 +263,10 @@ import Testing
     }
 
     @Test func patternsArePlainWordsWithinBounds() throws {
-        for bad in ["break||holiday", "|", String(repeating: "x", count: 65), Array(repeating: "a", count: 21).joined(separator: "|"), "tab\there"] {
+        for bad in [
+            "break||holiday", "|", String(repeating: "x", count: 65),
+            Array(repeating: "a", count: 21).joined(separator: "|"), "tab\there",
+        ] {
             #expect(throws: InputError.self, "\(bad)") { try HolidayFilter(only: bad, except: nil, timed: false) }
         }
         // Regular-expression characters are only characters.
@@ -277,6 +280,7 @@ import Testing
         var engine = ScheduleEngine(state: state, zone: zone("Europe/Berlin"))
         let result = engine.decisions(from: date("2026-12-21"), days: 1)
         #expect(result.map { $0.ringInstant != nil } == [true, true])
-        #expect(result.map(\.note) == ["not a holiday: Back-to-school night (its calendar's filter leaves it out)", ""])
+        #expect(
+            result.map(\.note) == ["not a holiday: Back-to-school night (its calendar's filter leaves it out)", ""])
     }
 }

@@ -392,5 +392,68 @@ extension AppGuardSuites {
             try daemon.advance(by: 125)  // two minutes of play do count
             #expect(try daemon.waitFor(3) { try used() == 2 })
         }
+
+        /// The app picker (README, "Setting up apps"): the installed applications are read from
+        /// `.desktop` files (the test's own, under the daemon's root), each with the program the
+        /// guard sees; an app added from the list is that program, and the kernel refuses it.
+        @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
+        func anAppPickedFromTheInstalledOnesIsTheProgramTheGuardRefuses() throws {
+            let daemon = try DaemonHarness(now: instant("2026-11-23 21:00:00"))
+            let root = daemon.root.path
+            func write(_ path: String, _ text: String, executable: Bool = false) throws {
+                let url = URL(fileURLWithPath: root + path)
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try text.write(to: url, atomically: true, encoding: .utf8)
+                if executable { chmod(url.path, 0o755) }
+            }
+            let game = try Self.installGame(in: daemon.root.appendingPathComponent("usr"), name: "tuxgame")
+            #expect(game == root + "/usr/games/tuxgame")
+            let entry = "[Desktop Entry]\nType=Application\n"
+            try write(
+                "/usr/share/applications/tux.desktop",
+                entry + "Name=Tux Racer\nName[de]=Tux-Rennen\nExec=tuxgame %U\nIcon=tux\n")
+            try write("/usr/share/applications/hidden.desktop", entry + "Name=Helper\nExec=tuxgame\nNoDisplay=true\n")
+            try write("/usr/games/launcher", "#!/bin/sh\nexec tuxgame \"$@\"\n", executable: true)
+            try write("/usr/share/applications/launcher.desktop", entry + "Name=Launcher\nExec=launcher\n")
+            try write(
+                "/var/lib/flatpak/exports/share/applications/org.example.Chess.desktop",
+                entry
+                    + "Name=Chess\nExec=/usr/bin/flatpak run --branch=stable --arch=x86_64 org.example.Chess @@u %U @@\n"
+            )
+            try write(
+                "/var/lib/flatpak/app/org.example.Chess/current/active/metadata", "[Application]\ncommand=chess\n")
+            try write(
+                "/var/lib/flatpak/app/org.example.Chess/current/active/files/bin/chess", "#!/bin/sh\n", executable: true
+            )
+            try write(
+                "/var/lib/snapd/desktop/applications/mines_mines.desktop", entry + "Name=Mines\nExec=/snap/bin/mines\n")
+
+            let listed = try daemon.cli("apps", "installed")
+            #expect(listed.status == 0, "\(listed)")
+            #expect(row(listed.stdout, "tux.desktop") == ["tux.desktop", "Tux", "Racer", game, "-"])
+            #expect(
+                row(listed.stdout, "org.example.Chess.desktop")?.dropFirst(2).first
+                    == root + "/var/lib/flatpak/app/org.example.Chess/current/active/files/bin/chess")
+            #expect(row(listed.stdout, "mines_mines.desktop")?.suffix(2) == ["-", "-"])
+            #expect(!listed.stdout.contains("hidden.desktop"))
+            #expect(
+                listed.stdout.contains(
+                    "mines_mines.desktop: a snap: its program lies in the snap's image under /snap/mines/current/"))
+            #expect(listed.stdout.contains("launcher.desktop: a launcher script: the guard knows it by its content"))
+
+            let added = try daemon.cli(
+                "apps", "add", "tux", "--installed", "tux", "--user", "root", "--hours", "07:00-20:00")
+            #expect(added.status == 0, "\(added)")
+            #expect(try daemon.request(.appList).appsReply?.policy?.apps.first?.paths == [game])
+            #expect(row(try daemon.cli("apps", "installed").stdout, "tux.desktop")?.last == "tux")
+            let snap = try daemon.cli("apps", "add", "mines", "--installed", "mines_mines")
+            #expect(
+                snap.status == 1 && snap.stderr.contains("Mines (mines_mines.desktop) cannot be limited on its own"))
+            #expect(try daemon.cli("apps", "add", "x", "--installed", "nothing").status == 64)
+            // Outside its hours: the kernel refuses the program picked.
+            #expect(try daemon.waitFor(5) { try daemon.request(.appsStatus(user: "root")).apps?.count == 1 })
+            #expect(try Self.launch(game).status == 126)
+        }
     }
 }

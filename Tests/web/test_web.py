@@ -662,6 +662,45 @@ class PageTests(unittest.TestCase):
         finally:
             self.remove_app("game")
 
+    def test_27_an_app_is_picked_from_the_installed_ones(self):
+        """The app picker: the clock's own .desktop files (under its root), a pick fills the
+        program and the name, one that cannot be limited is offered but not pickable."""
+        root = self.clock.root
+        for path, text, mode in [
+            ("usr/games/tuxgame", "#!/bin/sh\n", 0o755),
+            ("usr/share/applications/tux.desktop", "[Desktop Entry]\nType=Application\nName=Tux Racer\nExec=tuxgame %U\n", 0o644),
+            ("var/lib/snapd/desktop/applications/mines_mines.desktop",
+             "[Desktop Entry]\nType=Application\nName=Mines\nExec=/snap/bin/mines\n", 0o644),
+        ]:
+            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+            with open(os.path.join(root, path), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(root, path), mode)
+        self.apps_page()
+        try:
+            self.browser.click("#a-add")
+            wait_for(lambda: self.browser.visible("#a-installed"), what="the installed apps")
+            options = self.browser.run("return [...document.querySelectorAll('#a-installed option')].map(o => [o.textContent, o.disabled])")
+            self.assertIn(["Mines — can't be limited", True], options)
+            tux = self.browser.run("return [...document.querySelectorAll('#a-installed option')].find(o => o.textContent === 'Tux Racer').value")
+            self.choose("a-installed", tux)
+            wait_for(lambda: self.browser.run("return document.getElementById('a-paths').value") == root + "/usr/games/tuxgame",
+                     what="the program filled in")
+            self.assertEqual(self.browser.run("return document.getElementById('a-name').value"), "tux")
+            self.choose("a-limitmode", "week")
+            self.choose("a-wd", "30")
+            self.choose("a-we", "60")
+            self.shot("27-app-picker")
+            self.browser.click("#a-save")
+            wait_for(lambda: any(a["name"] == "tux" for a in self.policy()["apps"]), what="the picked app saved")
+            self.assertEqual(next(a for a in self.policy()["apps"] if a["name"] == "tux")["paths"], [root + "/usr/games/tuxgame"])
+            self.browser.click("#a-add")
+            wait_for(lambda: self.browser.visible("#a-installed"), what="the installed apps again")
+            self.assertIn("Tux Racer — limited as tux", self.browser.text("#a-installed"))
+            self.browser.click("#a-cancel")
+        finally:
+            self.remove_app("tux")
+
     def test_18_a_learning_app_cannot_be_saved_without_limits_nor_with_seven_minutes(self):
         self.apps_page()
         self.browser.click("#a-add")
