@@ -62,6 +62,12 @@ struct CalendarCommand: ParsableCommand {
         var timed = false
 
         @Option(
+            name: .customLong("for"),
+            help: ArgumentHelp(
+                "With --reminders: the person its events are for; their desktop shows each chime.", valueName: "user"))
+        var person: String?
+
+        @Option(
             name: .long,
             help: ArgumentHelp(
                 "With --reminders: minutes before each event, like 60,15 (default 15).", valueName: "list"))
@@ -85,6 +91,7 @@ struct CalendarCommand: ParsableCommand {
             if holidays && (minutes != nil || !sound.isEmpty) {
                 throw ValidationError("--minutes and --sound go with --reminders")
             }
+            if holidays && person != nil { throw ValidationError("--for goes with --reminders") }
             if reminders && (only != nil || except != nil || timed) {
                 throw ValidationError("--only, --except and --timed go with --holidays")
             }
@@ -130,7 +137,8 @@ struct CalendarCommand: ParsableCommand {
             let command: Command =
                 reminders
                 ? .calendarAdd(
-                    name: name, source: source, purpose: "reminders", minutes: try offsets(), sounds: try sounds())
+                    name: name, source: source, purpose: "reminders", minutes: try offsets(), sounds: try sounds(),
+                    person: person)
                 : .calendarAdd(name: name, source: source, only: only, except: except, timed: timed ? true : nil)
             report(try send(command, to: connection))
         }

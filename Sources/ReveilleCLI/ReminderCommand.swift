@@ -17,7 +17,7 @@ struct ReminderCommand: ParsableCommand {
             'reveille reminders off' silences every reminder (and calendar chime) until 'reveille \
             reminders on', without touching alarms.
             """,
-        subcommands: [Add.self, List.self, Edit.self, Remove.self, On.self, Off.self],
+        subcommands: [Add.self, List.self, Edit.self, Remove.self, Again.self, On.self, Off.self],
         aliases: ["reminders"])
 
     struct Add: ParsableCommand {
@@ -95,13 +95,13 @@ struct ReminderCommand: ParsableCommand {
                 return print(
                     "no reminders; add one with 'reveille reminder add \"check-in\" --at 16:00 --days mon-fri'")
             }
-            var table = Table("ID", "TEXT", "TIME", "REPEAT", "ON", "THEN", "UNLESS", "NEXT")
+            var table = Table("ID", "TEXT", "TIME", "REPEAT", "FOR", "ON", "THEN", "UNLESS", "NEXT")
             for reminder in reminders {
                 table.add(
                     "\(reminder.id)",
                     reminder.body.map { "\(reminder.text) — \($0.count > 40 ? $0.prefix(39) + "…" : $0)" }
                         ?? reminder.text, reminder.time, reminder.days ?? "once \(reminder.date ?? "")",
-                    reminder.enabled ? "yes" : "no",
+                    reminder.person ?? "-", reminder.enabled ? "yes" : "no",
                     reminder.followUps.isEmpty ? "-" : reminder.followUps.joined(separator: "; "),
                     reminder.unless ?? "-", reminder.next ?? "-")
             }
@@ -118,6 +118,23 @@ struct ReminderCommand: ParsableCommand {
         func validate() throws { try checkID(id, of: "reminder", list: "reveille reminder list") }
 
         func run() throws { report(try send(.reminderRemove(id: id), to: connection)) }
+    }
+
+    struct Again: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The chime that just played, once more in 10 minutes.",
+            discussion: """
+                Anyone in the socket group may ask, and the person a chime is for (from their own \
+                account: the desktop notice's "Again in 10 minutes" does the same). KEY names one \
+                of the last chimes ('status --watch --json' shows it); without it, the last.
+                """)
+
+        @Argument(help: ArgumentHelp("The chime's key (default: the last chime played).", valueName: "key"))
+        var key: String?
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws { report(try send(.chimeAgain(key: key), to: connection)) }
     }
 
     struct On: ParsableCommand {
@@ -168,6 +185,12 @@ struct ReminderFields: ParsableArguments {
             "A second line under the title, shown and spoken after it; \"\" removes it.", valueName: "text"))
     var body: String?
     @Flag(inversion: .prefixedNo, help: "Turn it on or off.") var enabled: Bool?
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp(
+            "The person it is for, a user here: their desktop shows it too, and the chime hook names them (\"\" for the household).",
+            valueName: "user"))
+    var person: String?
 
     func spec(text: String?, time: String?) throws -> ReminderSpec {
         try parsed {
@@ -195,6 +218,7 @@ struct ReminderFields: ParsableArguments {
             spec.unless = unless
             spec.body = body
             spec.enabled = enabled
+            spec.person = person
             return spec
         }
     }

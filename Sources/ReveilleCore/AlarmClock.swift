@@ -163,6 +163,19 @@ public struct AlarmClock: Sendable {
     private var random: ProblemRandom
     /// The reminders: due, waiting, being checked, handled (ChimeQueue.swift).
     private var chimes: ChimeQueue
+
+    /// A chime played lately, by key (the last few): what "again in 10 minutes" repeats.
+    public func playedChime(key: String) -> Chime? { chimes.recent.last { $0.key == key } }
+
+    /// The chime played last, if any: what the bedside's snooze key repeats right after it.
+    public var lastChime: Chime? { chimes.recent.last }
+
+    /// Whether a chime played within the last two minutes, nothing ringing since: the bedside's
+    /// snooze key then asks for it again.
+    public func chimedLately(now: Int) -> Bool {
+        guard session == nil, let played = chimes.lastPlayedAt else { return false }
+        return now - played <= 120 && now >= played
+    }
     /// Due chimes waiting for a ringing alarm to stop.
     public var waitingChimes: [Chime] { chimes.waiting }
     /// Due chimes whose `--unless` command runs, by key.

@@ -51,6 +51,11 @@ public enum RingPhase: Sendable, Equatable {
     case snoozed
     /// Nothing rings and the wake-up check asks "Are you up?": any key answers it.
     case checking
+    /// Nothing rings, and a reminder chimed a moment ago: the snooze key asks for it again.
+    case chimed
+
+    /// Nothing rings and nothing asks.
+    var isQuiet: Bool { self == .idle || self == .chimed }
 }
 
 /// What the keys ask of the alarm clock. The daemon carries each out through the machine, as the
@@ -70,6 +75,8 @@ public enum KeypadIntent: Sendable, Equatable {
     case sayTimeAndNext
     /// A press while the wake-up check asks: "yes, I am up".
     case confirmAwake
+    /// The snooze key right after a chime: "again in 10 minutes".
+    case chimeAgain
 }
 
 /// The keypad's own state: the digits typed, a held snooze key, the pause that clears an answer.
@@ -110,7 +117,7 @@ public struct BedsideKeypad: Sendable {
     public mutating func handle(_ key: BedsideKey, _ motion: KeyMotion, phase: RingPhase, now: Double)
         -> [KeypadIntent]
     {
-        if phase == .idle || phase == .checking {
+        if phase.isQuiet || phase == .checking {
             answering = false
             digits = ""
         }
@@ -123,22 +130,22 @@ public struct BedsideKeypad: Sendable {
             return snoozeKey(motion, phase: phase, now: now)
         case .answer:
             guard motion == .press else { return [] }
-            guard phase != .idle else { return [.sayTimeAndNext] }
+            guard !phase.isQuiet else { return [.sayTimeAndNext] }
             return begin(now) ?? [.repeatProblem]
         case .digit(let value):
-            guard motion != .release, phase != .idle else { return [] }
+            guard motion != .release, !phase.isQuiet else { return [] }
             if let begun = begin(now) { return begun }
             guard digits.count < Self.maximumDigits else { return [] }
             digits.append(String(value))
             return [.typed(digits)]
         case .backspace:
-            guard motion != .release, phase != .idle, answering else { return [] }
+            guard motion != .release, !phase.isQuiet, answering else { return [] }
             lastKeyAt = now
             guard !digits.isEmpty else { return [] }
             digits.removeLast()
             return [.typed(digits)]
         case .enter:
-            guard motion == .press, phase != .idle else { return [] }
+            guard motion == .press, !phase.isQuiet else { return [] }
             if let begun = begin(now) { return begun }
             guard let value = Int(digits) else { return [.repeatProblem] }
             digits = ""
@@ -188,9 +195,10 @@ public struct BedsideKeypad: Sendable {
             guard let since = snoozeHeldSince else { return [] }
             snoozeHeldSince = nil
             if longPressDone { return [] }
-            if now - since >= longPressSeconds { return phase == .idle ? [] : [.repeatProblem] }
+            if now - since >= longPressSeconds { return phase.isQuiet ? [] : [.repeatProblem] }
             switch phase {
             case .idle: return [.sayTimeAndNext]
+            case .chimed: return [.chimeAgain]
             case .ringing:
                 answering = false
                 digits = ""
@@ -206,6 +214,11 @@ public enum Spoken {
     /// What follows a chime: `Reminder: tea.`, `Reminders: check-in. Dentist, in 15 minutes, at
     /// Hauptstraße 5.` A calendar chime says how far off its event is and where; a reminder's body
     /// follows its title.
+    /// What the clock says when a chime is asked for again.
+    public static func again(_ chime: Chime) -> String {
+        "\(sentence(chime.text)) Again in \(counted(Chime.againSeconds / 60, "minute"))."
+    }
+
     public static func reminders(_ chimes: [Chime]) -> String {
         let lines = chimes.map { chime -> String in
             let place = chime.location.map { ", at \($0)" } ?? ""

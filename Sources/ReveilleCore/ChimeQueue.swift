@@ -15,6 +15,11 @@ struct ChimeQueue {
     private(set) var checking: [String: Chime] = [:]
     /// Waiting chimes already logged as waiting.
     private var announced: Set<String> = []
+    /// The last chimes played, newest last: what "again in 10 minutes" can ask for.
+    private(set) var recent: [Chime] = []
+    /// When the last chime played.
+    private(set) var lastPlayedAt: Int?
+    static let recentKept = 16
     /// Whether a chime is followed by its text, spoken (`[voice] speak_reminders`).
     private let speak: Bool
 
@@ -141,7 +146,11 @@ struct ChimeQueue {
                 ))
             actions.append(.recordChime(chime, .played, at: now))
             actions.append(.publish(.chime(chime)))
+            actions.append(.chimeHook(chime))
+            recent.append(chime)
+            lastPlayedAt = now
         }
+        if recent.count > Self.recentKept { recent.removeFirst(recent.count - Self.recentKept) }
         return actions
     }
 

@@ -54,6 +54,8 @@ public enum ClockAction: Hashable, Sendable {
     case checkChime(Chime)
     /// Keep that the chime was played, skipped or missed, so that it never plays twice.
     case recordChime(Chime, ChimeOutcome, at: Int)
+    /// The hooks' `chime` event, for each chime played (a phone, a lamp).
+    case chimeHook(Chime)
 }
 
 /// A change watchers are told about.

@@ -15,12 +15,16 @@ public struct Reminder: Hashable, Sendable, Identifiable {
     public var followUps: [FollowUp]
     /// A command run through `/bin/sh -c` when a chime is due; exit status 0 skips that chime.
     public var unless: String?
+    /// The person it is for (`--for kid1`, a user name of this machine): their desktop shows it
+    /// too, and the chime hook names them. Nil: the household's, heard in the room.
+    public var person: String?
 
     public init(
         id: Int, text: String, time: LocalTime, repeats: Repeat, enabled: Bool = true, sound: String? = nil,
-        followUps: [FollowUp] = [], unless: String? = nil, body: String? = nil
+        followUps: [FollowUp] = [], unless: String? = nil, body: String? = nil, person: String? = nil
     ) {
         self.id = id
+        self.person = person
         self.text = text
         self.body = body
         self.time = time
@@ -39,6 +43,17 @@ public struct Reminder: Hashable, Sendable, Identifiable {
         let minutes = seconds / 60
         if minutes < 60 { return "\(minutes) min" }
         return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
+    /// A person's user name as `--for` takes it: a login name's letters (what the notifier and
+    /// the hook get, so nothing else). Whether the machine has that user is the daemon's check.
+    public static func checkPerson(_ name: String) throws(InputError) -> String {
+        guard (1...32).contains(name.count), name.first.map({ $0.isASCII && ($0.isLetter || $0 == "_") }) == true,
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+        else {
+            throw InputError("--for \(Sanitized.line(name)): give a user name of this machine, like kid1")
+        }
+        return name
     }
 
     /// The most follow-ups one reminder takes, and how far after it the last may come.
@@ -84,11 +99,14 @@ public struct Chime: Hashable, Sendable, Codable {
     /// A calendar chime's distance from its event's start, in minutes (0: at the start); nil for
     /// a reminder of the clock's own.
     public var minutesBefore: Int?
+    /// Whom it is for (`Reminder.person`); nil: the household.
+    public var person: String?
 
     public init(
         key: String, instant: Int, text: String, sound: String?, unless: String?, origin: String, day: CivilDate,
-        minutesBefore: Int? = nil, body: String? = nil, location: String? = nil
+        minutesBefore: Int? = nil, body: String? = nil, location: String? = nil, person: String? = nil
     ) {
+        self.person = person
         self.minutesBefore = minutesBefore
         self.body = body
         self.location = location
@@ -107,6 +125,30 @@ public struct Chime: Hashable, Sendable, Codable {
         guard let minutesBefore else { return body }
         let when = minutesBefore == 0 ? "starting now" : "starting in \(counted(minutesBefore, "minute"))"
         return location.map { "\(when), at \($0)" } ?? when
+    }
+
+    /// How long "again" waits (the calendar design's "again in 10 minutes").
+    public static let againSeconds = 600
+
+    /// This chime once more, `againSeconds` after `now` ("again in 10 minutes"): the same title,
+    /// line, sound and person, under a key of its own (`again:KEY@INSTANT`), on the day it then
+    /// falls on. Its `--unless` command is not asked again: the person asked for it.
+    public func again(now: Int, zone: Zone) -> Chime {
+        let instant = now + Chime.againSeconds
+        var copy = Chime(
+            key: "again:\(key)@\(instant)", instant: instant, text: text, sound: sound, unless: nil,
+            origin: "again: \(origin)", day: ZoneResolver(zone: zone).local(at: instant).date, body: body,
+            location: location, person: person)
+        // An event's line counts down from the new instant: "starting in 5 minutes", or how long ago it began.
+        if let minutesBefore {
+            let left = minutesBefore - Chime.againSeconds / 60
+            if left >= 0 {
+                copy.minutesBefore = left
+            } else {
+                copy.body = "it started \(counted(-left, "minute")) ago" + (location.map { ", at \($0)" } ?? "")
+            }
+        }
+        return copy
     }
 }
 
@@ -226,14 +268,15 @@ public struct ReminderPlan {
     public func chimes(of reminder: Reminder, on day: CivilDate, at base: Int) -> [Chime] {
         let own = Chime(
             key: "reminder:\(reminder.id):0@\(base)", instant: base, text: reminder.text, sound: reminder.sound,
-            unless: reminder.unless, origin: "reminder #\(reminder.id)", day: day, body: reminder.body)
+            unless: reminder.unless, origin: "reminder #\(reminder.id)", day: day, body: reminder.body,
+            person: reminder.person)
         return [own]
             + reminder.followUps.enumerated().map { index, followUp in
                 Chime(
                     key: "reminder:\(reminder.id):\(index + 1)@\(base)", instant: base + followUp.afterSeconds,
                     text: followUp.text, sound: reminder.sound, unless: reminder.unless,
                     origin: "reminder #\(reminder.id), \(Reminder.after(followUp.afterSeconds)) after",
-                    day: day)
+                    day: day, person: reminder.person)
             }
     }
 
@@ -266,7 +309,7 @@ public struct ReminderPlan {
 public enum CalendarReminders {
     public static func chimes(
         calendarID: Int, name: String, occurrences: [CalendarOccurrence], minutes: [Int], sounds: [Int: String],
-        zone: Zone
+        zone: Zone, person: String? = nil
     ) -> [Chime] {
         let resolver = ZoneResolver(zone: zone)
         var result: [Chime] = []
@@ -282,7 +325,8 @@ public enum CalendarReminders {
                         instant: instant,
                         text: occurrence.summary, sound: sounds[offset], unless: nil,
                         origin: "calendar \(name), \(offset == 0 ? "at the start" : "\(offset) min before")",
-                        day: resolver.local(at: instant).date, minutesBefore: offset, location: occurrence.location))
+                        day: resolver.local(at: instant).date, minutesBefore: offset, location: occurrence.location,
+                        person: person))
             }
         }
         return sorted(result)

@@ -45,6 +45,8 @@ public enum HookEvent: String, Codable, Sendable, Hashable, CaseIterable {
     case silent
     /// An app's time runs out in a few minutes (README, "App time windows and daily limits"); not a ring event.
     case appWarning = "app-warning"
+    /// A reminder chimed (README, "Reminders"); not a ring event.
+    case chime
 }
 
 /// What the edges must do after a transition. The core decides; the daemon acts.

@@ -108,7 +108,9 @@ final class BedsideControls {
         switch controller.machine.session?.state {
         case .ringing: .ringing
         case .snoozed: .snoozed
-        default: controller.machine.isAskingIfAwake ? .checking : .idle
+        default:
+            controller.machine.isAskingIfAwake
+                ? .checking : controller.machine.chimedLately(now: controller.nowSeconds()) ? .chimed : .idle
         }
     }
 
@@ -276,6 +278,14 @@ final class BedsideControls {
             case .sayTimeAndNext:
                 guard configuration.sayTimeWhenIdle else { continue }
                 controller.send { $0.timeAndNext(now: $1) }
+            case .chimeAgain:
+                do {
+                    guard let chime = controller.machine.lastChime else { continue }
+                    _ = try controller.chimeAgain(chime, after: "key \(key ?? "?")")
+                    controller.send { _, _ in [.say(Spoken.again(chime))] }
+                } catch {
+                    logger.error("input: the chime could not be kept for again: \(error)")
+                }
             }
         }
     }

@@ -26,13 +26,13 @@ final class CalendarRequests: RequestHandler {
 
     func handle(_ request: Asked) throws -> Handled {
         if case .calendarAdd(
-            let name, let source, let purpose, let minutes, let sounds, let only, let except, let timed) =
+            let name, let source, let purpose, let minutes, let sounds, let only, let except, let timed, let person) =
             request.command, !Calendars.isWeb(source), let offLoop = controller.offLoop,
             let connection = request.connection
         {
             let use = try CalendarUse(
                 purpose: purpose, minutes: minutes, sounds: sounds, only: only, except: except, timed: timed,
-                check: self.sounds.check)
+                person: person, check: self.sounds.check)
             try checkFileCalendar(name: name, source: source)
             let (loader, today, zone) = (calendars.loader, controller.today(), zone)
             offLoop.run("calendar-check") {
@@ -48,10 +48,11 @@ final class CalendarRequests: RequestHandler {
 
     private func respond(to operation: Command) throws -> Response {
         switch operation {
-        case .calendarAdd(let name, let source, let purpose, let minutes, let sounds, let only, let except, let timed):
+        case .calendarAdd(
+            let name, let source, let purpose, let minutes, let sounds, let only, let except, let timed, let person):
             let use = try CalendarUse(
                 purpose: purpose, minutes: minutes, sounds: sounds, only: only, except: except, timed: timed,
-                check: self.sounds.check)
+                person: person, check: self.sounds.check)
             return try addCalendar(name: name, source: source, use: use)
         case .calendarList:
             var response = Response()
@@ -273,11 +274,19 @@ struct CalendarUse: Sendable {
     let minutes: [Int]
     let sounds: [Int: String]
     let holidays: HolidayFilter
+    /// A reminder calendar's person (`--for`).
+    let person: String?
 
     init(
         purpose: String?, minutes: [Int]?, sounds: [String: String]?, only: String? = nil, except: String? = nil,
-        timed: Bool? = nil, check: (String, String) throws -> Void
+        timed: Bool? = nil, person: String? = nil, check: (String, String) throws -> Void
     ) throws {
+        if let person, !person.isEmpty {
+            self.person = try Reminder.checkPerson(person)
+            try ReminderRequests.checkUser(person)
+        } else {
+            self.person = nil
+        }
         guard let chosen = CalendarPurpose(rawValue: purpose ?? "holidays") else {
             throw InputError("calendar purpose \"\(purpose ?? "")\": holidays or reminders")
         }
@@ -290,6 +299,9 @@ struct CalendarUse: Sendable {
             self.minutes = []
             self.sounds = [:]
             holidays = try HolidayFilter(only: only, except: except, timed: timed ?? false)
+            guard self.person == nil else {
+                throw InputError("--for is for reminder calendars (--reminders): holidays are the household's")
+            }
         case .reminders:
             guard only == nil, except == nil, timed == nil else {
                 throw InputError("--only, --except and --timed are for holiday calendars, not reminders")
@@ -321,6 +333,7 @@ struct CalendarUse: Sendable {
         record.holidayOnly = holidays.only.joined(separator: "|")
         record.holidayExcept = holidays.except.joined(separator: "|")
         record.holidayTimed = holidays.timed
+        record.person = person
         return record
     }
 

@@ -152,7 +152,8 @@ final class Calendars {
             entries.filter { $0.record.purpose == .reminders }.flatMap { entry in
                 CalendarReminders.chimes(
                     calendarID: Int(entry.record.id ?? 0), name: entry.record.name, occurrences: entry.occurrences,
-                    minutes: entry.record.reminderMinutes, sounds: entry.record.reminderSounds, zone: zone)
+                    minutes: entry.record.reminderMinutes, sounds: entry.record.reminderSounds, zone: zone,
+                    person: entry.record.person)
             })
         return holidays != before.0 || chimes != before.1 || notHolidays != before.2
     }

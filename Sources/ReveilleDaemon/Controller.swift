@@ -103,7 +103,7 @@ public final class Controller {
         var schedule = try store.scheduleState()
         schedule.holidays = calendars.holidays
         schedule.notHolidays = calendars.notHolidays
-        schedule.calendarChimes = calendars.chimes
+        schedule.calendarChimes = try Controller.chimes(of: calendars, andAgainIn: store, now: now)
         schedule.household = Alarm.household(volume: ring.defaultVolume, fadeInSeconds: ring.defaultFadeInSeconds)
         let since = AlarmClock.Stored.since(now: now)
         let stored = AlarmClock.Stored(
@@ -333,9 +333,30 @@ public final class Controller {
         var state = try store.scheduleState()
         state.holidays = calendars.holidays
         state.notHolidays = calendars.notHolidays
-        state.calendarChimes = calendars.chimes
+        state.calendarChimes = try Controller.chimes(of: calendars, andAgainIn: store, now: nowSeconds())
         state.household = machine.schedule.household
         return state
+    }
+
+    /// "Again in 10 minutes" for a chime played lately (`Chime.again`): kept in the state, so a
+    /// restart keeps it, and logged. A request's schedule change reaches the machine through
+    /// `Requests`; a key's (`after`, who asked) reaches it here.
+    func chimeAgain(_ chime: Chime, after key: String?) throws -> Chime {
+        let asOf = clock.now().timeIntervalSince1970
+        let copy = chime.again(now: nowSeconds(), zone: zone)
+        try store.insert(again: copy)
+        logger.info(
+            "reminder \"\(chime.text)\" (\(chime.origin)) chimes again at \(view.chimeStamp(copy.instant))\(key.map { ", asked by \($0)" } ?? "")"
+        )
+        if let key { scheduleChanged(asOf: asOf, after: key) }
+        return copy
+    }
+
+    /// The chimes computed ahead of the plan: the calendars', and those asked for again (kept a
+    /// week, as far as the machine looks back).
+    private static func chimes(of calendars: Calendars, andAgainIn store: Store, now: Int) throws -> [Chime] {
+        let again = try store.againChimes(since: now - 7 * 86_400)
+        return again.isEmpty ? calendars.chimes : CalendarReminders.sorted(calendars.chimes + again)
     }
 
     /// Seconds from now to the instant the machine asked to be woken at (negative once passed),

@@ -80,6 +80,16 @@ final class Effects {
                 hooks.check(chime.unless ?? "false", for: chime.text) { skip, detail in
                     report(chime.key, skip, detail)
                 }
+            case .chimeHook(let chime):
+                var environment = [
+                    "REVEILLE_EVENT": HookEvent.chime.rawValue, "REVEILLE_TEXT": chime.text,
+                    "REVEILLE_ORIGIN": chime.origin, "REVEILLE_SCHEDULED_AT": String(chime.instant),
+                    "REVEILLE_CHIME_KEY": chime.key,
+                ]
+                environment["REVEILLE_BODY"] = chime.detail
+                environment["REVEILLE_LOCATION"] = chime.location
+                environment["REVEILLE_PERSON"] = chime.person
+                hooks.run(.chime, environment: environment)
             case .recordChime(let chime, let outcome, let at):
                 do {
                     try store.record(chime: chime, outcome: outcome, at: at)

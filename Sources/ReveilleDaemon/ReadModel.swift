@@ -29,11 +29,18 @@ struct ReadModel {
         case .readerHealth(let health): .readerHealth(ReaderState(health))
         case .schedule: .schedule
         case .chime(let chime):
-            .reminder(
-                ChimeInfo(text: chime.text, origin: chime.origin, due: dueTime(chime.instant), detail: chime.detail))
+            .reminder(chimeInfo(chime))
         case .overrideRemoved(let override, let holiday):
             .overrideRemoved(RemovedOverride(override: OverrideInfo(override), holiday: holiday))
         }
+    }
+
+    /// A chime that played, as watchers get it: whom it is for, and the key "again" names it by.
+    func chimeInfo(_ chime: Chime) -> ChimeInfo {
+        var info = ChimeInfo(text: chime.text, origin: chime.origin, due: dueTime(chime.instant), detail: chime.detail)
+        info.user = chime.person
+        info.key = chime.key
+        return info
     }
 
     /// The next ring as the machine decided it.
@@ -188,11 +195,13 @@ struct ReadModel {
         case .weekly(let set): days = set.description
         case .once(let day): date = day.description
         }
-        return ReminderInfo(
+        var info = ReminderInfo(
             id: reminder.id, text: reminder.text, body: reminder.body, time: reminder.time.description, days: days,
             date: date,
             enabled: reminder.enabled, sound: reminder.sound,
             followUps: reminder.followUps.map { "\(Reminder.after($0.afterSeconds)): \($0.text)" },
             unless: reminder.unless, next: next)
+        info.person = reminder.person
+        return info
     }
 }

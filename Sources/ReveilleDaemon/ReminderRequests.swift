@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleCore
+import ReveilleLaunch
 import ReveilleProtocol
 import ReveilleStore
 
@@ -20,7 +21,33 @@ final class ReminderRequests: RequestHandler {
     }
 
     func handle(_ request: Asked) throws -> Handled {
-        .answer(try respond(to: request.command))
+        if case .chimeAgain(let key) = request.command {
+            return .answer(try again(key, role: request.role, peer: request.peer))
+        }
+        return .answer(try respond(to: request.command))
+    }
+
+    /// "Again in 10 minutes": a chime played lately, once more (`Chime.again`), kept in the state
+    /// so that a restart keeps it. The household asks for any chime; a person with no rights here,
+    /// for their own.
+    private func again(_ key: String?, role: Role, peer: Peer?) throws -> Response {
+        let machine = controller.machine
+        guard let chime = key.map({ machine.playedChime(key: $0) }) ?? machine.lastChime else {
+            throw Refusal(
+                .notFound,
+                key == nil
+                    ? "no reminder chimed lately" : "that chime is not one of the last played; add a reminder instead")
+        }
+        if role < .user {
+            guard let peer, let person = chime.person, ProcessOwner.name(of: peer.uid) == person else {
+                throw Refusal(.forbidden, "'reminder again' is for the household, or for the person the chime is for")
+            }
+        }
+        let copy = try controller.chimeAgain(chime, after: nil)
+        return Response(
+            message:
+                "\"\(chime.text)\" chimes again at \(controller.view.localTime(copy.instant)), in \(Chime.againSeconds / 60) minutes"
+        )
     }
 
     private func respond(to operation: Command) throws -> Response {
@@ -74,6 +101,7 @@ final class ReminderRequests: RequestHandler {
             text += ", then \(Reminder.after(followUp.afterSeconds)) later \"\(followUp.text)\""
         }
         if let unless = reminder.unless { text += ", unless \(unless)" }
+        if let person = reminder.person { text += ", for \(person)" }
         return reminder.enabled ? text : text + " (disabled)"
     }
 
@@ -91,6 +119,14 @@ final class ReminderRequests: RequestHandler {
     /// Applies `spec` (`ReminderSpec.apply`), with the sounds the daemon can play.
     private func apply(_ spec: ReminderSpec, to reminder: inout Reminder, isNew: Bool) throws {
         try spec.apply(to: &reminder, isNew: isNew, now: controller.specNow) { try sounds.check($0) }
+        if let person = reminder.person { try Self.checkUser(person) }
+    }
+
+    /// A person a reminder or a calendar is for is a user of this machine.
+    static func checkUser(_ name: String) throws {
+        guard getpwnam(name) != nil else {
+            throw InputError("--for \(name): no such user on this machine (see 'getent passwd')")
+        }
     }
 
     private func existingReminder(_ id: Int) throws -> Reminder {

@@ -146,7 +146,8 @@ final class Requests {
             .appAsk, .appRequests, .appAnswer:
             handlers.apps
         case .calendarAdd, .calendarList, .calendarRemove, .calendarShow: handlers.calendars
-        case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch: handlers.reminders
+        case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch, .chimeAgain:
+            handlers.reminders
         case .webPair, .webRedeem, .webDevices, .webUnpair, .webServing: handlers.web
         case .soundTest, .soundDevices, .soundStop: handlers.sound
         }

@@ -9,7 +9,9 @@ import ReveilleProtocol
 /// follows the daemon's stream for that user on the apps socket (open to everyone, own apps only) and shows desktop notifications through the
 /// session's notification service (freedesktop Notifications over D-Bus): 15, 5 and 1 minutes
 /// before an app's time runs out, when an app is refused, and the answer to a request for more
-/// time. A time notice offers "Ask for 30 more minutes", which sends `apps ask`.
+/// time. A time notice offers "Ask for 30 more minutes", which sends `apps ask`. A reminder for
+/// this user (`reminder add --for`) shows with its line and place, and offers "Again in 10
+/// minutes", which sends `reminder again`.
 ///
 /// Idle, it sleeps in poll(2) on two descriptors (the daemon's socket and the bus) and wakes for
 /// nothing else; while the daemon is away it tries again with a growing pause (up to a minute).
@@ -22,10 +24,13 @@ final class Notifier {
     private var daemon: ControlClient?
     /// The app each notification that offers "ask" is about, by notification id (the latest few).
     private var asking: [(id: UInt32, app: String)] = []
+    /// The chime each reminder notice is about, by notification id (the latest few).
+    private var chimes: [(id: UInt32, key: String)] = []
     private var retrySeconds = 1
     private var daemonWasUp = true
 
     static let askKey = "ask"
+    static let againKey = "again"
 
     init(socketPath: String, user: String, askMinutes: Int = 30) {
         self.socketPath = socketPath
@@ -114,6 +119,14 @@ final class Notifier {
                 asking.append((id, notice.app))
                 if asking.count > 8 { asking.removeFirst() }
             }
+        case .reminder(let chime) where chime.user == user:
+            let id = show(
+                chime.text, chime.detail ?? "\(chime.origin), \(chime.due)",
+                action: chime.key.map { _ in (Self.againKey, "Again in \(Chime.againSeconds / 60) minutes") })
+            if let id, let key = chime.key {
+                chimes.append((id, key))
+                if chimes.count > 8 { chimes.removeFirst() }
+            }
         case .appRequest(let request) where request.user == user && request.state != .waiting:
             show(
                 AppNoticeText.title(request),
@@ -148,6 +161,11 @@ final class Notifier {
         var id: UInt32 = 0
         var key = [CChar](repeating: 0, count: 64)
         while RV_notify_take_action(bus, &id, &key, Int32(key.count)) == 1 {
+            if String(cString: key) == Self.againKey, let chime = chimes.first(where: { $0.id == id })?.key {
+                chimes.removeAll { $0.id == id }
+                again(chime)
+                continue
+            }
             guard String(cString: key) == Self.askKey, let app = asking.first(where: { $0.id == id })?.app else {
                 continue
             }
@@ -167,6 +185,16 @@ final class Notifier {
         }
     }
 
+    /// "Again in 10 minutes" tapped: the daemon plays the chime again then, and this notice with it.
+    private func again(_ key: String) {
+        do {
+            let response = try ControlClient(path: socketPath).send(.chimeAgain(key: key))
+            if let error = response.error { show("Could not remind you again", error.message, action: nil) }
+        } catch {
+            show("Could not remind you again", "\(error)", action: nil)
+        }
+    }
+
     /// A line on standard error: the session's journal keeps it.
     private func say(_ text: String) {
         var line = "reveille-notify: \(text)\n"
@@ -181,10 +209,12 @@ public enum NotifyMain {
 
         Shows desktop notifications about your own apps: 15, 5 and 1 minutes before an app's time
         runs out, when an app is refused, and the answer to a request for more time. A notice of
-        time running out offers to ask an admin for N more minutes (default 30).
+        time running out offers to ask an admin for N more minutes (default 30). Reminders set for
+        you (reveille reminder add --for YOU) show too, and offer "Again in 10 minutes".
 
         Started in each graphical session (XDG autostart: /etc/xdg/autostart/reveille-notify.desktop).
-        It needs no group membership: the daemon tells each user only about their own apps.
+        It needs no group membership: the daemon tells each user only about their own apps and
+        reminders.
 
           --root DIR     the folder the daemon runs under (default: $REVEILLE_ROOT, else /)
           --minutes N    what "ask for more" asks for, 5-120 in steps of 5 (default 30)

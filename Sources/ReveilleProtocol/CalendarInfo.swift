@@ -21,6 +21,8 @@ public struct ReminderInfo: Codable, Sendable, Equatable {
     public var unless: String?
     /// When it next chimes: `2026-11-27 16:00`; nil when it does not any more.
     public var next: String?
+    /// Whom it is for (`--for`); nil: the household.
+    public var person: String?
 
     public init(
         id: Int, text: String, body: String? = nil, time: String, days: String?, date: String?, enabled: Bool,
@@ -49,6 +51,10 @@ public struct ChimeInfo: Codable, Sendable, Equatable {
     public var origin: String
     /// When it was due: `16:00`.
     public var due: String
+    /// Whom it is for: their notifier shows it (nil: the household's).
+    public var user: String?
+    /// What `reminder again` names it by.
+    public var key: String?
 
     public init(text: String, origin: String, due: String, detail: String? = nil) {
         self.text = text

@@ -120,13 +120,16 @@ public enum Command: Codable, Sendable, Equatable {
     /// and `timed` say which of its events are holidays (`HolidayFilter`).
     case calendarAdd(
         name: String, source: String, purpose: String? = nil, minutes: [Int]? = nil, sounds: [String: String]? = nil,
-        only: String? = nil, except: String? = nil, timed: Bool? = nil)
+        only: String? = nil, except: String? = nil, timed: Bool? = nil, person: String? = nil)
     case calendarList
     /// By id or name.
     case calendarRemove(calendar: String)
     /// What a calendar holds in the next `days` days.
     case calendarShow(calendar: String, days: Int)
     case reminderList
+    /// A chime just played, once more in 10 minutes (`Chime.again`), by its key (`ChimeInfo.key`);
+    /// nil: the chime played last. Anyone in the socket group, and the person it is for.
+    case chimeAgain(key: String?)
     case reminderAdd(spec: ReminderSpec)
     case reminderEdit(id: Int, spec: ReminderSpec)
     case reminderRemove(id: Int)
@@ -193,6 +196,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .webUnpair: "web unpair"
         case .webServing: "web serving"
         case .reminderList: "reminder list"
+        case .chimeAgain: "reminder again"
         case .reminderAdd: "reminder add"
         case .reminderEdit: "reminder edit"
         case .reminderRemove: "reminder rm"
@@ -218,7 +222,7 @@ public enum Command: Codable, Sendable, Equatable {
         switch self {
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit,
-            .reminderRemove, .remindersSwitch,
+            .reminderRemove, .remindersSwitch, .chimeAgain,
             // Removing a tag takes it from the alarms that named it.
             .tagRemove:
             .schedule
@@ -241,7 +245,8 @@ public enum Command: Codable, Sendable, Equatable {
     public var requiredRole: Role {
         switch self {
         // Anyone on the machine, about their own apps only (README, "A child's side").
-        case .appsStatus(nil), .appAsk, .appRequests, .watch:
+        // "Again in 10 minutes" is the person's too, for their own chime (checked by its handler).
+        case .appsStatus(nil), .appAsk, .appRequests, .watch, .chimeAgain:
             .none
         // `--unless` is a shell command the daemon runs as its own user: only for those who are
         // that user already (root and the daemon's user), never for the admin group.
@@ -376,6 +381,8 @@ public struct ReminderSpec: Codable, Sendable, Equatable {
     public var followUps: [FollowUp]?
     /// A shell command; the empty string removes it.
     public var unless: String?
+    /// The person it is for, a user name of this machine; the empty string: the household.
+    public var person: String?
 
     public init() {}
 }

@@ -51,7 +51,8 @@ public enum ScheduleEdit: Sendable {
         case .resume: return .master(.on)
         // New alarms, calendars and reminders weaken no ring by being added or removed here
         // (calendars and reminders are not judged under commitment: README, "Commitment").
-        case .alarmAdd, .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch:
+        case .alarmAdd, .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch,
+            .chimeAgain:
             return nil
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .unlock, .dismissNext, .problem,
             .answer, .history, .stats, .soundTest, .soundDevices, .soundStop, .alarmTest, .tagAdd, .tagList, .tagTest,

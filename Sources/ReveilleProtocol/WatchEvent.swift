@@ -46,6 +46,7 @@ extension WatchEvent {
         switch self {
         case .appNotice(let notice): notice.user
         case .appRequest(let request): request.user
+        case .reminder(let chime): chime.user
         default: nil
         }
     }

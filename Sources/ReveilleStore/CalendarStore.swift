@@ -18,6 +18,8 @@ public struct CalendarRecord: Codable, Sendable, Equatable {
     public var holidayOnly = ""
     public var holidayExcept = ""
     public var holidayTimed = false
+    /// For reminders: the person its events are for (`Reminder.person`); nil: the household.
+    public var person: String?
 
     /// Which of its events are holidays. Checked when it was added; a row edited by hand into
     /// something that no longer parses is read as every all-day event.
@@ -62,13 +64,14 @@ public struct CalendarRecord: Codable, Sendable, Equatable {
         holidayOnly = try row.text("holidayOnly")
         holidayExcept = try row.text("holidayExcept")
         holidayTimed = try row.int("holidayTimed") != 0
+        person = try row.optionalText("person")
     }
 
     var columns: [(String, any SQLArgument)] {
         [
             ("name", name), ("source", source), ("purpose", purpose.rawValue), ("addedAt", addedAt),
             ("minutes", minutes), ("sounds", sounds), ("holidayOnly", holidayOnly), ("holidayExcept", holidayExcept),
-            ("holidayTimed", holidayTimed ? 1 : 0),
+            ("holidayTimed", holidayTimed ? 1 : 0), ("person", person),
         ]
     }
 }

@@ -18,6 +18,7 @@ struct ReminderRecord {
     var unless: String?
     /// The line under the title; nil when there is none.
     var body: String?
+    var person: String?
 
     init(row: SQLRow) throws {
         id = Int64(try row.int("id"))
@@ -30,13 +31,14 @@ struct ReminderRecord {
         followUps = try row.text("followUps")
         unless = try row.optionalText("unless")
         body = try row.optionalText("body")
+        person = try row.optionalText("person")
     }
 
     /// Every column but the id.
     var columns: [(String, any SQLArgument)] {
         [
             ("text", text), ("time", time), ("days", days), ("date", date), ("enabled", enabled), ("sound", sound),
-            ("followUps", followUps), ("unless", unless), ("body", body),
+            ("followUps", followUps), ("unless", unless), ("body", body), ("person", person),
         ]
     }
 
@@ -50,6 +52,7 @@ struct ReminderRecord {
         followUps = String(decoding: (try? JSONEncoder().encode(reminder.followUps)) ?? Data("[]".utf8), as: UTF8.self)
         unless = reminder.unless
         body = reminder.body
+        person = reminder.person
     }
 
     func reminder() throws -> Reminder {
@@ -60,7 +63,7 @@ struct ReminderRecord {
         return Reminder(
             id: Int(id), text: text, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
             followUps: (try? JSONDecoder().decode([FollowUp].self, from: Data(followUps.utf8))) ?? [], unless: unless,
-            body: body)
+            body: body, person: person)
     }
 }
 
@@ -169,6 +172,27 @@ extension Store {
         try db.read { db in
             try db.rows("SELECT * FROM chime WHERE instant >= ? ORDER BY instant, key", since).map(
                 ChimeRecord.init(row:))
+        }
+    }
+
+    /// Chimes asked for again ("again in 10 minutes"), still to come or lately due: the machine
+    /// plays them as it plays a calendar's.
+    public func againChimes(since instant: Int) throws -> [Chime] {
+        try db.read { db in
+            try db.rows("SELECT chime FROM chime_again WHERE instant >= ? ORDER BY instant", instant).compactMap {
+                try JSONDecoder().decode(Chime.self, from: Data(try $0.text("chime").utf8))
+            }
+        }
+    }
+
+    /// Keeps a chime asked for again; those a week past go.
+    public func insert(again chime: Chime) throws {
+        let text = String(decoding: try JSONEncoder().encode(chime), as: UTF8.self)
+        try write { db in
+            try db.execute(
+                "INSERT INTO chime_again(key, instant, chime) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING", chime.key,
+                chime.instant, text)
+            try db.execute("DELETE FROM chime_again WHERE instant < ?", chime.instant - 7 * 86_400)
         }
     }
 }

@@ -111,6 +111,15 @@ public final class Store: Sendable {
                 ALTER TABLE "calendar" ADD COLUMN "holidayTimed" BOOLEAN NOT NULL DEFAULT 0;
                 """)
         }
+        migrations.add("v17: reminders for a person, chimes again") { db in
+            try db.execute(
+                """
+                ALTER TABLE "reminder" ADD COLUMN "person" TEXT;
+                ALTER TABLE "calendar" ADD COLUMN "person" TEXT;
+                CREATE TABLE "chime_again" ("key" TEXT PRIMARY KEY NOT NULL, "instant" INTEGER NOT NULL,
+                  "chime" TEXT NOT NULL);
+                """)
+        }
         return migrations
     }
 

@@ -49,7 +49,7 @@ public enum RelayPolicy {
             .tagList,
             .tagRemove,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests, .appCatalog,
-            .appAnswer, .calendarList, .calendarShow, .reminderList,
+            .appAnswer, .calendarList, .calendarShow, .reminderList, .chimeAgain,
             .reminderRemove,
             .remindersSwitch:
             true

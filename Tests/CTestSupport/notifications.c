@@ -1,6 +1,6 @@
 // A stand-in for the desktop's notification service (org.freedesktop.Notifications) on a session
 // bus the test starts: it records what it is asked to show, and can tap a notification's "ask"
-// action the way a person would. sd-bus, from libsystemd.
+// action the way a person would, and the first "again" action too. sd-bus, from libsystemd.
 #include "include/test_support.h"
 
 #include <errno.h>
@@ -18,10 +18,12 @@ struct RVT_notifications {
     pthread_mutex_t lock;
     volatile int stop;
     int tap_ask;
+    int tap_again;
     uint32_t next_id;
     int count;
     char *notes[RVT_MAX_NOTES];
     uint32_t pending_tap;
+    const char *pending_key;
 };
 
 static int notify(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -36,10 +38,11 @@ static int notify(sd_bus_message *m, void *userdata, sd_bus_error *error) {
     if (r >= 0) r = sd_bus_message_skip(m, "a{sv}");
     if (r >= 0) r = sd_bus_message_read(m, "i", &timeout);
     if (r < 0) return r;
-    int asks = 0;
+    int asks = 0, agains = 0;
     char action_text[256] = "";
     for (char **a = actions; a != NULL && *a != NULL; a++) {
         if (strcmp(*a, "ask") == 0) asks = 1;
+        if (strcmp(*a, "again") == 0) agains = 1;
         strncat(action_text, *a, sizeof action_text - strlen(action_text) - 2);
         strcat(action_text, ";");
     }
@@ -54,6 +57,11 @@ static int notify(sd_bus_message *m, void *userdata, sd_bus_error *error) {
     if (asks && self->tap_ask) {
         self->tap_ask = 0;
         self->pending_tap = id;
+        self->pending_key = "ask";
+    } else if (agains && self->tap_again) {
+        self->tap_again = 0;
+        self->pending_tap = id;
+        self->pending_key = "again";
     }
     pthread_mutex_unlock(&self->lock);
     for (char **a = actions; a != NULL && *a != NULL; a++) free(*a);
@@ -82,11 +90,12 @@ static void *serve(void *argument) {
         }
         pthread_mutex_lock(&self->lock);
         uint32_t tap = self->pending_tap;
+        const char *key = self->pending_key;
         self->pending_tap = 0;
         pthread_mutex_unlock(&self->lock);
         if (tap != 0)
             sd_bus_emit_signal(self->bus, "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
-                               "ActionInvoked", "us", tap, "ask");
+                               "ActionInvoked", "us", tap, key);
         sd_bus_wait(self->bus, 100 * 1000);
     }
     return NULL;
@@ -96,6 +105,7 @@ RVT_notifications *RVT_notifications_start(const char *address, int tap_ask) {
     struct RVT_notifications *self = calloc(1, sizeof *self);
     pthread_mutex_init(&self->lock, NULL);
     self->tap_ask = tap_ask;
+    self->tap_again = tap_ask;
     int r = sd_bus_new(&self->bus);
     if (r >= 0) r = sd_bus_set_address(self->bus, address);
     if (r >= 0) r = sd_bus_set_bus_client(self->bus, 1);

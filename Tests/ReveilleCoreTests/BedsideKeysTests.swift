@@ -132,3 +132,32 @@ import Testing
                 == "It is 23 oh 5. No alarm is set to ring.")
     }
 }
+
+/// The snooze key right after a chime asks for it again; the time is said otherwise.
+@Suite struct ChimeAgainKeyTests {
+    @Test func theSnoozeKeyAfterAChimeAsksForItAgain() {
+        var keypad = BedsideKeypad(longPressSeconds: 1.5)
+        #expect(keypad.handle(.snooze, .press, phase: .chimed, now: 10) == [])
+        #expect(keypad.handle(.snooze, .release, phase: .chimed, now: 10.2) == [.chimeAgain])
+        #expect(keypad.handle(.snooze, .press, phase: .idle, now: 20) == [])
+        #expect(keypad.handle(.snooze, .release, phase: .idle, now: 20.2) == [.sayTimeAndNext])
+        // Digits while nothing rings do nothing, after a chime too.
+        #expect(keypad.handle(.digit(4), .press, phase: .chimed, now: 30) == [])
+    }
+
+    @Test func againIsTheSameChimeTenMinutesOnWithItsLineCountingDown() throws {
+        let zone = try #require(Zone(builtIn: "Europe/Berlin"))
+        var event = Chime(
+            key: "calendar:1:dentist:single:15", instant: 1_000, text: "Dentist", sound: nil, unless: "false",
+            origin: "calendar family, 15 min before", day: date("2026-11-27"), minutesBefore: 15,
+            location: "Hauptstraße 5", person: "kid1")
+        var again = event.again(now: 1_060, zone: zone)
+        #expect(again.key == "again:calendar:1:dentist:single:15@1660" && again.instant == 1_660)
+        #expect(again.detail == "starting in 5 minutes, at Hauptstraße 5" && again.person == "kid1")
+        #expect(again.unless == nil && again.origin == "again: calendar family, 15 min before")
+        event.minutesBefore = 0
+        again = event.again(now: 1_060, zone: zone)
+        #expect(again.detail == "it started 10 minutes ago, at Hauptstraße 5")
+        #expect(Spoken.again(again) == "Dentist. Again in 10 minutes.")
+    }
+}

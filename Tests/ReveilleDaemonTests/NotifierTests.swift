@@ -77,6 +77,13 @@ extension AppGuardSuites {
             .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"), "needs dbus-daemon"))
         func theChildHearsFifteenFiveAndOneMinuteAsksFromANoticeAndHearsTheAnswer() throws {
             let daemon = try DaemonHarness(now: instant("2026-11-23 16:00:00"))
+            // A hook that keeps what the chime hook is told.
+            let hooks = daemon.root.appendingPathComponent("etc/reveille/hooks.d")
+            try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
+            let told = daemon.root.appendingPathComponent("chime-hook.out")
+            try "#!/bin/sh\n[ \"$REVEILLE_EVENT\" = chime ] && env | grep '^REVEILLE_' | sort > \(told.path)\nexit 0\n"
+                .write(to: hooks.appendingPathComponent("phone"), atomically: true, encoding: .utf8)
+            chmod(hooks.appendingPathComponent("phone").path, 0o755)
             let game = try AppGuardTests.installGame(in: daemon.root)
             try AppGuardTests.writePolicy(
                 "[[app]]\nname = \"game\"\npaths = [\"\(game)\"]\nwindows = [\"15:00-20:00\"]\nlimit_minutes = 20\nusers = [\"nobody\"]\n",
@@ -104,6 +111,33 @@ extension AppGuardSuites {
             #expect(
                 daemon.waitFor(5) { notes().contains("following \(daemon.paths.appsSocket) for nobody") }, "\(notes())")
 
+            // A reminder for the child: on their desktop, with its line; the hook names them;
+            // "Again in 10 minutes", tapped on the notice, asks the daemon as the child.
+            let piano = try daemon.cli(
+                "reminder", "add", "Practice piano", "--at", "16:01", "--days", "daily", "--for", "nobody", "--body",
+                "Scales first")
+            #expect(piano.status == 0, "\(piano)")
+            try daemon.advance(by: 61)
+            #expect(
+                daemon.waitFor(5) {
+                    bus.shown.contains("Practice piano|Scales first|again;Again in 10 minutes;")
+                }, "\(bus.shown)")
+            #expect(
+                daemon.waitFor(5) {
+                    daemon.logText().contains("reminder \"Practice piano\" (reminder #1) chimes again at ")
+                })
+            #expect(
+                daemon.waitFor(5) {
+                    (try? String(contentsOf: told, encoding: .utf8))?.contains("REVEILLE_TEXT=Practice piano") == true
+                })
+            let hook = (try? String(contentsOf: told, encoding: .utf8)) ?? ""
+            for line in [
+                "REVEILLE_EVENT=chime", "REVEILLE_PERSON=nobody", "REVEILLE_BODY=Scales first",
+                "REVEILLE_ORIGIN=reminder #1",
+            ] {
+                #expect(hook.contains(line + "\n"), "\(hook)")
+            }
+
             // The child starts the game: the guard follows it as nobody's.
             let player = try AppGuardTests.spawn(
                 "/usr/bin/setpriv",
@@ -129,6 +163,10 @@ extension AppGuardSuites {
 
             try daemon.advance(by: 10 * 60)  // 5 min left
             #expect(daemon.waitFor(5) { bus.shown.contains { $0.hasPrefix("game: 5 minutes left|") } }, "\(bus.shown)")
+            // 16:11 has passed: the piano reminder came again.
+            #expect(
+                daemon.waitFor(5) { bus.shown.filter { $0.hasPrefix("Practice piano|Scales first|") }.count == 2 },
+                "\(bus.shown)")
             try daemon.advance(by: 4 * 60)  // 1 min left
             #expect(daemon.waitFor(5) { bus.shown.contains { $0.hasPrefix("game: 1 minute left|") } }, "\(bus.shown)")
 

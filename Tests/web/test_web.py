@@ -873,6 +873,31 @@ class WakingPageTests(unittest.TestCase):
         self.assertIn("wake-up check of alarm", self.clock.log())
         self.assertIn("passed (the page", self.clock.log())
 
+    def test_28_a_chime_asked_again_from_the_banner_chimes_again(self):
+        self.open_page()
+        now = status(self.clock.sock)["now"]
+        hour, minute = int(now[11:13]), int(now[14:16])
+        if hour == 23 and minute >= 58:
+            self.skipTest("too close to midnight on the daemon's clock for a reminder today")
+        later = f"{hour:02d}:{minute + 1:02d}" if minute < 59 else f"{hour + 1:02d}:00"
+        reply = request(self.clock.sock, {"reminderAdd": {"spec": {"text": "stretch", "time": later, "date": now[:10],
+                                                                   "body": "two minutes"}}})
+        self.assertTrue(reply["ok"], reply)
+        self.clock.advance(61)
+        wait_for(lambda: self.browser.visible("#chime"), seconds=20, what="the chime's banner")
+        self.assertEqual(self.browser.text("#chimetext"), "stretch")
+        self.shot("28-chime-banner-again")
+        self.browser.click("#chimeagain")
+        wait_for(lambda: not self.browser.visible("#chime"), what="the banner to close")
+        ahead = lambda: request(self.clock.sock, {"next": {"days": 1}})["payload"]["schedule"].get("reminders") or []
+        wait_for(lambda: any(r["text"] == "stretch" and r["origin"].startswith("again:") for r in ahead()), what="the chime again ahead")
+        self.assertIn("chimes again at", self.clock.log())
+        self.clock.advance(600)
+        wait_for(lambda: self.browser.visible("#chime"), seconds=20, what="the banner again, ten minutes on")
+        self.assertEqual(self.browser.text("#chimetext"), "stretch")
+        self.assertEqual(self.browser.text("#chimedetail"), "two minutes")
+        self.browser.click("#chime")
+
     def test_24_the_page_is_a_sunrise_before_the_ring(self):
         self.open_page()
         # Rings in 21 minutes, with a 20-minute sunrise: it begins a minute from now.
