@@ -567,11 +567,35 @@ class PageTests(unittest.TestCase):
             weekend = lambda: [e for d in request(self.clock.sock, {"next": {"days": 8}})["payload"]["schedule"]["days"]
                                for e in d.get("lines", "").split(";") if e.startswith("09:05|0|rule|r")]
             wait_for(lambda: len(weekend()) >= 2, what="two weekend rings of the rule")
+            for rule in request(self.clock.sock, {"ruleList": {}})["payload"]["rules"]:
+                request(self.clock.sock, {"ruleRemove": {"id": rule["id"]}})
+            # A disabled base with a live override, as the design says: disabled from the Alarms
+            # tab, the alarm skips its base days and still rings on its override's day.
+            for override in request(self.clock.sock, {"overrideList": {}})["payload"]["overrides"]:
+                request(self.clock.sock, {"overrideRemove": {"id": override["id"]}})
+            alarm = request(self.clock.sock, {"alarmAdd": {"spec": {"time": "06:45", "days": "daily", "label": "school"}}})
+            alarm_id = alarm["payload"]["alarms"][0]["id"]
+            self.assertTrue(request(self.clock.sock, {"overrideAdd": {"alarmID": alarm_id, "date": day, "change": "08:10"}})["ok"])
+            self.open_page()
+            self.browser.click('nav button[data-view="lists"]')
+            toggle = f'button[data-act="toggle"][data-id="{alarm_id}"]'
+            wait_for(lambda: self.browser.visible(toggle), what="the alarm's on/off button")
+            self.browser.click(toggle)
+            wait_for(lambda: not next(a for a in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]
+                                      if a["id"] == alarm_id)["enabled"], what="the alarm disabled")
+            wait_for(lambda: "still ring it: override #" in (self.browser.text("#toast") or ""), what="what still rings, said")
+            ring = status(self.clock.sock)["nextRing"]
+            self.assertEqual((ring["date"], ring["time"], ring["alarmID"]), (day, "08:10", alarm_id))
+            self.open_day(day)
+            wait_for(lambda: self.browser.text(f'.day[data-date="{day}"] .t') == "08:10", what="the override's ring in the month")
+            self.shot("26-disabled-base-live-override")
         finally:
             for override in request(self.clock.sock, {"overrideList": {}})["payload"]["overrides"]:
                 request(self.clock.sock, {"overrideRemove": {"id": override["id"]}})
             for rule in request(self.clock.sock, {"ruleList": {}})["payload"]["rules"]:
                 request(self.clock.sock, {"ruleRemove": {"id": rule["id"]}})
+            for alarm in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]:
+                request(self.clock.sock, {"alarmRemove": {"id": alarm["id"]}})
 
     def test_15_the_apps_tab_shows_each_limited_users_apps_and_grants_to_the_one_chosen(self):
         self.admin_page()
