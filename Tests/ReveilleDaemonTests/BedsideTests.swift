@@ -177,6 +177,25 @@ import Testing
         bedside.release("KEY_SPACE")
         #expect(try daemon.session()?.state == .ringing, "a long press is not a snooze")
         #expect(try daemon.request(.problem).problem == problem, "the same problem, said again")
+
+        // Once nothing rings, the snooze key right after a chime asks for it again (README, "Reminders").
+        #expect(try daemon.request(.answer(value: solve(problem))).ok)
+        let berlin = try #require(Zone(builtIn: "Europe/Berlin"))
+        var resolver = ZoneResolver(zone: berlin)
+        let next = resolver.local(at: Int(Date().timeIntervalSince1970) + 120)
+        let at = LocalTime(hour: next.time.hour, minute: next.time.minute)!
+        #expect(
+            try daemon.cli(
+                "reminder", "add", "drink water", "--date", next.date.description, "--at", at.hoursAndMinutes
+            )
+            .status == 0)
+        try daemon.setNow(resolver.resolve(next.date, at).instant)
+        #expect(daemon.waitFor(5) { daemon.logText().contains("reminder \"drink water\" (reminder #1) chimes (due") })
+        bedside.tap("KEY_SPACE")
+        #expect(daemon.waitFor(3) { bedside.said("drink water. Again in 10 minutes.") == 1 }, "\(daemon.logText())")
+        #expect(daemon.logText().contains("chimes again at ") && daemon.logText().contains("asked by key KEY_SPACE"))
+        let ahead = try daemon.request(.next(days: 1)).schedule?.reminders ?? []
+        #expect(ahead.contains { $0.text == "drink water" && $0.origin == "again: reminder #1" }, "\(ahead)")
     }
 
     @Test func aTagAlarmAsksForTheTagAloud() throws {
