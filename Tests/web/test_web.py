@@ -111,6 +111,7 @@ class PageTests(unittest.TestCase):
         self.browser.click("#snooze")
         wait_for(lambda: status(self.clock.sock)["session"]["state"] == "snoozed", what="the daemon to snooze")
         wait_for(lambda: "Snoozed until" in (self.browser.text("#ringwhen") or ""), what="the page to say snoozed")
+        self.assertRegex(self.browser.text("#ringclock"), r"^\d\d:\d\d$", "the time, on the snoozed screen too")
         self.assertIn("sound: stopped", self.clock.log())
         self.shot("2-snoozed")
 
@@ -128,6 +129,16 @@ class PageTests(unittest.TestCase):
         wait_for(lambda: status(self.clock.sock)["session"]["wrongAnswers"] == 1, what="the wrong answer")
         wait_for(lambda: self.browser.text("#problem") != problem + " = ?", what="a new problem")
         self.assertEqual(status(self.clock.sock)["session"]["state"], "ringing")
+        # At the 7" screen's 800x480: the time, every key and OK in view, and what the wrong answer
+        # got said in the screen, never a toast over the keys.
+        wait_for(lambda: "Not quite" in (self.browser.text("#ringnote") or ""), what="the answer's outcome on the ring screen")
+        self.assertNotEqual(self.browser.run("return getComputedStyle(document.getElementById('toast')).display"), "block")
+        self.assertRegex(self.browser.text("#ringclock"), r"^\d\d:\d\d$")
+        outside = self.browser.run(
+            "return [...document.querySelectorAll('#keypad button, #ringclock, #snooze')].filter(b => {"
+            " const r = b.getBoundingClientRect(); return r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth;"
+            "}).map(b => b.textContent)")
+        self.assertEqual(outside, [], f"out of view at {self.browser.run('return [innerWidth, innerHeight]')}")
         problem = self.browser.text("#problem").removesuffix(" = ?")
         for key in str(solve(problem)):
             self.browser.click(f'#keypad button[data-key="{key}"]')
