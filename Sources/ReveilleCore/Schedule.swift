@@ -43,14 +43,22 @@ public struct Decision: Hashable, Sendable {
     /// The time the layers chose (the alarm's own time when silent).
     public let time: LocalTime
     public let layer: Layer
+    /// Whether `holiday` is an event its calendar's filter leaves out, rather than a holiday this
+    /// committed ring stands against (beside `layer`, in what would be padding: the engine makes
+    /// millions of decisions, and a larger one costs in every copy and sort).
+    var holidayIsNone = false
     /// The rule or override that decided, if one did.
     public let sourceID: Int?
     public let verdict: Verdict
+    /// A holiday's name beside this ring of an alarm that skips holidays, said in its note.
+    public internal(set) var holiday: String? = nil
+
     /// A holiday of the calendars that this committed ring stands against (it applies after it).
-    public var heldHoliday: String? = nil
+    public var heldHoliday: String? { holidayIsNone ? nil : holiday }
+
     /// An event of a holiday calendar on this day that its filter says is no holiday: this alarm,
     /// which skips holidays, rings.
-    public var notHoliday: String? = nil
+    public var notHoliday: String? { holidayIsNone ? holiday : nil }
 
     public var ringInstant: Int? {
         if case .ring(let instant, _, _) = verdict { return instant }
@@ -151,8 +159,11 @@ public struct ScheduleState: Sendable {
 public struct ScheduleEngine {
     public private(set) var zone: ZoneResolver
     private let state: ScheduleState
-    /// Alarms in order of their time, so a day's decisions come out sorted unless a layer moves one.
+    /// Alarms in order of their time, so a day's decisions come out sorted unless a layer moves one;
+    /// then, last, the household's ring (`household`).
     private let alarms: [Alarm]
+    /// The index of the household's ring in `alarms`: the count of the alarms before it.
+    private let household: Int
     /// For each alarm (same order): per weekday, its own rule, and the rule for all alarms.
     private let rules: [(specific: [WeeklyRule?], general: [WeeklyRule?])]
     private let overridesByDay: [Int: [DateOverride]]
@@ -162,7 +173,9 @@ public struct ScheduleEngine {
     public init(state: ScheduleState, zone: Zone) {
         self.state = state
         self.zone = ZoneResolver(zone: zone)
-        self.alarms = state.alarms.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        let sorted = state.alarms.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        self.alarms = sorted + [state.household]
+        self.household = sorted.count
         var byScope: [Int?: [WeeklyRule?]] = [:]
         for rule in state.rules {
             var slots = byScope[rule.alarmID] ?? Array(repeating: nil, count: 7)
@@ -172,7 +185,7 @@ public struct ScheduleEngine {
         let none = [WeeklyRule?](repeating: nil, count: 7)
         let general = byScope[nil] ?? none
         self.generalRules = general
-        self.rules = alarms.map { (byScope[$0.id] ?? none, general) }
+        self.rules = sorted.map { (byScope[$0.id] ?? none, general) }
         self.overridesByDay = Dictionary(grouping: state.overrides, by: { $0.date.dayNumber })
     }
 
@@ -190,7 +203,7 @@ public struct ScheduleEngine {
                 offset: zone.uniformOffset(on: date))
             dayDecisions.removeAll(keepingCapacity: true)
             var moved = false
-            for index in alarms.indices {
+            for index in 0..<household {
                 if let decision = decide(index, on: day) {
                     moved = moved || decision.time != alarms[index].time
                     dayDecisions.append(decision)
@@ -284,8 +297,7 @@ public struct ScheduleEngine {
     private mutating func decideHousehold(on day: Day) -> Decision? {
         let override = day.overrides.first { $0.alarmID == nil }
         guard override?.change.isTime ?? generalRules[day.weekday]?.change.isTime ?? false else { return nil }
-        return decide(
-            state.household, override: override, rule: override == nil ? generalRules[day.weekday] : nil, on: day)
+        return decide(household, override: override, rule: override == nil ? generalRules[day.weekday] : nil, on: day)
     }
 
     private mutating func decide(_ index: Int, on day: Day) -> Decision? {
@@ -320,11 +332,13 @@ public struct ScheduleEngine {
             }
         }
         guard concerned else { return nil }
-        return decide(alarm, override: override, rule: rule, on: day)
+        return decide(index, override: override, rule: rule, on: day)
     }
 
     /// What `alarm` does on `day`, which concerns it, with the override and the rule that apply.
-    private mutating func decide(_ alarm: Alarm, override: DateOverride?, rule: WeeklyRule?, on day: Day) -> Decision? {
+    @inline(__always)
+    private mutating func decide(_ index: Int, override: DateOverride?, rule: WeeklyRule?, on day: Day) -> Decision? {
+        let alarm = alarms[index]
         let date = day.date
 
         func silent(_ layer: Layer, _ silence: Silence, source: Int? = nil) -> Decision {
@@ -370,8 +384,8 @@ public struct ScheduleEngine {
             var decision = Decision(
                 alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
                 verdict: .ring(instant: instant, shownAs: time, shift: .none))
-            decision.heldHoliday = held
-            decision.notHoliday = notHoliday
+            decision.holiday = held ?? notHoliday
+            decision.holidayIsNone = held == nil && notHoliday != nil
             return decision
         }
         guard zone.exists(date) else {
@@ -384,14 +398,14 @@ public struct ScheduleEngine {
         var decision = Decision(
             alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
             verdict: .ring(instant: instant, shownAs: shown, shift: shift))
-        decision.heldHoliday = held
-        decision.notHoliday = notHoliday
+        decision.holiday = held ?? notHoliday
+        decision.holidayIsNone = held == nil && notHoliday != nil
         return decision
     }
 
     /// What `alarm` does on `date`, or nil when it has nothing to do that day.
     public mutating func decide(_ alarm: Alarm, on date: CivilDate) -> Decision? {
-        guard let index = alarms.firstIndex(where: { $0.id == alarm.id }) else { return nil }
+        guard let index = alarms[..<household].firstIndex(where: { $0.id == alarm.id }) else { return nil }
         let day = Day(
             date: date, weekday: date.weekday.rawValue, overrides: overridesByDay[date.dayNumber] ?? [],
             offset: zone.uniformOffset(on: date))

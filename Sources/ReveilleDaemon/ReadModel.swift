@@ -141,7 +141,7 @@ struct ReadModel {
         let skippedToday = machine.forEachDecisionAhead(in: state, from: now.instant, days: days) { decision, handled in
             let index = decision.date.dayNumber - now.date.dayNumber
             if decision.layer == .base, !handled, case .ring(_, _, .none) = decision.verdict,
-                decision.heldHoliday == nil, decision.notHoliday == nil, let encoded = plainRings[decision.alarmID]
+                decision.holiday == nil, let encoded = plainRings[decision.alarmID]
             {
                 return report.days[index].append(encoded: encoded)
             }
