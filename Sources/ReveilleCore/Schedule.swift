@@ -164,11 +164,11 @@ public struct ScheduleEngine {
     private let alarms: [Alarm]
     /// The index of the household's ring in `alarms`: the count of the alarms before it.
     private let household: Int
-    /// For each alarm (same order): per weekday, its own rule, and the rule for all alarms.
-    private let rules: [(specific: [WeeklyRule?], general: [WeeklyRule?])]
-    private let overridesByDay: [Int: [DateOverride]]
-    /// The rule for all alarms per weekday: the household's ring's.
+    /// For each alarm (same order): per weekday, its own rule.
+    private let ownRules: [[WeeklyRule?]]
+    /// Per weekday, the rule for all alarms (and so the household's ring's).
     private let generalRules: [WeeklyRule?]
+    private let overridesByDay: [Int: [DateOverride]]
 
     public init(state: ScheduleState, zone: Zone) {
         self.state = state
@@ -183,9 +183,8 @@ public struct ScheduleEngine {
             byScope[rule.alarmID] = slots
         }
         let none = [WeeklyRule?](repeating: nil, count: 7)
-        let general = byScope[nil] ?? none
-        self.generalRules = general
-        self.rules = sorted.map { (byScope[$0.id] ?? none, general) }
+        self.generalRules = byScope[nil] ?? none
+        self.ownRules = sorted.map { byScope[$0.id] ?? none }
         self.overridesByDay = Dictionary(grouping: state.overrides, by: { $0.date.dayNumber })
     }
 
@@ -314,8 +313,8 @@ public struct ScheduleEngine {
             concerned = onDate == date
             if !alarm.enabled { override = nil }  // a disabled one-shot is done
         case .weekly(let days):
-            let specific = rules[index].specific[day.weekday]
-            rule = specific ?? rules[index].general[day.weekday]
+            let specific = ownRules[index][day.weekday]
+            rule = specific ?? generalRules[day.weekday]
             // A layer for this very alarm that sets a time makes it ring on a day it does not repeat;
             // layers for all alarms only change the alarms that ring that day anyway.
             concerned =
@@ -379,14 +378,17 @@ public struct ScheduleEngine {
         }
         let held = alarm.skipHolidays ? state.holidays[date] : nil
         let notHoliday = alarm.skipHolidays && held == nil && !state.notHolidays.isEmpty ? state.notHolidays[date] : nil
-        if let offset = day.offset {
-            let instant = date.dayNumber * 86_400 + time.secondsOfDay - offset
+        let (decided, at, by) = (layer, time, source)
+        func ring(_ instant: Int, shownAs shown: LocalTime, _ shift: ZoneShift) -> Decision {
             var decision = Decision(
-                alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
-                verdict: .ring(instant: instant, shownAs: time, shift: .none))
+                alarmID: alarm.id, date: date, time: at, layer: decided, sourceID: by,
+                verdict: .ring(instant: instant, shownAs: shown, shift: shift))
             decision.holiday = held ?? notHoliday
             decision.holidayIsNone = held == nil && notHoliday != nil
             return decision
+        }
+        if let offset = day.offset {
+            return ring(date.dayNumber * 86_400 + time.secondsOfDay - offset, shownAs: time, .none)
         }
         guard zone.exists(date) else {
             return Decision(
@@ -394,13 +396,7 @@ public struct ScheduleEngine {
                 verdict: .silent(.dateSkippedByZone))
         }
         let (instant, shift) = zone.resolve(date, time)
-        let shown = shift == .gap ? zone.local(at: instant).time : time
-        var decision = Decision(
-            alarmID: alarm.id, date: date, time: time, layer: layer, sourceID: source,
-            verdict: .ring(instant: instant, shownAs: shown, shift: shift))
-        decision.holiday = held ?? notHoliday
-        decision.holidayIsNone = held == nil && notHoliday != nil
-        return decision
+        return ring(instant, shownAs: shift == .gap ? zone.local(at: instant).time : time, shift)
     }
 
     /// What `alarm` does on `date`, or nil when it has nothing to do that day.
