@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import ReveilleCore
 import ReveilleProtocol
+import ReveilleSystem
 
 /// The app picker's list (README, "Setting up apps"): the machine's installed applications, from
 /// their `.desktop` files, each with the program the guard would see start (`DesktopEntry`), and
@@ -53,10 +54,7 @@ struct AppCatalog {
             command.hasPrefix("/")
             ? [paths.system(command)]
             : command.contains("/") ? [] : Self.searchPath.map { paths.system($0 + "/" + command) }
-        return candidates.first { path in
-            var info = stat()
-            return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
-        }
+        return candidates.first(where: RegularFile.isExecutable)
     }
 
     /// The command a system-wide Flatpak app runs, from its `metadata`.
@@ -80,9 +78,6 @@ struct AppCatalog {
     }
 
     private func isScript(_ path: String) -> Bool {
-        guard let fd = Optional(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)), fd >= 0 else { return false }
-        defer { close(fd) }
-        var start: (UInt8, UInt8) = (0, 0)
-        return read(fd, &start, 2) == 2 && start == (0x23, 0x21)
+        RegularFile.head(path, count: 2) == Array("#!".utf8)
     }
 }

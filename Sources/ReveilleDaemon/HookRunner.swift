@@ -35,10 +35,7 @@ final class HookRunner: Sendable {
     /// The executables in the folder, in name order; none when the folder does not exist.
     var hooks: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.sorted().map { directory + "/" + $0 }.filter { path in
-            var info = stat()
-            return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
-        }
+        return names.sorted().map { directory + "/" + $0 }.filter(RegularFile.isExecutable)
     }
 
     func run(_ event: HookEvent, for session: RingSession) {

@@ -43,6 +43,13 @@ public enum RegularFile {
         return Array(bytes.prefix(got))
     }
 
+    /// Whether `path` is a regular file (symbolic links followed) this process may execute: by
+    /// `stat` and `access` alone, nothing opened or run.
+    public static func isExecutable(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+    }
+
     /// `fstat` of an open descriptor.
     public static func status(of fd: Int32, _ path: String) throws(SystemCallError) -> stat {
         var info = stat()
