@@ -243,16 +243,15 @@ final class CalendarRequests: RequestHandler {
             info.sounds =
                 sounds.isEmpty ? nil : Dictionary(uniqueKeysWithValues: sounds.map { (String($0.key), $0.value) })
         } else {
-            let ahead = CalendarOccurrence.holidays(entry.holidays).filter { $0.key >= today }
+            let (kept, left) = entry.holidays
+            let ahead = CalendarOccurrence.holidays(kept).filter { $0.key >= today }
             info.upcomingDays = ahead.count
             info.next = ahead.min { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-            let filter = entry.record.holidayFilter
-            info.filter = filter.description
-            let upcoming = entry.occurrences.filter { $0.lastDate >= today }
-            let dropped = upcoming.compactMap { event in
-                filter.dropped(event).map { "\(event.firstDate) \(event.summary): \($0)" }
+            info.filter = entry.record.holidayFilter.description
+            info.kept = kept.count { $0.lastDate >= today }
+            let dropped = left.filter { $0.event.lastDate >= today }.map {
+                "\($0.event.firstDate) \($0.event.summary): \($0.why)"
             }
-            info.kept = upcoming.count - dropped.count
             info.dropped = dropped.isEmpty ? nil : Array(dropped.prefix(20))
         }
         return info

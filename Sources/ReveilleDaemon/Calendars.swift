@@ -30,16 +30,19 @@ final class Calendars {
         /// costs its reader its CPU bound costs it once, not at every change in its folder).
         var failed: (key: ParseKey, error: CalendarError)?
 
-        /// A holiday calendar's events that are holidays, by its filter.
-        var holidays: [CalendarOccurrence] {
+        /// A holiday calendar's events that are holidays by its filter, and those it leaves out
+        /// with why, each judged once.
+        var holidays: (kept: [CalendarOccurrence], left: [(event: CalendarOccurrence, why: String)]) {
             let filter = record.holidayFilter
-            return occurrences.filter { filter.dropped($0) == nil }
-        }
-
-        /// Those its filter leaves out.
-        var notHolidays: [CalendarOccurrence] {
-            let filter = record.holidayFilter
-            return occurrences.filter { filter.dropped($0) != nil }
+            var split: (kept: [CalendarOccurrence], left: [(event: CalendarOccurrence, why: String)]) = ([], [])
+            for occurrence in occurrences {
+                if let why = filter.dropped(occurrence) {
+                    split.left.append((occurrence, why))
+                } else {
+                    split.kept.append(occurrence)
+                }
+            }
+            return split
         }
     }
 
@@ -145,9 +148,9 @@ final class Calendars {
     /// Holidays and chimes from the entries. Returns whether they changed.
     private func recompute(zone: Zone) -> Bool {
         let before = (holidays, chimes, notHolidays)
-        let holidayEntries = entries.filter { $0.record.purpose == .holidays }
-        holidays = CalendarOccurrence.holidays(holidayEntries.flatMap(\.holidays))
-        notHolidays = CalendarOccurrence.holidays(holidayEntries.flatMap(\.notHolidays))
+        let split = entries.filter { $0.record.purpose == .holidays }.map(\.holidays)
+        holidays = CalendarOccurrence.holidays(split.flatMap(\.kept))
+        notHolidays = CalendarOccurrence.holidays(split.flatMap { $0.left.map(\.event) })
         chimes = CalendarReminders.sorted(
             entries.filter { $0.record.purpose == .reminders }.flatMap { entry in
                 CalendarReminders.chimes(
@@ -274,7 +277,7 @@ struct CalendarLoader: Sendable {
                 logger.info(
                     record.purpose == .reminders
                         ? "\(name): \(counted(occurrences.filter { $0.start != nil }.count, "timed event")) read from \(record.source)"
-                        : "\(name): \(counted(CalendarOccurrence.holidays(occurrences).count, "holiday date")) read from \(record.source)"
+                        : "\(name): \(counted(CalendarOccurrence.holidays(entry.holidays.kept).count, "holiday date")) read from \(record.source)"
                 )
             }
             if let fetchProblem {
