@@ -130,6 +130,10 @@ public struct Chime: Hashable, Sendable, Codable {
     /// How long "again" waits (the calendar design's "again in 10 minutes").
     public static let againSeconds = 600
 
+    /// How long a chime asked for again is kept after it was due: a week, as far as the machine
+    /// looks back after a gap.
+    public static let againKeptSeconds = 7 * 86_400
+
     /// This chime once more, `againSeconds` after `now` ("again in 10 minutes"): the same title,
     /// line, sound and person, under a key of its own (`again:KEY@INSTANT`), on the day it then
     /// falls on. Its `--unless` command is not asked again: the person asked for it.

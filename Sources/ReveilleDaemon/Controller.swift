@@ -72,6 +72,12 @@ public final class Controller {
     let offLoop: OffLoop?
     /// A calendar read that came in just before a ring: taken at the ring's tick, after it.
     private var calendarsHeld: [Calendars.Entry]?
+    /// The chimes asked for again (`chimeAgain`), as the store keeps them: read once at start,
+    /// added to as they are asked for, so that reading the schedule reads no table for them.
+    private var againChimes: [Chime]
+    /// What the first start after the upgrade found ringing on its own (`noteLayersRingingAlone`),
+    /// and when: read once at start.
+    private var layersAlone: (since: CivilDate, lines: [String])?
 
     init(
         store: Store, clock: any Clocks, zone: ZoneSource,
@@ -103,7 +109,8 @@ public final class Controller {
         var schedule = try store.scheduleState()
         schedule.holidays = calendars.holidays
         schedule.notHolidays = calendars.notHolidays
-        schedule.calendarChimes = try Controller.chimes(of: calendars, andAgainIn: store, now: now)
+        againChimes = try store.againChimes(since: now - Chime.againKeptSeconds)
+        schedule.calendarChimes = Controller.chimes(of: calendars, andAgain: againChimes, now: now)
         schedule.household = Alarm.household(volume: ring.defaultVolume, fadeInSeconds: ring.defaultFadeInSeconds)
         let since = AlarmClock.Stored.since(now: now)
         let stored = AlarmClock.Stored(
@@ -124,30 +131,36 @@ public final class Controller {
                 earlyDismissSeconds: ring.policy.earlyDismissSeconds),
             random: ring.problemSeed.map(ProblemRandom.init(seed:)) ?? ProblemRandom())
         outlets.watchCalendarFolders(calendarFolders)
-        try noteLayersRingingAlone(in: schedule, today: today)
+        layersAlone = try Controller.noteLayersRingingAlone(in: schedule, zone: zone, today: today, store, logger)
     }
 
     /// Once, at the first start after the upgrade that lets rules and overrides ring on their own:
     /// which of them will now ring where they rang nothing before, in the log and (for a month) in
     /// `status` and `doctor`.
-    private func noteLayersRingingAlone(in schedule: ScheduleState, today: CivilDate) throws {
-        guard try store.layersAloneNotice() == "pending" else { return }
-        let found = LayerConflicts.ringingAlone(in: schedule, zone: zone, today: today)
-        for line in found {
-            logger.notice(
-                "since this upgrade, \(line); 'reveille next' shows it, 'reveille rule rm N' or 'reveille override rm N' removes it"
-            )
+    /// Returns what was found, and when, as kept.
+    private static func noteLayersRingingAlone(
+        in schedule: ScheduleState, zone: Zone, today: CivilDate, _ store: Store, _ logger: Logger
+    ) throws -> (since: CivilDate, lines: [String])? {
+        var notice = try store.layersAloneNotice()
+        if notice == "pending" {
+            let found = LayerConflicts.ringingAlone(in: schedule, zone: zone, today: today)
+            for line in found {
+                logger.notice(
+                    "since this upgrade, \(line); 'reveille next' shows it, 'reveille rule rm N' or 'reveille override rm N' removes it"
+                )
+            }
+            notice = ([today.description] + found).joined(separator: "\n")
+            try store.setLayersAloneNotice(notice!)
         }
-        try store.setLayersAloneNotice(([today.description] + found).joined(separator: "\n"))
+        let lines = (notice ?? "").split(separator: "\n").map(String.init)
+        guard let first = lines.first, let since = try? CivilDate.parse(first) else { return nil }
+        return (since, Array(lines.dropFirst()))
     }
 
     /// What `noteLayersRingingAlone` found, for a month after it looked.
     func layersRingingAloneNotes(today: CivilDate) -> [String] {
-        guard let notice = try? store.layersAloneNotice(), notice != "pending" else { return [] }
-        let lines = notice.split(separator: "\n").map(String.init)
-        guard let first = lines.first, let since = try? CivilDate.parse(first), today.dayNumber - since.dayNumber <= 30
-        else { return [] }
-        return lines.dropFirst().map { "since the upgrade on \(since), \($0)" }
+        guard let (since, lines) = layersAlone, today.dayNumber - since.dayNumber <= 30 else { return [] }
+        return lines.map { "since the upgrade on \(since), \($0)" }
     }
 
     /// The zone alarm times are in.
@@ -333,7 +346,7 @@ public final class Controller {
         var state = try store.scheduleState()
         state.holidays = calendars.holidays
         state.notHolidays = calendars.notHolidays
-        state.calendarChimes = try Controller.chimes(of: calendars, andAgainIn: store, now: nowSeconds())
+        state.calendarChimes = Controller.chimes(of: calendars, andAgain: againChimes, now: nowSeconds())
         state.household = machine.schedule.household
         return state
     }
@@ -345,6 +358,8 @@ public final class Controller {
         let asOf = clock.now().timeIntervalSince1970
         let copy = chime.again(now: nowSeconds(), zone: zone)
         try store.insert(again: copy)
+        againChimes.removeAll { $0.instant < copy.instant - Chime.againKeptSeconds }  // as the store drops them
+        againChimes.append(copy)
         logger.info(
             "reminder \"\(chime.text)\" (\(chime.origin)) chimes again at \(view.chimeStamp(copy.instant))\(key.map { ", asked by \($0)" } ?? "")"
         )
@@ -354,9 +369,9 @@ public final class Controller {
 
     /// The chimes computed ahead of the plan: the calendars', and those asked for again (kept a
     /// week, as far as the machine looks back).
-    private static func chimes(of calendars: Calendars, andAgainIn store: Store, now: Int) throws -> [Chime] {
-        let again = try store.againChimes(since: now - 7 * 86_400)
-        return again.isEmpty ? calendars.chimes : CalendarReminders.sorted(calendars.chimes + again)
+    private static func chimes(of calendars: Calendars, andAgain again: [Chime], now: Int) -> [Chime] {
+        let kept = again.filter { $0.instant >= now - Chime.againKeptSeconds }
+        return kept.isEmpty ? calendars.chimes : CalendarReminders.sorted(calendars.chimes + kept)
     }
 
     /// Seconds from now to the instant the machine asked to be woken at (negative once passed),

@@ -32,7 +32,8 @@ final class ReminderRequests: RequestHandler {
     /// for their own.
     private func again(_ key: String?, role: Role, peer: Peer?) throws -> Response {
         let machine = controller.machine
-        guard let chime = key.map({ machine.playedChime(key: $0) }) ?? machine.lastChime else {
+        let chime = if let key { machine.playedChime(key: key) } else { machine.lastChime }
+        guard let chime else {
             throw Refusal(
                 .notFound,
                 key == nil

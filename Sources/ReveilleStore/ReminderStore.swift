@@ -192,7 +192,7 @@ extension Store {
             try db.execute(
                 "INSERT INTO chime_again(key, instant, chime) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING", chime.key,
                 chime.instant, text)
-            try db.execute("DELETE FROM chime_again WHERE instant < ?", chime.instant - 7 * 86_400)
+            try db.execute("DELETE FROM chime_again WHERE instant < ?", chime.instant - Chime.againKeptSeconds)
         }
     }
 }
