@@ -35,6 +35,7 @@ test:
 	$(MAKE) man
 	$(SWIFT) test --skip-build
 	python3 Tests/web/test_web.py  # the page in headless Chromium (screenshots: .build/web-screenshots)
+	python3 Tests/web/test_screens.py  # every screen at 800x480 and 390x844, day and night
 	python3 Tests/packaging/test_deb.py  # the Debian package, built from the debug build and read back
 
 ## The daemon's end-to-end suite and the page's tests against the release programs, which link
@@ -46,6 +47,7 @@ test-release:
 	$(MAKE) man  # the install test installs them
 	REVEILLE_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter ReveilleDaemonTests
 	python3 Tests/web/test_web.py .build/release
+	python3 Tests/web/test_screens.py .build/release
 
 ## A longer fuzzing run than `make test`'s: the control protocol's decoder on FUZZ_CASES mutated
 ## requests, the calendar reader on FUZZ_CASES/100 mutated calendars (about 10 minutes by default).

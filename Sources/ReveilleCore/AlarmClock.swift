@@ -879,7 +879,8 @@ public struct AlarmClock: Sendable {
                 .log(.warning, "wake-up check of alarm \(name) failed (no answer); another alarm rings already"), at: 0)
             return actions + setPolling(true)
         }
-        let (fired, steps) = fire(checked.settings, scheduledAt: now, now: now, test: checked.isTest)
+        let (firing, steps) = fire(checked.settings, scheduledAt: now, now: now, test: checked.isTest)
+        let fired = firing.ringingAfterWakeCheck()
         actions.insert(
             .log(
                 .warning,
@@ -972,7 +973,10 @@ public struct AlarmClock: Sendable {
         rest.insert(.persist([active], evaluatedThrough: nil), at: 0)
         rest += setPolling(wantsReader)
         // Watchers hear of transitions, not of every answer typed.
-        if before?.id != active.id || before?.state != active.state || before?.challenge != active.challenge {
+        // Escalation too: an open page shows "full volume" as it happens.
+        if before?.id != active.id || before?.state != active.state || before?.challenge != active.challenge
+            || before?.escalated != active.escalated
+        {
             rest.append(.publish(.session(active)))
         }
         // Chimes that waited for the alarm play once it is quiet (snoozed or over).

@@ -326,6 +326,8 @@ public struct RingSession: Sendable, Hashable {
     public private(set) var readerLostAt: Int?
     /// When math stands in for a tag: the reader's state then (`unplugged`, `absent: ...`).
     public private(set) var readerState: String?
+    /// It rings because its wake-up check went unanswered ("Are you up?"), not at its time.
+    public private(set) var afterWakeCheck: Bool
 
     /// How many right answers math asks when it stands in for a tag (README, "No reader at the ring").
     public static let fallbackProblems = 3
@@ -337,8 +339,9 @@ public struct RingSession: Sendable, Hashable {
         problem: MathProblem?, wrongAnswers: Int, attenuatedUntil: Int?, endedAt: Int?,
         dismissedBy: DismissalMethod?, maxRingSeconds: Int, attenuationSeconds: Int, dismissedTag: String? = nil,
         joined: [Int] = [], isTest: Bool = false, escalated: Bool = false, wakeCheck: WakeCheck? = nil,
-        problemsLeft: Int = 1, readerLostAt: Int? = nil, readerState: String? = nil
+        problemsLeft: Int = 1, readerLostAt: Int? = nil, readerState: String? = nil, afterWakeCheck: Bool = false
     ) {
+        self.afterWakeCheck = afterWakeCheck
         self.readerState = readerState
         self.problemsLeft = problemsLeft
         self.readerLostAt = readerLostAt
@@ -370,6 +373,25 @@ public struct RingSession: Sendable, Hashable {
     func numbered(_ id: Int) -> RingSession {
         var copy = self
         copy.id = id
+        return copy
+    }
+
+    /// Why it rings now, for a screen to say.
+    public enum Reason: String, Sendable {
+        /// Its time came.
+        case time
+        /// A snooze ended.
+        case snooze
+        /// The wake-up check of an earlier session went unanswered.
+        case wakeCheck = "wake-check"
+    }
+
+    public var reason: Reason { afterWakeCheck ? .wakeCheck : snoozeCount > 0 ? .snooze : .time }
+
+    /// This session rings because the wake-up check of an earlier one went unanswered.
+    func ringingAfterWakeCheck() -> RingSession {
+        var copy = self
+        copy.afterWakeCheck = true
         return copy
     }
 

@@ -381,11 +381,13 @@ final class AppSupervisor: Sendable {
             guard let rule = state.limits.policy.app(named: name) else { return nil }
             let grant = state.limits.grantMinutes(name, user: user)
             let limit = state.limits.limitMinutes(rule, user: user)
-            return AppStatusInfo(
+            var info = AppStatusInfo(
                 name: name, user: user, allowed: decision.allowed, reason: decision.reason,
                 usedMinutes: (state.limits.usage[AppUsageKey(app: name, user: user)] ?? 0) / 60,
                 limitMinutes: rule.applies(to: user, isPerson: ProcessOwner.isPerson(name: user)) ? limit : nil,
                 grantMinutes: grant, summary: rule.summary)
+            info.outsideWindow = decision.outsideWindow ? true : nil
+            return info
         }
     }
 

@@ -62,6 +62,7 @@ struct ReadModel {
         info.test = session.isTest ? true : nil
         info.problem = session.state.isActive ? session.problem?.text : nil
         info.escalated = session.escalated ? true : nil
+        info.reason = session.state.isActive ? session.reason.rawValue : nil
         info.wakeCheck = wakeCheckInfo(session)
         info.problemsLeft = session.problemsLeft > 1 && session.state.isActive ? session.problemsLeft : nil
         if session.fellBackToMath { info.readerLostSecondsBeforeRing = session.readerLostBeforeRing }

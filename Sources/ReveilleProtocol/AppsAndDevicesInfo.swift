@@ -36,6 +36,8 @@ public struct AppStatusInfo: Codable, Sendable, Equatable {
     public var grantMinutes: Int
     /// The app's setup in a line: `2h weekdays, 3h weekends · 15:00–20:00`, `⚠️ Not configured`.
     public var summary: String?
+    /// Outside its hours now: more minutes would not open it (a screen says so before a grant).
+    public var outsideWindow: Bool?
 
     public init(
         name: String, user: String, allowed: Bool, reason: String, usedMinutes: Int, limitMinutes: Int?,

@@ -54,6 +54,9 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     /// When math stands in for a tag: how long before the ring the reader stopped working (nil
     /// when not seen: it was not working when the daemon started).
     public var readerLostSecondsBeforeRing: Int?
+    /// Why it rings now, for a screen to say: `time` (its time came), `snooze` (a snooze ended)
+    /// or `wake-check` (its "Are you up?" went unanswered).
+    public var reason: String?
 
     public init(
         id: Int, alarmID: Int, label: String, state: SessionState, scheduledTime: String, snoozeCount: Int,

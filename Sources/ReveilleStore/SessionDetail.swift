@@ -71,6 +71,8 @@ struct SessionDetail: Codable {
     /// When the reader stopped working, for a session whose math stands in for a tag.
     var readerLostAt: Int?
     var readerState: String?
+    /// It rang because an earlier session's wake-up check went unanswered (absent: it did not).
+    var afterWakeCheck: Bool?
 
     init(_ session: RingSession) {
         let s = session.settings
@@ -105,6 +107,7 @@ struct SessionDetail: Codable {
         problemsLeft = session.problemsLeft == 1 ? nil : session.problemsLeft
         readerLostAt = session.readerLostAt
         readerState = session.readerState
+        afterWakeCheck = session.afterWakeCheck ? true : nil
         wakeCheck = session.wakeCheck.map {
             Check(
                 asksAt: $0.asksAt, deadline: $0.deadline, outcome: $0.outcome.rawValue, endedAt: $0.endedAt,
@@ -169,6 +172,6 @@ struct SessionDetail: Codable {
             dismissedBy: try dismissedBy.map { try value($0, "dismissal") }, maxRingSeconds: maxRingSeconds,
             attenuationSeconds: attenuationSeconds, dismissedTag: dismissedTag, joined: joined ?? [],
             isTest: test ?? false, escalated: escalated ?? false, wakeCheck: check, problemsLeft: problemsLeft ?? 1,
-            readerLostAt: readerLostAt, readerState: readerState)
+            readerLostAt: readerLostAt, readerState: readerState, afterWakeCheck: afterWakeCheck ?? false)
     }
 }

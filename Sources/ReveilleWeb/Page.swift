@@ -1,10 +1,30 @@
+import FoundationEssentials
+import ReveilleCore
+
 /// The one page `reveille-web` serves (Resources/page.html): markup, style and script together,
 /// nothing fetched from elsewhere, so it works with no network. Sized for a 7" touchscreen at arm's length and for a
 /// phone; the ring screen takes over whenever an alarm rings.
 enum Page {
-    static func html(csrf: String, access: String) -> String {
+    static func html(csrf: String, access: String, settings: String = Page.settings(newAlarm: [:])) -> String {
         template.replacing(
-            "{{CONFIG}}", with: #"{"csrf":"\#(csrf)","access":"\#(access)"}"#)
+            "{{CONFIG}}", with: #"{"csrf":"\#(csrf)","access":"\#(access)",\#(settings)}"#)
+    }
+
+    /// The alarm sheet's part of the page's configuration, read from the one declaration of an
+    /// alarm's settings (`Alarm.settings`): `"settings"`, each setting's help by key, and
+    /// `"defaults"`, a new alarm's values (the declared ones, with `newAlarm`'s over them: the
+    /// `[audio]` volume and fade-in). Made once, when the server starts.
+    static func settings(newAlarm: [String: SettingValue]) -> String {
+        let help = Dictionary(uniqueKeysWithValues: Alarm.settings.map { ($0.key, $0.help) })
+        var defaults = Dictionary(uniqueKeysWithValues: Alarm.settings.map { ($0.key, $0.defaultValue) })
+        defaults.merge(newAlarm) { $1 }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let helpText = (try? encoder.encode(help)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let defaultText =
+            (try? encoder.encode(SettingValues(defaults))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        // Inside a <script> element: "</" would end it.
+        return #""settings":\#(helpText),"defaults":\#(defaultText)"#.replacing("</", with: "<\\/")
     }
 
     /// Resources/page.html, embedded in the binary at build time (nothing is read at run time).

@@ -37,9 +37,11 @@ public enum WebClient: Equatable, Sendable {
 
 /// The commands the page may send through `POST /api/command`. Not: following (the page has
 /// `/events`), `run` (it would follow the web server's own process), pairing (the CLI's, as root),
-/// waiting for a tap or playing a test sound (both hold the daemon's reply for seconds), and adding
-/// or removing calendars (a path on the clock's own disk: the CLI's). Reminders, yes, but not
-/// their `--unless` command (a shell command: the CLI's, from someone at the clock) or sound file.
+/// playing a test sound, and a calendar from a file (a path on the clock's own disk: the CLI's);
+/// a calendar by its web address, yes. Registering a tag by its tap holds the reply until the tap
+/// (at most `tagWaitSeconds`): it is relayed on a thread of its own, one at a time
+/// (`WebServer.command`). Reminders, yes, but not their `--unless` command (a shell command: the
+/// CLI's, from someone at the clock) or sound file.
 public enum RelayPolicy {
     public static func allows(_ operation: Command) -> Bool {
         switch operation {
@@ -49,19 +51,28 @@ public enum RelayPolicy {
             .tagList,
             .tagRemove,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests, .appCatalog,
-            .appAnswer, .calendarList, .calendarShow, .reminderList, .chimeAgain,
+            .appAnswer, .calendarList, .calendarShow, .calendarRemove, .reminderList, .chimeAgain,
             .reminderRemove,
             .remindersSwitch:
             true
-        case .tagAdd(_, let uid, _): uid != nil
+        case .tagAdd(_, let uid, let seconds): uid != nil || (1...tagWaitSeconds).contains(seconds)
+        case .calendarAdd(_, let source, _, _, let sounds, _, _, _, _):
+            sounds == nil && (source.hasPrefix("https://") || source.hasPrefix("http://"))
         case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil && spec.sound == nil
         // Asking is the child's, from their own account; the page is the household's.
         case .soundTest, .soundDevices, .tagTest, .appStart, .appAsk, .appExport, .watch, .webPair, .webRedeem,
             .webDevices, .webUnpair,
-            .webServing,
-            .calendarAdd, .calendarRemove:
+            .webServing:
             false
         }
+    }
+
+    /// The longest a page may wait for a tag's tap.
+    public static let tagWaitSeconds = 30
+
+    /// Whether the daemon holds its reply to `operation` until something happens (a tap).
+    public static func waits(_ operation: Command) -> Bool {
+        if case .tagAdd(_, nil, _) = operation { true } else { false }
     }
 }
 

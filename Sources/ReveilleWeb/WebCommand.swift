@@ -4,6 +4,7 @@ import Glibc
 import ReveilleSystem
 import Logging
 import ReveilleConfig
+import ReveilleCore
 import ReveilleProtocol
 
 /// `reveille-web`: the clock's screen as a web page, for the kiosk and the household's phones.
@@ -57,7 +58,9 @@ public struct WebCommand: AsyncParsableCommand {
         var name = [CChar](repeating: 0, count: 256)
         let hostName = gethostname(&name, name.count) == 0 ? String(cString: name) : "localhost"
         let server = WebServer(
-            socketPath: paths.socket, hosts: HostCheck(hostName: hostName, extra: settings.web.hosts), logger: logger)
+            socketPath: paths.socket, hosts: HostCheck(hostName: hostName, extra: settings.web.hosts),
+            newAlarm: ["volume": .int(settings.audio.volume), "fadeInSeconds": .int(settings.audio.fadeInSeconds)],
+            logger: logger)
         let log = logger
         try await server.run(host: host, port: port ?? settings.web.port) { bound in
             let shown = host.contains(":") ? "[\(host)]" : host

@@ -47,6 +47,8 @@ public final class WebServer: Sendable {
     let hub: EventHub
     let csrf: CSRFGuard
     let limiter = Mutex(PairingLimiter())
+    /// A request the daemon holds until a tap is being relayed (`RelayPolicy.waits`): one at a time.
+    let waiting = Mutex(false)
     let hosts: HostCheck
     let logger: Logger
     /// Connections that have not sent a whole request head yet, capped (`ConnectionGuard`).
@@ -57,8 +59,15 @@ public final class WebServer: Sendable {
     /// A connection that sends no request part for this long is closed (a half-sent head too).
     public static let idleSeconds: Int64 = 15
 
-    public init(socketPath: String, hosts: HostCheck = HostCheck(hostName: "localhost"), logger: Logger) {
+    /// What the page's alarm sheet shows for a new alarm, and each setting's help (`Page.settings`).
+    let pageSettings: String
+
+    public init(
+        socketPath: String, hosts: HostCheck = HostCheck(hostName: "localhost"),
+        newAlarm: [String: SettingValue] = [:], logger: Logger
+    ) {
         self.hosts = hosts
+        self.pageSettings = Page.settings(newAlarm: newAlarm)
         self.link = DaemonLink(socketPath: socketPath)
         self.hub = EventHub(logger: logger)
         var random = SystemRandomNumberGenerator()
@@ -149,7 +158,7 @@ public final class WebServer: Sendable {
             case .paired: "paired"
             case .stranger: "stranger"
             }
-        let html = Page.html(csrf: csrf.secret, access: access)
+        let html = Page.html(csrf: csrf.secret, access: access, settings: pageSettings)
         return WebResponse(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html)))
@@ -205,7 +214,21 @@ public final class WebServer: Sendable {
         }
         guard let relayed = client.relay(operation) else { throw Self.notPaired }
         let link = self.link
-        let reply = try await NIOThreadPool.singleton.runIfActive { link.send(relayed) }
+        let reply: ReveilleProtocol.Response
+        if RelayPolicy.waits(operation) {
+            // Held until the tap: never on the pool's few threads, which every page's requests share.
+            guard waiting.withLock({ busy in busy ? false : { busy = true; return true }() }) else {
+                return try json(
+                    .failure(.refused, "another screen is waiting for a tag's tap; try again when it is done"),
+                    status: .ok)
+            }
+            reply = await withCheckedContinuation { done in
+                Threads.start("tag-wait") { done.resume(returning: link.send(relayed)) }
+            }
+            waiting.withLock { $0 = false }
+        } else {
+            reply = try await NIOThreadPool.singleton.runIfActive { link.send(relayed) }
+        }
         let unpaired = reply.error?.code == .forbidden && reply.error?.message == WebDevice.unknown
         if reply.ok { logger.info("\(context.remoteName) '\(operation.name)': ok") }
         return try json(reply, status: unpaired ? .unauthorized : .ok, forget: unpaired)

@@ -27,7 +27,21 @@ import Testing
         #expect(RelayPolicy.allows(.snooze))
         #expect(RelayPolicy.allows(.overrideAdd(alarmID: nil, date: "2026-12-01", change: .off)))
         #expect(RelayPolicy.allows(.tagAdd(label: "x", uid: "04AABB", timeoutSeconds: 0)))
-        #expect(!RelayPolicy.allows(.tagAdd(label: "x", uid: nil, timeoutSeconds: 30)))
+        // A tag registered by its tap: held at most tagWaitSeconds, on a thread of its own.
+        #expect(RelayPolicy.allows(.tagAdd(label: "x", uid: nil, timeoutSeconds: 30)))
+        #expect(RelayPolicy.waits(.tagAdd(label: "x", uid: nil, timeoutSeconds: 30)))
+        #expect(!RelayPolicy.waits(.tagAdd(label: "x", uid: "04AABB", timeoutSeconds: 0)))
+        #expect(!RelayPolicy.allows(.tagAdd(label: "x", uid: nil, timeoutSeconds: 600)))
+        #expect(!RelayPolicy.allows(.tagAdd(label: "x", uid: nil, timeoutSeconds: 0)))
+        // A calendar by its web address, never a file on the clock's disk nor a sound file.
+        #expect(RelayPolicy.allows(.calendarAdd(name: "school", source: "https://example.org/s.ics")))
+        #expect(!RelayPolicy.allows(.calendarAdd(name: "school", source: "/etc/shadow")))
+        #expect(!RelayPolicy.allows(.calendarAdd(name: "school", source: "file:///etc/shadow")))
+        #expect(
+            !RelayPolicy.allows(
+                .calendarAdd(
+                    name: "r", source: "https://example.org/s.ics", purpose: "reminders", sounds: ["5": "/etc/x.wav"])))
+        #expect(!RelayPolicy.allows(.soundTest(file: nil, device: nil, seconds: 5, volume: nil)))
         #expect(!RelayPolicy.allows(.webPair(role: .admin, name: "x")))
         #expect(!RelayPolicy.allows(.webRedeem(code: "1234-5678")))
         #expect(!RelayPolicy.allows(.watch))

@@ -194,6 +194,17 @@ class Browser:
         with open(path, "wb") as f:
             f.write(base64.b64decode(self._call("GET", self.session + "/screenshot")))
 
+    def full_screenshot(self, path):
+        """The whole page, scrolled parts too (Chromium's own capture, through chromedriver)."""
+        height = self.run("return Math.max(document.documentElement.scrollHeight, innerHeight)")
+        width = self.run("return innerWidth")
+        shot = self._call("POST", self.session + "/goog/cdp/execute", {
+            "cmd": "Page.captureScreenshot",
+            "params": {"captureBeyondViewport": True, "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}}})
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+
     def close(self):
         try:
             self._call("DELETE", self.session)

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Every screen of the page as a person sees it, in real headless Chromium against real reveilled
+and reveille-web: at the Raspberry Pi touchscreen's 800x480 and a phone's 390x844, in day and in
+night mode. On each screen the rendered page is measured:
+
+- nothing wider than the screen (no sideways scrolling);
+- every text's contrast against what is behind it, from the rendered colours (WCAG AA: 4.5:1;
+  exempt, as WCAG exempts them: disabled controls, the greyed past days, the sunrise's light);
+- on the ring, snooze, wake-up check and unlock screens, every primary control (the keypad and
+  its OK, SNOOZE, YES I'M UP, Cancel) and the time inside the screen without scrolling.
+
+A screenshot of each is kept under .build/web-screenshots/screens/ for a person to look at.
+
+    python3 Tests/web/test_screens.py [BINARIES]    (default: .build/debug; `make test` runs it)
+"""
+import os, shutil, sys, unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from webdriver import REPO, Browser, Clock, request, solve, status, wait_for
+
+BINARIES = os.path.join(REPO, ".build", "debug")
+SHOTS = os.path.join(REPO, ".build", "web-screenshots", "screens")
+
+# What is measured, in the page: returns {overflow, contrast, outside, time}.
+AUDIT = r"""
+const primary = arguments[0];
+const parse = (c) => { const m = (c || "").match(/[\d.]+/g); if (!m) return null;
+  return { r: +m[0], g: +m[1], b: +m[2], a: m.length > 3 ? +m[3] : 1 }; };
+const over = (top, under) => ({ r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a),
+  b: top.b * top.a + under.b * (1 - top.a), a: 1 });
+const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
+const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+const shown = (e) => { if (e.closest("[hidden]")) return false; const r = e.getBoundingClientRect();
+  const s = getComputedStyle(e); return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
+// What is behind an element: its own background over its ancestors', each with its opacity.
+const behind = (e) => { const chain = []; for (let x = e; x; x = x.parentElement) chain.unshift(x);
+  let bg = { r: 255, g: 255, b: 255, a: 1 };
+  for (const x of chain) { const c = parse(getComputedStyle(x).backgroundColor); if (c && c.a > 0) bg = over(c, bg); }
+  return bg; };
+const opacity = (e) => { let o = 1; for (let x = e; x; x = x.parentElement) o *= +getComputedStyle(x).opacity; return o; };
+const exempt = (e) => e.disabled || e.closest("button:disabled, select:disabled, .past, #sunrise, option");
+const contrast = [];
+for (const e of document.querySelectorAll("body *")) {
+  if (["SCRIPT", "STYLE", "OPTION"].includes(e.tagName) || !shown(e) || exempt(e)) continue;
+  const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) || ["INPUT", "SELECT", "BUTTON"].includes(e.tagName) && (e.value || e.textContent).trim();
+  if (!own || (e.tagName === "INPUT" && ["hidden", "checkbox", "range"].includes(e.type))) continue;
+  const bg = behind(e), fg = parse(getComputedStyle(e).color);
+  const seen = over({ ...fg, a: fg.a * opacity(e) }, bg);
+  const r = ratio(seen, bg);
+  if (r < 4.5) contrast.push(`${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""} "${(e.value || e.textContent).trim().slice(0, 40)}" ${r.toFixed(2)}:1`);
+}
+const overflow = document.documentElement.scrollWidth > innerWidth + 1
+  ? [...document.querySelectorAll("body *")].filter((e) => shown(e) && e.getBoundingClientRect().right > innerWidth + 1)
+      .slice(-5).map((e) => `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${e.className} right ${Math.round(e.getBoundingClientRect().right)}`)
+  : [];
+const outside = [];
+for (const css of primary) for (const e of document.querySelectorAll(css)) {
+  if (!shown(e)) continue;
+  const r = e.getBoundingClientRect();
+  if (r.top < 0 || r.left < 0 || r.bottom > innerHeight + 0.5 || r.right > innerWidth + 0.5)
+    outside.push(`${css} "${e.textContent.trim().slice(0, 20)}" at ${Math.round(r.top)}..${Math.round(r.bottom)} of ${innerHeight}`);
+}
+return { contrast, overflow, outside };
+"""
+
+RING_PATH = ["#ringclock", "#snooze", "#dismiss", "#keypad button", "#awakeyes", "#awakeclock", "#unlockpad button",
+             "#unlockcancel", "#ringwhy"]
+
+
+class ScreenTests(unittest.TestCase):
+    """Each size is one test: the screens are set up in turn, each measured in day and night mode."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.clock = Clock(BINARIES, shifted=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.clock.close()
+
+    def test_800x480_the_pi_touchscreen(self):
+        self.every_screen(800, 480)
+
+    def test_390x844_a_phone(self):
+        self.every_screen(390, 844)
+
+    def every_screen(self, width, height):
+        self.browser = Browser(width, height)
+        self.addCleanup(self.browser.close)
+        self.problems, self.size = [], f"{width}x{height}"
+        sock = self.clock.sock
+        for override in request(sock, {"overrideList": {}})["payload"]["overrides"]:
+            request(sock, {"overrideRemove": {"id": override["id"]}})
+        work = request(sock, {"alarmAdd": {"spec": {"time": "06:45", "days": "mon-fri", "label": "work", "commitSeconds": 0}}})
+        self.assertTrue(work["ok"], work)
+        self.addCleanup(request, sock, {"alarmRemove": {"id": work["payload"]["alarms"][0]["id"]}})
+        self.admin()
+        # The clock face, the month and a day's sheet, the lists, apps, and more.
+        self.measure("clock")
+        self.browser.click('nav button[data-view="month"]')
+        self.measure("month")
+        day = status(sock)["nextRing"]["date"]
+        if day[:7] != status(sock)["now"][:7]:
+            self.browser.click("#nextmonth")
+        self.browser.click(f'.day[data-date="{day}"]')
+        wait_for(lambda: self.browser.visible("#daysheet"), what="the day's sheet")
+        top = self.browser.run("return document.getElementById('daysheet').getBoundingClientRect().top")
+        self.assertLess(top, height, "the day's sheet opens in view")
+        self.measure("day-sheet")
+        self.browser.click('nav button[data-view="lists"]')
+        wait_for(lambda: self.browser.visible("#f-save"), what="the alarm sheet")
+        self.browser.run("for (const d of document.querySelectorAll('#alarmform details')) d.open = true;")
+        self.measure("alarms")
+        self.browser.click('nav button[data-view="apps"]')
+        wait_for(lambda: self.browser.visible("#a-add"), what="the apps list")
+        self.browser.click("#a-add")
+        self.measure("app-sheet")
+        self.browser.click("#a-cancel")
+        self.browser.click('nav button[data-view="more"]')
+        wait_for(lambda: self.browser.visible("#stats") or "No rings yet" in (self.browser.text("#historyview") or ""),
+                 what="history")
+        self.measure("more")
+        # Paused: the face says until when, and the next ring after it.
+        until = request(sock, {"next": {"days": 30}})["payload"]["schedule"]["days"][10]["date"]
+        self.assertTrue(request(sock, {"pause": {"until": until}})["ok"])
+        try:
+            self.browser.click('nav button[data-view="clock"]')
+            wait_for(lambda: "Paused until" in (self.browser.text("#next") or ""), what="the paused face")
+            self.assertIn("next ring", self.browser.text("#next"))
+            self.measure("clock-paused")
+        finally:
+            request(sock, {"resume": {}})
+        # The ring path: ringing, answering, snoozed, the wake-up check, the unlock keypad.
+        reply = request(sock, {"alarmAdd": {"spec": {"inSeconds": 1, "fadeInSeconds": 0, "label": "screen test",
+                                                     "maxSnoozes": 3, "wakeCheckSeconds": 60}}})
+        self.assertTrue(reply["ok"], reply)
+        wait_for(lambda: self.browser.visible("#ring"), what="the ring screen")
+        self.measure("ring", RING_PATH)
+        self.browser.click("#dismiss")
+        wait_for(lambda: self.browser.visible("#problem"), what="the problem")
+        self.browser.click('#keypad button[data-key="1"]')
+        self.browser.click("#answer")
+        wait_for(lambda: "Not quite" in (self.browser.text("#ringnote") or ""), what="a wrong answer said")
+        self.measure("ring-answering", RING_PATH)
+        self.browser.click("#snooze")
+        wait_for(lambda: "Snoozed until" in (self.browser.text("#ringwhen") or ""), what="the snoozed screen")
+        self.measure("snoozed", RING_PATH)
+        self.clock.advance(9 * 60 + 1)
+        wait_for(lambda: "Snooze over" in (self.browser.text("#ringwhy") or ""), seconds=15, what="the ring after the snooze")
+        problem = request(sock, {"problem": {}})["payload"]["ring"]["problem"]
+        self.assertTrue(request(sock, {"answer": {"value": solve(problem)}})["payload"]["ring"]["correct"])
+        self.clock.advance(61)
+        wait_for(lambda: self.browser.visible("#awake"), seconds=15, what="“Are you up?”")
+        self.measure("are-you-up", RING_PATH)
+        self.clock.advance(5 * 60)
+        wait_for(lambda: "you did not answer" in (self.browser.text("#ringwhy") or ""), seconds=15,
+                 what="the ring after an unanswered check, saying why")
+        self.measure("ring-after-check", RING_PATH)
+        problem = request(sock, {"problem": {}})["payload"]["ring"]["problem"]
+        request(sock, {"answer": {"value": solve(problem)}})
+        wait_for(lambda: not self.browser.visible("#ring"), what="the ring screen to go")
+        # The unlock keypad (the screen a committed change asks first).
+        self.browser.run("unlockFirst(arguments[0], '')", work["payload"]["alarms"][0]["id"])
+        wait_for(lambda: self.browser.visible("#unlock"), what="the unlock screen")
+        self.measure("unlock", RING_PATH)
+        self.browser.click("#unlockcancel")
+        self.assertEqual(self.problems, [], "\n".join(self.problems))
+
+    def admin(self):
+        self.browser.open(self.clock.url)
+        wait_for(lambda: self.browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
+        code = self.clock.cli("web", "pair", "--admin", "--name", "screens").stdout.split("\n")[0].split()[-1]
+        reply = self.browser.run_async(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/pair', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Reveille-CSRF': CFG.csrf},"
+            " body: JSON.stringify({code: arguments[0]})}).then(r => r.json()).then(done, e => done(String(e)));", code)
+        self.assertTrue(reply["ok"], reply)
+        self.browser.open(self.clock.url)
+        wait_for(lambda: self.browser.run("return !!S && S.status.payload.status.role === 'admin'"), what="admin rights")
+
+    def measure(self, screen, primary=()):
+        """Measures the screen shown in day mode, then in night mode, and keeps a screenshot of each."""
+        for mode in ("day", "night"):
+            self.browser.run("night.auto = false; document.body.classList.toggle('night', arguments[0]);"
+                             "window.scrollTo(0, 0);", mode == "night")
+            self.browser.run_async("requestAnimationFrame(() => requestAnimationFrame(arguments[arguments.length - 1]))")
+            found = self.browser.run(AUDIT, list(primary))
+            self.browser.screenshot(os.path.join(SHOTS, f"{self.size}-{screen}-{mode}.png"))
+            if not primary:  # a page that scrolls: all of it too
+                self.browser.full_screenshot(os.path.join(SHOTS, f"{self.size}-{screen}-{mode}-whole.png"))
+            for kind, words in (("contrast", "low contrast"), ("overflow", "wider than the screen"),
+                                ("outside", "outside the screen")):
+                for item in found[kind]:
+                    self.problems.append(f"{self.size} {screen} ({mode}): {words}: {item}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        BINARIES = os.path.abspath(sys.argv.pop(1))
+    if not shutil.which("chromedriver"):
+        sys.exit("chromedriver is missing: scripts/install-deps.sh test installs chromium and chromium-driver")
+    print(f"screenshots: {SHOTS}")
+    unittest.main(verbosity=2)
