@@ -371,7 +371,8 @@ class PageTests(unittest.TestCase):
         self.assertEqual(cli.returncode, 64)
         words = cli.stderr.strip().removeprefix("reveille: ").removeprefix("Error: ")
         wait_for(lambda: "funday" in (self.browser.text("#toast") or ""), what="the message")
-        self.assertIn(self.browser.text("#toast"), words)
+        shown = self.browser.text("#toast")
+        self.assertIn(shown[0].lower() + shown[1:], words)  # the same words, begun with a capital
         self.shot("9-lists-error")
         # A weekly rule, edited in place.
         rule = request(self.clock.sock, {"ruleAdd": {"days": "sat", "change": "off"}})["payload"]["rules"][0]
@@ -407,6 +408,8 @@ class PageTests(unittest.TestCase):
             wait_for(lambda: status(self.clock.sock)["master"] == "paused", what="alarms paused from the page")
             self.assertEqual(status(self.clock.sock)["pausedUntil"], "2030-01-01")
             wait_for(lambda: "Paused until Tue 1 Jan 2030" in (self.browser.text("#masterstate") or ""), what="the page saying so")
+            # In a person's words: the CLI's commands stay in the CLI.
+            self.assertNotIn("reveille", self.browser.text("#toast") or "")
             self.assertEqual(self.browser.run("return document.getElementById('layers').classList.contains('muted')"), True)
             self.shot("12-paused")
             self.browser.click("#m-resume")
@@ -996,6 +999,67 @@ class WakingPageTests(unittest.TestCase):
         self.assertEqual(overrides()[0]["date"], day)
         self.assertIn(f"alarm #{alarm_id} committed unlocked by math", self.clock.log())
         request(self.clock.sock, {"alarmRemove": {"id": alarm_id}})
+
+
+class ReaderPageTests(unittest.TestCase):
+    """The More tab against a daemon with an (emulated) NFC reader: a tag registered by its tap,
+    a calendar added by its web address, the history."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.clock = Clock(BINARIES, reader=True)
+        cls.browser = Browser()
+
+    tearDownClass = classmethod(PageTests.tearDownClass.__func__)
+    open_page = PageTests.open_page
+    pair_browser_as_admin = PageTests.pair_browser_as_admin
+    admin_page = PageTests.admin_page
+    shot = PageTests.shot
+
+    def test_29_a_tag_is_registered_by_its_tap_from_the_page(self):
+        self.admin_page()
+        self.browser.click('nav button[data-view="more"]')
+        wait_for(lambda: self.browser.visible("#t-tap"), what="the tags")
+        self.browser.run(FILL, "t-label", "kitchen")
+        self.browser.click("#t-tap")
+        wait_for(lambda: "Tap the tag on the reader now" in (self.browser.text("#t-wait") or ""), what="the page waiting for the tap")
+        self.assertTrue(self.browser.run("return document.getElementById('t-tap').disabled"))
+        self.shot("29-tag-waiting")
+        # The page's request is held while the tap is awaited; the page's other requests are not.
+        self.assertTrue(self.browser.run_async(
+            "const done = arguments[arguments.length - 1]; send({status: {}}, true, true).then((r) => done(r.ok));"))
+        self.assertEqual(self.clock.reader_say("present 04A1B2C3"), "ok")
+        wait_for(lambda: any(t["label"] == "kitchen" for t in request(self.clock.sock, {"tagList": {}})["payload"]["tags"]),
+                 what="the tag registered")
+        wait_for(lambda: "Registered “kitchen”" in (self.browser.text("#t-wait") or ""), what="the page saying so")
+        wait_for(lambda: "04A1B2C3" in (self.browser.text("#tagsview") or "").upper().replace(":", ""), what="the tag listed")
+        self.clock.reader_say("remove")
+        self.shot("29-tag-registered")
+        # Removed from the page.
+        self.browser.run("window.confirm = () => true;")
+        self.browser.click('button[data-tagrm="kitchen"]')
+        wait_for(lambda: request(self.clock.sock, {"tagList": {}})["payload"]["tags"] == [], what="the tag removed")
+
+    def test_30_a_calendar_is_added_by_its_address_and_a_file_is_not(self):
+        self.admin_page()
+        self.browser.click('nav button[data-view="more"]')
+        wait_for(lambda: self.browser.visible("#c-add"), what="the calendars")
+        # A path on the clock's disk is the CLI's: refused by the page's server whatever the page sends.
+        reply = self.browser.run_async(
+            "const done = arguments[arguments.length - 1];"
+            "send({calendarAdd: {name: 'secret', source: '/etc/passwd'}}, true, true).then(done);")
+        self.assertFalse(reply["ok"])
+        self.assertIn("not from the page", reply["error"]["message"])
+        self.browser.run(FILL, "c-name", "school")
+        self.browser.run(FILL, "c-url", "https://calendars.invalid/school.ics")
+        self.browser.click("#c-add")
+        wait_for(lambda: any(c["name"] == "school" for c in request(self.clock.sock, {"calendarList": {}})["payload"]["calendars"]),
+                 what="the web calendar added")
+        wait_for(lambda: "calendars.invalid" in (self.browser.text("#calendars") or ""), what="the calendar listed")
+        self.shot("30-calendars")
+        self.browser.run("window.confirm = () => true;")
+        self.browser.click('button[data-calrm="school"]')
+        wait_for(lambda: request(self.clock.sock, {"calendarList": {}})["payload"]["calendars"] == [], what="the calendar removed")
 
 
 if __name__ == "__main__":

@@ -55,9 +55,18 @@ def wait_for(condition, seconds=10, what="a condition"):
 class Clock:
     """reveilled and reveille-web under a temporary root, as `make run` starts them."""
 
-    def __init__(self, binaries, address="127.0.0.1", shifted=False):
+    def __init__(self, binaries, address="127.0.0.1", shifted=False, reader=False):
         self.binaries = binaries
         self.root = tempfile.mkdtemp(prefix="reveille-web-test.")
+        # `reader`: an emulated PN532 on a pseudo-terminal (tests/pn532-emulator), driven by `reader_say`.
+        self.reader = None
+        nfc = ""
+        if reader:
+            link = os.path.join(self.root, "nfc-reader")
+            self.reader = subprocess.Popen([os.path.join(binaries, "pn532-emulator"), link], stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, text=True)
+            assert self.reader.stdout.readline().startswith("ready"), "the emulated reader did not start"
+            nfc = f"[nfc]\ndevice = \"pn532_uart:{link}\"\n"
         # `shifted`: the daemon reads its time through an offset file, which `advance` moves.
         self.offset = 0.0
         self.clock_file = os.path.join(self.root, "clock-offset") if shifted else None
@@ -66,7 +75,7 @@ class Clock:
                 f.write("0 0")
         os.makedirs(os.path.join(self.root, "etc/reveille"))
         with open(os.path.join(self.root, "etc/reveille/reveille.toml"), "w") as f:
-            f.write(f"[audio]\ndevices = [\"file:'{self.root}/sound.wav',wav\"]\n[voice]\nenabled = false\n")
+            f.write(f"[audio]\ndevices = [\"file:'{self.root}/sound.wav',wav\"]\n[voice]\nenabled = false\n{nfc}")
         self.sock = os.path.join(self.root, "run/reveille/control.sock")
         self.daemon = None
         self.start_daemon()
@@ -116,7 +125,17 @@ class Clock:
         with open(os.path.join(self.root, "reveilled.out")) as f:
             return f.read()
 
+    def reader_say(self, line):
+        """A command to the emulated reader (`present 04A1B2C3`, `remove`); its answer."""
+        self.reader.stdin.write(line + "\n")
+        self.reader.stdin.flush()
+        return self.reader.stdout.readline().strip()
+
     def close(self):
+        if self.reader and self.reader.poll() is None:
+            self.reader.stdin.write("quit\n")
+            self.reader.stdin.flush()
+            self.reader.wait(timeout=10)
         for process in (self.web, self.daemon):
             if process and process.poll() is None:
                 process.send_signal(signal.SIGTERM)
