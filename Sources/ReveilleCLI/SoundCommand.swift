@@ -6,8 +6,31 @@ import ReveilleCore
 
 struct SoundCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sound", abstract: "Try the alarm sound and list audio devices.",
-        subcommands: [Test.self, Stop.self, Devices.self])
+        commandName: "sound", abstract: "Try the alarm sound, list sound files and audio devices.",
+        subcommands: [Test.self, Stop.self, List.self, Devices.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list",
+            abstract: "List the sound files alarms may take (what the page offers).",
+            discussion: """
+                The audio files (WAV, FLAC, Ogg, MP3) everyone may read under /usr/local/share/sounds \
+                and /usr/share/sounds, and those alarms name. Give one to an alarm with --sound FILE.
+                """)
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let sounds = try send(.soundList, to: connection).sounds ?? []
+            if output.json { return printJSON(sounds) }
+            guard !sounds.isEmpty else {
+                return print("no sound files; put WAV, FLAC, Ogg or MP3 files in /usr/local/share/sounds")
+            }
+            for sound in sounds { print(sound) }
+        }
+    }
+
 
     struct Stop: ParsableCommand {
         static let configuration = CommandConfiguration(

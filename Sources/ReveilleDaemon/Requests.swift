@@ -99,7 +99,7 @@ final class Requests {
                 web: WebRequests(store: store, clock: controller.clock, logger: logger),
                 sound: SoundRequests(
                     controller: controller, audio: ring.audio, sounds: sounds, defaultVolume: ring.defaultVolume,
-                    logger: logger)),
+                    folders: paths.soundFolders, logger: logger)),
             logger: logger)
     }
 
@@ -149,7 +149,7 @@ final class Requests {
         case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch, .chimeAgain:
             handlers.reminders
         case .webPair, .webRedeem, .webDevices, .webUnpair, .webServing: handlers.web
-        case .soundTest, .soundDevices, .soundStop: handlers.sound
+        case .soundTest, .soundDevices, .soundList, .soundStop: handlers.sound
         }
     }
 

@@ -31,11 +31,16 @@ final class SoundRequests: RequestHandler {
     private let audio: any AudioOutput
     private let sounds: SoundCheck
     private let defaultVolume: Int
+    private let folders: [String]
     private let logger: Logger
     /// Until when (monotonic seconds) a `sound test` plays, for `sound stop`.
     private var testUntil = 0.0
 
-    init(controller: Controller, audio: any AudioOutput, sounds: SoundCheck, defaultVolume: Int, logger: Logger) {
+    init(
+        controller: Controller, audio: any AudioOutput, sounds: SoundCheck, defaultVolume: Int, folders: [String] = [],
+        logger: Logger
+    ) {
+        self.folders = folders
         self.controller = controller
         self.audio = audio
         self.sounds = sounds
@@ -50,6 +55,11 @@ final class SoundRequests: RequestHandler {
             response.devices = audio.availableDevices()
             return .answer(response)
         case .soundStop: return .answer(try stop())
+        case .soundList:
+            var response = Response()
+            response.sounds = SoundLibrary.list(
+                folders: folders, named: controller.machine.schedule.alarms.compactMap(\.sound))
+            return .answer(response)
         case .soundTest(let file, let device, let seconds, let volume):
             let sound = try plan(file: file, device: device, seconds: seconds, volume: volume)
             guard let connection = request.connection, let offLoop = controller.offLoop else {
@@ -103,5 +113,35 @@ final class SoundRequests: RequestHandler {
         testUntil = 0
         logger.info("sound test stopped")
         return Response(message: "stopped the sound test")
+    }
+}
+
+/// The sound files an alarm may be given from a screen (`sound list`): the audio files everyone
+/// may read in `folders` (three levels deep), and those alarms name already, at most `limit`.
+/// Read when asked (a few hundred directory entries), nothing kept.
+enum SoundLibrary {
+    static let extensions: Set<String> = ["wav", "flac", "ogg", "oga", "mp3"]
+    static let limit = 200
+
+    static func list(folders: [String], named: [String]) -> [String] {
+        var found = Set(named.filter { PublicFile.check($0) == .regular })
+        for folder in folders { walk(folder, depth: 0, into: &found) }
+        return Array(found.sorted().prefix(limit))
+    }
+
+    private static func walk(_ folder: String, depth: Int, into found: inout Set<String>) {
+        guard depth < 3, found.count < limit,
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
+        else { return }
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let path = folder + "/" + name
+            let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+            if extensions.contains(ext) {
+                if PublicFile.check(path) == .regular { found.insert(path) }
+            } else if !name.contains(".") || ext == "d" {
+                walk(path, depth: depth + 1, into: &found)
+            }
+            if found.count >= limit { return }
+        }
     }
 }

@@ -39,6 +39,9 @@ public struct Paths: Sendable, Equatable {
             "/var/lib/snapd/desktop/applications",
         ].map(under)
     }
+    /// Where sound files for alarms are looked for, for `sound list` (the page's choice of sound):
+    /// the household's own, and the system's (Debian's sound themes).
+    public var soundFolders: [String] { ["/usr/local/share/sounds", "/usr/share/sounds"].map(under) }
     /// A path of the system's, under the root.
     public func system(_ path: String) -> String { under(path) }
 }

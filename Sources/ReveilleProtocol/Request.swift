@@ -64,6 +64,9 @@ public enum Command: Codable, Sendable, Equatable {
     /// (nil: the configured list, then `default`), at `volume` (nil: the configured default).
     case soundTest(file: String?, device: String?, seconds: Int, volume: Int?)
     case soundDevices
+    /// The sound files an alarm may take from this clock: those everyone may read in its sound
+    /// folders (`Paths.soundFolders`), the configured sound and those alarms name.
+    case soundList
     /// Ends a `soundTest` that is playing.
     case soundStop
     /// Rings alarm `id` now, as it would ring, recorded as a test.
@@ -166,6 +169,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .stats: "stats"
         case .soundTest: "sound test"
         case .soundDevices: "sound devices"
+        case .soundList: "sound list"
         case .soundStop: "sound stop"
         case .alarmTest: "alarm test"
         case .tagAdd: "tag add"
@@ -229,7 +233,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .snooze, .awake, .unlock, .dismissNext, .problem, .answer, .alarmTest:
             .ring
         case .status, .alarmList, .ruleList, .overrideList, .next, .history, .stats, .soundTest, .soundDevices,
-            .soundStop, .tagAdd, .tagList, .tagTest, .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart,
+            .soundList, .soundStop, .tagAdd, .tagList, .tagTest, .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart,
             .appList, .appPut,
             .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair,
             .webRedeem,
@@ -256,7 +260,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .unlock, .dismissNext, .problem,
             .answer,
             .history, .stats,
-            .soundTest, .soundDevices, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appsOverview,
+            .soundTest, .soundDevices, .soundList, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appsOverview,
             .appCheck,
             .appStart, .appList, .appExport,
             .webRedeem, .calendarList, .calendarShow, .reminderList:

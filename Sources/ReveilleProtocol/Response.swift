@@ -78,6 +78,8 @@ public enum Payload: Codable, Sendable, Equatable {
     case playback(PlaybackInfo)
     /// `sound devices`.
     case devices([AudioDevice])
+    /// `sound list`: absolute paths.
+    case sounds([String])
     /// `tag list`, and the tag registered by `tag add`.
     case tags([Tag])
     /// `tag test`: the tag seen.
@@ -117,7 +119,7 @@ public struct UnlockInfo: Codable, Sendable, Equatable {
 extension Payload {
     private enum Kind: String, CodingKey {
         case status, alarms, rules, overrides, schedule, ring, history, stats, playback, devices, tags, scan, apps, web
-        case calendars, reminders, unlock
+        case calendars, reminders, unlock, sounds
     }
 
     /// `{"status": {...}}`: the kind as the key, its value as is.
@@ -134,6 +136,7 @@ extension Payload {
         case .stats(let value): try container.encode(value, forKey: .stats)
         case .playback(let value): try container.encode(value, forKey: .playback)
         case .devices(let value): try container.encode(value, forKey: .devices)
+        case .sounds(let value): try container.encode(value, forKey: .sounds)
         case .tags(let value): try container.encode(value, forKey: .tags)
         case .scan(let value): try container.encode(value, forKey: .scan)
         case .apps(let value): try container.encode(value, forKey: .apps)
@@ -161,6 +164,7 @@ extension Payload {
         case .stats: self = .stats(try container.decode(StatsInfo.self, forKey: kind))
         case .playback: self = .playback(try container.decode(PlaybackInfo.self, forKey: kind))
         case .devices: self = .devices(try container.decode([AudioDevice].self, forKey: kind))
+        case .sounds: self = .sounds(try container.decode([String].self, forKey: kind))
         case .tags: self = .tags(try container.decode([Tag].self, forKey: kind))
         case .scan: self = .scan(try container.decode(TagScan.self, forKey: kind))
         case .apps: self = .apps(try container.decode(AppsReply.self, forKey: kind))
@@ -220,6 +224,10 @@ extension Response {
     public var devices: [AudioDevice]? {
         get { if case .devices(let value) = payload { value } else { nil } }
         set { payload = newValue.map(Payload.devices) }
+    }
+    public var sounds: [String]? {
+        get { if case .sounds(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.sounds) }
     }
     public var tags: [Tag]? {
         get { if case .tags(let value) = payload { value } else { nil } }

@@ -55,7 +55,8 @@ public enum ScheduleEdit: Sendable {
             .chimeAgain:
             return nil
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .unlock, .dismissNext, .problem,
-            .answer, .history, .stats, .soundTest, .soundDevices, .soundStop, .alarmTest, .tagAdd, .tagList, .tagTest,
+            .answer, .history, .stats, .soundTest, .soundDevices, .soundList, .soundStop, .alarmTest, .tagAdd, .tagList,
+            .tagTest,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
             .appCatalog,
             .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair, .webRedeem, .webDevices, .webUnpair,

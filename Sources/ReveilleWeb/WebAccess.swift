@@ -50,6 +50,7 @@ public enum RelayPolicy {
             .next, .snooze, .awake, .unlock, .dismissNext, .problem, .answer, .history, .stats, .soundStop, .alarmTest,
             .tagList,
             .tagRemove,
+            .soundList,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests, .appCatalog,
             .appAnswer, .calendarList, .calendarShow, .calendarRemove, .reminderList, .chimeAgain,
             .reminderRemove,
@@ -60,7 +61,9 @@ public enum RelayPolicy {
             sounds == nil && (source.hasPrefix("https://") || source.hasPrefix("http://"))
         case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil && spec.sound == nil
         // Asking is the child's, from their own account; the page is the household's.
-        case .soundTest, .soundDevices, .tagTest, .appStart, .appAsk, .appExport, .watch, .webPair, .webRedeem,
+        // A sound heard from the page: a file of the list, on the configured devices, a few seconds.
+        case .soundTest(_, let device, let seconds, _): device == nil && (1...5).contains(seconds)
+        case .soundDevices, .tagTest, .appStart, .appAsk, .appExport, .watch, .webPair, .webRedeem,
             .webDevices, .webUnpair,
             .webServing:
             false
@@ -72,7 +75,10 @@ public enum RelayPolicy {
 
     /// Whether the daemon holds its reply to `operation` until something happens (a tap).
     public static func waits(_ operation: Command) -> Bool {
-        if case .tagAdd(_, nil, _) = operation { true } else { false }
+        switch operation {
+        case .tagAdd(_, nil, _), .soundTest: true
+        default: false
+        }
     }
 }
 

@@ -865,6 +865,57 @@ class PageTests(unittest.TestCase):
         finally:
             self.remove_app("game2")
 
+    def test_31_every_alarm_setting_on_the_sheet_and_a_sound_chosen_and_heard(self):
+        import wave
+        folder = os.path.join(self.clock.root, "usr/local/share/sounds")
+        os.makedirs(folder, exist_ok=True)
+        bell = os.path.join(folder, "bell.wav")
+        with wave.open(bell, "wb") as w:
+            w.setnchannels(1); w.setsampwidth(2); w.setframerate(16000); w.writeframes(b"\x00\x10" * 16000)
+        for path in (self.clock.root, os.path.join(self.clock.root, "usr"), os.path.join(self.clock.root, "usr/local"),
+                     os.path.join(self.clock.root, "usr/local/share"), folder):
+            os.chmod(path, 0o755)
+        os.chmod(bell, 0o644)
+        self.admin_page()
+        self.browser.click('nav button[data-view="lists"]')
+        wait_for(lambda: self.browser.run("return !!document.querySelector('#f-sound option[value$=\"bell.wav\"]')"),
+                 what="the clock's sounds offered")
+        self.choose("f-sound", bell)
+        wav = os.path.join(self.clock.root, "sound.wav")
+        before = os.path.getsize(wav) if os.path.exists(wav) else 0
+        self.browser.click("#f-hear")
+        wait_for(lambda: "Playing it for 5 seconds" in (self.browser.text("#toast") or ""), what="the sound heard")
+        wait_for(lambda: os.path.exists(wav) and os.path.getsize(wav) > before, what="the sound on the device")
+        request(self.clock.sock, {"soundStop": {}})
+        # Every setting the CLI offers, set on the sheet, reaches the alarm.
+        self.browser.run(FILL, "f-label", "every setting")
+        self.browser.run(FILL, "f-time", "05:55")
+        self.browser.run("for (const d of document.querySelectorAll('#alarmform details')) d.open = true;")
+        for field, value in (("f-challenge", "any"), ("f-difficulty", "hard"), ("f-problems", "3"), ("f-snoozes", "2"),
+                             ("f-wakecheck", "300"), ("f-escalate", "600"), ("f-commit", "28800"), ("f-lead", "1200"),
+                             ("f-fade", "60")):
+            self.choose(field, value)
+        self.browser.run(FILL, "f-snoozemin", "9,7,5")
+        self.browser.run("document.getElementById('f-volume').value = 60;")
+        self.browser.click("#f-skipholidays")
+        self.browser.click("#f-leadsound")
+        self.shot("31-alarm-sheet")
+        self.browser.click("#f-save")
+        alarms = lambda: [a for a in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"] if a["label"] == "every setting"]
+        wait_for(alarms, what="the alarm saved")
+        a = alarms()[0]
+        try:
+            self.assertEqual((a["sound"], a["challenge"], a["mathDifficulty"], a["mathProblems"], a["maxSnoozes"], a["snoozeMinutes"],
+                              a["laterSnoozeMinutes"], a["wakeCheckSeconds"], a["escalateAfterSeconds"], a["commitSeconds"],
+                              a["leadSeconds"], a["leadSound"], a["skipHolidays"], a["volume"], a["fadeInSeconds"], a["time"]),
+                             (bell, "any", "hard", 3, 2, 9, [7, 5], 300, 600, 28800, 1200, True, True, 60, 60, "05:55"))
+            # The sheet opens on what was saved.
+            self.browser.click(f'button[data-act="edit"][data-id="{a["id"]}"]')
+            wait_for(lambda: self.browser.run("return document.getElementById('f-snoozemin').value") == "9,7,5", what="the sheet on the alarm")
+            self.assertEqual(self.browser.run("return document.getElementById('f-sound').value"), bell)
+        finally:
+            request(self.clock.sock, {"alarmRemove": {"id": a["id"]}})
+
     def test_8_the_page_says_when_the_daemon_restarts_and_comes_back(self):
         self.open_page()
         self.clock.stop_daemon()
