@@ -11,6 +11,9 @@ snooze:      the page notes the moment SNOOZE is tapped; a `watch` client sees t
              The figure is tap -> snoozed event + request -> PCM dropped (a little over the truth:
              the event is sent after the stop is requested).
 page weight: the bytes of GET / (the page fetches nothing else but its JSON and event stream).
+a change:    alarms paused, then resumed, over the control socket (as the CLI does); the page notes
+             the moment its clock face says so (a MutationObserver); the figure is that moment less
+             the moment the request was sent (the same machine's clock).
 idle:        reveille-web with one page open and following, nothing changing, from 20 s after the
              page's load (past the server's 15 s idle timeout, which closes what the load left open):
              context switches (wake-ups) summed over its threads, CPU, RSS; the daemon's too.
@@ -100,6 +103,22 @@ def main():
             wait_for(lambda: not browser.visible("#ring"), what="the ring screen to go")
             time.sleep(0.3)
         stops = [float(m) for m in re.findall(r"sound: stopped on .*?, ([0-9.]+) ms after the request", clock.log())]
+
+        # A change in the daemon (alarms paused over the socket, as the CLI does) -> the page shows it.
+        browser.run("""window.changeSeen = undefined;
+            new MutationObserver(() => { if (/Paused|Alarms are on|Next:|No alarm/.test(document.getElementById('next').textContent)
+              && window.changeWanted && document.getElementById('next').textContent.includes(window.changeWanted))
+              window.changeSeen = performance.timeOrigin + performance.now(); })
+              .observe(document.getElementById('next'), { childList: true, subtree: true, characterData: true });""")
+        changes = []
+        for i in range(RINGS):
+            for wanted, op in (("Paused", {"pause": {"until": "2030-01-01"}}), ("Next:", {"resume": {}})):
+                browser.run("window.changeSeen = undefined; window.changeWanted = arguments[0];", wanted)
+                sent = time.time() * 1000
+                assert request(clock.sock, op)["ok"]
+                seen = wait_for(lambda: browser.run("return window.changeSeen"), what=f"the page to show {wanted}")
+                changes.append(seen - sent)
+                time.sleep(0.2)
         snooze_total = [a + b for a, b in zip(snoozes, stops)]  # one stop per ring: the snooze
 
         # Idle: a page open and following, nothing due for hours.
@@ -128,6 +147,7 @@ def main():
         if stops:
             print(f"   request -> PCM dropped (daemon log): {summary(stops)}")
             print(f"   tap SNOOZE -> sound stopped: {summary(snooze_total)}")
+        print(f"   a change in the daemon (pause, resume) -> the page showing it: {summary(changes)}")
         print(f"   page weight: {weight} bytes ({weight / 1024:.1f} KB), no other asset")
         print(f"   idle {IDLE_SECONDS} s with a page open ({pages}) and following: reveille-web {web_threads} threads, "
               f"wake-ups {web_wakeups} ({web_wakeups * 60 / IDLE_SECONDS:.2f} per minute), CPU {web_cpu:.2f} ms, "

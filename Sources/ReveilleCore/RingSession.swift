@@ -386,7 +386,7 @@ public struct RingSession: Sendable, Hashable {
         case wakeCheck = "wake-check"
     }
 
-    public var reason: Reason { afterWakeCheck ? .wakeCheck : snoozeCount > 0 ? .snooze : .time }
+    public var reason: Reason { snoozeCount > 0 ? .snooze : afterWakeCheck ? .wakeCheck : .time }
 
     /// This session rings because the wake-up check of an earlier one went unanswered.
     func ringingAfterWakeCheck() -> RingSession {

@@ -98,6 +98,8 @@ import Testing
         let again = try #require(clock.session)
         #expect(again.id == 43)
         #expect(again.state == .ringing)
+        // It says why it rings (a screen shows "you did not answer"), kept across a restart.
+        #expect(again.reason == .wakeCheck)
         #expect(again.challenge == .math)
         #expect(failed.contains { if case .play = $0 { true } else { false } })
         let problem = try #require(try clock.requestProblem(now: Self.six + 430).result.get().problem)
@@ -183,6 +185,9 @@ import Testing
         let escalated = tick(&clock, Self.six + 300)
         #expect(escalated.contains(.escalate))
         #expect(clock.session?.escalated == true)
+        // Watchers (an open page) hear of it as it happens, not at the next transition.
+        #expect(escalated.contains { if case .publish(.session(let s)) = $0 { s.escalated } else { false } })
+        #expect(clock.session?.reason == .time)
         #expect(!tick(&clock, Self.six + 360).contains(.escalate))
         // A snooze: the ring after it fades in again, and escalates 5 min after it began.
         _ = clock.snooze(now: Self.six + 400)

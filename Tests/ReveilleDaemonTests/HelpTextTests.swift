@@ -69,7 +69,7 @@ import Testing
                                           id).
                   history                 List past rings: when, snoozes, how and when they were stopped.
                   stats                   How the mornings went: snoozes, time to get up, missed alarms.
-                  sound                   Try the alarm sound and list audio devices.
+                  sound                   Try the alarm sound, list sound files and audio devices.
                   tag                     Register the NFC tags that stop alarms.
                   apps                    App time windows and daily limits: set them up, follow them, ask for more.
                   run                     Start an app of the policy if it may run now (asks the daemon first).

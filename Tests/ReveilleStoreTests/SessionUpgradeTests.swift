@@ -75,6 +75,20 @@ import Testing
         #expect(back.settings.leadSeconds == 1200 && back.settings.commitSeconds == 8 * 3600)
     }
 
+    /// Why a session rings (after an unanswered wake-up check) is kept, so a restart mid-ring says it too.
+    @Test func aSessionAfterAnUnansweredCheckIsStillOneAfterARestart() throws {
+        let alarm = Alarm(id: 1, time: try LocalTime.parse("06:00"), repeats: .weekly(.daily))
+        let session = RingSession(
+            restoring: 3, settings: RingSettings(alarm), scheduledAt: 0, startedAt: 0, state: .ringing, snoozeCount: 0,
+            snoozedUntil: nil, ringingSince: 0, challenge: .math, fellBackToMath: false, problem: nil, wrongAnswers: 0,
+            attenuatedUntil: nil, endedAt: nil, dismissedBy: nil, maxRingSeconds: 3600, attenuationSeconds: 60,
+            afterWakeCheck: true)
+        let back = try SessionDetail.decode(try SessionDetail(session).encoded()).session(id: 3)
+        #expect(back.reason == .wakeCheck)
+        let plain = RingSession.missed(settings: RingSettings(alarm), scheduledAt: 0, now: 0)
+        #expect(try SessionDetail.decode(try SessionDetail(plain).encoded()).session(id: 1).afterWakeCheck == false)
+    }
+
     @Test func aRecordFromANewerVersionIsRefusedWithAClearMessage() throws {
         var detail = SessionDetail(
             RingSession.missed(

@@ -41,7 +41,13 @@ import Testing
             !RelayPolicy.allows(
                 .calendarAdd(
                     name: "r", source: "https://example.org/s.ics", purpose: "reminders", sounds: ["5": "/etc/x.wav"])))
-        #expect(!RelayPolicy.allows(.soundTest(file: nil, device: nil, seconds: 5, volume: nil)))
+        // A sound heard from the alarm sheet: a few seconds on the configured devices, never a named
+        // device (an ALSA name is a program for alsa-lib) nor a long play; it waits for its first frame.
+        #expect(RelayPolicy.allows(.soundTest(file: "/usr/share/sounds/bell.wav", device: nil, seconds: 5, volume: nil)))
+        #expect(RelayPolicy.waits(.soundTest(file: nil, device: nil, seconds: 5, volume: nil)))
+        #expect(!RelayPolicy.allows(.soundTest(file: nil, device: "default", seconds: 5, volume: nil)))
+        #expect(!RelayPolicy.allows(.soundTest(file: nil, device: nil, seconds: 300, volume: nil)))
+        #expect(RelayPolicy.allows(.soundList))
         #expect(!RelayPolicy.allows(.webPair(role: .admin, name: "x")))
         #expect(!RelayPolicy.allows(.webRedeem(code: "1234-5678")))
         #expect(!RelayPolicy.allows(.watch))

@@ -121,6 +121,8 @@ class ScreenTests(unittest.TestCase):
         wait_for(lambda: self.browser.visible("#stats") or "No rings yet" in (self.browser.text("#historyview") or ""),
                  what="history")
         self.measure("more")
+        self.browser.run("showPairing()")
+        self.measure("pairing")
         # Paused: the face says until when, and the next ring after it.
         until = request(sock, {"next": {"days": 30}})["payload"]["schedule"]["days"][10]["date"]
         self.assertTrue(request(sock, {"pause": {"until": until}})["ok"])
