@@ -106,13 +106,13 @@ def main():
 
         # A change in the daemon (alarms paused over the socket, as the CLI does) -> the page shows it.
         browser.run("""window.changeSeen = undefined;
-            new MutationObserver(() => { if (/Paused|Alarms are on|Next:|No alarm/.test(document.getElementById('next').textContent)
-              && window.changeWanted && document.getElementById('next').textContent.includes(window.changeWanted))
+            new MutationObserver(() => { if (window.changeWanted && window.changeSeen === undefined
+              && new RegExp(window.changeWanted).test(document.getElementById('next').textContent))
               window.changeSeen = performance.timeOrigin + performance.now(); })
               .observe(document.getElementById('next'), { childList: true, subtree: true, characterData: true });""")
         changes = []
         for i in range(RINGS):
-            for wanted, op in (("Paused", {"pause": {"until": "2030-01-01"}}), ("Next:", {"resume": {}})):
+            for wanted, op in (("^Paused", {"pause": {"until": "2030-01-01"}}), ("^(?!Paused)", {"resume": {}})):
                 browser.run("window.changeSeen = undefined; window.changeWanted = arguments[0];", wanted)
                 sent = time.time() * 1000
                 assert request(clock.sock, op)["ok"]
