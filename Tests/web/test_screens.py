@@ -65,7 +65,10 @@ return { contrast, overflow, outside };
 """
 
 RING_PATH = ["#ringclock", "#snooze", "#dismiss", "#keypad button", "#awakeyes", "#awakeclock", "#unlockpad button",
-             "#unlockcancel", "#ringwhy"]
+             "#unlockcancel", "#unlockclock", "#ringwhy"]
+# The time, shown on each screen of the ring path (and read there: HH:MM).
+CLOCKS = {"ring": "#ringclock", "ring-answering": "#ringclock", "snoozed": "#ringclock", "ring-after-check": "#ringclock",
+          "are-you-up": "#awakeclock", "unlock": "#unlockclock"}
 
 
 class ScreenTests(unittest.TestCase):
@@ -183,6 +186,11 @@ class ScreenTests(unittest.TestCase):
 
     def measure(self, screen, primary=()):
         """Measures the screen shown in day mode, then in night mode, and keeps a screenshot of each."""
+        if screen in CLOCKS:
+            shown = self.browser.run("const e = document.querySelector(arguments[0]); return e && !e.closest('[hidden]') ? e.textContent : ''",
+                                     CLOCKS[screen])
+            if not (len(shown) == 5 and shown[2] == ":" and shown.replace(":", "").isdigit()):
+                self.problems.append(f"{self.size} {screen}: the time is not shown ({shown!r})")
         for mode in ("day", "night"):
             self.browser.run("night.auto = false; document.body.classList.toggle('night', arguments[0]);"
                              "window.scrollTo(0, 0);", mode == "night")
