@@ -909,8 +909,10 @@ class PageTests(unittest.TestCase):
                               a["laterSnoozeMinutes"], a["wakeCheckSeconds"], a["escalateAfterSeconds"], a["commitSeconds"],
                               a["leadSeconds"], a["leadSound"], a["skipHolidays"], a["volume"], a["fadeInSeconds"], a["time"]),
                              (bell, "any", "hard", 3, 2, 9, [7, 5], 300, 600, 28800, 1200, True, True, 60, 60, "05:55"))
-            # The sheet opens on what was saved.
-            self.browser.click(f'button[data-act="edit"][data-id="{a["id"]}"]')
+            # The sheet opens on what was saved (once the list, redrawn on the daemon's change, shows it).
+            edit = f'button[data-act="edit"][data-id="{a["id"]}"]'
+            wait_for(lambda: self.browser.visible(edit), what="the saved alarm in the list")
+            self.browser.click(edit)
             wait_for(lambda: self.browser.run("return document.getElementById('f-snoozemin').value") == "9,7,5", what="the sheet on the alarm")
             self.assertEqual(self.browser.run("return document.getElementById('f-sound').value"), bell)
         finally:
