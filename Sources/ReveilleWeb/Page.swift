@@ -5,7 +5,7 @@ import ReveilleCore
 /// nothing fetched from elsewhere, so it works with no network. Sized for a 7" touchscreen at arm's length and for a
 /// phone; the ring screen takes over whenever an alarm rings.
 enum Page {
-    static func html(csrf: String, access: String, settings: String = Page.settings(newAlarm: [:])) -> String {
+    static func html(csrf: String, access: String, settings: String) -> String {
         template.replacing(
             "{{CONFIG}}", with: #"{"csrf":"\#(csrf)","access":"\#(access)",\#(settings)}"#)
     }

@@ -47,7 +47,8 @@ public final class WebServer: Sendable {
     let hub: EventHub
     let csrf: CSRFGuard
     let limiter = Mutex(PairingLimiter())
-    /// A request the daemon holds until a tap is being relayed (`RelayPolicy.waits`): one at a time.
+    /// A request the daemon holds until something happens (a tag's tap, a sound test's first
+    /// frame: `RelayPolicy.waits`) is being relayed: one at a time.
     let waiting = Mutex(false)
     let hosts: HostCheck
     let logger: Logger
@@ -216,14 +217,21 @@ public final class WebServer: Sendable {
         let link = self.link
         let reply: ReveilleProtocol.Response
         if RelayPolicy.waits(operation) {
-            // Held until the tap: never on the pool's few threads, which every page's requests share.
-            guard waiting.withLock({ busy in busy ? false : { busy = true; return true }() }) else {
+            // Held until it happens: never on the pool's few threads, which every page's requests share.
+            let claimed = waiting.withLock { busy in
+                if busy { return false }
+                busy = true
+                return true
+            }
+            guard claimed else {
                 return try json(
-                    .failure(.refused, "another screen is waiting for a tag's tap; try again when it is done"),
+                    .failure(
+                        .refused, "another screen is waiting for the clock (a tag's tap, a sound); try again when it is done"
+                    ),
                     status: .ok)
             }
             reply = await withCheckedContinuation { done in
-                Threads.start("tag-wait") { done.resume(returning: link.send(relayed)) }
+                Threads.start("relay-wait") { done.resume(returning: link.send(relayed)) }
             }
             waiting.withLock { $0 = false }
         } else {

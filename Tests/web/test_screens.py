@@ -16,7 +16,7 @@ A screenshot of each is kept under .build/web-screenshots/screens/ for a person 
 import os, shutil, sys, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webdriver import REPO, Browser, Clock, request, solve, status, wait_for
+from webdriver import REPO, Browser, Clock, pair_as_admin, request, solve, status, wait_for
 
 BINARIES = os.path.join(REPO, ".build", "debug")
 SHOTS = os.path.join(REPO, ".build", "web-screenshots", "screens")
@@ -175,11 +175,7 @@ class ScreenTests(unittest.TestCase):
     def admin(self):
         self.browser.open(self.clock.url)
         wait_for(lambda: self.browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
-        code = self.clock.cli("web", "pair", "--admin", "--name", "screens").stdout.split("\n")[0].split()[-1]
-        reply = self.browser.run_async(
-            "const done = arguments[arguments.length - 1];"
-            "fetch('/pair', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Reveille-CSRF': CFG.csrf},"
-            " body: JSON.stringify({code: arguments[0]})}).then(r => r.json()).then(done, e => done(String(e)));", code)
+        reply = pair_as_admin(self.browser, self.clock, "screens")
         self.assertTrue(reply["ok"], reply)
         self.browser.open(self.clock.url)
         wait_for(lambda: self.browser.run("return !!S && S.status.payload.status.role === 'admin'"), what="admin rights")

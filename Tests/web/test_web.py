@@ -8,8 +8,8 @@ ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screen
 import json, os, shutil, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webdriver import (REPO, Browser, Clock, http, non_loopback_address, page_config, png_brightness, request, solve,
-                       status, wait_for)
+from webdriver import (REPO, Browser, Clock, http, non_loopback_address, page_config, pair_as_admin, png_brightness,
+                       request, solve, status, wait_for)
 
 BINARIES = os.path.join(REPO, ".build", "debug")
 SHOTS = os.path.join(REPO, ".build", "web-screenshots")
@@ -75,11 +75,7 @@ class PageTests(unittest.TestCase):
         self.browser.click(f'.day[data-date="{day}"]')
 
     def pair_browser_as_admin(self):
-        code = self.clock.cli("web", "pair", "--admin", "--name", "kiosk").stdout.split("\n")[0].split()[-1]
-        reply = self.browser.run_async(
-            "const done = arguments[arguments.length - 1];"
-            "fetch('/pair', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Reveille-CSRF': CFG.csrf},"
-            " body: JSON.stringify({code: arguments[0]})}).then(r => r.json()).then(done, e => done(String(e)));", code)
+        reply = pair_as_admin(self.browser, self.clock)
         self.assertTrue(reply["ok"], reply)
 
     def test_1_the_clock_face_shows_the_next_ring_and_its_layer(self):
@@ -1022,12 +1018,8 @@ class WakingPageTests(unittest.TestCase):
         self.shot("24-sunrise-then-ring")
 
     def test_25_silencing_a_committed_day_asks_the_alarms_problem_first(self):
-        code = self.clock.cli("web", "pair", "--admin", "--name", "kiosk").stdout.split("\n")[0].split()[-1]
         self.open_page()
-        reply = self.browser.run_async(
-            "const done = arguments[arguments.length - 1];"
-            "fetch('/pair', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Reveille-CSRF': CFG.csrf},"
-            " body: JSON.stringify({code: arguments[0]})}).then(r => r.json()).then(done, e => done(String(e)));", code)
+        reply = pair_as_admin(self.browser, self.clock)
         self.assertTrue(reply["ok"], reply)
         # Rings in two hours, committed for eight: the window is open.
         reply = request(self.clock.sock, {"alarmAdd": {"spec": {"inSeconds": 7200, "label": "committed",

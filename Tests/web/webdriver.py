@@ -250,6 +250,16 @@ def page_config(url):
     return json.loads(re.search(rb'<script id="cfg" type="application/json">(.*?)</script>', body).group(1))
 
 
+def pair_as_admin(browser, clock, name="kiosk"):
+    """Pairs the page open in `browser` with admin rights, as a person types the code from
+    `reveille web pair --admin`; returns the server's reply."""
+    code = clock.cli("web", "pair", "--admin", "--name", name).stdout.split("\n")[0].split()[-1]
+    return browser.run_async(
+        "const done = arguments[arguments.length - 1];"
+        "fetch('/pair', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Reveille-CSRF': CFG.csrf},"
+        " body: JSON.stringify({code: arguments[0]})}).then(r => r.json()).then(done, e => done(String(e)));", code)
+
+
 def non_loopback_address():
     """An address of this machine that is not loopback (a stranger's view of reveille-web), or None."""
     try:
