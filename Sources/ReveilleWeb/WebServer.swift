@@ -225,9 +225,7 @@ public final class WebServer: Sendable {
             }
             guard claimed else {
                 return try json(
-                    .failure(
-                        .refused, "another screen is waiting for the clock (a tag's tap, a sound); try again when it is done"
-                    ),
+                    .failure(.refused, "another screen is waiting for a tag's tap or a sound; try again when it is done"),
                     status: .ok)
             }
             reply = await withCheckedContinuation { done in
