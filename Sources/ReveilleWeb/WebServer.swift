@@ -224,9 +224,8 @@ public final class WebServer: Sendable {
                 return true
             }
             guard claimed else {
-                return try json(
-                    .failure(.refused, "another screen is waiting for a tag's tap or a sound; try again when it is done"),
-                    status: .ok)
+                let busy = "another screen is waiting for a tag's tap or a sound; try again when it is done"
+                return try json(.failure(.refused, busy), status: .ok)
             }
             reply = await withCheckedContinuation { done in
                 Threads.start("relay-wait") { done.resume(returning: link.send(relayed)) }
