@@ -10,7 +10,7 @@ import Synchronization
 /// and while it polls, and presents a tag (an ISO 14443-A UID) when told to. Real libnfc talks to
 /// it as to a chip on a serial port: name `link` in a `pn532_uart:` connstring.
 ///
-/// `unplug()` closes the pseudo-terminal (the reader disappears: libnfc's reads fail);
+/// `unplug()` closes the pseudo-terminal and removes `link` (the reader disappears: libnfc's reads fail);
 /// `plugIn()` opens a new one and points `link` at it (the reader is back, as udev's symlink would
 /// follow a re-plugged USB serial adapter). `corruptNextResponses(n)` sends broken frames.
 public final class PN532Emulator: @unchecked Sendable {
@@ -107,7 +107,10 @@ public final class PN532Emulator: @unchecked Sendable {
         self.thread = thread
     }
 
-    /// Closes the pseudo-terminal: the reader is gone. The link stays, dangling.
+    /// Closes the pseudo-terminal and removes `link`: the reader is gone, and so is its node, as
+    /// udev removes it. (A dangling link would not do: the kernel gives the freed pseudo-terminal's
+    /// number to the next one opened, perhaps another test's emulator, and the daemon would find a
+    /// reader there.)
     public func unplug() {
         let (master, slave) = state.withLock { state -> (Int32, Int32) in
             state.stopping = true
@@ -117,6 +120,7 @@ public final class PN532Emulator: @unchecked Sendable {
             }
             return (state.master, state.slave)
         }
+        unlink(link)
         if master >= 0 { close(master) }
         if slave >= 0 { close(slave) }
     }
