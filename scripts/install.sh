@@ -28,6 +28,7 @@ files=(
     "$prefix/lib/systemd/system/reveille-web.service"
     "$prefix/lib/systemd/system/reveille-calendar.service"
     "$prefix/lib/systemd/system/reveille-calendar.timer"
+    "$prefix/lib/systemd/system/reveille-calendar.path"
     "$prefix/lib/sysusers.d/reveille.conf"
     "$prefix/lib/tmpfiles.d/reveille.conf"
     "/etc/udev/rules.d/70-reveille.rules"
@@ -68,7 +69,7 @@ install)
     # Every graphical session starts its user's notifier (README, "A child's side").
     sed -e "s|@BINDIR@|$bindir|g" config/reveille-notify.desktop >"$dest/etc/xdg/autostart/reveille-notify.desktop"
     chmod 0644 "$dest/etc/xdg/autostart/reveille-notify.desktop"
-    for unit in reveille.service reveille-web.service reveille-calendar.service reveille-calendar.timer; do
+    for unit in reveille.service reveille-web.service reveille-calendar.service reveille-calendar.timer reveille-calendar.path; do
         sed -e "s|@BINDIR@|$bindir|g" -e "s|@DOCDIR@|$docdir|g" "systemd/$unit" >"$dest$prefix/lib/systemd/system/$unit"
         chmod 0644 "$dest$prefix/lib/systemd/system/$unit"
     done
@@ -103,13 +104,13 @@ install)
         command -v systemd-tmpfiles >/dev/null && systemd-tmpfiles --create "$prefix/lib/tmpfiles.d/reveille.conf"
         command -v udevadm >/dev/null && udevadm control --reload 2>/dev/null || true
         [ -d /run/systemd/system ] && systemctl daemon-reload
-        echo "installed. Next: sudo systemctl enable --now reveille reveille-web reveille-calendar.timer; then reveille doctor"
+        echo "installed. Next: sudo systemctl enable --now reveille reveille-web reveille-calendar.timer reveille-calendar.path; then reveille doctor"
     else
         echo "installed under ${dest:-/} (PREFIX $prefix)"
     fi
     ;;
 uninstall)
-    if live && [ -d /run/systemd/system ]; then systemctl disable --now reveille-calendar.timer reveille-web reveille 2>/dev/null || true; fi
+    if live && [ -d /run/systemd/system ]; then systemctl disable --now reveille-calendar.path reveille-calendar.timer reveille-web reveille 2>/dev/null || true; fi
     for file in "${files[@]}"; do rm -f "$dest$file"; done
     rmdir "$dest$docdir" 2>/dev/null || true
     live && [ -d /run/systemd/system ] && systemctl daemon-reload

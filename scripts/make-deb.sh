@@ -106,7 +106,7 @@ cat >"$stage/DEBIAN/conffiles" <<EOF
 /etc/xdg/autostart/reveille-notify.desktop
 EOF
 
-units="reveille.service reveille-web.service reveille-calendar.timer"
+units="reveille.service reveille-web.service reveille-calendar.timer reveille-calendar.path"
 
 cat >"$stage/DEBIAN/postinst" <<EOF
 #!/bin/sh

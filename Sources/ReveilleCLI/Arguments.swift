@@ -43,7 +43,7 @@ enum Arguments {
         "--json", "--help", "--version", "--off", "--brief", "--watch", "--no-tone", "--skip-holidays",
         "--no-skip-holidays", "--color", "--all-alarms", "--plain", "--admin", "--holidays",
         "--force", "--reminders", "--no-then", "--enabled", "--no-enabled", "--all", "--problem",
-        "--all-day", "--no-limit", "--next", "--lead-sound", "--no-lead-sound", "--timed",
+        "--all-day", "--no-limit", "--next", "--lead-sound", "--no-lead-sound", "--timed", "--background",
     ]
 
     static func takesValue(_ option: String) -> Bool { !flags.contains(option) }

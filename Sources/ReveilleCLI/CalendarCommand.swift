@@ -173,6 +173,13 @@ struct CalendarCommand: ParsableCommand {
                 )
                 for line in dropped { print("  \(line)") }
             }
+            for calendar in calendars where calendar.source.hasPrefix("http") {
+                let fetched = calendar.fetchedAt.map { "fetched \($0)" } ?? "never fetched"
+                let next =
+                    calendar.fetchAsked.map { "a fetch now was asked for at \($0)" }
+                    ?? calendar.nextFetch.map { "next try about \($0)" } ?? "next try at the fetcher's next run"
+                print("calendar \(calendar.name): \(fetched); \(next)")
+            }
             for calendar in calendars {
                 guard let problem = calendar.problem else { continue }
                 let meanwhile =
@@ -205,7 +212,8 @@ struct CalendarCommand: ParsableCommand {
                 the cache again at once. A failure keeps the last good copy, is shown by 'status', \
                 'calendar list' and 'doctor', and waits before the next try (5 minutes, doubling, at \
                 most 6 hours). Runs as the unprivileged reveille-fetch user from the \
-                reveille-calendar timer; never as the daemon.
+                reveille-calendar timer; never as the daemon. With --background, asks the clock's \
+                fetcher to do it now instead (admin), as the page's "Refresh now" does.
                 """)
 
         @Argument(help: ArgumentHelp("Only this calendar (name or id).", valueName: "calendar"))
@@ -213,6 +221,12 @@ struct CalendarCommand: ParsableCommand {
 
         @Flag(name: .long, help: "Try now, even while waiting after failures.")
         var force = false
+
+        @Flag(
+            name: .long,
+            help:
+                "Ask the clock's fetcher (reveille-calendar.path, as reveille-fetch) to fetch every web calendar now, even while waiting after failures, and return.")
+        var background = false
 
         @Option(
             name: .long, help: ArgumentHelp("Give up on a server after this long (default 30).", valueName: "seconds"))
@@ -237,11 +251,15 @@ struct CalendarCommand: ParsableCommand {
             guard (1...600).contains(cpuSeconds) else {
                 throw ValidationError("--cpu-seconds \(cpuSeconds): must be 1-600")
             }
+            if background, calendar != nil || force {
+                throw ValidationError("--background fetches every web calendar, even those waiting: give no calendar or --force")
+            }
         }
 
         /// `reveille-calendar refresh`, beside this binary: libcurl and libical are linked there, so
         /// that every other command of `reveille` starts without loading them.
         func run() throws {
+            if background { return report(try send(.calendarFetchNow, to: connection)) }
             let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
             let tool = PathName.folder(executable) + "/reveille-calendar"
             var arguments = [

@@ -70,6 +70,8 @@ final class CalendarRequests: RequestHandler {
                 entry.record.purpose == .reminders
                 ? "its events no longer chime" : "its holidays no longer silence alarms"
             return Response(message: "removed calendar \(entry.record.name); \(effect)")
+        case .calendarFetchNow:
+            return try askForFetch()
         case .calendarShow(let which, let days):
             guard (1...CalendarSpan.days).contains(days) else {
                 throw InputError(
@@ -207,8 +209,45 @@ final class CalendarRequests: RequestHandler {
         return Response(
             message:
                 "added calendar \(name) (#\(record.id ?? 0)) from \(url); it is read once fetched: "
-                + "'sudo systemctl start reveille-calendar' now (the timer does it every six hours), "
+                + "'reveille calendar refresh --background' now (the timer does it every six hours), "
                 + "or 'reveille calendar refresh' as a user who may write \(calendars.fetchFolder)")
+    }
+
+    /// Writes the request `reveille-calendar.path` watches: the daemon itself never fetches.
+    private func askForFetch() throws -> Response {
+        let web = calendars.entries.filter { Calendars.isWeb($0.record.source) }
+        guard !web.isEmpty else {
+            throw Refusal(.notFound, "no web calendars to fetch; a calendar file is read again whenever it changes")
+        }
+        let now = controller.nowSeconds()
+        let path = calendars.loader.fetchRequest
+        let names = web.map(\.record.name).joined(separator: ", ")
+        if let asked = FetchState.requested(at: path), now - asked < FetchState.askAgainAfter,
+            web.contains(where: { fetchState(of: $0.record)?.owes(request: asked) ?? true })
+        {
+            return Response(
+                message: "a fetch was asked for at \(AppSupervisor.stamp(asked, zone: zone)); the fetcher is on it (\(names))")
+        }
+        // Written whole (a new file renamed over the old) and readable by the fetcher
+        // (reveille-fetch), whatever the daemon's umask.
+        let staged = path + ".new"
+        do {
+            try Data("\(now)\n".utf8).write(to: URL(fileURLWithPath: staged))
+            guard chmod(staged, 0o644) == 0, rename(staged, path) == 0 else {
+                throw CalendarFetchError(String(cString: strerror(errno)))
+            }
+        } catch {
+            unlink(staged)
+            throw Refusal(.internal, "cannot write \(path) to ask for a fetch: \(error)")
+        }
+        logger.notice("a fetch of the web calendars is asked for (\(names))")
+        return Response(
+            message: "asked the fetcher to fetch \(names) now; 'reveille calendar list' shows when each arrives")
+    }
+
+    private func fetchState(of record: CalendarRecord) -> FetchState? {
+        FetchState.read(FetchState.files(in: calendars.fetchFolder, id: Int(record.id ?? 0)).state)
+            .flatMap { $0.url == record.source ? $0 : nil }
     }
 
     private func calendar(_ which: String) throws -> Calendars.Entry {
@@ -228,6 +267,16 @@ final class CalendarRequests: RequestHandler {
             purpose: entry.record.purpose,
             problem: entry.problem.map { "\($0.text) (since \(AppSupervisor.stamp($0.since, zone: zone)))" },
             loadedAt: entry.loadedAt.map { AppSupervisor.stamp($0, zone: zone) })
+        if Calendars.isWeb(entry.record.source) {
+            let state = fetchState(of: entry.record)
+            let asked = FetchState.requested(at: calendars.loader.fetchRequest)
+            info.fetchedAt = state?.fetchedAt.map { AppSupervisor.stamp($0, zone: zone) }
+            if state?.owes(request: asked) ?? (asked != nil) {
+                info.fetchAsked = asked.map { AppSupervisor.stamp($0, zone: zone) }
+            } else {
+                info.nextFetch = state?.nextTry.map { AppSupervisor.stamp($0, zone: zone) }
+            }
+        }
         if entry.record.purpose == .reminders {
             let now = controller.nowSeconds()
             let id = Int(entry.record.id ?? 0)
@@ -258,8 +307,11 @@ final class CalendarRequests: RequestHandler {
     }
 }
 
-/// What a calendar is added for: holidays, or reminders at some minutes before each event with a
-/// sound for some of them. Checked before anything is written.
+struct CalendarFetchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// What a parked `calendar add` read off the loop, for the loop to finish.
 struct CalendarAddition: Sendable {
     let name: String
@@ -268,6 +320,8 @@ struct CalendarAddition: Sendable {
     let checked: Result<[CalendarOccurrence], CalendarError>
 }
 
+/// What a calendar is added for: holidays, or reminders at some minutes before each event with a
+/// sound for some of them. Checked before anything is written.
 struct CalendarUse: Sendable {
     let purpose: CalendarPurpose
     let minutes: [Int]

@@ -176,6 +176,8 @@ struct CalendarLoader: Sendable {
     let cacheFolder: String
     /// Where `reveille calendar refresh` leaves web calendars (`Paths.calendarCache`).
     let fetchFolder: String
+    /// Where a fetch now is asked for (`Paths.fetchRequest`).
+    let fetchRequest: String
     let reader: CalendarReader
     let logger: Logger
 

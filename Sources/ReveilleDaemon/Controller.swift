@@ -83,7 +83,7 @@ public final class Controller {
         store: Store, clock: any Clocks, zone: ZoneSource,
         calendarCache: String = FileManager.default.temporaryDirectory.path + "/reveille-calendars",
         calendarFetchFolder: String = FileManager.default.temporaryDirectory.path + "/reveille-fetched-calendars",
-        ring: RingEnvironment, offLoop: OffLoop? = nil, outlets: any Outlets, logger: Logger
+        calendarFetchRequest: String? = nil, ring: RingEnvironment, offLoop: OffLoop? = nil, outlets: any Outlets, logger: Logger
     ) throws {
         self.store = store
         self.offLoop = offLoop
@@ -98,6 +98,7 @@ public final class Controller {
         calendars = Calendars(
             loader: CalendarLoader(
                 cacheFolder: calendarCache, fetchFolder: calendarFetchFolder,
+                fetchRequest: calendarFetchRequest ?? calendarFetchFolder + "/fetch-wanted",
                 reader: CalendarReader(helper: CalendarReader.besideDaemon()), logger: logger))
         // At start, before the loop runs: what is due now must know its holidays.
         if let reading = calendars.beginReading(try store.calendars(), today: today, zone: zone, now: now) {

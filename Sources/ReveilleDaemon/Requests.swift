@@ -145,7 +145,7 @@ final class Requests {
             .appCatalog,
             .appAsk, .appRequests, .appAnswer:
             handlers.apps
-        case .calendarAdd, .calendarList, .calendarRemove, .calendarShow: handlers.calendars
+        case .calendarAdd, .calendarList, .calendarRemove, .calendarShow, .calendarFetchNow: handlers.calendars
         case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch, .chimeAgain:
             handlers.reminders
         case .webPair, .webRedeem, .webDevices, .webUnpair, .webServing: handlers.web

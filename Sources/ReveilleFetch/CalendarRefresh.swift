@@ -25,6 +25,9 @@ public struct CalendarRefresh {
     public let limits: HTTPFetch.Limits
     /// Try even while backing off after failures.
     public let force: Bool
+    /// When a fetch was last asked for (`calendar refresh --background`): a calendar not tried
+    /// since is tried now, as with `force`.
+    public let requested: Int?
     /// Reads a fetched body as libical would: nil when it is a calendar, else why not. The tool
     /// gives one that parses in a confined child process (`CalendarCheck`), so a calendar that
     /// would take libical forever costs one child its CPU bound, not the whole refresh.
@@ -33,10 +36,11 @@ public struct CalendarRefresh {
     public let zone: Zone
 
     public init(
-        folder: String, limits: HTTPFetch.Limits = .init(), force: Bool = false, zone: Zone = .utc,
-        validate: @escaping @Sendable (Data, CivilDate) -> String? = CalendarRefresh.parseHere
+        folder: String, limits: HTTPFetch.Limits = .init(), force: Bool = false, requested: Int? = nil,
+        zone: Zone = .utc, validate: @escaping @Sendable (Data, CivilDate) -> String? = CalendarRefresh.parseHere
     ) {
         self.zone = zone
+        self.requested = requested
         self.folder = folder
         self.limits = limits
         self.validate = validate
@@ -49,13 +53,14 @@ public struct CalendarRefresh {
         let files = FetchState.files(in: folder, id: source.id)
         var state =
             FetchState.read(files.state).flatMap { $0.url == source.url ? $0 : nil } ?? FetchState(url: source.url)
-        if !force, let after = state.retryAfter, after > now {
+        if !force, !state.owes(request: requested), let after = state.retryAfter, after > now {
             return (
                 "\(source.name): \(state.error ?? "failed") \(failures(state)); next try after \(stamp(after)) (--force tries now)",
                 false
             )
         }
         let hasBody = FileManager.default.fileExists(atPath: files.body)
+        state.answered = requested
         let outcome = HTTPFetch.get(
             source.url, etag: hasBody ? state.etag : nil, lastModified: hasBody ? state.lastModified : nil,
             limits: limits)

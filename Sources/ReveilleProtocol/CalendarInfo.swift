@@ -93,6 +93,12 @@ public struct CalendarInfo: Codable, Sendable, Equatable {
     /// out, each with why (`2026-12-03 Back-to-school night: a timed event`; at most 20).
     public var kept: Int?
     public var dropped: [String]?
+    /// A web calendar's fetcher: when it last fetched (or was told nothing changed), when it
+    /// tries by itself next, about (`YYYY-MM-DD HH:MM`), and when a fetch now was asked for
+    /// that it has not tried yet (`calendar refresh --background`).
+    public var fetchedAt: String?
+    public var nextFetch: String?
+    public var fetchAsked: String?
 
     public init(
         id: Int, name: String, source: String, purpose: CalendarPurpose, upcomingDays: Int = 0, next: String? = nil,

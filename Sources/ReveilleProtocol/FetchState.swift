@@ -17,6 +17,34 @@ public struct FetchState: Codable, Sendable, Equatable {
     /// The last failure's reason (`HTTP 404 Not Found`, `timed out after 30 s`), since when.
     public var error: String?
     public var errorSince: Int?
+    /// The fetch request (`Paths.fetchRequest`, as written) there was at the last try: a request
+    /// other than this one is owed a try. (Compared as written, not as a time: the daemon's clock
+    /// and the fetcher's need not agree to the second.)
+    public var answered: Int?
+
+    /// How often the clock's fetcher runs: `reveille-calendar.timer`'s `OnUnitActiveSec` (a
+    /// packaging test checks that they agree).
+    public static let every = 6 * 3600
+
+    /// When the fetcher tries by itself next, about: after the backoff, else a period after the
+    /// last fetch; nil before the first.
+    public var nextTry: Int? { retryAfter ?? fetchedAt.map { $0 + Self.every } }
+
+    /// Whether a fetch asked for at `asked` (`Paths.fetchRequest`) has had no try since.
+    public func owes(request asked: Int?) -> Bool {
+        guard let asked else { return false }
+        return asked != answered
+    }
+
+    /// A fetch asked for again this soon after the last, not yet tried, is the same request: the
+    /// file is not written again (systemd's path unit stops after too many triggers in a row).
+    public static let askAgainAfter = 60
+
+    /// The instant a fetch request holds; nil without one.
+    public static func requested(at path: String) -> Int? {
+        guard let data = FileManager.default.contents(atPath: path), data.count < 32 else { return nil }
+        return Int(String(decoding: data.filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self))
+    }
 
     public init(url: String) {
         self.url = url

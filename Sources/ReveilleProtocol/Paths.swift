@@ -29,6 +29,9 @@ public struct Paths: Sendable, Equatable {
     /// daemon only reads them): `ID.ics`, the last good body, and `ID.json`, how fetching went.
     public var calendarCache: String { under("/var/cache/reveille-calendars") }
     public var socket: String { runtimeDirectory + "/control.sock" }
+    /// Written by the daemon to ask the fetcher to fetch now (`calendar refresh --background`):
+    /// `reveille-calendar.path` starts the fetch when it changes. It holds the instant asked.
+    public var fetchRequest: String { runtimeDirectory + "/calendar-fetch-wanted" }
     /// Open to every local user, for their own apps only (README, "A child's side").
     public var appsSocket: String { runtimeDirectory + "/apps.sock" }
     /// Where the installed applications' `.desktop` files are, for the app picker: the system's,

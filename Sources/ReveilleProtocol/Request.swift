@@ -129,6 +129,10 @@ public enum Command: Codable, Sendable, Equatable {
     case calendarRemove(calendar: String)
     /// What a calendar holds in the next `days` days.
     case calendarShow(calendar: String, days: Int)
+    /// Asks the clock's fetcher (`reveille-calendar.path`, as the unprivileged reveille-fetch
+    /// user) to fetch every web calendar now, even one waiting after failures. The daemon only
+    /// writes `Paths.fetchRequest`; it never fetches.
+    case calendarFetchNow
     case reminderList
     /// A chime just played, once more in 10 minutes (`Chime.again`), by its key (`ChimeInfo.key`);
     /// nil: the chime played last. Anyone in the socket group, and the person it is for.
@@ -197,6 +201,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .calendarList: "calendar list"
         case .calendarRemove: "calendar rm"
         case .calendarShow: "calendar show"
+        case .calendarFetchNow: "calendar refresh --background"
         case .webUnpair: "web unpair"
         case .webServing: "web serving"
         case .reminderList: "reminder list"
@@ -237,7 +242,7 @@ public enum Command: Codable, Sendable, Equatable {
             .appList, .appPut,
             .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair,
             .webRedeem,
-            .webDevices, .webUnpair, .calendarList, .calendarShow, .reminderList:
+            .webDevices, .webUnpair, .calendarList, .calendarShow, .calendarFetchNow, .reminderList:
             .elsewhere
         }
     }
@@ -269,7 +274,8 @@ public enum Command: Codable, Sendable, Equatable {
             .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .appPut, .appRemove,
             .appAnswer, .appCatalog, .webPair, .webDevices,
             .webUnpair, .webServing,
-            .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch:
+            .calendarAdd, .calendarRemove, .calendarFetchNow, .reminderAdd, .reminderEdit, .reminderRemove,
+            .remindersSwitch:
             .admin
         }
     }

@@ -60,7 +60,7 @@ public enum ScheduleEdit: Sendable {
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
             .appCatalog,
             .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair, .webRedeem, .webDevices, .webUnpair,
-            .calendarList, .calendarShow, .reminderList:
+            .calendarList, .calendarShow, .calendarFetchNow, .reminderList:
             return nil
         }
     }

@@ -52,7 +52,7 @@ public enum RelayPolicy {
             .tagRemove,
             .soundList,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests, .appCatalog,
-            .appAnswer, .calendarList, .calendarShow, .calendarRemove, .reminderList, .chimeAgain,
+            .appAnswer, .calendarList, .calendarShow, .calendarRemove, .calendarFetchNow, .reminderList, .chimeAgain,
             .reminderRemove,
             .remindersSwitch:
             true

@@ -233,6 +233,35 @@ extension CalendarTests {
         }
         #expect(expected.contains { outcome.stdout.contains($0) }, "\(outcome.stdout) \(expected)")
         #expect(server.requests.count == asked)
+        var list = try daemon.cli("calendar", "list").stdout
+        #expect(list.contains("calendar school: fetched 20"), "\(list)")
+        #expect(list.contains("; next try about 20"), "\(list)")
+
+        // Asked for now (the page's "Refresh now"): the daemon only writes the request, which the
+        // clock's fetcher honours even while waiting after failures; asked again at once, the
+        // file is left alone.
+        outcome = try daemon.cli("calendar", "refresh", "--background")
+        #expect(
+            outcome.stdout == "asked the fetcher to fetch school now; 'reveille calendar list' shows when each arrives\n",
+            "\(outcome)")
+        #expect(server.requests.count == asked)
+        var written = stat()
+        #expect(stat(daemon.root.path + "/run/reveille/calendar-fetch-wanted", &written) == 0)
+        #expect(written.st_mode & 0o777 == 0o644)
+        #expect(try daemon.cli("calendar", "refresh", "--background").stdout.hasPrefix("a fetch was asked for at "))
+        var again = stat()
+        #expect(stat(daemon.root.path + "/run/reveille/calendar-fetch-wanted", &again) == 0)
+        #expect(again.st_mtim.tv_nsec == written.st_mtim.tv_nsec && again.st_ino == written.st_ino)
+        list = try daemon.cli("calendar", "list").stdout
+        #expect(list.contains("; a fetch now was asked for at 20"), "\(list)")
+        outcome = try daemon.cli("calendar", "refresh")
+        #expect(outcome.status == 1 && outcome.stdout.contains("; keeping the copy fetched "), "\(outcome)")
+        #expect(server.requests.count == asked + 1)
+        #expect(try daemon.cli("calendar", "list").stdout.contains("; next try about 20"))
+        #expect(try daemon.cli("calendar", "refresh").stdout.contains("; next try after "), "tried once, not again")
+        #expect(
+            try daemon.cli("calendar", "refresh", "--background", "school").stderr.contains(
+                "--background fetches every web calendar"))
 
         // The school moves the break: fetched, read, the problem gone.
         try server.serve("ok", body: Self.thanksgiving.replacingOccurrences(of: "20261126", with: "20261125"))
@@ -256,7 +285,7 @@ extension CalendarTests {
         #expect(days["2026-11-28"]?[1] == "holiday: Winter break")
         let next = try daemon.cli("next", "--days", "3").stdout
         #expect(next.contains("not a holiday: Back-to-school night (its calendar's filter leaves it out)"), "\(next)")
-        let list = try daemon.cli("calendar", "list").stdout
+        list = try daemon.cli("calendar", "list").stdout
         #expect(
             list.contains(
                 """

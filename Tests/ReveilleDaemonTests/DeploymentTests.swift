@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ReveilleProtocol
 
 /// The files that make Reveille an appliance: the systemd unit, udev rules, the modprobe
 /// blacklist, and what `make install` puts where.
@@ -58,7 +59,7 @@ import Testing
         #expect(try Self.text("systemd/reveille.sysusers").contains("u reveille-web - "))
     }
 
-    @Test func theCalendarFetcherRunsUnprivilegedOnATimer() throws {
+    @Test func theCalendarFetcherRunsUnprivilegedOnATimerAndWhenAsked() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "reveille-units-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -72,11 +73,15 @@ import Testing
         .write(to: folder.appendingPathComponent("reveille-calendar.service"), atomically: true, encoding: .utf8)
         try timer.replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/reveille")
             .write(to: folder.appendingPathComponent("reveille-calendar.timer"), atomically: true, encoding: .utf8)
+        let path = try Self.text("systemd/reveille-calendar.path")
+        try path.replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/reveille")
+            .write(to: folder.appendingPathComponent("reveille-calendar.path"), atomically: true, encoding: .utf8)
         let outcome = try runProcess(
             URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
             [
                 "verify", folder.appendingPathComponent("reveille-calendar.service").path,
                 folder.appendingPathComponent("reveille-calendar.timer").path,
+                folder.appendingPathComponent("reveille-calendar.path").path,
             ])
         #expect(outcome.status == 0, "\(outcome)")
         let lines = service.split(separator: "\n").map(String.init)
@@ -87,7 +92,11 @@ import Testing
         ] {
             #expect(lines.contains(line), "missing \(line)")
         }
-        #expect(timer.contains("\nOnUnitActiveSec=6h\n"))
+        // The period the page and `calendar list` count the next fetch by is the timer's.
+        #expect(timer.contains("\nOnUnitActiveSec=\(FetchState.every / 3600)h\n"))
+        // "Refresh now": the path unit watches the file the daemon writes, and starts the fetcher.
+        #expect(path.contains("\nPathChanged=\(Paths(root: "/").fetchRequest)\n"))
+        #expect(path.contains("\nUnit=reveille-calendar.service\n"))
         #expect(try Self.text("systemd/reveille.sysusers").contains("u reveille-fetch - "))
         #expect(
             try Self.text("systemd/reveille.tmpfiles").contains(

@@ -69,6 +69,7 @@ class PackageTests(unittest.TestCase):
         self.assertIn("Exec=/usr/bin/reveille-notify\n", desktop)
         for path in ["./usr/bin/reveilled", "./usr/bin/reveille", "./usr/bin/reveille-calendar",
                      "./usr/lib/systemd/system/reveille.service", "./usr/lib/systemd/system/reveille-calendar.timer",
+                     "./usr/lib/systemd/system/reveille-calendar.path",
                      "./usr/lib/sysusers.d/reveille.conf", "./usr/lib/tmpfiles.d/reveille.conf",
                      "./usr/share/man/man1/reveille.1.gz", "./usr/share/man/man8/reveilled.8.gz",
                      "./usr/share/bash-completion/completions/reveille",

@@ -8,7 +8,7 @@ ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screen
 import json, os, shutil, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webdriver import (REPO, Browser, Clock, http, non_loopback_address, page_config, pair_as_admin, png_brightness,
+from webdriver import (REPO, Browser, Clock, free_port, http, non_loopback_address, page_config, pair_as_admin, png_brightness,
                        request, solve, status, wait_for)
 
 BINARIES = os.path.join(REPO, ".build", "debug")
@@ -1095,12 +1095,38 @@ class ReaderPageTests(unittest.TestCase):
             "send({calendarAdd: {name: 'secret', source: '/etc/passwd'}}, true, true).then(done);")
         self.assertFalse(reply["ok"])
         self.assertIn("not from the page", reply["error"]["message"])
+        # The school's server, on loopback.
+        folder = os.path.join(self.clock.root, "www")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "school.ics"), "w") as f:
+            f.write("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//tests//EN\r\nBEGIN:VEVENT\r\nUID:b\r\nSUMMARY:Winter break\r\n"
+                    "DTSTART;VALUE=DATE:20261221\r\nDTEND;VALUE=DATE:20261223\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", folder],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(server.wait)
+        self.addCleanup(server.terminate)
         self.browser.run(FILL, "c-name", "school")
-        self.browser.run(FILL, "c-url", "https://calendars.invalid/school.ics")
+        self.browser.run(FILL, "c-url", f"http://127.0.0.1:{port}/school.ics")
         self.browser.click("#c-add")
         wait_for(lambda: any(c["name"] == "school" for c in request(self.clock.sock, {"calendarList": {}})["payload"]["calendars"]),
                  what="the web calendar added")
-        wait_for(lambda: "calendars.invalid" in (self.browser.text("#calendars") or ""), what="the calendar listed")
+        wait_for(lambda: "fetched never" in (self.browser.text("#calendars") or ""), what="the calendar listed, not fetched yet")
+        # "Refresh now": the daemon asks the clock's fetcher (it never fetches itself), and the page says so.
+        self.browser.click("#c-refresh")
+        wanted = os.path.join(self.clock.root, "run/reveille/calendar-fetch-wanted")
+        wait_for(lambda: os.path.exists(wanted), what="the fetch asked for")
+        wait_for(lambda: "Fetching now (asked at" in (self.browser.text("#calendars") or ""), what="the fetch shown under way")
+        self.shot("30-calendars-fetching")
+        # What reveille-calendar.path starts on the clock: the fetcher, which honours the request.
+        # (Its cache must be readable by everyone, as on the clock: the test's root is mkdtemp's 0700.)
+        os.chmod(self.clock.root, 0o755)
+        fetched = self.clock.cli("calendar", "refresh")
+        self.assertEqual(fetched.returncode, 0, fetched.stdout + fetched.stderr)
+        wait_for(lambda: "next about" in (self.browser.text("#calendars") or ""), seconds=15, what="the fetch shown arrived")
+        text = self.browser.text("#calendars")
+        self.assertIn("2 holiday days ahead", text)
+        self.assertIn("Winter break", text)
         self.shot("30-calendars")
         self.browser.run("window.confirm = () => true;")
         self.browser.click('button[data-calrm="school"]')
