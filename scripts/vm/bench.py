@@ -15,6 +15,7 @@ Prints one line per check and a closing 'N passed, N failed'; exits 1 if any fai
 starts from a new overlay under a temporary folder, which is removed at the end.
 """
 import argparse
+import datetime
 import json
 import math
 import os
@@ -568,6 +569,40 @@ def app_checks(guest, record):
     guest.check("rm -f /etc/reveille/apps.toml")
 
 
+SCHOOL_ICS = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//vm//EN\r\nBEGIN:VEVENT\r\nUID:b\r\nSUMMARY:Winter break\r\n"
+              "DTSTART;VALUE=DATE:{start}\r\nDTEND;VALUE=DATE:{end}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+
+
+def calendar_checks(guest, record, figures):
+    """"Refresh now" on the booted appliance: the daemon only writes its request, systemd's
+    reveille-calendar.path starts reveille-calendar.service as reveille-fetch, which fetches the
+    web calendar (from a server on the guest's loopback) and the daemon reads it."""
+    start = datetime.date.today() + datetime.timedelta(days=10)
+    guest.check("mkdir -p /srv/www")
+    guest.put("/srv/www/school.ics", SCHOOL_ICS.format(start=start.strftime("%Y%m%d"),
+                                                       end=(start + datetime.timedelta(days=2)).strftime("%Y%m%d")))
+    guest.check("chmod 0644 /srv/www/school.ics; (setsid python3 -m http.server 8088 --bind 127.0.0.1 --directory /srv/www "
+                ">/dev/null 2>&1 &)")
+    guest.check("for i in $(seq 50); do python3 -c \"import urllib.request as u; u.urlopen('http://127.0.0.1:8088/school.ics')\" "
+                "2>/dev/null && break; sleep 0.2; done")
+    guest.check("reveille calendar add school http://127.0.0.1:8088/school.ics --holidays >/dev/null")
+    started_at = "systemctl show -P ExecMainStartTimestampMonotonic reveille-calendar.service"
+    before = guest.check(started_at).strip()
+    started = time.monotonic()
+    asked = guest.sh("reveille calendar refresh --background")
+    arrived = "grep -q 'calendar school: fetched 2' /tmp/listed && grep -q 'Winter break' /tmp/listed"
+    fetched = guest.sh(f"for i in $(seq 120); do reveille calendar list > /tmp/listed; {arrived} && break; sleep 0.5; done; "
+                       f"{arrived}", 90)
+    figures["calendar_refresh_now_s"] = round(time.monotonic() - started, 1)
+    after = guest.check(started_at).strip()
+    user = guest.check("systemctl show -P User reveille-calendar.service; systemctl is-enabled reveille-calendar.path")
+    listed = guest.sh("cat /tmp/listed")[1]
+    record("calendar: Refresh now starts the fetcher through reveille-calendar.path (as reveille-fetch); the holidays arrive",
+           asked[0] == 0 and fetched[0] == 0 and after not in ("", "0", before) and user.split() == ["reveille-fetch", "enabled"],
+           f"{asked[1].strip()[:100]} / {figures['calendar_refresh_now_s']} s / {user.split()} / {listed.strip()[-160:]}")
+    guest.sh("pkill -f 'http.server 8088'; reveille calendar rm school >/dev/null")
+
+
 def upgrade_checks(guest, record):
     """The running appliance upgraded by apt to a newer build of the package, while an alarm comes
     due: it rings, and the settings, tags and alarms are kept."""
@@ -747,7 +782,7 @@ def main():
     parser.add_argument("--accel", default=os.environ.get("VM_ACCEL", "tcg"))
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--only", help="run these checks only (comma-separated: boot,sound,keys,nfc,apps,"
-                        "upgrade,power cuts,rtc), for working on one")
+                        "calendar,upgrade,power cuts,rtc), for working on one")
     parser.add_argument("--arch", choices=["amd64", "arm64"], default="amd64",
                         help="arm64: a Pi's processor (qemu virt, cortex-a72), the named subset")
     options = parser.parse_args()
@@ -775,6 +810,7 @@ def main():
     if full:
         checks += [
             ("apps", lambda: app_checks(guest, record)),
+            ("calendar", lambda: calendar_checks(guest, record, figures)),
             ("upgrade", lambda: upgrade_checks(guest, record)),
             ("power cuts", lambda: power_cut_checks(guest, record, figures, options.cuts)),
             ("rtc", lambda: rtc_checks(guest, record, figures)),
