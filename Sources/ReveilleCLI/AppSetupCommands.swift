@@ -345,9 +345,14 @@ extension AppsCommand {
         @Argument(help: ArgumentHelp("The request's number (apps requests).", valueName: "id"))
         var id: Int
 
+        @Flag(name: .long, help: "Also open the app from now for the minutes asked, outside its hours.")
+        var openNow = false
+
         @OptionGroup var connection: ConnectionOptions
 
-        func run() throws { report(try send(.appAnswer(id: id, approve: true), to: connection)) }
+        func run() throws {
+            report(try send(.appAnswer(id: id, approve: true, openNow: openNow ? true : nil), to: connection))
+        }
     }
 
     struct Refuse: ParsableCommand {

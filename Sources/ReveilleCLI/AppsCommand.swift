@@ -99,10 +99,15 @@ struct AppsCommand: ParsableCommand {
             name: .long, help: ArgumentHelp("Only for this user (default: every user of the app).", valueName: "user"))
         var user: String?
 
+        @Flag(name: .long, help: "Also open the app from now for these minutes, outside its hours.")
+        var openNow = false
+
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
-            report(try send(.appGrant(name: name, minutes: minutes, user: user), to: connection))
+            report(
+                try send(
+                    .appGrant(name: name, minutes: minutes, user: user, openNow: openNow ? true : nil), to: connection))
         }
     }
 

@@ -44,6 +44,7 @@ enum Arguments {
         "--no-skip-holidays", "--color", "--all-alarms", "--plain", "--admin", "--holidays",
         "--force", "--reminders", "--no-then", "--enabled", "--no-enabled", "--all", "--problem",
         "--all-day", "--no-limit", "--next", "--lead-sound", "--no-lead-sound", "--timed", "--background",
+        "--open-now",
     ]
 
     static func takesValue(_ option: String) -> Bool { !flags.contains(option) }

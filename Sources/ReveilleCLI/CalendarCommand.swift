@@ -225,7 +225,8 @@ struct CalendarCommand: ParsableCommand {
         @Flag(
             name: .long,
             help:
-                "Ask the clock's fetcher (reveille-calendar.path, as reveille-fetch) to fetch every web calendar now, even while waiting after failures, and return.")
+                "Ask the clock's fetcher (reveille-calendar.path, as reveille-fetch) to fetch every web calendar now, even while waiting after failures, and return."
+        )
         var background = false
 
         @Option(
@@ -252,7 +253,8 @@ struct CalendarCommand: ParsableCommand {
                 throw ValidationError("--cpu-seconds \(cpuSeconds): must be 1-600")
             }
             if background, calendar != nil || force {
-                throw ValidationError("--background fetches every web calendar, even those waiting: give no calendar or --force")
+                throw ValidationError(
+                    "--background fetches every web calendar, even those waiting: give no calendar or --force")
             }
         }
 

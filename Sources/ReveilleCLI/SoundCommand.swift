@@ -31,7 +31,6 @@ struct SoundCommand: ParsableCommand {
         }
     }
 
-
     struct Stop: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stop", abstract: "End a sound test that is playing (never an alarm: dismiss that).")

@@ -24,10 +24,11 @@ public struct AppDecision: Hashable, Sendable {
 /// the zone, the usage and the grant come in as data.
 public enum AppEvaluator {
     /// `isPerson`: whether `user` is one of the people who use the machine (not root, not a system
-    /// account): an app whose `users` are left out limits only them.
+    /// account): an app whose `users` are left out limits only them. `openUntil`: an admin opened
+    /// the app now, outside its hours, until then (`apps grant --open-now`); the limit still holds.
     public static func decide(
         _ rule: AppRule, user: String, isPerson: Bool = true, at instant: Int, resolver: inout ZoneResolver,
-        usedSeconds: Int, grantMinutes: Int = 0
+        usedSeconds: Int, grantMinutes: Int = 0, openUntil: Int? = nil
     ) -> AppDecision {
         guard rule.enabled else {
             return AppDecision(
@@ -44,7 +45,8 @@ public enum AppEvaluator {
                 nextChange: nil, secondsLeft: 0)
         }
         let today = resolver.local(at: instant).date
-        let intervals = allowedIntervals(rule, around: today, resolver: &resolver)
+        let opened = openUntil.flatMap { $0 > instant ? instant..<$0 : nil }
+        let intervals = allowedIntervals(rule, around: today, resolver: &resolver, opened: opened)
         let nextMidnight = resolver.resolve(today.adding(days: 1), LocalTime.midnight).instant
         let limit = rule.limits[today.weekday].map { ($0 + grantMinutes) * 60 }
         if let limit, usedSeconds >= limit {
@@ -75,6 +77,13 @@ public enum AppEvaluator {
         if let windowLeft, windowLeft == left {
             reason += " until \(when(current.upperBound, from: instant, resolver: &resolver))"
         }
+        if let opened,
+            !allowedIntervals(rule, around: today, resolver: &resolver).contains(where: {
+                $0.contains(instant)
+            })
+        {
+            reason += " (opened by an admin until \(when(opened.upperBound, from: instant, resolver: &resolver)))"
+        }
         if let limit, let limitLeft {
             // Started minutes count as left, used ones are shown whole: the two add up to the limit.
             reason += " (\((limitLeft + 59) / 60) of \(limit / 60) min left today)"
@@ -85,10 +94,11 @@ public enum AppEvaluator {
     /// The instants the app may run, from the day before `date` to a week after, merged where
     /// they touch (a window ending at midnight and one starting then are one). Without windows:
     /// one interval without end.
-    static func allowedIntervals(_ rule: AppRule, around date: CivilDate, resolver: inout ZoneResolver) -> [Range<Int>]
-    {
+    static func allowedIntervals(
+        _ rule: AppRule, around date: CivilDate, resolver: inout ZoneResolver, opened: Range<Int>? = nil
+    ) -> [Range<Int>] {
         guard let windows = rule.windows else { return [Int.min..<Int.max] }
-        var spans: [Range<Int>] = []
+        var spans: [Range<Int>] = opened.map { [$0] } ?? []
         for offset in -1...8 {
             let day = date.adding(days: offset)
             for window in windows[day.weekday] ?? [] {

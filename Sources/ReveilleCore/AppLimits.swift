@@ -47,6 +47,9 @@ public struct AppLimits: Sendable {
     public private(set) var grants: [AppUsageKey: Int] = [:]
     /// The user of a grant for every user of the app.
     public static let everyone = "*"
+    /// Grants that open the app now, outside its hours (`apps grant --open-now`): until when, as
+    /// an instant, per app and user, today.
+    public private(set) var openings: [AppUsageKey: Int] = [:]
     public private(set) var running: [Process] = []
     private var lastCount: Double?
     private var unsaved: Set<AppUsageKey> = []
@@ -64,13 +67,14 @@ public struct AppLimits: Sendable {
 
     /// A new local day: its usage and grants as stored (so that a restart keeps them). What the
     /// day before counted and did not save yet is saved first.
-    public mutating func beginDay(_ today: CivilDate, usage: [AppUsageKey: Int], grants: [AppUsageKey: Int])
-        -> [Action]
-    {
+    public mutating func beginDay(
+        _ today: CivilDate, usage: [AppUsageKey: Int], grants: [AppUsageKey: Int], openings: [AppUsageKey: Int] = [:]
+    ) -> [Action] {
         let actions = flush()
         day = today
         self.usage = usage
         self.grants = grants
+        self.openings = openings
         warned.removeAll()
         return actions
     }
@@ -87,9 +91,17 @@ public struct AppLimits: Sendable {
 
     /// `apps grant`: the total granted to `app` today, for `user` (nil: every user); warnings
     /// may come again.
-    public mutating func granted(_ app: String, user: String? = nil, totalMinutes: Int) {
-        grants[AppUsageKey(app: app, user: user ?? Self.everyone)] = totalMinutes
+    public mutating func granted(_ app: String, user: String? = nil, totalMinutes: Int, openUntil: Int? = nil) {
+        let key = AppUsageKey(app: app, user: user ?? Self.everyone)
+        grants[key] = totalMinutes
+        if let openUntil { openings[key] = max(openings[key] ?? openUntil, openUntil) }
         warned.removeAll()
+    }
+
+    /// Until when `app` is open for `user` today outside its hours: theirs or everyone's.
+    public func openUntil(_ app: String, user: String) -> Int? {
+        [openings[AppUsageKey(app: app, user: user)], openings[AppUsageKey(app: app, user: Self.everyone)]]
+            .compactMap { $0 }.max()
     }
 
     /// The minutes granted today to `app` for `user`: theirs and everyone's.
@@ -114,7 +126,8 @@ public struct AppLimits: Sendable {
         count(until: now)
         return AppEvaluator.decide(
             rule, user: user, isPerson: isPerson, at: instant, resolver: &resolver,
-            usedSeconds: usage[AppUsageKey(app: app, user: user)] ?? 0, grantMinutes: grantMinutes(app, user: user))
+            usedSeconds: usage[AppUsageKey(app: app, user: user)] ?? 0, grantMinutes: grantMinutes(app, user: user),
+            openUntil: openUntil(app, user: user))
     }
 
     /// A process of `app` started (allowed by the guard, or through `reveille run`).
@@ -145,7 +158,7 @@ public struct AppLimits: Sendable {
             guard let rule = policy.app(named: key.app) else { continue }
             let decision = AppEvaluator.decide(
                 rule, user: key.user, at: instant, resolver: &resolver, usedSeconds: usage[key] ?? 0,
-                grantMinutes: grantMinutes(key.app, user: key.user))
+                grantMinutes: grantMinutes(key.app, user: key.user), openUntil: openUntil(key.app, user: key.user))
             if decision.allowed {
                 guard let left = decision.secondsLeft else { continue }
                 // The smallest notice reached and not given yet: one notice per review, never a

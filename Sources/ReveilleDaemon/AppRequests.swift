@@ -51,17 +51,17 @@ final class AppRequests: RequestHandler {
         case .appCheck(let name, let user):
             guard let info = apps.statusInfo(name, user: user ?? caller) else { throw apps.noApp(name) }
             response.payload = .apps(AppsReply(apps: [info]))
-        case .appGrant(let name, let minutes, let user):
+        case .appGrant(let name, let minutes, let user, let openNow):
             guard (1...720).contains(minutes) else { throw InputError("--minutes \(minutes): must be 1-720") }
             guard apps.appNames.contains(name) else { throw apps.noApp(name) }
             if let user, user.isEmpty || user == AppLimits.everyone || getpwnam(user) == nil {
                 throw InputError("--user \(user): no such user on this machine")
             }
-            let total = try apps.grant(minutes, to: name, user: user)
+            let total = try apps.grant(minutes, to: name, user: user, openNow: openNow == true)
             let who = user.map { " to \($0)" } ?? ""
             response.message =
-                "granted \(name) \(minutes) more minutes today\(who) (\(total) granted\(who) today in all)"
-            response.message! += closedWindowNote(name, user: user ?? caller, apps)
+                "granted \(name) \(minutes) more minutes today\(who) (\(total.minutes) granted\(who) today in all)"
+            response.message! += windowNote(name, user: user ?? caller, openUntil: total.openUntil, apps)
         case .appStart(let name):
             guard let peer else { throw Refusal(.forbidden, "'run' needs to know who asks") }
             guard let info = apps.statusInfo(name, user: caller), let executable = apps.executable(of: name) else {
@@ -105,12 +105,13 @@ final class AppRequests: RequestHandler {
             var reply = AppsReply(apps: [])
             reply.requests = try requests(apps).filter { role >= .admin || $0.user == caller }
             response.payload = .apps(reply)
-        case .appAnswer(let id, let approve):
+        case .appAnswer(let id, let approve, let openNow):
             // Who answered: the paired phone's name, else the user.
-            let request = try answer(id, approve: approve, by: device ?? caller, apps)
+            let (request, openUntil) = try answer(
+                id, approve: approve, openNow: approve && openNow == true, by: device ?? caller, apps)
             publish(.appRequest(request))
             response.message = AppNoticeText.line(request)
-            if approve { response.message! += closedWindowNote(request.app, user: request.user, apps) }
+            if approve { response.message! += windowNote(request.app, user: request.user, openUntil: openUntil, apps) }
             var reply = AppsReply(apps: [])
             reply.requests = [request]
             response.payload = .apps(reply)
@@ -119,11 +120,16 @@ final class AppRequests: RequestHandler {
         return response
     }
 
-    /// Minutes are not hours: said when the app is outside its window now.
-    private func closedWindowNote(_ name: String, user: String, _ apps: AppSupervisor) -> String {
+    /// Minutes are not hours: said when the app is outside its window now, unless the grant
+    /// opened it (`openUntil`).
+    private func windowNote(_ name: String, user: String, openUntil: Int?, _ apps: AppSupervisor) -> String {
+        if let openUntil {
+            let until = ZoneResolver(zone: apps.zone()).local(at: openUntil).time.hoursAndMinutes
+            return "; \(name) is open now until \(until), outside its hours if need be"
+        }
         let decision = apps.decide(name, user: user)
         guard decision.outsideWindow else { return "" }
-        return "; a grant does not open a closed window: \(name) is \(decision.reason)"
+        return "; a grant does not open a closed window: \(name) is \(decision.reason) (--open-now opens it now)"
     }
 
     private func policyReply(_ apps: AppSupervisor) -> AppsReply {
@@ -176,7 +182,9 @@ final class AppRequests: RequestHandler {
             "no app \"\(name)\" limits \(user): there is nothing to ask for ('reveille apps status' lists your apps)")
     }
 
-    private func answer(_ id: Int, approve: Bool, by who: String, _ apps: AppSupervisor) throws -> AppRequestInfo {
+    private func answer(_ id: Int, approve: Bool, openNow: Bool, by who: String, _ apps: AppSupervisor) throws -> (
+        AppRequestInfo, openUntil: Int?
+    ) {
         guard let request = try requests(apps).first(where: { $0.id == id }) else {
             throw Refusal(.notFound, "no request #\(id) today (reveille apps requests lists them)")
         }
@@ -186,13 +194,15 @@ final class AppRequests: RequestHandler {
         guard try apps.store.answerAppRequest(id, state: approve ? "approved" : "refused", by: who) else {
             throw Refusal(.refused, "request #\(id) was already answered")
         }
-        if approve { _ = try apps.grant(request.minutes, to: request.app, user: request.user) }
+        let openUntil =
+            approve
+            ? try apps.grant(request.minutes, to: request.app, user: request.user, openNow: openNow).openUntil : nil
         apps.logger.notice(
             "app \(request.app): request #\(id) of \(request.user) \(approve ? "approved" : "refused") by \(who)")
         var answered = request
         answered.state = approve ? .approved : .refused
         answered.answeredBy = who
-        return answered
+        return (answered, openUntil)
     }
 
     private func requests(_ apps: AppSupervisor) throws -> [AppRequestInfo] {

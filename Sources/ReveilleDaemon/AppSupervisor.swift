@@ -153,7 +153,8 @@ final class AppSupervisor: Sendable {
         do {
             let usage = try store.appUsage(on: today)
             let grants = try store.appGrants(on: today)
-            carryOut(state.withLock { $0.limits.beginDay(today, usage: usage, grants: grants) })
+            let openings = try store.appOpenings(on: today)
+            carryOut(state.withLock { $0.limits.beginDay(today, usage: usage, grants: grants, openings: openings) })
         } catch {
             logger.error("app usage: cannot read today's from the state: \(error); counting from 0")
         }
@@ -421,13 +422,22 @@ final class AppSupervisor: Sendable {
         state.withLock { $0.limits.policy.app(named: name)?.paths.first }
     }
 
-    /// More minutes today for `name`, for `user` alone or (nil) every user; the grant's new total.
-    func grant(_ minutes: Int, to name: String, user: String? = nil) throws -> Int {
+    /// More minutes today for `name`, for `user` alone or (nil) every user, and with `openNow`
+    /// the app open from now for those minutes, outside its hours; the grant's new total, and until
+    /// when it is open.
+    func grant(_ minutes: Int, to name: String, user: String? = nil, openNow: Bool = false) throws -> (
+        minutes: Int, openUntil: Int?
+    ) {
         let today = self.today()
-        let total = try store.addAppGrant(minutes, app: name, user: user, on: today)
-        state.withLock { $0.limits.granted(name, user: user, totalMinutes: total) }
+        let openUntil = openNow ? Int(clock.now().timeIntervalSince1970) + minutes * 60 : nil
+        let total = try store.addAppGrant(minutes, app: name, user: user, on: today, openUntil: openUntil)
+        state.withLock { $0.limits.granted(name, user: user, totalMinutes: total.minutes, openUntil: total.openUntil) }
+        let opened = total.openUntil.map {
+            ", open now until \(ZoneResolver(zone: zone()).local(at: $0).time.hoursAndMinutes)"
+        }
         logger.notice(
-            "app \(name): \(minutes) more minutes granted for today\(user.map { " to \($0)" } ?? "") (\(total) in all)")
+            "app \(name): \(minutes) more minutes granted for today\(user.map { " to \($0)" } ?? "") (\(total.minutes) in all)\(opened ?? "")"
+        )
         return total
     }
 

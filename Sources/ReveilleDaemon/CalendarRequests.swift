@@ -226,7 +226,9 @@ final class CalendarRequests: RequestHandler {
             web.contains(where: { fetchState(of: $0.record)?.owes(request: asked) ?? true })
         {
             return Response(
-                message: "a fetch was asked for at \(AppSupervisor.stamp(asked, zone: zone)); the fetcher is on it (\(names))")
+                message:
+                    "a fetch was asked for at \(AppSupervisor.stamp(asked, zone: zone)); the fetcher is on it (\(names))"
+            )
         }
         // Written whole (a new file renamed over the old) and readable by the fetcher
         // (reveille-fetch), whatever the daemon's umask.

@@ -83,7 +83,8 @@ public final class Controller {
         store: Store, clock: any Clocks, zone: ZoneSource,
         calendarCache: String = FileManager.default.temporaryDirectory.path + "/reveille-calendars",
         calendarFetchFolder: String = FileManager.default.temporaryDirectory.path + "/reveille-fetched-calendars",
-        calendarFetchRequest: String? = nil, ring: RingEnvironment, offLoop: OffLoop? = nil, outlets: any Outlets, logger: Logger
+        calendarFetchRequest: String? = nil, ring: RingEnvironment, offLoop: OffLoop? = nil, outlets: any Outlets,
+        logger: Logger
     ) throws {
         self.store = store
         self.offLoop = offLoop

@@ -179,7 +179,8 @@ public enum Daemon {
             logger: logger)
         let controller = try Controller(
             store: store, clock: options.clock, zone: zoneSource, calendarCache: paths.stateDirectory + "/calendars",
-            calendarFetchFolder: paths.calendarCache, calendarFetchRequest: paths.fetchRequest, ring: environment, offLoop: OffLoop(doorbell: doorbell),
+            calendarFetchFolder: paths.calendarCache, calendarFetchRequest: paths.fetchRequest, ring: environment,
+            offLoop: OffLoop(doorbell: doorbell),
             outlets: outlets, logger: logger)
         let notes = DaemonNotes()
         if case .restored(let problem, let backupAt, let kept) = opening {

@@ -84,9 +84,9 @@ public enum Command: Codable, Sendable, Equatable {
     case appsOverview
     /// May `name` start now for `user` (nil: the caller)?
     case appCheck(name: String, user: String?)
-    /// Extra minutes for `name` today.
-    /// More minutes today; `user` nil: for every user of the app.
-    case appGrant(name: String, minutes: Int, user: String?)
+    /// More minutes for `name` today; `user` nil: for every user of the app. `openNow`: the app
+    /// is also open from now for those minutes, outside its hours (`--open-now`).
+    case appGrant(name: String, minutes: Int, user: String?, openNow: Bool? = nil)
     /// `reveille run`: may the caller start `name`? If so the caller's process is followed as it.
     case appStart(name: String)
     /// The policy in force, app by app, with its revision.
@@ -104,7 +104,9 @@ public enum Command: Codable, Sendable, Equatable {
     case appAsk(name: String, minutes: Int, why: String?)
     /// Today's requests: an admin's, everyone's; anyone else's, their own.
     case appRequests
-    case appAnswer(id: Int, approve: Bool)
+    /// Approves or refuses a request; approved with `openNow`, the app is open from now for the
+    /// minutes asked, outside its hours.
+    case appAnswer(id: Int, approve: Bool, openNow: Bool? = nil)
     /// `reveille-web` says on which port it serves the page, so that `web pair` names the right
     /// address. Kept in memory only.
     case webServing(port: Int)
@@ -192,7 +194,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .appCatalog: "apps installed"
         case .appAsk: "apps ask"
         case .appRequests: "apps requests"
-        case .appAnswer(_, let approve): approve ? "apps approve" : "apps refuse"
+        case .appAnswer(_, let approve, _): approve ? "apps approve" : "apps refuse"
         case .watch: "status --watch"
         case .webPair: "web pair"
         case .webRedeem: "web pairing"
@@ -238,7 +240,8 @@ public enum Command: Codable, Sendable, Equatable {
         case .snooze, .awake, .unlock, .dismissNext, .problem, .answer, .alarmTest:
             .ring
         case .status, .alarmList, .ruleList, .overrideList, .next, .history, .stats, .soundTest, .soundDevices,
-            .soundList, .soundStop, .tagAdd, .tagList, .tagTest, .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart,
+            .soundList, .soundStop, .tagAdd, .tagList, .tagTest, .appsStatus, .appsOverview, .appCheck, .appGrant,
+            .appStart,
             .appList, .appPut,
             .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair,
             .webRedeem,
@@ -265,7 +268,8 @@ public enum Command: Codable, Sendable, Equatable {
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .unlock, .dismissNext, .problem,
             .answer,
             .history, .stats,
-            .soundTest, .soundDevices, .soundList, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus, .appsOverview,
+            .soundTest, .soundDevices, .soundList, .soundStop, .alarmTest, .tagList, .tagTest, .appsStatus,
+            .appsOverview,
             .appCheck,
             .appStart, .appList, .appExport,
             .webRedeem, .calendarList, .calendarShow, .reminderList:

@@ -86,18 +86,37 @@ extension Store {
         }
     }
 
-    /// Adds `minutes` to the day's grant for `app` and `user` (nil: every user); returns that
-    /// grant's new total.
-    public func addAppGrant(_ minutes: Int, app: String, user: String? = nil, on date: CivilDate) throws -> Int {
+    /// Adds `minutes` to the day's grant for `app` and `user` (nil: every user), and with
+    /// `openUntil` opens the app until then outside its hours (the later of two openings stands);
+    /// returns that grant's new total and opening.
+    public func addAppGrant(
+        _ minutes: Int, app: String, user: String? = nil, on date: CivilDate, openUntil: Int? = nil
+    ) throws -> (minutes: Int, openUntil: Int?) {
         let user = user ?? "*"
         return try write { db in
             try db.execute(
-                "INSERT INTO app_grant (date, app, user, minutes) VALUES (?, ?, ?, ?) "
-                    + "ON CONFLICT(date, app, user) DO UPDATE SET minutes = minutes + excluded.minutes",
-                date.description, app, user, minutes)
-            return try db.int(
-                "SELECT minutes FROM app_grant WHERE date = ? AND app = ? AND user = ?", date.description, app, user)
-                ?? minutes
+                "INSERT INTO app_grant (date, app, user, minutes, open_until) VALUES (?, ?, ?, ?, ?) "
+                    + "ON CONFLICT(date, app, user) DO UPDATE SET minutes = minutes + excluded.minutes, "
+                    + "open_until = max(coalesce(open_until, 0), coalesce(excluded.open_until, 0))",
+                date.description, app, user, minutes, openUntil)
+            let row = try db.row(
+                "SELECT minutes, open_until FROM app_grant WHERE date = ? AND app = ? AND user = ?",
+                date.description, app, user)
+            let opened = try row?.optionalInt("open_until")
+            return (try row?.int("minutes") ?? minutes, opened == 0 ? nil : opened)
+        }
+    }
+
+    /// Until when each app is open today outside its hours, by app and user (`*`: every user).
+    public func appOpenings(on date: CivilDate) throws -> [AppUsageKey: Int] {
+        try db.read { db in
+            var openings: [AppUsageKey: Int] = [:]
+            let rows = try db.rows(
+                "SELECT app, user, open_until FROM app_grant WHERE date = ? AND open_until > 0", date.description)
+            for row in rows {
+                openings[AppUsageKey(app: try row.text("app"), user: try row.text("user"))] = try row.int("open_until")
+            }
+            return openings
         }
     }
 }

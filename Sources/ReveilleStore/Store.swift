@@ -120,6 +120,9 @@ public final class Store: Sendable {
                   "chime" TEXT NOT NULL);
                 """)
         }
+        migrations.add("v18: a grant that opens an app now") { db in
+            try db.execute(#"ALTER TABLE "app_grant" ADD COLUMN "open_until" INTEGER"#)
+        }
         return migrations
     }
 

@@ -99,7 +99,8 @@ struct CalendarTool: ParsableCommand {
             }
             let refresh = CalendarRefresh(
                 folder: folder, limits: HTTPFetch.Limits(timeoutSeconds: timeout, maxBytes: maxSize << 20),
-                force: force, requested: FetchState.requested(at: paths.fetchRequest), zone: zoneName.flatMap { ZoneInfo.load($0) } ?? .utc,
+                force: force, requested: FetchState.requested(at: paths.fetchRequest),
+                zone: zoneName.flatMap { ZoneInfo.load($0) } ?? .utc,
                 validate: CalendarCheck(cpuSeconds: cpuSeconds).validate)
             var failed = false
             for calendar in web {

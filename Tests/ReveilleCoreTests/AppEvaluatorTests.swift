@@ -13,10 +13,13 @@ import Testing
         return resolver.resolve(try! CivilDate.parse(String(parts[0])), try! LocalTime.parse(String(parts[1]))).instant
     }
 
-    func decide(_ rule: AppRule, _ when: String, used: Int = 0, grant: Int = 0, user: String = "kid") -> AppDecision {
+    func decide(
+        _ rule: AppRule, _ when: String, used: Int = 0, grant: Int = 0, user: String = "kid", openUntil: String? = nil
+    ) -> AppDecision {
         var resolver = ZoneResolver(zone: Self.berlin)
         return AppEvaluator.decide(
-            rule, user: user, at: at(when), resolver: &resolver, usedSeconds: used, grantMinutes: grant)
+            rule, user: user, at: at(when), resolver: &resolver, usedSeconds: used, grantMinutes: grant,
+            openUntil: openUntil.map(at))
     }
 
     static func everyDay(_ windows: String...) -> [Weekday: [TimeWindow]] {
@@ -52,6 +55,28 @@ import Testing
         #expect(after.nextChange == at("2026-11-24 07:00"))
         let before = decide(rule, "2026-11-23 06:59")
         #expect(before.reason == "outside its hours (07:00–20:00 today); allowed from 07:00")
+    }
+
+    /// `apps grant --open-now`: open outside the hours until then, the limit still counting; an
+    /// opening that runs into the window is one stretch.
+    @Test func anOpeningAllowsOutsideTheHoursUntilItEnds() {
+        let rule = AppRule(
+            name: "game", paths: [], windows: Self.everyDay("15:00-20:00"),
+            limits: Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, 60) }))
+        let opened = decide(rule, "2026-11-23 10:00", grant: 30, openUntil: "2026-11-23 10:30")
+        #expect(opened.allowed && opened.secondsLeft == 1800, "\(opened)")
+        #expect(opened.reason == "allowed until 10:30 (opened by an admin until 10:30) (90 of 90 min left today)")
+        #expect(!decide(rule, "2026-11-23 10:30", grant: 30, openUntil: "2026-11-23 10:30").allowed)
+        let used = decide(rule, "2026-11-23 10:10", used: 90 * 60, grant: 30, openUntil: "2026-11-23 10:30")
+        #expect(!used.allowed && used.reason.hasPrefix("today's 90 minutes are used up"))
+        // Opened into the window: one stretch, the limit ending it (14:45 + 90 min).
+        let intoWindow = decide(rule, "2026-11-23 14:45", grant: 30, openUntil: "2026-11-23 15:15")
+        #expect(intoWindow.allowed && intoWindow.nextChange == at("2026-11-23 16:15"), "\(intoWindow)")
+        #expect(intoWindow.reason == "allowed (opened by an admin until 15:15) (90 of 90 min left today)")
+        // Inside the hours an opening says nothing.
+        #expect(
+            decide(rule, "2026-11-23 16:00", openUntil: "2026-11-23 16:30").reason
+                == "allowed (60 of 60 min left today)")
     }
 
     @Test func aWindowCrossingMidnightCoversTheNextMorning() {

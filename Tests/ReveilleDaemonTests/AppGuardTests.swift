@@ -214,8 +214,22 @@ extension AppGuardSuites {
             )
             #expect(
                 try daemon.cli("apps", "grant", "echo", "--minutes", "10").stdout
-                    == "granted echo 10 more minutes today (10 granted today in all); a grant does not open a closed window: echo is outside its hours (07:00–20:00 today); allowed from Tue 07:00\n"
+                    == "granted echo 10 more minutes today (10 granted today in all); a grant does not open a closed window: echo is outside its hours (07:00–20:00 today); allowed from Tue 07:00 (--open-now opens it now)\n"
             )
+            // Opened now, outside its hours, for the minutes granted: a restart keeps it; then it closes.
+            #expect(
+                try daemon.cli("apps", "grant", "echo", "--minutes", "10", "--open-now").stdout
+                    == "granted echo 10 more minutes today (20 granted today in all); echo is open now until 21:10, outside its hours if need be\n"
+            )
+            #expect(try daemon.cli("run", "echo", "--", "opened").stdout == "opened\n")
+            #expect(
+                try daemon.cli("apps", "check", "echo").stdout
+                    == "echo: allowed until 21:10 (opened by an admin until 21:10)\n")
+            daemon.stop()
+            try daemon.start()
+            #expect(try daemon.cli("apps", "check", "echo").status == 0)
+            try daemon.setNow(instant("2026-11-23 21:10:00"))
+            #expect(try daemon.cli("run", "echo", "--", "hello").status == 126)
             try daemon.setNow(instant("2026-11-24 08:00:00"))
             if isRoot {
                 // As root the guard also sees the exec that `run` makes; both must agree.

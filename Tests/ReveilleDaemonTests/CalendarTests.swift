@@ -242,7 +242,8 @@ extension CalendarTests {
         // file is left alone.
         outcome = try daemon.cli("calendar", "refresh", "--background")
         #expect(
-            outcome.stdout == "asked the fetcher to fetch school now; 'reveille calendar list' shows when each arrives\n",
+            outcome.stdout
+                == "asked the fetcher to fetch school now; 'reveille calendar list' shows when each arrives\n",
             "\(outcome)")
         #expect(server.requests.count == asked)
         var written = stat()

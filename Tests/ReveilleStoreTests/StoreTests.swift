@@ -168,14 +168,21 @@ import Testing
     @Test func grantsAreKeptPerUserAndForEveryone() throws {
         let store = try Store()
         let day = try CivilDate.parse("2026-11-23")
-        #expect(try store.addAppGrant(10, app: "game", user: "kid", on: day) == 10)
-        #expect(try store.addAppGrant(5, app: "game", user: "kid", on: day) == 15)
-        #expect(try store.addAppGrant(20, app: "game", on: day) == 20)
+        #expect(try store.addAppGrant(10, app: "game", user: "kid", on: day) == (10, nil))
+        #expect(try store.addAppGrant(5, app: "game", user: "kid", on: day) == (15, nil))
+        #expect(try store.addAppGrant(20, app: "game", on: day) == (20, nil))
         #expect(
             try store.appGrants(on: day) == [
                 AppUsageKey(app: "game", user: "kid"): 15, AppUsageKey(app: "game", user: "*"): 20,
             ])
         #expect(try store.appGrants(on: day.adding(days: 1)).isEmpty)
+        // A grant that opens the app now: the later opening stands, and a plain grant keeps it.
+        #expect(try store.appOpenings(on: day).isEmpty)
+        #expect(try store.addAppGrant(5, app: "game", user: "kid", on: day, openUntil: 2000) == (20, 2000))
+        #expect(try store.addAppGrant(5, app: "game", user: "kid", on: day, openUntil: 1500) == (25, 2000))
+        #expect(try store.addAppGrant(5, app: "game", user: "kid", on: day) == (30, 2000))
+        #expect(try store.appOpenings(on: day) == [AppUsageKey(app: "game", user: "kid"): 2000])
+        #expect(try store.appOpenings(on: day.adding(days: 1)).isEmpty)
     }
 
     @Test func remindersRoundTripAndAChimeIsKeptOnceWithItsFirstOutcome() throws {

@@ -43,7 +43,8 @@ import Testing
                     name: "r", source: "https://example.org/s.ics", purpose: "reminders", sounds: ["5": "/etc/x.wav"])))
         // A sound heard from the alarm sheet: a few seconds on the configured devices, never a named
         // device (an ALSA name is a program for alsa-lib) nor a long play; it waits for its first frame.
-        #expect(RelayPolicy.allows(.soundTest(file: "/usr/share/sounds/bell.wav", device: nil, seconds: 5, volume: nil)))
+        #expect(
+            RelayPolicy.allows(.soundTest(file: "/usr/share/sounds/bell.wav", device: nil, seconds: 5, volume: nil)))
         #expect(RelayPolicy.waits(.soundTest(file: nil, device: nil, seconds: 5, volume: nil)))
         #expect(!RelayPolicy.allows(.soundTest(file: nil, device: "default", seconds: 5, volume: nil)))
         #expect(!RelayPolicy.allows(.soundTest(file: nil, device: nil, seconds: 300, volume: nil)))

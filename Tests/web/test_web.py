@@ -861,6 +861,31 @@ class PageTests(unittest.TestCase):
         finally:
             self.remove_app("game2")
 
+    def test_23_a_request_outside_the_apps_hours_says_so_and_can_open_it_now(self):
+        self.apps_page()
+        # Hours that are not now: two hours from now on the clock's wall clock, for an hour.
+        hour = int(status(self.clock.sock)["now"][11:13])
+        hours = f"{(hour + 2) % 24:02d}:00-{(hour + 3) % 24:02d}:00"
+        self.assertEqual(self.clock.cli("apps", "add", "game3", "--path", "/usr/games/game3", "--hours", hours, "--limit", "60",
+                                        "--user", "root").returncode, 0)
+        try:
+            apps_sock = os.path.join(self.clock.root, "run/reveille/apps.sock")
+            self.assertTrue(request(apps_sock, {"appAsk": {"name": "game3", "minutes": 20}})["ok"])
+            wait_for(lambda: self.browser.visible("#apprequests .closed"), what="the request, said to be outside the hours")
+            text = self.browser.text("#apprequests")
+            self.assertIn("game3 is outside its hours (", text)
+            self.assertIn("“Open now” lets root use it from now for 20 minutes", text)
+            self.assertIn("Approve for later", text)
+            self.shot("23-request-outside-hours")
+            self.browser.click("button[data-open]")
+            wait_for(lambda: not self.browser.visible("#apprequests"), what="the request answered")
+            check = request(self.clock.sock, {"appCheck": {"name": "game3", "user": "root"}})["payload"]["apps"]["apps"][0]
+            self.assertTrue(check["allowed"], check)
+            self.assertIn("(opened by an admin until ", check["reason"])
+            self.assertEqual(check["grantMinutes"], 20)
+        finally:
+            self.remove_app("game3")
+
     def test_31_every_alarm_setting_on_the_sheet_and_a_sound_chosen_and_heard(self):
         import wave
         folder = os.path.join(self.clock.root, "usr/local/share/sounds")
