@@ -40,8 +40,8 @@ public enum WebClient: Equatable, Sendable {
 /// playing a test sound, and a calendar from a file (a path on the clock's own disk: the CLI's);
 /// a calendar by its web address, yes. Registering a tag by its tap holds the reply until the tap
 /// (at most `tagWaitSeconds`): it is relayed on a thread of its own, one at a time
-/// (`WebServer.command`). Reminders, yes, but not their `--unless` command (a shell command: the
-/// CLI's, from someone at the clock) or sound file.
+/// (`WebServer.command`). Reminders, yes, with a sound as alarms have, but not their `--unless`
+/// command (a shell command: the CLI's, from someone at the clock).
 public enum RelayPolicy {
     public static func allows(_ operation: Command) -> Bool {
         switch operation {
@@ -59,7 +59,8 @@ public enum RelayPolicy {
         case .tagAdd(_, let uid, let seconds): uid != nil || (1...tagWaitSeconds).contains(seconds)
         case .calendarAdd(_, let source, _, _, let sounds, _, _, _, _):
             sounds == nil && (source.hasPrefix("https://") || source.hasPrefix("http://"))
-        case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil && spec.sound == nil
+        // A reminder's sound, as an alarm's: a file the daemon finds public (`PublicFile`).
+        case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil
         // Asking is the child's, from their own account; the page is the household's.
         // A sound heard from the page: a file of the list, on the configured devices, a few seconds.
         case .soundTest(_, let device, let seconds, _): device == nil && (1...5).contains(seconds)

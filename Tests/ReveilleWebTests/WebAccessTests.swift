@@ -49,6 +49,12 @@ import Testing
         #expect(!RelayPolicy.allows(.soundTest(file: nil, device: "default", seconds: 5, volume: nil)))
         #expect(!RelayPolicy.allows(.soundTest(file: nil, device: nil, seconds: 300, volume: nil)))
         #expect(RelayPolicy.allows(.soundList))
+        // A reminder with a sound, as an alarm; never with a command to run.
+        var reminder = ReminderSpec()
+        reminder.sound = "/usr/share/sounds/bell.wav"
+        #expect(RelayPolicy.allows(.reminderAdd(spec: reminder)))
+        reminder.unless = "true"
+        #expect(!RelayPolicy.allows(.reminderAdd(spec: reminder)))
         #expect(!RelayPolicy.allows(.webPair(role: .admin, name: "x")))
         #expect(!RelayPolicy.allows(.webRedeem(code: "1234-5678")))
         #expect(!RelayPolicy.allows(.watch))

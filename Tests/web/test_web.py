@@ -483,19 +483,31 @@ class PageTests(unittest.TestCase):
         self.browser.run(FILL, "q-body", "Reflect on your training")
         self.browser.run(FILL, "q-time", "19:00")
         self.browser.run(FILL, "q-days", "tue,thu")
+        # A follow-up two hours later, and for one person (root is a user here).
+        self.browser.run(FILL, "q-then0", "7200")
+        self.browser.run(FILL, "q-thentext0", "Stretched?")
+        self.browser.run(FILL, "q-for", "root")
         self.browser.click("#q-save")
         added = lambda: [r for r in request(self.clock.sock, {"reminderList": {}})["payload"]["reminders"]
                          if r["text"] == "How did your session go?"]
         wait_for(lambda: added() and added()[0]["body"] == "Reflect on your training" and added()[0]["days"] == "tue,thu",
                  what="the reminder added from the page")
+        self.assertEqual(added()[0]["followUps"], ["2 h: Stretched?"])
+        self.assertEqual(added()[0].get("person"), "root")
         ident = added()[0]["id"]
         wait_for(lambda: self.browser.visible(f'button[data-act="qedit"][data-id="{ident}"]'), what="its edit button")
         self.browser.click(f'button[data-act="qedit"][data-id="{ident}"]')
         self.assertEqual(self.browser.run("return document.getElementById('q-body').value"), "Reflect on your training")
+        # The sheet shows what the reminder holds: its follow-up and its person.
+        self.assertEqual(self.browser.run("return document.getElementById('q-then0').value"), "7200")
+        self.assertEqual(self.browser.run("return document.getElementById('q-thentext0').value"), "Stretched?")
+        self.assertEqual(self.browser.run("return document.getElementById('q-for').value"), "root")
         self.browser.run(FILL, "q-body", "")
         self.browser.run(FILL, "q-time", "19:30")
+        self.browser.run("document.getElementById('q-enabled').checked = false;")
         self.browser.click("#q-save")
         wait_for(lambda: added()[0]["time"] == "19:30" and added()[0].get("body") is None, what="the reminder edited")
+        self.assertEqual((added()[0]["enabled"], added()[0]["followUps"], added()[0].get("person")), (False, ["2 h: Stretched?"], "root"))
         self.shot("13-reminders")
         for reminder in request(self.clock.sock, {"reminderList": {}})["payload"]["reminders"]:
             request(self.clock.sock, {"reminderRemove": {"id": reminder["id"]}})
@@ -1133,6 +1145,8 @@ class ReaderPageTests(unittest.TestCase):
         self.addCleanup(server.terminate)
         self.browser.run(FILL, "c-name", "school")
         self.browser.run(FILL, "c-url", f"http://127.0.0.1:{port}/school.ics")
+        self.browser.run("document.getElementById('c-options').open = true;")
+        self.browser.run(FILL, "c-only", "break|holiday")
         self.browser.click("#c-add")
         wait_for(lambda: any(c["name"] == "school" for c in request(self.clock.sock, {"calendarList": {}})["payload"]["calendars"]),
                  what="the web calendar added")
@@ -1151,6 +1165,7 @@ class ReaderPageTests(unittest.TestCase):
         wait_for(lambda: "next about" in (self.browser.text("#calendars") or ""), seconds=15, what="the fetch shown arrived")
         text = self.browser.text("#calendars")
         self.assertIn("2 holiday days ahead", text)
+        self.assertIn("all-day events matching break|holiday", text)
         self.assertIn("Winter break", text)
         self.shot("30-calendars")
         self.browser.run("window.confirm = () => true;")
