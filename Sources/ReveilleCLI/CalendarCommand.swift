@@ -161,7 +161,9 @@ struct CalendarCommand: ParsableCommand {
             var table = Table("ID", "NAME", "FOR", "AHEAD", "NEXT", "FILE")
             for calendar in calendars {
                 table.add(
-                    "\(calendar.id)", calendar.name, calendar.purpose.rawValue, counted(calendar.upcomingDays, "day"),
+                    "\(calendar.id)", calendar.name,
+                    calendar.purpose.rawValue + (calendar.person.map { " (\($0))" } ?? ""),
+                    counted(calendar.upcomingDays, "day"),
                     calendar.next ?? "-", calendar.source)
             }
             table.print()

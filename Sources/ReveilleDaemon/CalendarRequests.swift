@@ -290,6 +290,7 @@ final class CalendarRequests: RequestHandler {
             info.upcomingDays = Set(ahead.map(\.day)).count
             info.next = ahead.first.map { "\(controller.view.chimeStamp($0.instant)) \($0.text)" }
             info.minutes = entry.record.reminderMinutes
+            info.person = entry.record.person
             let sounds = entry.record.reminderSounds
             info.sounds =
                 sounds.isEmpty ? nil : Dictionary(uniqueKeysWithValues: sounds.map { (String($0.key), $0.value) })

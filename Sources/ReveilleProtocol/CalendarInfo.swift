@@ -74,6 +74,8 @@ public struct CalendarInfo: Codable, Sendable, Equatable {
     public var purpose: CalendarPurpose
     /// A reminder calendar's minutes before each event.
     public var minutes: [Int]?
+    /// Whom a reminder calendar's chimes are for (`--for`); nil: the household.
+    public var person: String?
     /// A reminder calendar's sound per offset (minutes as text).
     public var sounds: [String: String]?
     /// Holiday dates from today on (within the span read, two years).

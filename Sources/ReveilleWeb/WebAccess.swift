@@ -37,7 +37,8 @@ public enum WebClient: Equatable, Sendable {
 
 /// The commands the page may send through `POST /api/command`. Not: following (the page has
 /// `/events`), `run` (it would follow the web server's own process), pairing (the CLI's, as root),
-/// playing a test sound, and a calendar from a file (a path on the clock's own disk: the CLI's);
+/// a test sound on a named device or for long, and a calendar from a file (a path on the clock's
+/// own disk: the CLI's);
 /// a calendar by its web address, yes. Registering a tag by its tap holds the reply until the tap
 /// (at most `tagWaitSeconds`): it is relayed on a thread of its own, one at a time
 /// (`WebServer.command`). Reminders, yes, with a sound as alarms have, but not their `--unless`
@@ -57,8 +58,9 @@ public enum RelayPolicy {
             .remindersSwitch:
             true
         case .tagAdd(_, let uid, let seconds): uid != nil || (1...tagWaitSeconds).contains(seconds)
-        case .calendarAdd(_, let source, _, _, let sounds, _, _, _, _):
-            sounds == nil && (source.hasPrefix("https://") || source.hasPrefix("http://"))
+        // A reminder calendar's sounds, as an alarm's: files the daemon finds public.
+        case .calendarAdd(_, let source, _, _, _, _, _, _, _):
+            source.hasPrefix("https://") || source.hasPrefix("http://")
         // A reminder's sound, as an alarm's: a file the daemon finds public (`PublicFile`).
         case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil
         // Asking is the child's, from their own account; the page is the household's.

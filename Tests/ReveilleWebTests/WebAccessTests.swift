@@ -33,14 +33,15 @@ import Testing
         #expect(!RelayPolicy.waits(.tagAdd(label: "x", uid: "04AABB", timeoutSeconds: 0)))
         #expect(!RelayPolicy.allows(.tagAdd(label: "x", uid: nil, timeoutSeconds: 600)))
         #expect(!RelayPolicy.allows(.tagAdd(label: "x", uid: nil, timeoutSeconds: 0)))
-        // A calendar by its web address, never a file on the clock's disk nor a sound file.
+        // A calendar by its web address, never a file on the clock's disk; its sounds as an alarm's
+        // (the daemon plays only files everyone may read).
         #expect(RelayPolicy.allows(.calendarAdd(name: "school", source: "https://example.org/s.ics")))
         #expect(!RelayPolicy.allows(.calendarAdd(name: "school", source: "/etc/shadow")))
         #expect(!RelayPolicy.allows(.calendarAdd(name: "school", source: "file:///etc/shadow")))
         #expect(
-            !RelayPolicy.allows(
+            RelayPolicy.allows(
                 .calendarAdd(
-                    name: "r", source: "https://example.org/s.ics", purpose: "reminders", sounds: ["5": "/etc/x.wav"])))
+                    name: "r", source: "https://example.org/s.ics", purpose: "reminders", sounds: ["5": "/usr/share/sounds/bell.wav"])))
         // A sound heard from the alarm sheet: a few seconds on the configured devices, never a named
         // device (an ALSA name is a program for alsa-lib) nor a long play; it waits for its first frame.
         #expect(

@@ -1171,6 +1171,19 @@ class ReaderPageTests(unittest.TestCase):
         self.browser.run("window.confirm = () => true;")
         self.browser.click('button[data-calrm="school"]')
         wait_for(lambda: request(self.clock.sock, {"calendarList": {}})["payload"]["calendars"] == [], what="the calendar removed")
+        # A reminder calendar: its minutes before each event and whom it is for, from the same fold.
+        wait_for(lambda: self.browser.visible("#c-add"), what="the calendars again")
+        self.browser.run(FILL, "c-name", "family")
+        self.browser.run(FILL, "c-url", f"http://127.0.0.1:{port}/school.ics")
+        self.browser.run(FILL, "c-purpose", "reminders")
+        self.browser.run("document.getElementById('c-options').open = true;")
+        self.browser.run(FILL, "c-minutes", "60, 15")
+        self.browser.run(FILL, "c-for", "root")
+        self.browser.click("#c-add")
+        family = lambda: [c for c in request(self.clock.sock, {"calendarList": {}})["payload"]["calendars"] if c["name"] == "family"]
+        wait_for(lambda: family(), what="the reminder calendar added")
+        self.assertEqual((family()[0]["purpose"], family()[0]["minutes"], family()[0].get("person")), ("reminders", [60, 15], "root"))
+        request(self.clock.sock, {"calendarRemove": {"calendar": "family"}})
 
 
 if __name__ == "__main__":
