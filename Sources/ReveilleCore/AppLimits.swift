@@ -98,6 +98,9 @@ public struct AppLimits: Sendable {
         warned.removeAll()
     }
 
+    /// An opening granted at `now` for `minutes` (`--open-now`): until then.
+    public static func opening(at now: Int, minutes: Int) -> Int { now + minutes * 60 }
+
     /// Until when `app` is open for `user` today outside its hours: theirs or everyone's.
     public func openUntil(_ app: String, user: String) -> Int? {
         [openings[AppUsageKey(app: app, user: user)], openings[AppUsageKey(app: app, user: Self.everyone)]]

@@ -429,7 +429,7 @@ final class AppSupervisor: Sendable {
         minutes: Int, openUntil: Int?
     ) {
         let today = self.today()
-        let openUntil = openNow ? Int(clock.now().timeIntervalSince1970) + minutes * 60 : nil
+        let openUntil = openNow ? AppLimits.opening(at: Int(clock.now().timeIntervalSince1970), minutes: minutes) : nil
         let total = try store.addAppGrant(minutes, app: name, user: user, on: today, openUntil: openUntil)
         state.withLock { $0.limits.granted(name, user: user, totalMinutes: total.minutes, openUntil: total.openUntil) }
         let opened = total.openUntil.map {

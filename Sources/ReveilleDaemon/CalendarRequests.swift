@@ -222,9 +222,8 @@ final class CalendarRequests: RequestHandler {
         let now = controller.nowSeconds()
         let path = calendars.loader.fetchRequest
         let names = web.map(\.record.name).joined(separator: ", ")
-        if let asked = FetchState.requested(at: path), now - asked < FetchState.askAgainAfter,
-            web.contains(where: { fetchState(of: $0.record)?.owes(request: asked) ?? true })
-        {
+        let asked = FetchState.requested(at: path)
+        if let asked, !FetchState.isNewRequest(at: now, after: asked, states: web.map { fetchState(of: $0.record) }) {
             return Response(
                 message:
                     "a fetch was asked for at \(AppSupervisor.stamp(asked, zone: zone)); the fetcher is on it (\(names))"

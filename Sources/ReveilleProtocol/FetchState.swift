@@ -40,6 +40,14 @@ public struct FetchState: Codable, Sendable, Equatable {
     /// file is not written again (systemd's path unit stops after too many triggers in a row).
     public static let askAgainAfter = 60
 
+    /// Whether a fetch asked for at `now` is a new request to write: not when the last one
+    /// (`asked`) is less than `askAgainAfter` old and a calendar (`states`, nil: never fetched)
+    /// still owes it a try.
+    public static func isNewRequest(at now: Int, after asked: Int?, states: [FetchState?]) -> Bool {
+        guard let asked, now - asked < askAgainAfter else { return true }
+        return !states.contains { $0?.owes(request: asked) ?? true }
+    }
+
     /// The instant a fetch request holds; nil without one.
     public static func requested(at path: String) -> Int? {
         guard let data = FileManager.default.contents(atPath: path), data.count < 32 else { return nil }
