@@ -41,7 +41,8 @@ import Testing
         #expect(
             RelayPolicy.allows(
                 .calendarAdd(
-                    name: "r", source: "https://example.org/s.ics", purpose: "reminders", sounds: ["5": "/usr/share/sounds/bell.wav"])))
+                    name: "r", source: "https://example.org/s.ics", purpose: "reminders",
+                    sounds: ["5": "/usr/share/sounds/bell.wav"])))
         // A sound heard from the alarm sheet: a few seconds on the configured devices, never a named
         // device (an ALSA name is a program for alsa-lib) nor a long play; it waits for its first frame.
         #expect(
