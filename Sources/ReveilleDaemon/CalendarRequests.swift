@@ -56,7 +56,8 @@ final class CalendarRequests: RequestHandler {
             return try addCalendar(name: name, source: source, use: use)
         case .calendarList:
             var response = Response()
-            response.calendars = calendars.entries.map { calendarInfo($0) }
+            let asked = FetchState.requested(at: calendars.loader.fetchRequest)  // read once for the list
+            response.calendars = calendars.entries.map { calendarInfo($0, fetchAsked: asked) }
             return response
         case .calendarRemove(let which):
             let entry = try calendar(which)
@@ -79,7 +80,7 @@ final class CalendarRequests: RequestHandler {
             }
             let entry = try calendar(which)
             let today = controller.today()
-            var info = calendarInfo(entry)
+            var info = calendarInfo(entry, fetchAsked: FetchState.requested(at: calendars.loader.fetchRequest))
             info.entries = entry.occurrences.filter { $0.falls(within: days, from: today) }.map { occurrence in
                 let dates =
                     occurrence.firstDate == occurrence.lastDate
@@ -169,7 +170,9 @@ final class CalendarRequests: RequestHandler {
                 + "alarms with --skip-holidays stay silent on them"
         }
         var response = Response(message: message)
-        response.calendars = calendars.entries.filter { $0.record.id == record.id }.map { calendarInfo($0) }
+        response.calendars = calendars.entries.filter { $0.record.id == record.id }.map {
+            calendarInfo($0, fetchAsked: nil)  // a file calendar: nothing of it is fetched
+        }
         return response
     }
 
@@ -223,7 +226,10 @@ final class CalendarRequests: RequestHandler {
         let path = calendars.loader.fetchRequest
         let names = web.map(\.record.name).joined(separator: ", ")
         let asked = FetchState.requested(at: path)
-        if let asked, !FetchState.isNewRequest(at: now, after: asked, states: web.map { fetchState(of: $0.record) }) {
+        if let asked,
+            !FetchState.isNewRequest(
+                at: now, after: asked, states: web.map { calendars.loader.fetchState(of: $0.record) })
+        {
             return Response(
                 message:
                     "a fetch was asked for at \(AppSupervisor.stamp(asked, zone: zone)); the fetcher is on it (\(names))"
@@ -246,11 +252,6 @@ final class CalendarRequests: RequestHandler {
             message: "asked the fetcher to fetch \(names) now; 'reveille calendar list' shows when each arrives")
     }
 
-    private func fetchState(of record: CalendarRecord) -> FetchState? {
-        FetchState.read(FetchState.files(in: calendars.fetchFolder, id: Int(record.id ?? 0)).state)
-            .flatMap { $0.url == record.source ? $0 : nil }
-    }
-
     private func calendar(_ which: String) throws -> Calendars.Entry {
         let entry = calendars.entries.first { "\($0.record.id ?? 0)" == which || $0.record.name == which }
         guard let entry else { throw noCalendar(which) }
@@ -261,7 +262,8 @@ final class CalendarRequests: RequestHandler {
         Refusal(.notFound, "no calendar \(which); 'reveille calendar list' shows them")
     }
 
-    private func calendarInfo(_ entry: Calendars.Entry) -> CalendarInfo {
+    /// `fetchAsked`: the fetch request in force (`Paths.fetchRequest`), read by the caller once.
+    private func calendarInfo(_ entry: Calendars.Entry, fetchAsked asked: Int?) -> CalendarInfo {
         let today = controller.today()
         var info = CalendarInfo(
             id: Int(entry.record.id ?? 0), name: entry.record.name, source: entry.record.source,
@@ -269,8 +271,7 @@ final class CalendarRequests: RequestHandler {
             problem: entry.problem.map { "\($0.text) (since \(AppSupervisor.stamp($0.since, zone: zone)))" },
             loadedAt: entry.loadedAt.map { AppSupervisor.stamp($0, zone: zone) })
         if Calendars.isWeb(entry.record.source) {
-            let state = fetchState(of: entry.record)
-            let asked = FetchState.requested(at: calendars.loader.fetchRequest)
+            let state = calendars.loader.fetchState(of: entry.record)
             info.fetchedAt = state?.fetchedAt.map { AppSupervisor.stamp($0, zone: zone) }
             if state?.owes(request: asked) ?? (asked != nil) {
                 info.fetchAsked = asked.map { AppSupervisor.stamp($0, zone: zone) }

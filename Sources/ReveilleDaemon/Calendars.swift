@@ -307,12 +307,15 @@ struct CalendarLoader: Sendable {
         }
     }
 
+    /// How the fetcher last did with a web calendar (`ID.json`), if it was for this address.
+    func fetchState(of record: CalendarRecord) -> FetchState? {
+        FetchState.read(FetchState.files(in: fetchFolder, id: Int(record.id ?? 0)).state)
+            .flatMap { $0.url == record.source ? $0 : nil }
+    }
+
     /// The fetcher's last failure for a web calendar, with since when; nil when it went well.
     private func fetchProblem(of record: CalendarRecord) -> (text: String, since: Int)? {
-        let files = FetchState.files(in: fetchFolder, id: Int(record.id ?? 0))
-        guard let state = FetchState.read(files.state), state.url == record.source, let error = state.error else {
-            return nil
-        }
+        guard let state = fetchState(of: record), let error = state.error else { return nil }
         return ("\(record.source): \(error)", state.errorSince ?? 0)
     }
 
