@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import ReveilleSystem
 
 /// How fetching a web calendar went, kept beside its cached body (`ID.json` next to `ID.ics`) by
 /// `reveille calendar refresh`, and read by the daemon to say what is wrong.
@@ -48,11 +49,15 @@ public struct FetchState: Codable, Sendable, Equatable {
         return !states.contains { $0?.owes(request: asked) ?? true }
     }
 
-    /// The instant a fetch request holds; nil without one.
+    /// The instant a fetch request holds; nil without one. Read as `read` reads.
     public static func requested(at path: String) -> Int? {
-        guard let data = FileManager.default.contents(atPath: path), data.count < 32 else { return nil }
-        return Int(String(decoding: data.filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self))
+        guard let bytes = RegularFile.head(path, count: 32), bytes.count < 32 else { return nil }
+        return Int(String(decoding: bytes.filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self))
     }
+
+    /// The largest `ID.json` read: a few hundred bytes in practice; a longer one is not read whole
+    /// and so does not decode.
+    static let maxBytes = 64 << 10
 
     public init(url: String) {
         self.url = url
@@ -68,8 +73,11 @@ public struct FetchState: Codable, Sendable, Equatable {
         (folder + "/\(id).ics", folder + "/\(id).json")
     }
 
+    /// The state kept at `path`; nil when there is none or it does not read. The daemon reads it
+    /// on its loop, and the fetcher that writes it talks to the network: only a regular file is
+    /// opened (a FIFO in its place would block the loop), and no more than `maxBytes` of it.
     public static func read(_ path: String) -> FetchState? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? JSONDecoder().decode(FetchState.self, from: data)
+        guard let bytes = RegularFile.head(path, count: maxBytes) else { return nil }
+        return try? JSONDecoder().decode(FetchState.self, from: Data(bytes))
     }
 }

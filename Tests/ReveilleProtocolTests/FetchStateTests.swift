@@ -1,3 +1,5 @@
+import FoundationEssentials
+import Glibc
 import Testing
 
 @testable import ReveilleProtocol
@@ -32,5 +34,28 @@ import Testing
         #expect(!FetchState.isNewRequest(at: 1030, after: 1000, states: [nil]), "never fetched: owes it")
         #expect(FetchState.isNewRequest(at: 1030, after: 1000, states: [answered]))
         #expect(FetchState.isNewRequest(at: 1000 + FetchState.askAgainAfter, after: 1000, states: [waiting]))
+    }
+
+    /// The fetcher writes `ID.json` and talks to the network; the daemon reads it on its loop. A
+    /// FIFO in its place, or a huge file, is no state, and costs no wait.
+    @Test func aFIFOOrAHugeFileIsNoStateAndNoWait() throws {
+        let folder = "/tmp/reveille-fetchstate-\(getpid())"
+        mkdir(folder, 0o700)
+        defer { _ = try? FileManager.default.removeItem(atPath: folder) }
+        let files = FetchState.files(in: folder, id: 1)
+        #expect(mkfifo(files.state, 0o600) == 0)
+        #expect(FetchState.read(files.state) == nil)
+        #expect(mkfifo(folder + "/wanted", 0o600) == 0)
+        #expect(FetchState.requested(at: folder + "/wanted") == nil)
+        unlink(files.state)
+        var state = FetchState(url: "https://example.org/s.ics")
+        state.error = String(repeating: "x", count: 100_000)
+        try JSONEncoder().encode(state).write(to: URL(fileURLWithPath: files.state))
+        #expect(FetchState.read(files.state) == nil)
+        state.error = "HTTP 404"
+        try JSONEncoder().encode(state).write(to: URL(fileURLWithPath: files.state))
+        #expect(FetchState.read(files.state) == state)
+        try Data("1795800000\n".utf8).write(to: URL(fileURLWithPath: folder + "/asked"))
+        #expect(FetchState.requested(at: folder + "/asked") == 1_795_800_000)
     }
 }
