@@ -2,7 +2,8 @@
 """Lists the daemon test functions that start a real `reveilled`, and counts them.
 
 A test starts one when its body, or a helper it calls (followed through the test sources),
-constructs a `DaemonHarness(`. A test on `SharedDaemon.unchanged` is not counted: that one
+constructs a `DaemonHarness(`; a helper is a function, or a type whose initializer constructs one
+(`Bedside()`). A test on `SharedDaemon.unchanged` is not counted: that one
 daemon is started once for the whole test process. Usage: scripts/real_daemon_tests.py [-v]
 """
 import re
@@ -11,6 +12,35 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "Tests" / "ReveilleDaemonTests"
 FUNC = re.compile(r"(?:private |fileprivate |static |mutating |@discardableResult )*func (\w+)")
+TYPE = re.compile(r"(?:final )?(?:class|struct) (\w+)")
+INIT = re.compile(r"\binit\(")
+
+
+def braced(text, start):
+    """The text from the first brace at or after `start` to its matching brace."""
+    start = text.find("{", start)
+    if start < 0:
+        return ""
+    depth, index = 0, start
+    while index < len(text):
+        if text[index] == "{":
+            depth += 1
+        elif text[index] == "}":
+            depth -= 1
+            if depth == 0:
+                break
+        index += 1
+    return text[start:index + 1]
+
+
+def starting_types(text):
+    """Names of the types whose initializer constructs a DaemonHarness."""
+    for match in TYPE.finditer(text):
+        body = braced(text, match.end())
+        for init in INIT.finditer(body):
+            if "DaemonHarness(" in braced(body, init.end()):
+                yield match.group(1)
+                break
 
 
 def bodies(text):
@@ -35,10 +65,14 @@ def bodies(text):
 
 def main():
     functions = []
+    types = set()
     for path in sorted(ROOT.rglob("*.swift")):
-        for name, is_test, body in bodies(path.read_text()):
+        text = path.read_text()
+        types.update(name for name in starting_types(text) if name not in ("DaemonHarness", "SharedDaemon"))
+        for name, is_test, body in bodies(text):
             functions.append((path.name, name, is_test, body))
     starts = {name for _, name, _, body in functions if "DaemonHarness(" in body and "SharedDaemon" not in name}
+    starts |= types
     changed = True
     while changed:
         changed = False

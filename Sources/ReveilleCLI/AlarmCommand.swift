@@ -63,12 +63,8 @@ struct AlarmCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        func run() throws {
-            let alarms = try send(.alarmList, to: connection).alarms ?? []
-            if output.json { return printJSON(alarms) }
-            guard !alarms.isEmpty else {
-                return print("no alarms; add one with 'reveille alarm add 6:45 --days mon-fri'")
-            }
+        /// The alarms as the list's table: one row each, labels padded by their width on a terminal.
+        static func table(_ alarms: [AlarmInfo]) -> Table {
             var table = Table("ID", "LABEL", "TIME", "REPEAT", "ON", "CHALLENGE", "SNOOZES", "NEXT RING")
             for alarm in alarms {
                 let repeats = alarm.days ?? "once \(alarm.date ?? "")"
@@ -78,7 +74,16 @@ struct AlarmCommand: ParsableCommand {
                     "\(alarm.id)", alarm.label.isEmpty ? "-" : alarm.label, alarm.time.description, repeats,
                     alarm.enabled ? "yes" : "no", alarm.challenge.rawValue, snoozes, next)
             }
-            table.print()
+            return table
+        }
+
+        func run() throws {
+            let alarms = try send(.alarmList, to: connection).alarms ?? []
+            if output.json { return printJSON(alarms) }
+            guard !alarms.isEmpty else {
+                return print("no alarms; add one with 'reveille alarm add 6:45 --days mon-fri'")
+            }
+            List.table(alarms).print()
             // Why a NEXT RING is `-`, or a ring is not what was set.
             for alarm in alarms {
                 for warning in alarm.warnings ?? [] { print("#\(alarm.id): \(warning)") }
@@ -106,6 +111,20 @@ struct AlarmCommand: ParsableCommand {
         @OptionGroup var alarm: AlarmID
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
+
+        /// The alarms as the list's table: one row each, labels padded by their width on a terminal.
+        static func table(_ alarms: [AlarmInfo]) -> Table {
+            var table = Table("ID", "LABEL", "TIME", "REPEAT", "ON", "CHALLENGE", "SNOOZES", "NEXT RING")
+            for alarm in alarms {
+                let repeats = alarm.days ?? "once \(alarm.date ?? "")"
+                let snoozes = alarm.maxSnoozes == 0 ? "unlimited" : "\(alarm.maxSnoozes)x\(alarm.snoozeLengthsText)m"
+                let next = alarm.nextRing.map { "\($0.weekday) \($0.date) \($0.time)" } ?? "-"
+                table.add(
+                    "\(alarm.id)", alarm.label.isEmpty ? "-" : alarm.label, alarm.time.description, repeats,
+                    alarm.enabled ? "yes" : "no", alarm.challenge.rawValue, snoozes, next)
+            }
+            return table
+        }
 
         func run() throws {
             let alarms = try send(.alarmList, to: connection).alarms ?? []

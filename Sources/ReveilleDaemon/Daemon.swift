@@ -66,6 +66,17 @@ public struct DaemonOptions: Sendable {
     }
 }
 
+extension DaemonOptions {
+    /// What the ring sessions are given: these settings' policy, grace, hooks folder, defaults for
+    /// new alarms and voice, with the devices the daemon opened.
+    func ringEnvironment(audio: any AudioOutput, reader: any TagReader, voice: any Voice) -> RingEnvironment {
+        RingEnvironment(
+            audio: audio, reader: reader, policy: ringPolicy, graceSeconds: ringTerms.graceSeconds,
+            hooksDirectory: paths.configDirectory + "/hooks.d", defaultVolume: defaultVolume,
+            defaultFadeInSeconds: defaultFadeInSeconds, voice: voice, speakReminders: self.voice.speakReminders)
+    }
+}
+
 /// The settings the command line sets over reveille.toml's.
 public struct SettingsFlags: Sendable {
     public var timeZone: String?
@@ -163,12 +174,7 @@ public enum Daemon {
             logger.info("NFC reader: none configured; alarms are dismissed by math")
         }
         let zoneSource = options.zoneName.map(ZoneSource.named) ?? .system(link: SystemZone.link(for: paths))
-        let environment = RingEnvironment(
-            audio: audio, reader: reader ?? NoTagReader(),
-            policy: options.ringPolicy, graceSeconds: options.ringTerms.graceSeconds,
-            hooksDirectory: paths.configDirectory + "/hooks.d",
-            defaultVolume: options.defaultVolume, defaultFadeInSeconds: options.defaultFadeInSeconds, voice: voice,
-            speakReminders: options.voice.speakReminders)
+        let environment = options.ringEnvironment(audio: audio, reader: reader ?? NoTagReader(), voice: voice)
         // What the core's decisions reach: built first, so that nothing is wired later.
         let feed = WatchFeed()
         let watches = FolderWatches(loop: loop, logger: logger)

@@ -109,10 +109,33 @@ import Testing
         }
     }
 
-    @Test func aPressWhileRingingSnoozesAndOnePastTheLimitIsRefusedAloud() throws {
+    /// Unplugged and plugged in again, the keypad works: a press snoozes, and one past the limit is
+    /// refused aloud; unmapped keys, garbage and a truncated event are ignored.
+    @Test func aReplugGarbageThenAPressSnoozesAndOnePastTheLimitIsRefusedAloud() throws {
         let bedside = try Bedside()
         let daemon = bedside.daemon
+        bedside.unplug()
+        #expect(try daemon.waitFor(3) { try bedside.inputCondition() == .unplugged })
+        let status = try daemon.cli("status").stdout
+        #expect(status.contains("buttons: unplugged: keypad (\(bedside.keypad))"), "\(status)")
+        // udev creates the node again on re-plug.
+        #expect(mkfifo(bedside.keypad, 0o600) == 0)
+        try bedside.plugIn()
+
         try bedside.ringing("--max-snoozes", "1")
+        // Unmapped keys and garbage, while a snooze is there to take: ignored.
+        bedside.tap("KEY_Q")
+        bedside.tap("KEY_VOLUMEUP")
+        var noise = (0..<(InputEvent.size * 40)).map { _ in UInt8.random(in: 0...255) }
+        // Codes no map contains: garbage that happens to look like the snooze key would snooze.
+        for index in stride(from: 0, to: noise.count, by: InputEvent.size) {
+            noise[index + 2 * MemoryLayout<Int>.size] = 0x7F
+        }
+        bedside.send(noise)
+        #expect(daemon.waitFor(3) { bedside.unread == 0 }, "the daemon read it all")
+        #expect(try daemon.session()?.state == .ringing)
+        #expect(try daemon.session()?.snoozeCount == 0)
+
         bedside.tap("KEY_SPACE")
         #expect(try daemon.waitFor(3) { try daemon.session()?.state == .snoozed })
         #expect(daemon.logText().contains("input: snoozed alarm #1 (KEY_SPACE)"))
@@ -123,66 +146,63 @@ import Testing
         #expect(daemon.waitFor(3) { bedside.said("No snoozes left. Press a number key for the problem.") == 1 })
         #expect(try daemon.session()?.state == .ringing)
         #expect(try daemon.session()?.snoozeCount == 1)
+
+        // A truncated event at the end: read, held, and nothing breaks.
+        bedside.send(Array(InputEvent(type: InputEvent.key, code: 57, value: 1).bytes.prefix(5)))
+        #expect(daemon.waitFor(3) { bedside.unread == 0 }, "the daemon read it all")
+        #expect(daemon.answersStatus())
+        #expect(try daemon.session()?.state == .ringing)
+        #expect(try bedside.inputCondition() == .ok)
     }
 
-    @Test func typingTheRightAnswerAndEnterDismisses() throws {
-        let bedside = try Bedside()
+    /// Answering at the bed: a number key begins and the problem is said; a long press of snooze
+    /// says it again and does not snooze; a wrong answer gets a new problem, said aloud; the right
+    /// one and Enter dismiss. The wake-up check is answered by a key. Then, with nothing ringing,
+    /// the snooze key right after a chime asks for it again (README, "Reminders").
+    @Test func aProblemIsSaidAnsweredWrongThenRightAndAKeyAnswersTheWakeUpCheck() throws {
+        let bedside = try Bedside(input: "long_press_ms = 300")
         let daemon = bedside.daemon
-        try bedside.ringing()
+        try bedside.ringing("--wake-check", "1m")
         bedside.tap("KEY_KP5")  // begins answering: not part of the answer
         #expect(daemon.waitFor(3) { daemon.logText().contains("input: answering begins (KEY_KP5)") })
-        let problem = try #require(try daemon.request(.problem).problem)
+        let first = try #require(try daemon.request(.problem).problem)
         #expect(
             daemon.waitFor(3) {
                 daemon.logText().contains(
-                    "voice: saying \"\(Spoken.problem(MathProblem(text: problem, answer: solve(problem))))\"")
+                    "voice: saying \"\(Spoken.problem(MathProblem(text: first, answer: solve(first))))\"")
             })
-        bedside.type(solve(problem))
-        bedside.tap("KEY_KPENTER")
-        #expect(try daemon.waitFor(3) { try daemon.session() == nil })
-        let history = try #require(try daemon.request(.history(days: 1)).history)
-        #expect(history.first?.state == .dismissed)
-        #expect(history.first?.dismissedBy == .math)
-    }
-
-    @Test func aWrongAnswerGetsANewProblemSaidAloud() throws {
-        let bedside = try Bedside()
-        let daemon = bedside.daemon
-        try bedside.ringing()
-        bedside.tap("KEY_KPASTERISK")
-        #expect(daemon.waitFor(3) { daemon.logText().contains("input: answering begins (KEY_KPASTERISK)") })
-        let first = try #require(try daemon.request(.problem).problem)
-        bedside.type(solve(first) + 1)
-        bedside.tap("KEY_KPENTER")
-        #expect(daemon.waitFor(3) { daemon.logText().contains("voice: saying \"Wrong. Here is a new one. ") })
-        #expect(try daemon.session()?.state == .ringing)
-        #expect(try daemon.session()?.wrongAnswers == 1)
-        // The new problem, typed right, dismisses.
-        let second = try #require(try daemon.request(.problem).problem)
-        bedside.type(solve(second))
-        bedside.tap("KEY_ENTER")
-        #expect(try daemon.waitFor(3) { try daemon.session() == nil })
-    }
-
-    @Test func aLongPressOfSnoozeSaysTheProblemAgainAndDoesNotSnooze() throws {
-        let bedside = try Bedside(input: "long_press_ms = 300")
-        let daemon = bedside.daemon
-        try bedside.ringing()
-        bedside.tap("KEY_KPASTERISK")
-        let problem = try #require(try daemon.request(.problem).problem)
-        #expect(daemon.waitFor(3) { daemon.logText().components(separatedBy: "voice: saying").count - 1 == 1 })
+        #expect(daemon.logText().components(separatedBy: "voice: saying").count - 1 == 1)
         // Held: the problem is said again while the key is still down (not at its release).
         bedside.press("KEY_SPACE")
         #expect(daemon.waitFor(3) { daemon.logText().components(separatedBy: "voice: saying").count - 1 == 2 })
         bedside.release("KEY_SPACE")
         #expect(try daemon.session()?.state == .ringing, "a long press is not a snooze")
-        #expect(try daemon.request(.problem).problem == problem, "the same problem, said again")
+        #expect(try daemon.request(.problem).problem == first, "the same problem, said again")
 
-        // Once nothing rings, the snooze key right after a chime asks for it again (README, "Reminders").
-        #expect(try daemon.request(.answer(value: solve(problem))).ok)
+        bedside.type(solve(first) + 1)
+        bedside.tap("KEY_KPENTER")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("voice: saying \"Wrong. Here is a new one. ") })
+        #expect(try daemon.session()?.state == .ringing)
+        #expect(try daemon.session()?.wrongAnswers == 1)
+        let second = try #require(try daemon.request(.problem).problem)
+        bedside.type(solve(second))
+        bedside.tap("KEY_ENTER")
+        #expect(try daemon.waitFor(3) { try daemon.session() == nil })
+        let history = try #require(try daemon.request(.history(days: 1)).history)
+        #expect(history.first?.state == .dismissed)
+        #expect(history.first?.dismissedBy == .math)
+
+        try daemon.advance(by: 61)
+        #expect(daemon.waitFor { bedside.said(Spoken.areYouUp) == 1 })
+        bedside.tap("KEY_SPACE")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("wake-up check of alarm #1 passed (key KEY_SPACE)") })
+        // The press answered the check: it neither snoozed nor said the time.
+        #expect(!daemon.logText().contains("voice: saying \"It is"))
+        #expect(try daemon.request(.stats(days: 1)).stats?.wakeChecksPassed == 1)
+
         let berlin = try #require(Zone(builtIn: "Europe/Berlin"))
         var resolver = ZoneResolver(zone: berlin)
-        let next = resolver.local(at: Int(Date().timeIntervalSince1970) + 120)
+        let next = resolver.local(at: try #require(try daemon.request(.status).status?.nowInstant) + 120)
         let at = LocalTime(hour: next.time.hour, minute: next.time.minute)!
         #expect(
             try daemon.cli(
@@ -198,29 +218,22 @@ import Testing
         #expect(ahead.contains { $0.text == "drink water" && $0.origin == "again: reminder #1" }, "\(ahead)")
     }
 
-    @Test func aTagAlarmAsksForTheTagAloud() throws {
+    /// With nothing ringing, a press says the time and the next ring; a tag alarm asks for the tag.
+    @Test func aPressWithNothingRingingSaysTheTimeAndATagAlarmAsksForTheTag() throws {
         let bedside = try Bedside(nfcReader: true)
         let daemon = bedside.daemon
+        #expect(try daemon.cli("alarm", "add", "07:30", "--days", "daily").status == 0)
+        bedside.tap("BTN_0")
+        #expect(daemon.waitFor(3) { daemon.logText().contains("voice: saying \"It is ") })
+        #expect(daemon.logText().contains("The next alarm rings "))
+        #expect(daemon.logText().contains(" at 7 30.\""))
+        #expect(try daemon.session() == nil)
+
         #expect(try daemon.cli("tag", "add", "--label", "bathroom", "--uid", UIDText.bathroom).status == 0)
         try bedside.ringing("--challenge", "nfc")
         bedside.tap("KEY_KPASTERISK")
         #expect(daemon.waitFor(3) { bedside.said("Tap your tag on the reader.") == 1 })
         #expect(try daemon.session()?.state == .ringing)
-    }
-
-    @Test func unpluggingAndReplugging() throws {
-        let bedside = try Bedside()
-        let daemon = bedside.daemon
-        bedside.unplug()
-        #expect(try daemon.waitFor(3) { try bedside.inputCondition() == .unplugged })
-        let status = try daemon.cli("status").stdout
-        #expect(status.contains("buttons: unplugged: keypad (\(bedside.keypad))"), "\(status)")
-        // udev creates the node again on re-plug.
-        #expect(mkfifo(bedside.keypad, 0o600) == 0)
-        try bedside.plugIn()
-        try bedside.ringing()
-        bedside.tap("KEY_SPACE")
-        #expect(try daemon.waitFor(3) { try daemon.session()?.state == .snoozed })
     }
 
     @Test func oneKeypadUnpluggedMidRingLeavesTheOtherButtonWorking() throws {
@@ -254,36 +267,6 @@ import Testing
         bedside.type(solve(problem))
         bedside.tap("KEY_KPENTER")
         #expect(try daemon.waitFor(3) { try daemon.session() == nil })
-    }
-
-    @Test func unmappedKeysGarbageAndATruncatedEventAreIgnored() throws {
-        let bedside = try Bedside()
-        let daemon = bedside.daemon
-        try bedside.ringing()
-        bedside.tap("KEY_Q")
-        bedside.tap("KEY_VOLUMEUP")
-        var noise = (0..<(InputEvent.size * 40)).map { _ in UInt8.random(in: 0...255) }
-        // Codes no map contains: garbage that happens to look like the snooze key would snooze.
-        for index in stride(from: 0, to: noise.count, by: InputEvent.size) {
-            noise[index + 2 * MemoryLayout<Int>.size] = 0x7F
-        }
-        bedside.send(noise)
-        bedside.send(Array(InputEvent(type: InputEvent.key, code: 57, value: 1).bytes.prefix(5)))
-        #expect(daemon.waitFor(3) { bedside.unread == 0 }, "the daemon read it all")
-        #expect(daemon.answersStatus())
-        #expect(try daemon.session()?.state == .ringing)
-        #expect(try bedside.inputCondition() == .ok)
-    }
-
-    @Test func aPressWithNothingRingingSaysTheTimeAndTheNextRing() throws {
-        let bedside = try Bedside()
-        let daemon = bedside.daemon
-        #expect(try daemon.cli("alarm", "add", "07:30", "--days", "daily").status == 0)
-        bedside.tap("BTN_0")
-        #expect(daemon.waitFor(3) { daemon.logText().contains("voice: saying \"It is ") })
-        #expect(daemon.logText().contains("The next alarm rings "))
-        #expect(daemon.logText().contains(" at 7 30.\""))
-        #expect(try daemon.session() == nil)
     }
 
     @Test func theVoiceIsInTheSoundAndTheAlarmIsDuckedUnderIt() throws {

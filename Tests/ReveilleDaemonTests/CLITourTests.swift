@@ -60,7 +60,7 @@ import Testing
         return words
     }
 
-    @Test func alarmsRulesAndOverridesShowUpInNextWithTheirLayers() throws {
+    @Test func alarmsRulesAndOverridesShowUpInNextWithTheirLayersAndSurviveARestart() throws {
         let daemon = try DaemonHarness(now: Self.saturdayMorning)
         #expect(
             try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri", "--label", "work").stdout
@@ -122,6 +122,18 @@ import Testing
         #expect(lines.last?.hasPrefix("daemon: ") == true)
         #expect(lines.last?.contains(" MB its own, the rest shared code); ") == true)
         #expect(lines.last?.hasSuffix(" threads") == true)
+
+        // All of it survives a restart, and the stop is clean.
+        _ = try daemon.cli("override", "add", "2026-11-23", "--at", "8:00")
+        daemon.stop()
+        #expect(daemon.process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.paths.socket))
+        #expect(daemon.logText().contains("reveilled stopped"))
+        try daemon.start()
+        #expect(
+            try daemon.cli("next", "--days", "3").stdout.contains(
+                "2026-11-23  Mon  08:00  #1 work  override    override #2"))
+        #expect(try daemon.request(.alarmList).alarms?.map(\.label) == ["work", ""])
     }
 
     /// The peak memory the daemon reports is its own. getrusage's ru_maxrss would also carry the
@@ -143,22 +155,8 @@ import Testing
         #expect(use.peakRSSKilobytes < 256 << 10, "peak \(use.peakRSSKilobytes) kB")
     }
 
-    @Test func stateSurvivesARestartAndShutdownIsClean() throws {
-        let daemon = try DaemonHarness(now: Self.saturdayMorning)
-        _ = try daemon.cli("alarm", "add", "6:45", "--days", "mon-fri", "--label", "work")
-        _ = try daemon.cli("override", "add", "2026-11-23", "--at", "8:00")
-        daemon.stop()
-        #expect(daemon.process.terminationStatus == 0)
-        #expect(!FileManager.default.fileExists(atPath: daemon.paths.socket))
-        #expect(daemon.logText().contains("reveilled stopped"))
-        try daemon.start()
-        #expect(
-            try daemon.cli("next", "--days", "3").stdout.contains(
-                "2026-11-23  Mon  08:00  #1 work  override    override #1"))
-    }
-
     @Test func aSecondDaemonOnTheSameRootRefusesToStart() throws {
-        let daemon = try DaemonHarness(now: Self.saturdayMorning)
+        let daemon = SharedDaemon.unchanged
         let second = try runProcess(Binaries.daemon, ["--root", daemon.root.path])
         #expect(second.status == 1)
         #expect(

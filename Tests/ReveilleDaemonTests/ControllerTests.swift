@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
@@ -99,6 +100,27 @@ final class ManualClocks: Clocks {
         #expect(rig.published.contains { if case .session(let s) = $0 { s.state == .ringing } else { false } })
     }
 
+    /// reveille.toml's `[audio] volume` and `fade_in_seconds`, through the options `Daemon.run`
+    /// builds the ring sessions' environment from, are what a new alarm gets.
+    @Test func theConfiguredVolumeAndFadeInAreTheDefaultsOfNewAlarms() throws {
+        let settings = try Settings.parse(
+            TOMLDocument(path: "reveille.toml", text: "[audio]\nvolume = 55\nfade_in_seconds = 12\n"))
+        let options = DaemonOptions(paths: Paths(root: "/nonexistent"), settings: settings)
+        let daemon = try InProcessDaemon(
+            store: Store(), clock: ManualClocks(Self.six), zone: #require(Zone(builtIn: "Europe/Berlin")),
+            ring: options.ringEnvironment(audio: MemoryAudioOutput(), reader: MemoryTagReader(), voice: MemoryVoice()))
+        daemon.controller.start()
+        var spec = AlarmSpec()
+        spec.time = try LocalTime.parse("07:00")
+        #expect(daemon.request(.alarmAdd(spec: spec))?.ok == true)
+        let alarm = try #require(daemon.request(.alarmList)?.alarms?.first)
+        #expect(alarm.volume == 55 && alarm.fadeInSeconds == 12)
+        spec.volume = 80
+        spec.fadeInSeconds = 0
+        #expect(daemon.request(.alarmAdd(spec: spec))?.ok == true)
+        #expect(daemon.request(.alarmList)?.alarms?.last.map { [$0.volume, $0.fadeInSeconds] } == [80, 0])
+    }
+
     @Test func aSnoozedAlarmIsDismissedByATapAndTheReaderThenIdles() throws {
         let rig = try Rig()
         #expect(rig.request(.tagAdd(label: "bathroom", uid: "04A1B2C3D4E5F6", timeoutSeconds: 10)).ok)
@@ -112,6 +134,11 @@ final class ManualClocks: Clocks {
         #expect(rig.reader.pollingReasons.isEmpty)
         let history = try #require(rig.request(.history(days: 1)).history)
         #expect(history.map(\.dismissedBy) == [.tag])
+        #expect(history.first?.state == .dismissed && history.first?.snoozes == 1)
+        // Nothing rings when the snooze would have ended.
+        rig.pass(9 * 60 + 1)
+        #expect(rig.request(.status).status?.session == nil)
+        #expect(!rig.audio.isPlaying)
     }
 
     /// A household member's `tag test` must not swallow the sleeper's tap: refused while an alarm

@@ -49,9 +49,11 @@ import Testing
         }
     }
 
-    @Test func writesToTheZoneLinksFolderLeakNothing() throws {
-        let daemon = try DaemonHarness(zoneLink: "Europe/Berlin")
-        try addCalendars(to: daemon)
+    /// Writes to the folder of the zone link (as fake-hwclock's to /etc), then the link replaced as
+    /// timedatectl does: descriptors stay flat, the new zone is followed, and status and doctor count
+    /// what /proc does. For a daemon that follows its root's `etc/localtime`, with no calendars yet.
+    static func churnTheZoneLinksFolder(of daemon: DaemonHarness) throws {
+        try DescriptorTests().addCalendars(to: daemon)
         let etc = daemon.root.appendingPathComponent("etc")
         let before = Self.steadyDescriptors(daemon)
         for index in 0..<400 {
@@ -89,29 +91,6 @@ import Testing
             doctor.split(separator: "\n").contains {
                 $0.contains("descriptors") && $0.contains("of \(use.descriptorLimit ?? 0) descriptors open")
             }, "\(doctor)")
-    }
-
-    @Test func replacingTheNamedZonesFileLeaksNothing() throws {
-        // A made-up zone compiled into a folder of the test's own, named with TZDIR.
-        let zones = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "reveille-tz-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: zones, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: zones) }
-        let source = zones.appendingPathComponent("zones.txt")
-        try "Zone Test/Home 1:00 - HOME\n".write(to: source, atomically: true, encoding: .utf8)
-        #expect(try runProcess(URL(fileURLWithPath: "/usr/sbin/zic"), ["-d", zones.path, source.path]).status == 0)
-        let daemon = try DaemonHarness(zone: "Test/Home", environment: ["TZDIR": zones.path])
-        try addCalendars(to: daemon)
-        let before = Self.steadyDescriptors(daemon)
-        for offset in 2..<7 {
-            try "Zone Test/Home \(offset):00 - HOME\n".write(to: source, atomically: true, encoding: .utf8)
-            #expect(try runProcess(URL(fileURLWithPath: "/usr/sbin/zic"), ["-d", zones.path, source.path]).status == 0)
-            // Each new file is followed: the daemon's local time moves with it.
-            #expect(daemon.waitFor(5) { Self.utcOffset(daemon) == offset * 3600 }, "UTC+\(offset)")
-        }
-        let after = Self.steadyDescriptors(daemon)
-        #expect(after == before, "descriptors went from \(before) to \(after)")
-        #expect(daemon.answersStatus())
     }
 }
 

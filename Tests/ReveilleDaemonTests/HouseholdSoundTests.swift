@@ -41,18 +41,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
-    @Test func theListedDevicesAreTheOnesAccepted() throws {
-        let daemon = try DaemonHarness()
-        let devices = try #require(try daemon.request(.soundDevices).devices).map(\.name)
-        #expect(devices.first == daemon.captureDevice, "the configured device comes first: \(devices)")
-        #expect(devices.contains("null"))
-        #expect(!devices.contains { $0.contains("|") || $0.hasPrefix("file") && $0 != daemon.captureDevice })
-        let null = try daemon.cli("sound", "test", "--seconds", "1", "--device", "null")
-        #expect(null.status == 0, "\(null.stderr)")
-        #expect(null.stdout == "Playing the built-in tone on null for 1 s.\n")
-        let configured = try daemon.cli("sound", "test", "--seconds", "1", "--device", daemon.captureDevice)
-        #expect(configured.status == 0, "\(configured.stderr)")
-    }
+    // The listed devices are the ones accepted: SoundTests.soundTestPlaysWhereItSaysOnTheListedDevices.
 
     @Test func aFIFOAsASoundTestFileIsRefusedAndTheDaemonStaysFree() throws {
         let daemon = SharedDaemon.unchanged
@@ -66,24 +55,7 @@ import Testing
         #expect(try daemon.request(.soundDevices).devices?.isEmpty == false)
     }
 
-    @Test func aSoundFileSwappedForAFIFOAfterItWasAddedRingsTheTone() throws {
-        let daemon = try DaemonHarness()
-        let folder = daemon.root.appendingPathComponent("mine")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let sound = folder.appendingPathComponent("birds.wav").path
-        try Recording.sine(440, seconds: 0.5, sampleRate: 44_100, channels: 1).write(
-            to: sound, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
-        let add = try daemon.cli("alarm", "add", "--in", "2s", "--sound", sound, "--fade-in", "0")
-        #expect(add.status == 0, "\(add.stderr)")
-        try FileManager.default.removeItem(atPath: sound)
-        #expect(mkfifo(sound, 0o644) == 0)
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-        let rang = Date()
-        #expect(daemon.waitFor(1.5) { daemon.capturedBytes() > 44 }, "nothing played within a second of the ring")
-        #expect(Date().timeIntervalSince(rang) < 1.5)
-        #expect(daemon.logText().contains("not a regular file (a FIFO) (fstat); playing the built-in tone instead"))
-        #expect(try daemon.dismissByMath().status == 0)
-    }
+    // A sound file swapped for a FIFO after it was added: SoundTests.anAlarmWithItsOwnFileRingsThatFileAndTheToneIfItBecameAFIFO.
 
     @Test func aPrivateFileGetsTheSameAnswerWhetherItExistsOrNot() throws {
         let daemon = SharedDaemon.unchanged

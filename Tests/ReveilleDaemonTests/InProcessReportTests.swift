@@ -48,6 +48,27 @@ import Testing
             HistoryCommand.outcome(nap).hasPrefix("dismissed by math at 10:02:05"), "\(HistoryCommand.outcome(nap))")
     }
 
+    /// `alarm list` pads a label by its width on a terminal: a CJK character takes two columns, an
+    /// emoji two.
+    @Test func alarmListPadsWideLabelsByTheirWidth() throws {
+        let clock = try Clock(now: Self.saturday)
+        for (time, label) in [("6:00", "起床"), ("6:30", "run 🏃")] {
+            var spec = AlarmSpec()
+            spec.time = try LocalTime.parse(time)
+            spec.days = try DaySet.parse("mon-fri")
+            spec.label = label
+            #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        }
+        let alarms = try #require(clock.request(.alarmList).alarms)
+        #expect(
+            String(decoding: AlarmCommand.List.table(alarms).bytes(), as: UTF8.self) == """
+                ID  LABEL   TIME   REPEAT   ON   CHALLENGE  SNOOZES  NEXT RING
+                1   起床    06:00  mon-fri  yes  math       3x9m     Mon 2026-11-23 06:00
+                2   run 🏃  06:30  mon-fri  yes  math       3x9m     Mon 2026-11-23 06:30
+
+                """)
+    }
+
     /// Each day's deciding layer in the month grid: as set, a weekly rule, a date override, silent,
     /// paused; the colours name the layer.
     @Test func theMonthViewShowsEachDaysDecidingLayer() throws {

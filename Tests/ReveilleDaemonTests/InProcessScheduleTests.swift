@@ -1,6 +1,8 @@
+import CSndFile
 import Foundation
 import ReveilleCore
 import ReveilleProtocol
+import ReveilleTestSupport
 import Testing
 
 @testable import ReveilleCLI
@@ -131,6 +133,63 @@ import Testing
         CalendarTests.days(try #require(clock.request(.next(days: 7)).schedule))
     }
 
+    /// A holiday calendar silences the alarms that skip holidays and names the holiday, in `next`,
+    /// the list and `calendar show`; follows its file; refuses a second of its name; goes with
+    /// `calendar rm`. A summary with escape sequences is shown escaped.
+    @Test func aHolidayCalendarSilencesSkippingAlarmsAndNamesTheHoliday() throws {
+        let clock = try Clock(now: instant("2026-11-24 10:00:00"))
+        for (hour, skips) in [(7, true), (8, false)] {
+            var spec = AlarmSpec()
+            spec.time = LocalTime(hour: hour, minute: 0)
+            spec.days = .daily
+            spec.skipHolidays = skips
+            #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        }
+        let file = clock.folder.appendingPathComponent("school.ics")
+        try CalendarTests.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+        let added = clock.request(.calendarAdd(name: "school", source: file.path, purpose: "holidays"))
+        #expect(added.message?.hasPrefix("added calendar school (#1): 4 holiday dates in the next two years") == true)
+        var days = try week(clock)
+        #expect(days["2026-11-25"] == [1: "rings", 2: "rings"])
+        #expect(days["2026-11-26"] == [1: "holiday: Thanksgiving break", 2: "rings"])
+        #expect(days["2026-11-29"]?[1] == "holiday: Thanksgiving break")
+        #expect(days["2026-11-30"]?[1] == "rings")  // DTEND is exclusive
+        #expect(clock.request(.calendarList).calendars?.first?.next == "2026-11-26 Thanksgiving break")
+        let shown = clock.request(.calendarShow(calendar: "school", days: 90)).calendars?.first?.entries ?? []
+        #expect(shown.contains("2026-11-26 to 2026-11-29  Thanksgiving break"), "\(shown)")
+        let again = clock.request(.calendarAdd(name: "school", source: file.path, purpose: "holidays"))
+        #expect(again.error?.message.contains("a calendar named school exists (#1") == true)
+
+        // The school moves the break a day earlier: the file is saved over, the daemon reads it again.
+        try CalendarTests.thanksgiving.replacingOccurrences(of: "20261126", with: "20261125").write(
+            to: file, atomically: true, encoding: .utf8)
+        clock.daemon.controller.calendarFolderChanged(clock.folder.path)
+        #expect(try week(clock)["2026-11-25"]?[1] == "holiday: Thanksgiving break")
+
+        // Removed: the alarm rings on those days again.
+        #expect(clock.request(.calendarRemove(calendar: "school")).ok)
+        days = try week(clock)
+        #expect(days["2026-11-26"]?[1] == "rings")
+
+        // A summary with escape sequences is shown escaped.
+        let evil = clock.folder.appendingPathComponent("evil.ics").path
+        try CalendarTests.ics(
+            """
+            BEGIN:VEVENT
+            UID:evil
+            SUMMARY:Break\u{1B}]0;owned\u{07}\u{1B}[2J
+            DTSTART;VALUE=DATE:20261126
+            DTEND;VALUE=DATE:20261127
+            END:VEVENT
+
+            """
+        ).write(toFile: evil, atomically: true, encoding: .utf8)
+        #expect(clock.request(.calendarAdd(name: "evil", source: evil, purpose: "holidays")).ok)
+        let escaped = clock.request(.calendarShow(calendar: "evil", days: 90)).calendars?.first?.entries ?? []
+        #expect(!escaped.joined().contains("\u{1B}"), "\(escaped)")
+        #expect(escaped.joined().contains("Break\\u{1B}]0;owned\\u{7}\\u{1B}[2J"), "\(escaped)")
+    }
+
     @Test func aBrokenOrMissingFileKeepsTheLastGoodCopyEvenAcrossARestart() throws {
         let clock = try Clock(now: instant("2026-11-24 10:00:00"))
         var spec = AlarmSpec()
@@ -247,6 +306,71 @@ import Testing
         let listed = try #require(clock.request(.calendarList).calendars?.first)
         #expect(listed.next == nil, "\(listed)")
         #expect(clock.request(.next(days: 1)).schedule?.reminders == nil)
+    }
+
+    /// A reminder calendar chimes 30 and 15 minutes before each event, the 30-minute one with its
+    /// own sound; an event moved or cancelled after a chime: what played stays played, what is to
+    /// come follows the file.
+    @Test func aReminderCalendarChimesBeforeEachEventAndFollowsMovesAndCancellations() throws {
+        let clock = try Clock(now: instant("2026-11-23 15:59:55"))
+        let early = clock.folder.appendingPathComponent("chime-660.wav").path
+        try Recording.sine(660, seconds: 0.5, sampleRate: 44_100, channels: 2).write(
+            to: early, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        chmod(early, 0o644)
+        let calendar = clock.folder.appendingPathComponent("club.ics")
+        func write(swimAt start: String, cancelRun: Bool) throws {
+            try CalendarTests.ics(
+                """
+                BEGIN:VEVENT
+                UID:swim
+                SUMMARY:Swim
+                DTSTART;TZID=Europe/Berlin:\(start)
+                END:VEVENT
+                BEGIN:VEVENT
+                UID:run
+                SUMMARY:Run
+                DTSTART;TZID=Europe/Berlin:20261123T190000
+                \(cancelRun ? "STATUS:CANCELLED\n" : "")END:VEVENT
+                BEGIN:VEVENT
+                UID:meet
+                SUMMARY:Meet
+                DTSTART;TZID=Europe/Berlin:20261124T100000
+                BEGIN:VALARM
+                ACTION:DISPLAY
+                DESCRIPTION:Meet
+                TRIGGER:-PT5M
+                END:VALARM
+                END:VEVENT
+
+                """
+            ).write(to: calendar, atomically: true, encoding: .utf8)
+        }
+        try write(swimAt: "20261123T163000", cancelRun: false)
+        let added = clock.request(
+            .calendarAdd(
+                name: "club", source: calendar.path, purpose: "reminders", minutes: [30, 15], sounds: ["30": early]))
+        #expect(added.message?.contains("each chimes 30, 15 minutes before") == true, "\(added)")
+        func rows() -> [String] {
+            (clock.request(.next(days: 2)).schedule?.rows ?? []).filter { $0.reminder != nil }
+                .map { "\($0.time ?? "") \($0.label ?? "")" }
+        }
+        #expect(rows() == ["16:00 Swim", "16:15 Swim", "18:30 Run", "18:45 Run", "09:55 Meet"])
+        clock.passToWake()
+        #expect(chimes(clock).count == 1)
+        #expect(chimes(clock).first?.contains("\"Swim\" (calendar club, 30 min before) chimes (due 16:00)") == true)
+        let played = clock.audio.calls.compactMap { if case .play(let request) = $0 { request.sound } else { nil } }
+        #expect(played.first == early, "\(clock.audio.calls)")
+
+        // Swim moves to 17:00 and Run is cancelled: the 30-minute chime already played stays
+        // played, the 15-minute one moves, Run's go.
+        try write(swimAt: "20261123T170000", cancelRun: true)
+        clock.daemon.controller.calendarFolderChanged(clock.folder.path)
+        #expect(rows() == ["16:45 Swim", "09:55 Meet"])
+        clock.step(to: instant("2026-11-23 16:44:57"))
+        clock.passToWake()
+        #expect(chimes(clock).count == 2)
+        #expect(chimes(clock).last?.contains("\"Swim\" (calendar club, 15 min before) chimes (due 16:45)") == true)
+        #expect(clock.request(.calendarList).calendars?.first?.purpose == .reminders)
     }
 
     /// The month's key shows a time the month rings as set, not a fixed example.

@@ -65,6 +65,14 @@ import Testing
         #expect(chimed(daemon).count == 2)
         let list = try daemon.cli("reminder", "list")
         #expect(list.stdout.contains("2026-11-25 16:00"), "\(list.stdout)")  // next: Wednesday
+
+        // doctor counts it; its sound gone, doctor names it.
+        let doctor = try daemon.cli("doctor", "--no-tone").stdout
+        #expect(doctor.contains("1 set, 0 reminder calendars; next of those set: 2026-11-25 16:00"), "\(doctor)")
+        unlink(sound)
+        #expect(
+            try daemon.cli("doctor", "--no-tone").stdout.contains(
+                "reminder #1: its sound \(sound) cannot be read; it chimes with the built-in tone"))
     }
 
     /// With the voice on, a chime is followed by its text, spoken: real espeak-ng into ALSA's file
@@ -109,74 +117,8 @@ import Testing
         #expect(chimed(daemon).count == 1)
     }
 
-    @Test func aReminderCalendarChimesBeforeEachEventAndFollowsMovesAndCancellations() throws {
-        let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:55"), moreSettings: Self.chimeOnly)
-        let early = try chime(daemon, 660)
-        let calendar = daemon.root.appendingPathComponent("club.ics").path
-        func write(swimAt start: String, cancelRun: Bool) throws {
-            let text = """
-                BEGIN:VCALENDAR\r
-                VERSION:2.0\r
-                PRODID:-//tests//EN\r
-                BEGIN:VEVENT\r
-                UID:swim\r
-                SUMMARY:Swim\r
-                DTSTART;TZID=Europe/Berlin:\(start)\r
-                END:VEVENT\r
-                BEGIN:VEVENT\r
-                UID:run\r
-                SUMMARY:Run\r
-                DTSTART;TZID=Europe/Berlin:20261123T190000\r
-                \(cancelRun ? "STATUS:CANCELLED\r\n" : "")END:VEVENT\r
-                BEGIN:VEVENT\r
-                UID:meet\r
-                SUMMARY:Meet\r
-                DTSTART;TZID=Europe/Berlin:20261124T100000\r
-                BEGIN:VALARM\r
-                ACTION:DISPLAY\r
-                DESCRIPTION:Meet\r
-                TRIGGER:-PT5M\r
-                END:VALARM\r
-                END:VEVENT\r
-                END:VCALENDAR\r
-
-                """
-            let staged = calendar + ".new"
-            try text.write(toFile: staged, atomically: false, encoding: .utf8)
-            chmod(staged, 0o644)
-            #expect(rename(staged, calendar) == 0)
-        }
-        try write(swimAt: "20261123T163000", cancelRun: false)
-        let add = try daemon.cli(
-            "calendar", "add", "club", calendar, "--reminders", "--minutes", "30,15", "--sound", "30=\(early)")
-        #expect(add.status == 0, "\(add.stderr)")
-        #expect(add.stdout.contains("each chimes 30, 15 minutes before"), "\(add.stdout)")
-        func reminderRows() throws -> [ScheduleRow] {
-            let json = try daemon.cli("next", "--days", "2", "--json").stdout
-            return try JSONDecoder().decode([ScheduleRow].self, from: Data(json.utf8)).filter { $0.reminder != nil }
-        }
-        #expect(
-            try reminderRows().map { "\($0.time ?? "") \($0.label ?? "")" } == [
-                "16:00 Swim", "16:15 Swim", "18:30 Run", "18:45 Run", "09:55 Meet",
-            ])
-        #expect(daemon.waitFor(15) { chimed(daemon).count == 1 })
-        #expect(chimed(daemon)[0].contains("\"Swim\" (calendar club, 30 min before) chimes (due 16:00)"))
-        #expect(try capturedFrequency(daemon, among: [440, 660]) == 660)
-
-        // Swim moves to 17:00 and Run is cancelled: the 30-minute chime already played stays
-        // played, the 15-minute one moves, Run's go.
-        try write(swimAt: "20261123T170000", cancelRun: true)
-        let moved = try daemon.waitFor(10) {
-            try reminderRows().map { "\($0.time ?? "") \($0.label ?? "")" } == ["16:45 Swim", "09:55 Meet"]
-        }
-        let rows = try reminderRows()
-        #expect(moved, "\(rows) \(daemon.logText())")
-        try daemon.setNow(instant("2026-11-23 16:44:57"))
-        #expect(daemon.waitFor(15) { chimed(daemon).count == 2 })
-        #expect(chimed(daemon)[1].contains("\"Swim\" (calendar club, 15 min before) chimes (due 16:45)"))
-        let list = try daemon.cli("calendar", "list")
-        #expect(list.stdout.contains("reminders"), "\(list.stdout)")
-    }
+    // A reminder calendar's chimes, per-offset sounds, moves and cancellations are decided
+    // in-process: InProcessScheduleTests.aReminderCalendarChimesBeforeEachEventAndFollowsMovesAndCancellations.
 
     @Test func badRemindersAreRefusedWithWhatToDo() throws {
         let daemon = SharedDaemon.unchanged  // Saturday 2026-11-21 10:00
@@ -201,19 +143,5 @@ import Testing
         #expect(badMinutes.status == 64)
         #expect(try daemon.cli("reminder", "list").stdout.hasPrefix("no reminders"))
         #expect(daemon.answersStatus())
-    }
-
-    @Test func doctorCountsRemindersAndNamesASoundThatIsGone() throws {
-        let daemon = try DaemonHarness(now: instant("2026-11-23 12:00:00"))
-        let sound = try chime(daemon, 880)
-        #expect(try daemon.cli("reminder", "add", "tea", "--at", "16:00", "--sound", sound).status == 0)
-        var doctor = try daemon.cli("doctor", "--no-tone")
-        #expect(
-            doctor.stdout.contains("1 set, 0 reminder calendars; next of those set: 2026-11-23 16:00"),
-            "\(doctor.stdout)")
-        unlink(sound)
-        doctor = try daemon.cli("doctor", "--no-tone")
-        #expect(
-            doctor.stdout.contains("reminder #1: its sound \(sound) cannot be read; it chimes with the built-in tone"))
     }
 }

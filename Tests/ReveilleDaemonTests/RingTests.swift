@@ -7,9 +7,27 @@ import Testing
 /// terminal, kill -9, inotify on the zone link, hooks). Clock jumps, DST nights and the rest of
 /// what the machine decides run in-process on virtual time (InProcessRingTests).
 @Suite struct RingTests {
-    @Test func aOneShotFiresSnoozesToTheLimitAndMathDismissesIt() throws {
+    /// `reveille status --watch` beside it prints each transition as it happens, in order.
+    @Test func aOneShotFiresSnoozesToTheLimitAndMathDismissesItAsAWatcherSees() throws {
         let daemon = try DaemonHarness()
+        let output = daemon.root.appendingPathComponent("watch.out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let watcher = Process()
+        watcher.executableURL = Binaries.cli
+        watcher.arguments = ["status", "--watch"]
+        watcher.environment = ProcessInfo.processInfo.environment.merging(["REVEILLE_ROOT": daemon.root.path]) { $1 }
+        watcher.standardOutput = try FileHandle(forWritingTo: output)
+        try watcher.run()
+        defer {
+            // SIGKILL: Foundation's Process starts children with SIGTERM blocked.
+            kill(watcher.processIdentifier, SIGKILL)
+            watcher.waitUntilExit()
+        }
+        func watched() -> String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+        #expect(daemon.waitFor(5) { watched().contains("next ring: none") })
+
         #expect(try daemon.cli("alarm", "add", "--in", "2s", "--label", "nap", "--max-snoozes", "1").status == 0)
+        #expect(daemon.waitFor(5) { watched().contains(" RINGING: alarm #1 nap") })
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let status = try daemon.cli("status").stdout
         #expect(status.hasPrefix("RINGING: alarm #1 nap (due "))
@@ -69,12 +87,48 @@ import Testing
         #expect(
             stats.hasPrefix("last 30 days: 1 rang, 1 dismissed, 0 stopped unanswered, 0 missed\naverage snoozes: 1.0\n")
         )
+
+        // What the watcher saw: stamped on the daemon's clock, in its zone (Berlin here, whatever
+        // this machine's), each transition once, in order.
+        #expect(daemon.waitFor(5) { watched().contains(" DISMISSED: alarm #1 nap by math") })
+        let text = watched()
+        let now = try #require(try daemon.request(.status).status?.now)
+        let hour = String(now.dropFirst(11).prefix(3))
+        #expect(text.split(separator: "\n").contains { $0.hasPrefix(hour) && $0.contains(" DISMISSED: ") }, "\(text)")
+        // The lines after the status block, without their time stamps, in order.
+        let events = text.split(separator: "\n").filter { $0.count > 9 && $0.dropFirst(2).hasPrefix(":") }
+            .map { $0.dropFirst(9).prefix(while: { $0 != "(" && $0 != ";" }) }
+            .map { $0.components(separatedBy: " until ")[0].trimmingCharacters(in: .whitespaces) }
+        #expect(events.contains("the schedule changed"), "\(text)")  // the alarm added
+        let transitions = events.filter { !$0.hasPrefix("next ring") && !$0.hasPrefix("the schedule changed") }
+        // A wrong answer's new problem is the same ringing session again: one transition.
+        let distinct = transitions.enumerated().filter { $0.offset == 0 || transitions[$0.offset - 1] != $0.element }
+            .map(\.element)
+        #expect(
+            distinct == [
+                "RINGING: alarm #1 nap", "SNOOZED: alarm #1 nap", "RINGING: alarm #1 nap",
+                "DISMISSED: alarm #1 nap by math",
+            ], "\(text)")
     }
 
-    @Test func theInteractiveDismissReadsAnswersFromTheTerminal() throws {
+    /// `reveille dismiss` asks on a terminal until the right answer, a word or a wrong number
+    /// getting a new try, and end of input leaves the alarm ringing; its answers may come on a pipe.
+    @Test func theInteractiveDismissReadsAnswersFromATerminalOrAPipe() throws {
         let daemon = try DaemonHarness()
         _ = try daemon.cli("alarm", "add", "--in", "1s")
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        let first = try #require(try daemon.request(.problem).problem)
+        let session = try TerminalSession(Binaries.cli, ["dismiss"], environment: ["REVEILLE_ROOT": daemon.root.path])
+        #expect(session.read(until: "\(first) = "))
+        session.write("seven\n")
+        #expect(session.read(until: "That is not a whole number; try again."))
+        session.write("1\n")  // no problem has so small an answer
+        #expect(session.read(until: "Wrong. Here is a new one:"))
+        session.write("\u{04}")  // Ctrl-D: end of input
+        #expect(session.wait() == 1)
+        #expect(session.output.contains("reveille: no answer (end of input); the alarm was not dismissed"))
+        #expect(try daemon.session()?.state == .ringing)
+
         let problem = try #require(try daemon.request(.problem).problem)
         let process = Process()
         process.executableURL = Binaries.cli

@@ -35,7 +35,7 @@ import Testing
         #expect(daemon.logText().contains("sound: first frame on \(daemon.captureDevice)"))
     }
 
-    @Test func anAlarmWithItsOwnFileRingsThatFile() throws {
+    @Test func anAlarmWithItsOwnFileRingsThatFileAndTheToneIfItBecameAFIFO() throws {
         let daemon = try DaemonHarness()
         let sound = daemon.root.appendingPathComponent("birds.flac").path
         try Recording.sine(440, seconds: 0.5, sampleRate: 44_100, channels: 2).write(
@@ -51,6 +51,25 @@ import Testing
         #expect(capture.sampleRate == 44_100 && capture.channels == 2)
         #expect(capture.seconds > 1)
         #expect(capture.dominant(among: [220, 440, 880], from: 0.6, to: 0.9) == 440)
+
+        // A sound file swapped for a FIFO after it was added rings the tone, at once (the capture
+        // read, it goes: the next ring's file plugin makes a new one).
+        try FileManager.default.removeItem(atPath: daemon.soundCapture)
+        let folder = daemon.root.appendingPathComponent("mine")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let swapped = folder.appendingPathComponent("birds.wav").path
+        try Recording.sine(440, seconds: 0.5, sampleRate: 44_100, channels: 1).write(
+            to: swapped, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        let second = try daemon.cli("alarm", "add", "--in", "2s", "--sound", swapped, "--fade-in", "0")
+        #expect(second.status == 0, "\(second.stderr)")
+        try FileManager.default.removeItem(atPath: swapped)
+        #expect(mkfifo(swapped, 0o644) == 0)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        let rang = Date()
+        #expect(daemon.waitFor(1.5) { daemon.capturedBytes() > 44 }, "nothing played within a second of the ring")
+        #expect(Date().timeIntervalSince(rang) < 1.5)
+        #expect(daemon.logText().contains("not a regular file (a FIFO) (fstat); playing the built-in tone instead"))
+        #expect(try daemon.dismissByMath().status == 0)
     }
 
     @Test func anAlarmSoundThatCannotBePlayedIsRefusedWhenAdded() throws {
@@ -76,23 +95,37 @@ import Testing
         #expect(try daemon.request(.alarmList).alarms?.isEmpty == true)
     }
 
-    @Test func soundTestPlaysAndSaysWhere() throws {
+    /// `sound test` plays for the seconds asked and says where; a file that does not decode plays
+    /// the tone and says why; the devices `sound devices` lists are the ones it accepts.
+    @Test func soundTestPlaysWhereItSaysOnTheListedDevices() throws {
         let daemon = try DaemonHarness()
+        func finished() -> Int {
+            daemon.logText().components(separatedBy: "sound: the built-in tone finished").count - 1
+        }
         let test = try daemon.cli("sound", "test", "--seconds", "1")
         #expect(test.status == 0)
         #expect(test.stdout == "Playing the built-in tone on \(daemon.captureDevice) for 1 s.\n")
-        #expect(daemon.waitFor(3) { daemon.logText().contains("sound: the built-in tone finished") })
+        #expect(daemon.waitFor(3) { finished() == 1 })
         #expect(daemon.capturedBytes() == 44 + 96_000)
-    }
 
-    @Test func soundTestWithAnUnreadableFilePlaysTheToneAndSaysWhy() throws {
-        let daemon = try DaemonHarness()
         let broken = daemon.root.appendingPathComponent("broken.flac").path
         try Data("not audio".utf8).write(to: URL(fileURLWithPath: broken))
-        let test = try daemon.cli("sound", "test", broken, "--seconds", "1")
-        #expect(test.status == 0)
-        #expect(test.stdout.hasPrefix("note: cannot read \(broken): "))
-        #expect(test.stdout.hasSuffix("\nPlaying the built-in tone on \(daemon.captureDevice) for 1 s.\n"))
+        let unreadable = try daemon.cli("sound", "test", broken, "--seconds", "1")
+        #expect(unreadable.status == 0)
+        #expect(unreadable.stdout.hasPrefix("note: cannot read \(broken): "))
+        #expect(unreadable.stdout.hasSuffix("\nPlaying the built-in tone on \(daemon.captureDevice) for 1 s.\n"))
+        #expect(daemon.waitFor(3) { finished() == 2 })
+
+        let devices = try #require(try daemon.request(.soundDevices).devices).map(\.name)
+        #expect(devices.first == daemon.captureDevice, "the configured device comes first: \(devices)")
+        #expect(devices.contains("null"))
+        #expect(!devices.contains { $0.contains("|") || $0.hasPrefix("file") && $0 != daemon.captureDevice })
+        let null = try daemon.cli("sound", "test", "--seconds", "1", "--device", "null")
+        #expect(null.status == 0, "\(null.stderr)")
+        #expect(null.stdout == "Playing the built-in tone on null for 1 s.\n")
+        #expect(daemon.waitFor(3) { finished() == 3 })
+        let configured = try daemon.cli("sound", "test", "--seconds", "1", "--device", daemon.captureDevice)
+        #expect(configured.status == 0, "\(configured.stderr)")
     }
 
     @Test func soundTestOnADeviceNotListedIsRefusedWithTheFix() throws {
@@ -132,23 +165,22 @@ import Testing
         #expect(try daemon.cli("sound", "devices", "--json").stdout.contains(#""name" : "null""#))
     }
 
-    @Test func theConfiguredVolumeAndFadeInAreTheDefaultsOfNewAlarms() throws {
-        let daemon = try DaemonHarness(settings: "[audio]\nvolume = 55\nfade_in_seconds = 12\n")
-        #expect(try daemon.cli("alarm", "add", "7:00", "--days", "daily").status == 0)
-        let alarm = try #require(try daemon.request(.alarmList).alarms?.first)
-        #expect(alarm.volume == 55 && alarm.fadeInSeconds == 12)
-    }
-
+    /// A settings file that does not load stops the start, naming the file, the line and the fix:
+    /// the daemon refuses before it serves anything.
     @Test func aBrokenSettingsFileStopsTheStartWithItsLine() throws {
-        do {
-            _ = try DaemonHarness(settings: "[audio]\nvolume = 150\n")
-            Issue.record("the daemon started with a volume of 150")
-        } catch let error as HarnessError {
-            #expect(
-                error.description.contains(
-                    "/etc/reveille/reveille.toml:2: [audio] volume: 150 is out of range; use 0-100; fix the file, or move it away to run with the defaults"
-                ),
-                "\(error)")
-        }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-broken-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("etc/reveille")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "[audio]\nvolume = 150\n".write(
+            to: folder.appendingPathComponent("reveille.toml"), atomically: true, encoding: .utf8)
+        let start = try runProcess(Binaries.daemon, ["--root", root.path])
+        #expect(start.status == 1)
+        #expect(
+            start.stderr.contains(
+                "/etc/reveille/reveille.toml:2: [audio] volume: 150 is out of range; use 0-100; fix the file, or move it away to run with the defaults"
+            ), "\(start.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: Paths(root: root.path).socket), "it never served")
     }
 }

@@ -24,7 +24,7 @@ import Testing
         try daemon.request(.alarmList).alarms?.count ?? -1
     }
 
-    @Test func aCleanStopLeavesEverythingInTheMainFile() throws {
+    @Test func aCleanStopLeavesEverythingInTheMainFileAndWithoutABackupAnEmptyOneIsRefused() throws {
         let daemon = try stoppedWithAlarms()
         let wal =
             (try? FileManager.default.attributesOfItem(atPath: daemon.paths.database + "-wal")[.size] as? Int) ?? 0
@@ -33,6 +33,19 @@ import Testing
         try? FileManager.default.removeItem(atPath: daemon.paths.database + "-wal")
         try daemon.start()
         #expect(try alarmCount(daemon) == 5)
+
+        // Then, stopped again, the backup gone and the file emptied: the start is refused, saying
+        // what was there.
+        daemon.stop()
+        let folder = (daemon.paths.database as NSString).deletingLastPathComponent
+        try FileManager.default.removeItem(atPath: folder + "/state.backup.sqlite")
+        #expect(truncate(daemon.paths.database, 0) == 0)
+        #expect(throws: HarnessError.self) { try daemon.start() }
+        #expect(
+            daemon.logText().contains(
+                "is empty (0 bytes), and there is no usable backup (\(folder)/state.backup.sqlite); it held 5 alarms, 1 weekly rule, 0 overrides, 0 tags, 0 reminders on "
+            ), "\(daemon.logText())")
+        #expect(daemon.logText().contains("to start with an empty clock"))
     }
 
     @Test(arguments: ["truncated", "garbled", "replaced"])
@@ -62,19 +75,6 @@ import Testing
         #expect(status.contains("STATE PROBLEM: restored at start from the backup of "), "\(status)")
         let kept = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
         #expect(kept.contains { $0.hasPrefix("state.sqlite.broken-") }, "the bad file is kept: \(kept)")
-    }
-
-    @Test func withoutABackupTheStartIsRefusedSayingWhatWasThere() throws {
-        let daemon = try stoppedWithAlarms()
-        let folder = (daemon.paths.database as NSString).deletingLastPathComponent
-        try FileManager.default.removeItem(atPath: folder + "/state.backup.sqlite")
-        #expect(truncate(daemon.paths.database, 0) == 0)
-        #expect(throws: HarnessError.self) { try daemon.start() }
-        #expect(
-            daemon.logText().contains(
-                "is empty (0 bytes), and there is no usable backup (\(folder)/state.backup.sqlite); it held 5 alarms, 1 weekly rule, 0 overrides, 0 tags, 0 reminders on "
-            ), "\(daemon.logText())")
-        #expect(daemon.logText().contains("to start with an empty clock"))
     }
 
     /// The household's finding: five alarms and a rule, `kill -9`, then the write-ahead log
@@ -133,30 +133,10 @@ import Testing
         while block.withUnsafeBytes({ write(fd, $0.baseAddress, 4096) }) > 0 {}
     }
 
-    @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))
-    func aDismissalOnAFullDiskIsRecordedAndNotRungAgain() throws {
-        let (root, state, unmount) = try Self.rootWithSmallDisk("var/lib/reveille", kilobytes: 2048)
-        defer { unmount() }
-        let daemon = try DaemonHarness(root: root)
-        #expect(try daemon.cli("alarm", "add", "--in", "2s", "--label", "nap").status == 0)
-        Self.fill(state)
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-        #expect(try daemon.dismissByMath().status == 0)
-        #expect(try daemon.waitFor(3) { try daemon.session() == nil })
-        let status = try daemon.cli("status").stdout
-        #expect(status.contains("STATE PROBLEM: the disk is full; the space held in reserve was used"), "\(status)")
-        daemon.crash()
-        try daemon.start()
-        #expect(try daemon.session() == nil, "the dismissed alarm rings again after a restart")
-        let history = try daemon.cli("history").stdout
-        #expect(history.contains("nap"), "\(history)")
-        #expect(daemon.process.isRunning)
-    }
-
     /// A change to the app policy the state cannot hold is refused whole: nothing half-applied,
-    /// and what is in force is what a restart finds.
+    /// and what is in force is what a restart finds. A dismissal on a full disk is kept.
     @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))
-    func anAppChangeOnAFullDiskIsRefusedWholeAndTheDaemonGoesOn() throws {
+    func anAppChangeOnAFullDiskIsRefusedWholeAndADismissalIsKept() throws {
         let (root, state, unmount) = try Self.rootWithSmallDisk("var/lib/reveille", kilobytes: 2048)
         defer { unmount() }
         let daemon = try DaemonHarness(root: root)
@@ -179,6 +159,21 @@ import Testing
         try? FileManager.default.removeItem(atPath: state + "/filler")
         try daemon.start()
         #expect(try daemon.cli("apps", "list").stdout == inForce, "a restart finds what was in force")
+
+        // A dismissal on a full disk is recorded, and not rung again after a crash.
+        #expect(try daemon.cli("alarm", "add", "--in", "2s", "--label", "nap").status == 0)
+        Self.fill(state)
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(try daemon.dismissByMath().status == 0)
+        #expect(try daemon.waitFor(3) { try daemon.session() == nil })
+        let status = try daemon.cli("status").stdout
+        #expect(status.contains("STATE PROBLEM: the disk is full; the space held in reserve was used"), "\(status)")
+        daemon.crash()
+        try daemon.start()
+        #expect(try daemon.session() == nil, "the dismissed alarm rings again after a restart")
+        let history = try daemon.cli("history").stdout
+        #expect(history.contains("nap"), "\(history)")
+        #expect(daemon.process.isRunning)
     }
 
     @Test(.enabled(if: isRoot, "needs root: mounts a small tmpfs to fill"))

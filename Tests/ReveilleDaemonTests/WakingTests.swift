@@ -18,8 +18,9 @@ import Testing
     }
 
     /// The check asks after its minute: the prompt's tone is captured, `status` says so, and
-    /// unanswered the alarm rings again as a new session; history and stats keep it.
-    @Test func anUnansweredWakeUpCheckRingsAgain() throws {
+    /// unanswered the alarm rings again as a new session; history and stats keep it. Then a
+    /// sunrise before the next alarm: its hook, and its quiet sound.
+    @Test func anUnansweredWakeUpCheckRingsAgainAndASunriseBeginsQuietly() throws {
         // Without the voice, the capture holds the prompt's tone alone (the keypad test hears the words).
         let daemon = try DaemonHarness(moreSettings: "[voice]\nenabled = false\n")
         try ringAndDismiss(daemon, "--wake-check", "1m", "--label", "up")
@@ -50,40 +51,11 @@ import Testing
         #expect(stats.wakeChecksFailed == 1)
         #expect(stats.wakeChecksPassed == 0)
         #expect(try daemon.cli("stats").stdout.contains("wake-up checks: 0 passed, 1 failed"))
-    }
 
-    /// At escalation the ring goes on every backup device too, at full volume, until it stops.
-    @Test func escalationRingsOnTheBackupDevicesToo() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "backup-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let backup = folder.appendingPathComponent("backup.wav").path
-        // Right after the harness's `devices` line, inside its [audio] table.
-        let daemon = try DaemonHarness(
-            moreSettings: "backup_devices = [\"file:'\(backup)',wav\"]\n[voice]\nenabled = false\n")
-        let add = try daemon.cli(
-            "alarm", "add", "--in", "1s", "--fade-in", "0", "--volume", "40", "--escalate-after", "1m")
-        #expect(add.status == 0, "\(add.stderr)")
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-        #expect(daemon.waitFor(5) { daemon.capturedBytes() > 44 + 96_000 })
-        #expect(!FileManager.default.fileExists(atPath: backup), "nothing on the backup before escalation")
-        try daemon.advance(by: 60)
-        #expect(
-            daemon.waitFor { daemon.logText().contains("sound: ringing on backup device file:'\(backup)',wav too") })
-        func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: backup))?[.size] as? Int) ?? 0 }
-        #expect(daemon.waitFor(6) { size() > 44 + 96_000 * 3 })
-        #expect(try daemon.dismissByMath().status == 0)
-        #expect(daemon.waitFor(3) { daemon.logText().contains("sound: backup device file:'\(backup)',wav stopped") })
-        #expect(daemon.wavClosed(backup), "the backup stops with the ring: its stream is closed")
-        let loud = try Recording(contentsOf: backup).rms(from: 2.0, to: 3.2)  // past its 2 s rise
-        let quiet = try Recording(contentsOf: daemon.soundCapture).rms(from: 0, to: 1.2)
-        #expect(loud > quiet * 10, "rms \(loud) on the backup against \(quiet) before escalation")
-    }
-
-    /// `--lead 1m --lead-sound`: the `lead` hook and watchers hear of the sunrise, and the sound
-    /// begins quietly (a quarter of the volume) before the ring, which then rings as usual.
-    @Test func theSunriseTellsTheHooksAndItsSoundIsQuiet() throws {
-        let daemon = try DaemonHarness(moreSettings: "[voice]\nenabled = false\n")
+        // `--lead 1m --lead-sound`: the `lead` hook and watchers hear of the sunrise, and the sound
+        // begins quietly (a quarter of the volume) before the ring, which then rings as usual.
+        #expect(daemon.captureClosed())
+        try FileManager.default.removeItem(atPath: daemon.soundCapture)  // read: the next sound makes a new one
         let hooks = daemon.root.appendingPathComponent("hooks.out").path
         let folder = daemon.root.appendingPathComponent("etc/reveille/hooks.d")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -95,12 +67,12 @@ import Testing
             "alarm", "add", "--in", "2m", "--lead", "1m", "--lead-sound", "--fade-in", "0", "--volume", "100",
             "--label", "sun")
         #expect(add.status == 0, "\(add.stderr)")
-        #expect(try daemon.cli("alarm", "show", "1").stdout.contains("the sound begins quietly in its last minute"))
+        #expect(try daemon.cli("alarm", "show", "2").stdout.contains("the sound begins quietly in its last minute"))
         try daemon.advance(by: 61)
-        #expect(daemon.waitFor { daemon.logText().contains("sunrise for alarm #1 sun begins: it rings at") })
+        #expect(daemon.waitFor { daemon.logText().contains("sunrise for alarm #2 sun begins: it rings at") })
         #expect(daemon.waitFor(5) { ((try? String(contentsOfFile: hooks, encoding: .utf8)) ?? "").contains("lead 6") })
         #expect(try daemon.request(.status).status?.sunrise?.label == "sun")
-        #expect(try daemon.cli("status").stdout.contains("sunrise: alarm #1 sun rings at"))
+        #expect(try daemon.cli("status").stdout.contains("sunrise: alarm #2 sun rings at"))
         // Three seconds of the quiet sound, read from the capture as it is written.
         #expect(daemon.waitFor(6) { daemon.capturedBytes() > 44 + 96_000 * 3 })
         let data = try Data(contentsOf: URL(fileURLWithPath: daemon.soundCapture))
@@ -109,56 +81,57 @@ import Testing
         try daemon.advance(by: 60)
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         #expect(daemon.waitFor(5) { daemon.capturedBytes() > 44 + 96_000 * 2 })
+        func stops() -> Int { daemon.logText().components(separatedBy: "sound: stopped on").count }
+        let stopped = stops()
         #expect(try daemon.dismissByMath().status == 0)
-        #expect(daemon.waitFor(3) { daemon.logText().contains("sound: stopped on") })
+        #expect(daemon.waitFor(3) { stops() > stopped })
         #expect(daemon.captureClosed())
         let ring = try Recording(contentsOf: daemon.soundCapture).rms(from: 0, to: 1.2)
         #expect(quiet > 0, "the lead sound is heard")
         #expect(quiet * 20 < ring, "the lead sound is quiet: rms \(quiet) against the ring's \(ring)")
     }
 
-    /// Unanswered for its `--escalate-after`, the ring rises to full volume: the captured sound's
-    /// level after the step is many times the level before.
-    @Test func theSoundRisesAtEscalation() throws {
-        let daemon = try DaemonHarness()
+    /// Unanswered for its `--escalate-after`, the ring rises to full volume (the captured level
+    /// after the step is many times the level before) and goes on every backup device too, at full
+    /// volume, until it stops.
+    @Test func atEscalationTheSoundRisesAndRingsOnTheBackupDevicesToo() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backup-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let backup = folder.appendingPathComponent("backup.wav").path
+        // Right after the harness's `devices` line, inside its [audio] table.
+        let daemon = try DaemonHarness(
+            moreSettings: "backup_devices = [\"file:'\(backup)',wav\"]\n[voice]\nenabled = false\n")
         let add = try daemon.cli(
             "alarm", "add", "--in", "1s", "--fade-in", "0", "--volume", "40", "--escalate-after", "1m")
         #expect(add.status == 0, "\(add.stderr)")
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         #expect(daemon.waitFor(5) { daemon.capturedBytes() > 44 + 96_000 * 2 })
+        #expect(!FileManager.default.fileExists(atPath: backup), "nothing on the backup before escalation")
         let before = daemon.capturedBytes()
         try daemon.advance(by: 60)
         #expect(daemon.waitFor { daemon.logText().contains("sound: rising to full volume (unanswered)") })
+        #expect(
+            daemon.waitFor { daemon.logText().contains("sound: ringing on backup device file:'\(backup)',wav too") })
         #expect(try daemon.session()?.escalated == true)
         #expect(try daemon.cli("status").stdout.contains("unanswered: ringing at full volume"))
-        #expect(daemon.waitFor(6) { daemon.capturedBytes() > before + 96_000 * 4 })
+        func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: backup))?[.size] as? Int) ?? 0 }
+        #expect(daemon.waitFor(6) { daemon.capturedBytes() > before + 96_000 * 4 && size() > 44 + 96_000 * 3 })
         #expect(try daemon.dismissByMath().status == 0)
+        #expect(daemon.waitFor(3) { daemon.logText().contains("sound: backup device file:'\(backup)',wav stopped") })
         #expect(daemon.waitFor(3) { daemon.logText().contains("sound: stopped on") })
         #expect(daemon.captureClosed())
+        #expect(daemon.wavClosed(backup), "the backup stops with the ring: its stream is closed")
         let capture = try Recording(contentsOf: daemon.soundCapture)
         let quiet = capture.rms(from: 0, to: 1.2)
         let loud = capture.rms(from: capture.seconds - 1.3, to: capture.seconds - 0.1)
         // Volume 40 is a gain of 0.064; full volume 1: about 15 times (24 dB) louder.
         #expect(quiet > 0)
         #expect(loud > quiet * 10, "rms \(quiet) before, \(loud) after")
+        let backupLoud = try Recording(contentsOf: backup).rms(from: 2.0, to: 3.2)  // past its 2 s rise
+        #expect(backupLoud > quiet * 10, "rms \(backupLoud) on the backup against \(quiet) before escalation")
     }
-}
 
-/// The wake-up check answered by a bedside key (the keypad is a FIFO fed `input_event` records).
-extension BedsideTests {
-    @Test func aKeyAnswersTheWakeUpCheck() throws {
-        let bedside = try Bedside()
-        let daemon = bedside.daemon
-        try bedside.ringing("--wake-check", "1m")
-        #expect(try daemon.dismissByMath().status == 0)
-        try daemon.advance(by: 61)
-        #expect(daemon.waitFor { bedside.said(Spoken.areYouUp) == 1 })
-        bedside.tap("KEY_SPACE")
-        #expect(daemon.waitFor(3) { daemon.logText().contains("wake-up check of alarm #1 passed (key KEY_SPACE)") })
-        // The press answered the check: it neither snoozed nor said the time.
-        #expect(!daemon.logText().contains("voice: saying \"It is"))
-        #expect(try daemon.request(.stats(days: 1)).stats?.wakeChecksPassed == 1)
-    }
 }
 
 /// Commitment through the real daemon and CLI: the night before a committed alarm, what weakens

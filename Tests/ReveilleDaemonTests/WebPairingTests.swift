@@ -20,7 +20,7 @@ import Testing
         return String(try #require(line.split(separator: " ").last))
     }
 
-    @Test func aCodePairsOneBrowserOnceWithTheRightsAsked() throws {
+    @Test func aCodePairsOneBrowserOnceWithTheRightsAskedAndACapOnlyLowers() throws {
         let daemon = try DaemonHarness()
         let pair = try daemon.cli("web", "pair", "--name", "kitchen phone")
         #expect(pair.status == 0)
@@ -59,20 +59,18 @@ import Testing
                 == "this browser is not paired, or was unpaired; pair it again with a code from 'sudo reveille web pair'"
         )
         #expect(try daemon.cli("web", "unpair", "1").status == 1)
-    }
 
-    @Test func anAdminCodeManagesAndACapOnlyLowers() throws {
-        let daemon = try DaemonHarness()
-        let token = try #require(
-            try relay(daemon, .webRedeem(code: try code(from: daemon.cli("web", "pair", "--admin")))).web?.token)
+        // An admin code manages; a cap only lowers.
+        let adminToken = try #require(
+            try relay(daemon, .webRedeem(code: try self.code(from: daemon.cli("web", "pair", "--admin")))).web?.token)
         var spec = AlarmSpec()
         spec.time = try LocalTime.parse("06:30")
-        #expect(try relay(daemon, .alarmAdd(spec: spec), cap: .admin, device: token).ok)
+        #expect(try relay(daemon, .alarmAdd(spec: spec), cap: .admin, device: adminToken).ok)
         // The kiosk's requests (no device) are capped at the household's rights, whoever the server runs as.
         #expect(try relay(daemon, .alarmRemove(id: 1), cap: .user).error?.code == .forbidden)
         #expect(try relay(daemon, .snooze, cap: .user).error?.code != .forbidden)
         // A cap cannot raise: an admin device stays admin under an owner cap.
-        #expect(try relay(daemon, .status, cap: .owner, device: token).status?.role == .admin)
+        #expect(try relay(daemon, .status, cap: .owner, device: adminToken).status?.role == .admin)
     }
 
     @Test func pairingNeedsAnAdminAndANameThatFits() throws {

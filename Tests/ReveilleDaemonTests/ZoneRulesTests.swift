@@ -16,7 +16,7 @@ import Testing
         """
     }
 
-    @Test func aNamedZoneComesFromTZDIRAndAnUpdateMovesTheNextRing() throws {
+    @Test func aNamedZoneComesFromTZDIRAndEachUpdateMovesTheNextRingLeakingNothing() throws {
         let tzdata = try ZoneCompiler()
         defer { tzdata.remove() }
         try tzdata.compile(Self.testland())
@@ -38,9 +38,22 @@ import Testing
             })
         #expect(daemon.logText().contains("the rules of time zone Testland/Capital changed"))
         #expect(try daemon.request(.status).status?.nextRing?.time == "07:00")
+
+        // Replaced again and again, with calendars read again each time, the file leaks nothing:
+        // each new file is followed and the descriptors come back to where they were.
+        try DescriptorTests().addCalendars(to: daemon)
+        let descriptors = DescriptorTests.steadyDescriptors(daemon)
+        for hours in 4..<9 {
+            try tzdata.compile(Self.testland(spring: "Apr", standard: "\(hours):17"))
+            #expect(
+                daemon.waitFor(5) { DescriptorTests.utcOffset(daemon) == hours * 3600 + 17 * 60 }, "UTC+\(hours):17")
+        }
+        let after = DescriptorTests.steadyDescriptors(daemon)
+        #expect(after == descriptors, "descriptors went from \(descriptors) to \(after)")
+        #expect(daemon.answersStatus())
     }
 
-    @Test func theSystemZoneLinkedIntoTZDataIsFollowedAcrossAnUpdate() throws {
+    @Test func theSystemZoneLinkedIntoTZDataIsFollowedAcrossAnUpdateAndWritesBesideItLeakNothing() throws {
         let tzdata = try ZoneCompiler()
         defer { tzdata.remove() }
         try tzdata.compile(Self.testland())
@@ -57,6 +70,7 @@ import Testing
             try daemon.waitFor(5) {
                 try daemon.request(.status).status?.nextRing?.instant == utc("2027-01-16T02:00:00Z")
             })
+        try DescriptorTests.churnTheZoneLinksFolder(of: daemon)
     }
 
     @Test func aZoneNeitherTZDataNorTheBuiltInRulesKnowIsRefusedAtStart() throws {

@@ -9,7 +9,7 @@ import Testing
 final class DaemonHarness {
     let root: URL
     let clockFile: URL
-    private(set) var process: Process
+    private(set) var process: DaemonProcess!
     /// nil: the daemon follows the zone link.
     let zone: String?
     let systemClock: Bool
@@ -81,24 +81,18 @@ final class DaemonHarness {
         self.extraEnvironment = environment
         output = root.appendingPathComponent("reveilled.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        process = Process()
         try start()
     }
 
     /// Starts a new daemon process on the same root (after `stop()`), as systemd would after a crash.
     func start() throws {
-        process = Process()
-        process.executableURL = executable
-        process.arguments =
+        process = try DaemonProcess(
+            executable.path,
             ["--root", root.path] + (systemClock ? [] : ["--clock-offset-file", clockFile.path])
-            + (zone.map { ["--time-zone", $0] } ?? []) + arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "TZ" }
-            .merging(extraEnvironment) { $1 }
-        let sink = try FileHandle(forWritingTo: output)
-        sink.seekToEndOfFile()
-        process.standardError = sink
-        process.standardOutput = sink
-        try process.run()
+                + (zone.map { ["--time-zone", $0] } ?? []) + arguments,
+            environment: ProcessInfo.processInfo.environment.filter { $0.key != "TZ" }
+                .merging(extraEnvironment) { $1 },
+            output: output.path)
         try waitUntilServing()
     }
 
@@ -313,4 +307,73 @@ enum SharedDaemon {
         }
         return Mutex([])
     }()
+}
+
+/// The daemon under test, spawned and reaped here rather than by Foundation's `Process`. A start
+/// again in place (SIGHUP) closes every descriptor the daemon inherited; Foundation takes the close
+/// of its watch on a child for the child's exit and then waits for that exit on the one thread that
+/// reaps every child of the test process, so every other test's `reveille` would stall until this
+/// daemon stopped. The daemon's standard output and error append to `output`; its signal mask and
+/// dispositions are the defaults, whatever the spawning test thread blocks.
+final class DaemonProcess: @unchecked Sendable {
+    let processIdentifier: pid_t
+    private let state = Mutex<Int32?>(nil)
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String], output: String) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else { throw HarnessError("posix_spawn \(executable): \(String(cString: strerror(result)))") }
+        processIdentifier = pid
+    }
+
+    deinit {
+        if isRunning {
+            kill(processIdentifier, SIGKILL)
+            waitUntilExit()
+        }
+    }
+
+    var isRunning: Bool {
+        reap(blocking: false)
+        return state.withLock { $0 } == nil
+    }
+
+    /// The exit status, or the signal that ended it, as Foundation's `Process` gives them.
+    var terminationStatus: Int32 {
+        guard let status = state.withLock({ $0 }) else { return -1 }
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
+    }
+
+    func terminate() { kill(processIdentifier, SIGTERM) }
+
+    func waitUntilExit() { reap(blocking: true) }
+
+    private func reap(blocking: Bool) {
+        guard state.withLock({ $0 }) == nil else { return }
+        var status: Int32 = 0
+        var result: pid_t
+        repeat {
+            result = waitpid(processIdentifier, &status, blocking ? 0 : WNOHANG)
+        } while result < 0 && errno == EINTR
+        if result == processIdentifier { state.withLock { $0 = status } }
+    }
 }
