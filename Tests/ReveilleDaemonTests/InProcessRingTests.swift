@@ -134,6 +134,35 @@ import Testing
         #expect(clock.request(.alarmEdit(id: 1, spec: plain)).alarms?.first?.laterSnoozeMinutes == [])
     }
 
+    /// Killed mid-ring, the daemon rings again at once with its snooze count, and says so; a
+    /// snoozed session keeps its deadline across a kill too.
+    @Test func aKilledDaemonRingsAgainAtOnceWithItsSnoozeCount() throws {
+        let clock = try Clock(now: instant("2026-11-23 06:59:55"))
+        var spec = AlarmSpec()
+        spec.inSeconds = 5
+        spec.maxSnoozes = 3
+        #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        clock.passToWake()
+        #expect(clock.request(.snooze).ok)
+        clock.passToWake()
+        #expect(clock.session?.state == .ringing)
+
+        try clock.crash()
+        let session = try #require(clock.session)
+        #expect(session.state == .ringing && session.snoozeCount == 1)
+        #expect(StatusCommand.render(try #require(clock.request(.status).status)).contains("2 of 3 snoozes left"))
+        #expect(clock.log.text.contains("was ringing; ringing again"))
+        #expect(clock.audio.isPlaying)
+
+        #expect(clock.request(.snooze).ok)
+        let snoozed = try #require(clock.session?.snoozedUntil)
+        try clock.crash()
+        let after = try #require(clock.session)
+        #expect(after.state == .snoozed && after.snoozeCount == 2)
+        #expect(after.snoozedUntil == snoozed)
+        #expect(!clock.audio.isPlaying)
+    }
+
     @Test func aThreeHourJumpRingsOnlyWhatIsWithinGrace() throws {
         // Saturday 05:00 in Berlin; alarms at 05:30, 06:00 and 07:50; the clock jumps to 08:00.
         let clock = try Clock(now: instant("2026-11-21 05:00:00"))

@@ -14,7 +14,7 @@ import Testing
     typealias Clock = InProcessRingTests.Clock
 
     /// Monday 2026-11-23, 23:00 in Berlin.
-    static let night = CommitmentEndToEndTests.night
+    static let night = RingTests.night
 
     func spec(_ time: String, label: String? = nil, commit: Int? = nil) throws -> AlarmSpec {
         var spec = AlarmSpec()

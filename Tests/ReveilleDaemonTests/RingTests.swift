@@ -1,3 +1,4 @@
+import CTestSupport
 import Foundation
 import ReveilleProtocol
 import Testing
@@ -7,6 +8,9 @@ import Testing
 /// terminal, kill -9, inotify on the zone link, hooks). Clock jumps, DST nights and the rest of
 /// what the machine decides run in-process on virtual time (InProcessRingTests).
 @Suite struct RingTests {
+    /// Monday 2026-11-23, 23:00 in Berlin.
+    static let night = 1_795_471_200
+
     /// `reveille status --watch` beside it prints each transition as it happens, in order.
     @Test func aOneShotFiresSnoozesToTheLimitAndMathDismissesItAsAWatcherSees() throws {
         let daemon = try DaemonHarness()
@@ -113,8 +117,50 @@ import Testing
 
     /// `reveille dismiss` asks on a terminal until the right answer, a word or a wrong number
     /// getting a new try, and end of input leaves the alarm ringing; its answers may come on a pipe.
-    @Test func theInteractiveDismissReadsAnswersFromATerminalOrAPipe() throws {
-        let daemon = try DaemonHarness()
+    ///
+    /// First, the night before a committed alarm: a refused change asks the alarm's problem itself on
+    /// a terminal, then is made (`reveille pause` with a pseudo-terminal as its standard input).
+    @Test func theInteractiveDismissAndChallengeReadAnswersFromATerminalOrAPipe() throws {
+        let daemon = try DaemonHarness(now: Self.night)
+        do {
+            #expect(try daemon.cli("alarm", "add", "6:45", "--days", "daily", "--commit", "8h").status == 0)
+            var name = [CChar](repeating: 0, count: 128)
+            let master = RVT_open_pty(&name, name.count)
+            #expect(master >= 0)
+            let terminal = open(String(cString: name), O_RDWR | O_NOCTTY)
+            #expect(terminal >= 0)
+            defer { close(master) }
+            let process = Process()
+            process.executableURL = Binaries.cli
+            process.arguments = ["pause"]
+            process.environment = ["REVEILLE_ROOT": daemon.root.path, "PATH": "/usr/bin:/bin"]
+            process.standardInput = FileHandle(fileDescriptor: terminal, closeOnDealloc: true)
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            // The problem the CLI shows is the alarm's, the same until answered.
+            var problem: String?
+            #expect(
+                daemon.waitFor(5) {
+                    problem = try? daemon.request(.unlock(alarmID: 1, answer: nil)).unlock?.problem
+                    return problem != nil && daemon.logText().contains("pause refused")
+                })
+            // The terminal keeps the line until the CLI reads it: no need to wait for its prompt.
+            let answer = Array("\(solve(try #require(problem)))\n".utf8)
+            #expect(write(master, answer, answer.count) == answer.count)
+            process.waitUntilExit()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 0, "\(printed) \(complaint)")
+            #expect(complaint.contains("is committed since 22:45"))
+            #expect(printed.contains("To unlock alarm #1, solve:"))
+            #expect(printed.contains("alarms are off until 'reveille resume'"), "\(printed)")
+            #expect(try daemon.request(.status).status?.master == .off)
+        }
+        #expect(try daemon.cli("resume").status == 0)
+
         _ = try daemon.cli("alarm", "add", "--in", "1s")
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let first = try #require(try daemon.request(.problem).problem)
@@ -146,37 +192,16 @@ import Testing
         #expect(process.terminationStatus == 0)
         #expect(
             text == """
-                Alarm #1 is ringing. Solve to stop it:
+                Alarm #2 is ringing. Solve to stop it:
                   \(problem) = That is not a whole number; try again.
-                  \(problem) = dismissed alarm #1. Good morning.
+                  \(problem) = dismissed alarm #2. Good morning.
 
                 """)
     }
 
-    @Test func aKilledDaemonRingsAgainAtOnceWithItsSnoozeCount() throws {
-        let daemon = try DaemonHarness()
-        _ = try daemon.cli("alarm", "add", "--in", "1s", "--max-snoozes", "3")
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-        _ = try daemon.cli("snooze")
-        try daemon.setNow(Int(Date().timeIntervalSince1970) + 9 * 60 + 1)
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-
-        daemon.crash()
-        try daemon.start()
-        let session = try #require(try daemon.session())
-        #expect(session.state == .ringing)
-        #expect(session.snoozeCount == 1)
-        #expect(try daemon.cli("status").stdout.contains("2 of 3 snoozes left"))
-        #expect(daemon.logText().contains("was ringing; ringing again"))
-
-        // A snoozed session keeps its deadline across a crash too.
-        let snoozed = try daemon.cli("snooze").stdout
-        daemon.crash()
-        try daemon.start()
-        let after = try #require(try daemon.session())
-        #expect(after.state == .snoozed && after.snoozeCount == 2)
-        #expect(snoozed.contains("until \(after.snoozedUntil ?? "?")"))
-    }
+    // A daemon killed mid-ring rings again at once with its snooze count, and a snoozed session
+    // keeps its deadline: InProcessRingTests.aKilledDaemonRingsAgainAtOnceWithItsSnoozeCount (the
+    // state's durability across a real kill -9: StateSurvivalTests, and power cuts on the VM bench).
 
     @Test func aChangeOfTheSystemTimeZoneIsFollowed() throws {
         // On the system clock, so that nothing polls: the daemon must hear of the change (inotify).

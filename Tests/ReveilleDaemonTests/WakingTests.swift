@@ -134,54 +134,6 @@ import Testing
 
 }
 
-/// Commitment through the real daemon and CLI: the night before a committed alarm, what weakens
-/// it is refused until its challenge is passed; what strengthens it is free.
-@Suite(.serialized) struct CommitmentEndToEndTests {
-    /// Monday 2026-11-23, 23:00 in Berlin.
-    static let night = 1_795_471_200
-
-    /// In a terminal, a refused change asks the alarm's problem itself, then is made: `reveille
-    /// pause` run with a pseudo-terminal as its standard input.
-    @Test func inATerminalTheCLIAsksTheChallengeThenMakesTheChange() throws {
-        let daemon = try DaemonHarness(now: Self.night)
-        #expect(try daemon.cli("alarm", "add", "6:45", "--days", "daily", "--commit", "8h").status == 0)
-        var name = [CChar](repeating: 0, count: 128)
-        let master = RVT_open_pty(&name, name.count)
-        #expect(master >= 0)
-        let terminal = open(String(cString: name), O_RDWR | O_NOCTTY)
-        #expect(terminal >= 0)
-        defer { close(master) }
-        let process = Process()
-        process.executableURL = Binaries.cli
-        process.arguments = ["pause"]
-        process.environment = ["REVEILLE_ROOT": daemon.root.path, "PATH": "/usr/bin:/bin"]
-        process.standardInput = FileHandle(fileDescriptor: terminal, closeOnDealloc: true)
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // The problem the CLI shows is the alarm's, the same until answered.
-        var problem: String?
-        #expect(
-            daemon.waitFor(5) {
-                problem = try? daemon.request(.unlock(alarmID: 1, answer: nil)).unlock?.problem
-                return problem != nil && daemon.logText().contains("pause refused")
-            })
-        // The terminal keeps the line until the CLI reads it: no need to wait for its prompt.
-        let answer = Array("\(solve(try #require(problem)))\n".utf8)
-        #expect(write(master, answer, answer.count) == answer.count)
-        process.waitUntilExit()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(printed) \(complaint)")
-        #expect(complaint.contains("is committed since 22:45"))
-        #expect(printed.contains("To unlock alarm #1, solve:"))
-        #expect(printed.contains("alarms are off until 'reveille resume'"), "\(printed)")
-        #expect(try daemon.request(.status).status?.master == .off)
-    }
-}
-
 /// A sound device that stops taking frames while an alarm rings: ALSA's file plugin writing into
 /// a FIFO whose reader stops reading (the write blocks for good, as a wedged USB card does).
 @Suite(.serialized) struct StalledDeviceTests {
