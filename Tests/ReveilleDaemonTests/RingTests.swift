@@ -11,7 +11,8 @@ import Testing
     /// Monday 2026-11-23, 23:00 in Berlin.
     static let night = 1_795_471_200
 
-    /// `reveille status --watch` beside it prints each transition as it happens, in order.
+    /// `reveille status --watch` beside it prints each transition as it happens, in order, and
+    /// the hooks run for each event without holding the ring.
     @Test func aOneShotFiresSnoozesToTheLimitAndMathDismissesItAsAWatcherSees() throws {
         let daemon = try DaemonHarness()
         let output = daemon.root.appendingPathComponent("watch.out")
@@ -29,6 +30,21 @@ import Testing
         }
         func watched() -> String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
         #expect(daemon.waitFor(5) { watched().contains("next ring: none") })
+        // Hooks run for each event, and a slow one holds nothing.
+        let hooks = daemon.root.appendingPathComponent("etc/reveille/hooks.d")
+        try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
+        let hookLog = daemon.root.appendingPathComponent("events.txt")
+        let record = hooks.appendingPathComponent("10-record")
+        try
+            "#!/bin/sh\necho \"$REVEILLE_EVENT $REVEILLE_ALARM_ID $REVEILLE_ALARM_LABEL\" >> \(hookLog.path)\necho recorded\n"
+            .write(to: record, atomically: true, encoding: .utf8)
+        let slow = hooks.appendingPathComponent("20-slow")
+        try "#!/bin/sh\nsleep 600\n".write(to: slow, atomically: true, encoding: .utf8)
+        chmod(record.path, 0o755)
+        chmod(slow.path, 0o755)
+        func hooked() -> [String] {
+            ((try? String(contentsOf: hookLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
 
         #expect(try daemon.cli("alarm", "add", "--in", "2s", "--label", "nap", "--max-snoozes", "1").status == 0)
         #expect(daemon.waitFor(5) { watched().contains(" RINGING: alarm #1 nap") })
@@ -91,6 +107,11 @@ import Testing
         #expect(
             stats.hasPrefix("last 30 days: 1 rang, 1 dismissed, 0 stopped unanswered, 0 missed\naverage snoozes: 1.0\n")
         )
+
+        // What the hooks heard, each event once, in order; the slow hook held none of it.
+        #expect(daemon.waitFor(5) { hooked().last == "dismiss 1 nap" }, "\(hooked())")
+        #expect(Array(hooked().prefix(2)) == ["fire 1 nap", "snooze 1 nap"], "\(hooked())")
+        #expect(daemon.logText().contains("10-record (fire) exited 0: recorded"))
 
         // What the watcher saw: stamped on the daemon's clock, in its zone (Berlin here, whatever
         // this machine's), each transition once, in order.
@@ -217,31 +238,6 @@ import Testing
         #expect(after.time == "11:00")
         let shift = ((try #require(before.nextRing?.instant) - after.instant) % 86_400 + 86_400) % 86_400
         #expect(shift == 8 * 3600)
-    }
-
-    @Test func hooksRunForEachEventWithoutHoldingTheRing() throws {
-        let daemon = try DaemonHarness()
-        let hooks = daemon.root.appendingPathComponent("etc/reveille/hooks.d")
-        try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
-        let events = daemon.root.appendingPathComponent("events.txt")
-        let record = hooks.appendingPathComponent("10-record")
-        try
-            "#!/bin/sh\necho \"$REVEILLE_EVENT $REVEILLE_ALARM_ID $REVEILLE_ALARM_LABEL\" >> \(events.path)\necho recorded\n"
-            .write(to: record, atomically: true, encoding: .utf8)
-        let slow = hooks.appendingPathComponent("20-slow")
-        try "#!/bin/sh\nsleep 600\n".write(to: slow, atomically: true, encoding: .utf8)
-        chmod(record.path, 0o755)
-        chmod(slow.path, 0o755)
-
-        _ = try daemon.cli("alarm", "add", "--in", "1s", "--label", "gym")
-        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
-        _ = try daemon.cli("snooze")
-        #expect(try daemon.dismissByMath().status == 0)
-        #expect(
-            try daemon.waitFor {
-                (try? String(contentsOf: events, encoding: .utf8)) == "fire 1 gym\nsnooze 1 gym\ndismiss 1 gym\n"
-            })
-        #expect(daemon.logText().contains("10-record (fire) exited 0: recorded"))
     }
 }
 
