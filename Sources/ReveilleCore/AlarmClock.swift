@@ -130,7 +130,7 @@ public struct AlarmClock: Sendable {
     private var publishedNextRing: Int??
     private var handled: Set<Occurrence>
     private var nextSessionID: Int
-    private var lastTick: (wall: Double, monotonic: Double)?
+    private var lastTick: Instant?
     private var warnedClockBehind = false
     /// While the clock reads before `evaluatedThrough` and is not known to be right: that instant.
     /// Nothing rings meanwhile (`status` says so); see `catchUp`.
@@ -207,7 +207,8 @@ public struct AlarmClock: Sendable {
     /// deadline and count; then whatever came due while the daemon was down.
     /// `clockSynchronized`: as for `tick`; a start after a long gap with no network time yet takes
     /// the gap for a jump ahead that nothing has confirmed (see `tick`).
-    public mutating func start(now: Double, monotonic: Double, clockSynchronized: Bool = false) -> [ClockAction] {
+    public mutating func start(at instant: Instant, clockSynchronized: Bool = false) -> [ClockAction] {
+        let (now, monotonic) = (instant.wall, instant.monotonic)
         var actions: [ClockAction] = []
         if let session {
             if session.state == .ringing {
@@ -253,16 +254,17 @@ public struct AlarmClock: Sendable {
                     "started \(DurationText.format(seconds: Int(now.rounded(.down)) - through)) after the last instant handled, with no network time yet: what comes due is judged again if the clock turns out to be ahead"
                 ))
         }
-        return actions + tick(now: now, monotonic: monotonic, clockWasSet: false, clockSynchronized: clockSynchronized)
+        return actions + tick(at: instant, clockWasSet: false, clockSynchronized: clockSynchronized)
     }
 
     /// Time to look: at the instant asked for, when the system clock was set, or as a safety net.
     /// Ends snoozes, stops a ring that lasted too long, rings what came due and records what was missed.
     /// `clockSynchronized`: the kernel says network time keeps the clock right (adjtimex), which
     /// ends a wait for a clock that reads before the last handled instant.
-    public mutating func tick(
-        now: Double, monotonic: Double, clockWasSet: Bool, clockSynchronized: Bool = false
-    ) -> [ClockAction] {
+    public mutating func tick(at instant: Instant, clockWasSet: Bool, clockSynchronized: Bool = false)
+        -> [ClockAction]
+    {
+        let (now, monotonic) = (instant.wall, instant.monotonic)
         var actions: [ClockAction] = []
         var steppedBack = false
         if let last = lastTick {
@@ -277,9 +279,9 @@ public struct AlarmClock: Sendable {
             // Set back while running: someone (time sync, an admin) corrected a clock that was ahead.
             steppedBack = drift < -2
         }
-        lastTick = (now, monotonic)
+        lastTick = instant
         self.clockSynchronized = clockSynchronized
-        let seconds = Int(now.rounded(.down))
+        let seconds = instant.second
         actions += advanceSession(now: seconds)
         actions += advanceWakeCheck(now: seconds)
         actions += expireUnlocks(now: seconds)
@@ -411,16 +413,16 @@ public struct AlarmClock: Sendable {
     /// How far behind quiet time the written evaluation point may fall.
     static let followSeconds = 3600
 
-    /// The store's alarms, rules, overrides or master switch changed, as of `now` (the instant the
-    /// request was read). What was due by the old schedule rings first, by a look at `now` with the
-    /// schedule the machine still holds; from `now` on the new one holds (an alarm added for a
+    /// The store's alarms, rules, overrides or master switch changed, as of `instant` (when the
+    /// request was read). What was due by the old schedule rings first, by a look at `instant` with
+    /// the schedule the machine still holds; from then on the new one holds (an alarm added for a
     /// time already past today is not taken for a missed one). Nobody has to remember to look first.
     public mutating func scheduleChanged(
-        _ schedule: ScheduleState, now: Double, monotonic: Double, clockSynchronized: Bool = false
+        _ schedule: ScheduleState, at instant: Instant, clockSynchronized: Bool = false
     ) -> [ClockAction] {
-        let due = tick(now: now, monotonic: monotonic, clockWasSet: false, clockSynchronized: clockSynchronized)
+        let due = tick(at: instant, clockWasSet: false, clockSynchronized: clockSynchronized)
             .filter { if case .wake = $0 { false } else { true } }
-        return due + take(schedule, now: Int(now.rounded(.down)))
+        return due + take(schedule, now: instant.second)
     }
 
     private mutating func take(_ schedule: ScheduleState, now: Int) -> [ClockAction] {

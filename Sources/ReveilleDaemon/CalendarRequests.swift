@@ -96,7 +96,7 @@ final class CalendarRequests: RequestHandler {
 
     /// The file of a parked `calendar add` was read: add it (or say why not) and answer.
     func calendarChecked(connection: Int, _ addition: CalendarAddition) {
-        let asOf = controller.clock.now().timeIntervalSince1970
+        let asOf = controller.clock.instant()
         let operation = Command.calendarAdd(name: addition.name, source: addition.source)
         let response: Response
         do {

@@ -28,6 +28,9 @@ extension Clocks {
 
     public func elapsed() -> Double { bootTime() }
 
+    /// Both readings, taken together: what an event reaches the machine with.
+    public func instant() -> Instant { Instant(wall: now().timeIntervalSince1970, monotonic: elapsed()) }
+
     /// The system-clock instant at which this clock reads `wall` (seconds since the epoch).
     func systemInstant(forWall wall: Double) -> Double {
         wall - (now().timeIntervalSince1970 - Date().timeIntervalSince1970)

@@ -178,7 +178,7 @@ public final class Controller {
     public func start() {
         carryOut(
             machine.start(
-                now: clock.now().timeIntervalSince1970, monotonic: clock.elapsed(),
+                at: clock.instant(),
                 clockSynchronized: clock.isSynchronized))
     }
 
@@ -186,7 +186,7 @@ public final class Controller {
     func tick(clockWasSet: Bool = false) {
         carryOut(
             machine.tick(
-                now: clock.now().timeIntervalSince1970, monotonic: clock.elapsed(), clockWasSet: clockWasSet,
+                at: clock.instant(), clockWasSet: clockWasSet,
                 clockSynchronized: clock.isSynchronized))
         if let held = calendarsHeld {
             calendarsHeld = nil
@@ -257,11 +257,11 @@ public final class Controller {
 
     /// The schedule in the store changed, as of `asOf`: the machine rings what was due by the old
     /// one first (`AlarmClock.scheduleChanged`), then takes the new.
-    func scheduleChanged(asOf: Double, after what: String) {
+    func scheduleChanged(asOf: Instant, after what: String) {
         do {
             carryOut(
                 machine.scheduleChanged(
-                    try currentState(), now: asOf, monotonic: clock.elapsed(),
+                    try currentState(), at: asOf,
                     clockSynchronized: clock.isSynchronized))
         } catch {
             logger.error("could not read the schedule after \(what): \(error)")
@@ -303,7 +303,7 @@ public final class Controller {
             return
         }
         let (changed, again) = calendars.install(entries, zone: zone)
-        if changed { scheduleChanged(asOf: clock.now().timeIntervalSince1970, after: "the calendars changed") }
+        if changed { scheduleChanged(asOf: clock.instant(), after: "the calendars changed") }
         effects.outlets.watchCalendarFolders(calendarFolders)
         if again { reloadCalendars() }
     }
@@ -357,7 +357,7 @@ public final class Controller {
     /// restart keeps it, and logged. A request's schedule change reaches the machine through
     /// `Requests`; a key's (`after`, who asked) reaches it here.
     func chimeAgain(_ chime: Chime, after key: String?) throws -> Chime {
-        let asOf = clock.now().timeIntervalSince1970
+        let asOf = clock.instant()
         let copy = chime.again(now: nowSeconds(), zone: zone)
         try store.insert(again: copy)
         againChimes.removeAll { $0.instant < copy.instant - Chime.againKeptSeconds }  // as the store drops them

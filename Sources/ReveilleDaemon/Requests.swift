@@ -116,7 +116,7 @@ final class Requests {
         }
         // The instant the change is made at: `--in 1s` computed in one second must not find the
         // machine already past its ring because the request ended in the next.
-        let asOf = controller.clock.now().timeIntervalSince1970
+        let asOf = controller.clock.instant()
         let handled = Requests.answering(command, logger: logger) {
             var asked = Asked(command: command, role: role, peer: peer, connection: connection, relayed: relayed)
             switch command {

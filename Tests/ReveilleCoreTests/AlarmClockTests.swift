@@ -59,7 +59,7 @@ import Testing
     /// after a wrong answer, how to stop it when no snooze is left, "tap your tag" for NFC.
     @Test func theVoiceSaysWhatTheMachineDecides() throws {
         var math = machine([daily(1, "06:00")], at: Self.six, through: Self.six - 60)
-        _ = math.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        _ = math.tick(at: Instant(wall: Double(Self.six), monotonic: 0), clockWasSet: false)
         let asked = math.problemByKey(now: Self.six + 5)
         let problem = try #require(try asked.result.get().problem)
         #expect(asked.actions.contains(ClockAction.say(Spoken.problem(problem))))
@@ -69,16 +69,16 @@ import Testing
         var limited = daily(2, "06:00")
         limited.maxSnoozes = 1
         var none = machine([limited], at: Self.six, through: Self.six - 60)
-        _ = none.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        _ = none.tick(at: Instant(wall: Double(Self.six), monotonic: 0), clockWasSet: false)
         let snoozed = none.snoozeByKey(now: Self.six + 5)
         #expect(!snoozed.actions.contains { if case .say = $0 { true } else { false } })
         let back = try #require(none.session?.snoozedUntil)
-        _ = none.tick(now: Double(back), monotonic: Double(back - Self.six), clockWasSet: false)
+        _ = none.tick(at: Instant(wall: Double(back), monotonic: Double(back - Self.six)), clockWasSet: false)
         #expect(none.session?.state == .ringing)
         let refused = none.snoozeByKey(now: back + 5)
         #expect(refused.actions.contains(.say(Spoken.noSnoozesLeft(challenge: .math))))
         var tag = machine([nfcAlarm(3, "06:00")], at: Self.six, through: Self.six - 60)
-        _ = tag.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        _ = tag.tick(at: Instant(wall: Double(Self.six), monotonic: 0), clockWasSet: false)
         #expect(tag.problemByKey(now: Self.six + 5).actions == [.say(Spoken.tapYourTag)])
     }
 
@@ -89,7 +89,7 @@ import Testing
             clock.appTimeRunningOut(app: "game", user: "kid", secondsLeft: 300) == [
                 .warningTone, .appWarningHook(app: "game", user: "kid", secondsLeft: 300),
             ])
-        _ = clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six), monotonic: 0), clockWasSet: false)
         #expect(clock.session?.state == .ringing)
         #expect(
             clock.appTimeRunningOut(app: "game", user: "kid", secondsLeft: 60) == [
@@ -116,15 +116,17 @@ import Testing
         // unconfirmed, and the purge waiting for it (ClockTrustTests).
         var unconfirmed = clock
         #expect(
-            !unconfirmed.start(now: Double(utc("2026-11-23T23:05:00Z")), monotonic: 0).contains(
+            !unconfirmed.start(at: Instant(wall: Double(utc("2026-11-23T23:05:00Z")), monotonic: 0)).contains(
                 .purge(before: try CivilDate.parse("2026-11-24"))))
-        let actions = clock.start(now: Double(utc("2026-11-23T23:05:00Z")), monotonic: 0, clockSynchronized: true)
+        let actions = clock.start(
+            at: Instant(wall: Double(utc("2026-11-23T23:05:00Z")), monotonic: 0), clockSynchronized: true)
         #expect(plays(actions) == 0 && persisted(actions).isEmpty, "silenced: neither rung nor missed")
         #expect(actions.contains(.purge(before: try CivilDate.parse("2026-11-24"))))
         #expect(clock.schedule.overrides.isEmpty)
         #expect(clock.schedule.alarms.first?.enabled == false)
         // Nothing more to purge at the next look.
-        let later = clock.tick(now: Double(utc("2026-11-23T23:30:00Z")), monotonic: 1500, clockWasSet: false)
+        let later = clock.tick(
+            at: Instant(wall: Double(utc("2026-11-23T23:30:00Z")), monotonic: 1500), clockWasSet: false)
         #expect(!later.contains { if case .purge = $0 { true } else { false } })
     }
 
@@ -139,7 +141,7 @@ import Testing
         var now = Self.six
         // Two days, woken whenever the machine asks.
         while now < Self.six + 2 * 86_400 {
-            let actions = clock.tick(now: Double(now), monotonic: manual.monotonic, clockWasSet: false)
+            let actions = clock.tick(at: Instant(wall: Double(now), monotonic: manual.monotonic), clockWasSet: false)
             for case .persist(_, let through?) in actions { written.append(through) }
             #expect(clock.session == nil)
             let next = wakes(actions).last ?? now + 3600
@@ -158,7 +160,7 @@ import Testing
 
     @Test func idleItAsksToWakeAtTheNextRingAndNoEarlier() {
         var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six - 60)
-        let actions = clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(Self.six), monotonic: 0), clockWasSet: false)
         #expect(wakes(actions) == [Self.six + 30 * 60])
         #expect(plays(actions) == 0)
         #expect(actions.contains(.publish(.nextRing(Self.six + 30 * 60))))
@@ -166,12 +168,16 @@ import Testing
 
     @Test func withNothingAheadItWakesAfterTheLongestSleep() {
         var clock = machine([], at: Self.six, through: Self.six)
-        #expect(wakes(clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)) == [Self.six + 3600])
+        #expect(
+            wakes(clock.tick(at: Instant(wall: Double(Self.six), monotonic: 0), clockWasSet: false)) == [
+                Self.six + 3600
+            ])
     }
 
     @Test func aDueAlarmPlaysFirstThenIsStoredNumberedAndPolled() {
         var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
-        let actions = clock.tick(now: Double(Self.six + 30 * 60) + 0.004, monotonic: 0, clockWasSet: false)
+        let actions = clock.tick(
+            at: Instant(wall: Double(Self.six + 30 * 60) + 0.004, monotonic: 0), clockWasSet: false)
         guard case .play(let settings) = actions.first else {
             Issue.record("the sound must come first: \(actions)")
             return
@@ -187,23 +193,23 @@ import Testing
 
     @Test func aSecondAlarmDueDuringASnoozeWakesThatSessionOnce() {
         var clock = machine([daily(1, "06:30"), daily(2, "06:35")], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         let snooze = clock.snooze(now: Self.six + 1800 + 10)
         #expect(snooze.actions.contains(.stopSound))
         #expect(polls(snooze.actions) == [], "the reader keeps polling through a snooze")
-        let actions = clock.tick(now: Double(Self.six + 2100), monotonic: 300, clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(Self.six + 2100), monotonic: 300), clockWasSet: false)
         #expect(plays(actions) == 1)
         #expect(clock.session?.settings.alarmID == 1 && clock.session?.state == .ringing)
         #expect(clock.session?.snoozeCount == 1)
         #expect(actions.contains(.log(.notice, "alarm #2 is due while #1 is snoozed; it rings as that session")))
         // The joining occurrence is never rung again.
-        #expect(plays(clock.tick(now: Double(Self.six + 2101), monotonic: 301, clockWasSet: false)) == 0)
+        #expect(plays(clock.tick(at: Instant(wall: Double(Self.six + 2101), monotonic: 301), clockWasSet: false)) == 0)
     }
 
     @Test func aSecondAlarmJoinsARingingOneWithoutASecondSound() {
         var clock = machine([daily(1, "06:30"), daily(2, "06:31")], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
-        let actions = clock.tick(now: Double(Self.six + 1860), monotonic: 60, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(Self.six + 1860), monotonic: 60), clockWasSet: false)
         #expect(plays(actions) == 0)
         #expect(clock.session?.settings.alarmID == 1)
     }
@@ -211,7 +217,7 @@ import Testing
     @Test func aOneShotIsTurnedOffWhenItRings() {
         let once = Alarm(id: 5, time: time("06:30"), repeats: .once(date("2026-11-23")))
         var clock = machine([once], at: Self.six, through: Self.six)
-        let actions = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         #expect(actions.contains(.disableAlarm(id: 5)))
         #expect(clock.schedule.alarms.first?.enabled == false)
     }
@@ -222,7 +228,7 @@ import Testing
         // Down from 05:00 to 06:40: 05:30 and 06:00 are over 15 min old, 06:30 is 10 min old.
         let alarms = [daily(1, "05:30"), daily(2, "06:00"), daily(3, "06:30")]
         var clock = machine(alarms, at: Self.six, through: Self.six - 3600)
-        let actions = clock.tick(now: Double(Self.six + 2400), monotonic: 0, clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(Self.six + 2400), monotonic: 0), clockWasSet: false)
         #expect(plays(actions) == 1)
         #expect(clock.session?.settings.alarmID == 3)
         let stored = persisted(actions)
@@ -235,7 +241,7 @@ import Testing
 
     @Test func aClockBehindTheLastHandledInstantRingsNothingAndWarnsOnce() {
         var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six + 7200)
-        let first = clock.tick(now: Double(Self.six - 86_400), monotonic: 0, clockWasSet: false)
+        let first = clock.tick(at: Instant(wall: Double(Self.six - 86_400), monotonic: 0), clockWasSet: false)
         #expect(plays(first) == 0)
         #expect(
             first.contains(
@@ -246,7 +252,7 @@ import Testing
         #expect(clock.waitingForClock == Self.six + 7200)
         // It looks again every minute while it waits (to see network time arrive).
         #expect(wakes(first).last == Self.six - 86_400 + 60)
-        let second = clock.tick(now: Double(Self.six - 86_000), monotonic: 400, clockWasSet: false)
+        let second = clock.tick(at: Instant(wall: Double(Self.six - 86_000), monotonic: 400), clockWasSet: false)
         #expect(!second.contains { if case .log(.warning, _) = $0 { true } else { false } })
     }
 
@@ -255,14 +261,15 @@ import Testing
         // Running at 06:00 with a daily 06:30 and 07:00; at 06:10 the clock jumps a year ahead.
         var clock = machine([daily(1, "06:30"), daily(2, "07:00")], at: Self.six, through: Self.six)
         var wall = ManualClock(wall: Double(Self.six))
-        _ = clock.tick(now: wall.wall, monotonic: wall.monotonic, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: wall.wall, monotonic: wall.monotonic), clockWasSet: false)
         wall.advance(600)
-        let ahead = clock.tick(now: wall.wall + Double(year), monotonic: wall.monotonic, clockWasSet: true)
+        let ahead = clock.tick(
+            at: Instant(wall: wall.wall + Double(year), monotonic: wall.monotonic), clockWasSet: true)
         // A year ahead, the last week's occurrences look missed (they are, by that clock).
         #expect(persisted(ahead).allSatisfy { $0.state == .missed })
         // At 06:40 time sync steps it back while the daemon watches: trusted, caught up at once.
         wall.advance(1800)
-        let back = clock.tick(now: wall.wall, monotonic: wall.monotonic, clockWasSet: true)
+        let back = clock.tick(at: Instant(wall: wall.wall, monotonic: wall.monotonic), clockWasSet: true)
         #expect(clock.waitingForClock == nil)
         #expect(
             back.contains {
@@ -279,15 +286,15 @@ import Testing
         // Handled through 06:00 a year from now (the clock had been a year ahead); now it reads 06:00.
         let year = 365 * 86_400
         var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six + year)
-        let waiting = clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        let waiting = clock.tick(at: Instant(wall: Double(Self.six), monotonic: 0), clockWasSet: false)
         #expect(plays(waiting) == 0)
         #expect(clock.waitingForClock == Self.six + year)
         // Not synchronized yet: still waiting a minute later.
-        _ = clock.tick(now: Double(Self.six + 60), monotonic: 60, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 60), monotonic: 60), clockWasSet: false)
         #expect(clock.waitingForClock != nil)
         // At 06:45 network time says the clock is right: 06:30 is within the grace and rings.
         let synced = clock.tick(
-            now: Double(Self.six + 2700), monotonic: 2700, clockWasSet: false, clockSynchronized: true)
+            at: Instant(wall: Double(Self.six + 2700), monotonic: 2700), clockWasSet: false, clockSynchronized: true)
         #expect(clock.waitingForClock == nil)
         #expect(plays(synced) == 1)
         // Occurrences of the past week with no record (the daemon restarted while the clock was
@@ -304,20 +311,20 @@ import Testing
 
     @Test func aJumpOfTheClockIsNoticedAgainstTheMonotonicClock() {
         var clock = machine([], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six), monotonic: 100, clockWasSet: false)
-        let actions = clock.tick(now: Double(Self.six + 3 * 3600), monotonic: 101, clockWasSet: true)
+        _ = clock.tick(at: Instant(wall: Double(Self.six), monotonic: 100), clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(Self.six + 3 * 3600), monotonic: 101), clockWasSet: true)
         #expect(actions.contains(.log(.notice, "the clock jumped by +2h 59m; checking what came due")))
     }
 
     @Test func anAlarmAddedForATimeAlreadyPastIsNotTakenForAMissedOne() {
         var clock = machine([], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six + 600), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 600), monotonic: 0), clockWasSet: false)
         let changed = clock.scheduleChanged(
-            ScheduleState(alarms: [daily(1, "06:05")]), now: Double(Self.six + 600), monotonic: 0)
+            ScheduleState(alarms: [daily(1, "06:05")]), at: Instant(wall: Double(Self.six + 600), monotonic: 0))
         #expect(changed.contains(.publish(.nextRing(Self.six + 86_400 + 300))))
         #expect(changed.first == .publish(.schedule))  // watchers re-read the schedule
         #expect(wakes(changed) == [Self.six + 600 + 3600])  // the longest sleep comes first
-        let later = clock.tick(now: Double(Self.six + 700), monotonic: 100, clockWasSet: false)
+        let later = clock.tick(at: Instant(wall: Double(Self.six + 700), monotonic: 100), clockWasSet: false)
         #expect(plays(later) == 0 && persisted(later).isEmpty)
     }
 
@@ -326,11 +333,11 @@ import Testing
     @Test func snoozesAreCountedAndTheLimitSaysHowToDismiss() {
         let alarm = Alarm(id: 1, time: time("06:30"), repeats: .weekly(.daily), maxSnoozes: 1, snoozeMinutes: 5)
         var clock = machine([alarm], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         let first = clock.snooze(now: Self.six + 1801)
         #expect((try? first.result.get())?.snoozedUntil == Self.six + 1801 + 300)
         #expect(wakes(first.actions) == [Self.six + 1801 + 300])
-        _ = clock.tick(now: Double(Self.six + 2101), monotonic: 300, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 2101), monotonic: 300), clockWasSet: false)
         #expect(clock.session?.state == .ringing)
         guard case .failure(let refusal) = clock.snooze(now: Self.six + 2102).result else {
             Issue.record("a second snooze must be refused")
@@ -341,7 +348,7 @@ import Testing
 
     @Test func mathDismissesAndStopsPollingWhileAWrongAnswerGivesANewProblem() {
         var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six, reader: .failing("wedged"))
-        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         #expect(clock.session?.challenge == .math && clock.session?.fellBackToMath == true)
         let asked = clock.requestProblem(now: Self.six + 1801)
         #expect(asked.actions.first == .attenuate(true))
@@ -374,7 +381,7 @@ import Testing
 
     @Test func aTagLyingOnTheReaderAtRingStartIsNoTapUntilLiftedAndTappedAgain() {
         var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         // The reader's first poll finds the registered tag already there.
         let lying = clock.tagPlaced(uid: "04A1B2C3", label: "bathroom", fresh: false, now: Self.six + 1800)
         #expect(clock.session?.state == .ringing)
@@ -390,11 +397,11 @@ import Testing
 
     @Test func aTagLeftOnTheReaderThroughASnoozeStillNeedsLifting() {
         var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         _ = clock.snooze(now: Self.six + 1801)
         // An unregistered card is put down during the snooze, and stays there.
         _ = clock.tagPlaced(uid: "0899AABB", label: nil, fresh: true, now: Self.six + 1900)
-        let again = clock.tick(now: Double(Self.six + 1801 + 540), monotonic: 540, clockWasSet: false)
+        let again = clock.tick(at: Instant(wall: Double(Self.six + 1801 + 540), monotonic: 540), clockWasSet: false)
         #expect(plays(again) == 1)
         #expect(again.contains(.log(.notice, "a tag is on the reader: lift it, then tap it (alarm #1 up)")))
         #expect(clock.session?.state == .ringing)
@@ -402,21 +409,23 @@ import Testing
 
     @Test func aTapDuringASnoozeDismissesIt() {
         var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         _ = clock.snooze(now: Self.six + 1801)
         let tap = clock.tagPlaced(uid: "04A1B2C3", label: "bathroom", fresh: true, now: Self.six + 1900)
         #expect(clock.session == nil)
         #expect(persisted(tap).first?.dismissedBy == .tag)
         #expect(polls(tap) == [false])
         // Nothing rings when the snooze would have ended.
-        #expect(plays(clock.tick(now: Double(Self.six + 1801 + 540), monotonic: 540, clockWasSet: false)) == 0)
+        #expect(
+            plays(clock.tick(at: Instant(wall: Double(Self.six + 1801 + 540), monotonic: 540), clockWasSet: false)) == 0
+        )
     }
 
     @Test func anUnregisteredOrRefusedTagLeavesItRinging() {
         let alarm = Alarm(
             id: 1, label: "up", time: time("06:30"), repeats: .weekly(.daily), challenge: .nfc, tags: ["kitchen"])
         var clock = machine([alarm], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         #expect(
             clock.tagPlaced(uid: "DEADBEEF", label: nil, fresh: true, now: Self.six + 1801) == [
                 .log(.notice, "tag DEADBEEF is not registered; alarm #1 up rings on")
@@ -430,7 +439,7 @@ import Testing
 
     @Test func aReaderLostMidRingLetsMathDismissAnNFCAlarm() {
         var clock = machine([nfcAlarm(1, "06:30")], at: Self.six, through: Self.six)
-        _ = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         let lost = clock.readerHealthChanged(.absent("unplugged"), now: Self.six + 1801)
         #expect(clock.session?.challenge == .any)
         #expect(persisted(lost).count == 1)
@@ -439,7 +448,7 @@ import Testing
 
     @Test func withoutAReaderConfiguredPollingIsNeverAskedFor() {
         var clock = machine([daily(1, "06:30")], at: Self.six, through: Self.six, reader: .notConfigured)
-        let actions = clock.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         #expect(polls(actions) == [])
     }
 
@@ -447,16 +456,16 @@ import Testing
 
     @Test func aSessionThatWasRingingRingsAgainAtStartAndASnoozedOneKeepsItsDeadline() {
         var ringing = machine([daily(1, "06:30")], at: Self.six, through: Self.six)
-        _ = ringing.tick(now: Double(Self.six + 1800), monotonic: 0, clockWasSet: false)
+        _ = ringing.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         var restarted = machine(
             [daily(1, "06:30")], at: Self.six, through: Self.six + 1800, session: ringing.session)
-        let start = restarted.start(now: Double(Self.six + 1830), monotonic: 0)
+        let start = restarted.start(at: Instant(wall: Double(Self.six + 1830), monotonic: 0))
         #expect(start.first == .play(ringing.session!.settings))
         #expect(polls(start) == [true])
 
         _ = ringing.snooze(now: Self.six + 1840)
         var again = machine([daily(1, "06:30")], at: Self.six, through: Self.six + 1840, session: ringing.session)
-        let resumed = again.start(now: Double(Self.six + 1850), monotonic: 0)
+        let resumed = again.start(at: Instant(wall: Double(Self.six + 1850), monotonic: 0))
         #expect(plays(resumed) == 0)
         #expect(wakes(resumed) == [Self.six + 1840 + 9 * 60])
         #expect(again.session?.snoozeCount == 1)

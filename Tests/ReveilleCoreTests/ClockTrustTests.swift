@@ -39,7 +39,7 @@ import Testing
             self.monotonic = monotonic
             record(
                 clock.tick(
-                    now: Double(wall), monotonic: Double(monotonic), clockWasSet: false,
+                    at: Instant(wall: Double(wall), monotonic: Double(monotonic)), clockWasSet: false,
                     clockSynchronized: synchronized))
         }
 
@@ -99,7 +99,8 @@ import Testing
         look.wall = Self.six + 600 + 86_400  // off at 06:00; on at 06:10, reading a day later
         look.record(
             look.clock.start(
-                now: Double(look.wall), monotonic: Double(look.monotonic), clockSynchronized: synchronizedAtStart))
+                at: Instant(wall: Double(look.wall), monotonic: Double(look.monotonic)),
+                clockSynchronized: synchronizedAtStart))
         #expect(look.rang.isEmpty, "06:45 is a day gone by on this clock: missed")
         look.synchronized = true
         look.step(to: Self.six + 610)
@@ -138,7 +139,7 @@ import Testing
         var missed: [String] = []
         look.synchronized = true
         let actions = look.clock.tick(
-            now: Double(Self.six + 3600), monotonic: Double(look.monotonic + 3600), clockWasSet: true,
+            at: Instant(wall: Double(Self.six + 3600), monotonic: Double(look.monotonic + 3600)), clockWasSet: true,
             clockSynchronized: true)
         for case .log(_, let text) in actions where text.contains("recorded as missed") { missed.append(text) }
         #expect(missed == ["alarm #1 tea was due at 06:02; recorded as missed (passed while the clock was wrong)"])

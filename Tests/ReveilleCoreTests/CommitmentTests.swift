@@ -159,7 +159,7 @@ import Testing
 
     @Test func theNextRingIsDismissedEarlyOnlyWithinItsHourAndWithItsChallenge() throws {
         var clock = machine()
-        _ = clock.tick(now: Double(Self.six - 7200), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six - 7200), monotonic: 0), clockWasSet: false)
         // Two hours before: too early.
         let (tooEarly, _) = clock.dismissNextEarly(now: Self.six - 7200)
         guard case .failure(.refused(let refusal)) = tooEarly else { Issue.record("\(tooEarly)"); return }
@@ -179,7 +179,7 @@ import Testing
         #expect(actions.contains(.runHook(.dismiss, record)))
         // It does not ring; the next ring is tomorrow's.
         #expect(clock.nextRing == .some(Self.six + 86_400))
-        let at = clock.tick(now: Double(Self.six), monotonic: 7200, clockWasSet: false)
+        let at = clock.tick(at: Instant(wall: Double(Self.six), monotonic: 7200), clockWasSet: false)
         #expect(!at.contains { if case .play = $0 { true } else { false } })
         #expect(clock.session == nil)
     }
@@ -261,9 +261,10 @@ import Testing
 
     @Test func aHolidayAddedInsideTheWindowLeavesTheCommittedRingStanding() throws {
         var clock = machine(commit: 7200)
-        _ = clock.tick(now: Double(Self.five), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.five), monotonic: 0), clockWasSet: false)
         #expect(clock.nextRing == .some(Self.ring))
-        let actions = clock.scheduleChanged(withHoliday(clock), now: Double(Self.five + 10), monotonic: 10)
+        let actions = clock.scheduleChanged(
+            withHoliday(clock), at: Instant(wall: Double(Self.five + 10), monotonic: 10))
         #expect(clock.nextRing == .some(Self.ring))
         #expect(clock.nextRingDecision?.note.hasPrefix("committed: rings despite the holiday (Snow day)") == true)
         #expect(
@@ -273,15 +274,16 @@ import Testing
                     "the calendars make 2026-11-24 a holiday (Snow day), but alarm #1 school is committed (--commit 2h 0m): its ring at 06:45 stands, and the holiday applies to it after that ring"
                 )))
         // A later change of the schedule keeps the hold; it rings.
-        _ = clock.scheduleChanged(withHoliday(clock), now: Double(Self.five + 20), monotonic: 20)
-        _ = clock.tick(now: Double(Self.ring), monotonic: Double(Self.ring - Self.five), clockWasSet: false)
+        _ = clock.scheduleChanged(withHoliday(clock), at: Instant(wall: Double(Self.five + 20), monotonic: 20))
+        _ = clock.tick(
+            at: Instant(wall: Double(Self.ring), monotonic: Double(Self.ring - Self.five)), clockWasSet: false)
         #expect(clock.session?.settings.alarmID == 1)
     }
 
     @Test func outsideTheWindowTheHolidaySilencesTheRing() {
         var clock = machine(commit: 3600)
-        _ = clock.tick(now: Double(Self.five), monotonic: 0, clockWasSet: false)
-        _ = clock.scheduleChanged(withHoliday(clock), now: Double(Self.five + 10), monotonic: 10)
+        _ = clock.tick(at: Instant(wall: Double(Self.five), monotonic: 0), clockWasSet: false)
+        _ = clock.scheduleChanged(withHoliday(clock), at: Instant(wall: Double(Self.five + 10), monotonic: 10))
         #expect(clock.nextRing != .some(Self.ring))
     }
 }

@@ -146,15 +146,15 @@ import Testing
     @Test func theMachineWakesForAChimePlaysItOnceAndRecordsIt() {
         let due = utc("2026-11-23T15:00:00Z")
         var clock = machine(ScheduleState(reminders: [checkIn()]), through: Self.six - 60)
-        let idle = clock.tick(now: Double(Self.six), monotonic: 0, clockWasSet: false)
+        let idle = clock.tick(at: Instant(wall: Double(Self.six), monotonic: 0), clockWasSet: false)
         #expect(wakes(idle) == [Self.six + 3600])  // the safety net comes first; then:
-        var actions = clock.tick(now: Double(due - 3600 * 1), monotonic: 1, clockWasSet: false)
+        var actions = clock.tick(at: Instant(wall: Double(due - 3600 * 1), monotonic: 1), clockWasSet: false)
         #expect(wakes(actions) == [due])
         #expect(chimes(actions).isEmpty)
-        actions = clock.tick(now: Double(due), monotonic: 2, clockWasSet: false)
+        actions = clock.tick(at: Instant(wall: Double(due), monotonic: 2), clockWasSet: false)
         #expect(chimes(actions).map(\.text) == ["check-in"])
         #expect(records(actions) == [.played])
-        actions = clock.tick(now: Double(due + 5), monotonic: 3, clockWasSet: false)
+        actions = clock.tick(at: Instant(wall: Double(due + 5), monotonic: 3), clockWasSet: false)
         #expect(chimes(actions).isEmpty)
     }
 
@@ -163,7 +163,7 @@ import Testing
     @Test func aChimeIsFollowedByItsTextSpokenUnlessTurnedOff() {
         let due = utc("2026-11-23T15:00:00Z")
         var clock = machine(ScheduleState(reminders: [checkIn()]), through: due - 60)
-        let actions = clock.tick(now: Double(due), monotonic: 0, clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(due), monotonic: 0), clockWasSet: false)
         let said = actions.compactMap { if case .say(let text) = $0 { text } else { nil } }
         #expect(said == ["Reminder: check-in."])
         let chimeAt = actions.firstIndex { if case .chime = $0 { true } else { false } }
@@ -174,7 +174,7 @@ import Testing
             stored: AlarmClock.Stored(
                 evaluatedThrough: due - 60, activeSession: nil, handled: [], lastSessionID: 0, handledChimes: [:]),
             limits: AlarmClock.Limits(speakReminders: false), random: ProblemRandom(seed: 1))
-        let silent = quiet.tick(now: Double(due), monotonic: 0, clockWasSet: false)
+        let silent = quiet.tick(at: Instant(wall: Double(due), monotonic: 0), clockWasSet: false)
         #expect(chimes(silent).count == 1 && !silent.contains { if case .say = $0 { true } else { false } })
         let dentist = Chime(
             key: "calendar:1:d:single:15", instant: due, text: "Dentist", sound: nil, unless: nil,
@@ -221,7 +221,7 @@ import Testing
         let due = utc("2026-11-23T15:00:00Z")
         let key = "reminder:1:0@\(due)"
         var clock = machine(ScheduleState(reminders: [checkIn()]), through: due + 10, handled: [key: due])
-        let actions = clock.tick(now: Double(due + 60), monotonic: 0, clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(due + 60), monotonic: 0), clockWasSet: false)
         #expect(chimes(actions).isEmpty)
         #expect(records(actions).isEmpty)
     }
@@ -229,11 +229,11 @@ import Testing
     @Test func aChimeFoundTooLateIsRecordedAsMissedAndOneWithinGracePlays() {
         let due = utc("2026-11-23T15:00:00Z")
         var late = machine(ScheduleState(reminders: [checkIn()]), through: due - 60)
-        let missed = late.tick(now: Double(due + 16 * 60), monotonic: 0, clockWasSet: false)
+        let missed = late.tick(at: Instant(wall: Double(due + 16 * 60), monotonic: 0), clockWasSet: false)
         #expect(chimes(missed).isEmpty)
         #expect(records(missed) == [.missed])
         var onTime = machine(ScheduleState(reminders: [checkIn()]), through: due - 60)
-        let played = onTime.tick(now: Double(due + 10 * 60), monotonic: 0, clockWasSet: false)
+        let played = onTime.tick(at: Instant(wall: Double(due + 10 * 60), monotonic: 0), clockWasSet: false)
         #expect(records(played) == [.played])
     }
 
@@ -242,11 +242,11 @@ import Testing
         var state = ScheduleState(alarms: [daily(9, "16:00")], reminders: [checkIn()])
         state.alarms[0].maxSnoozes = 3
         var clock = machine(state, through: due - 60)
-        var actions = clock.tick(now: Double(due), monotonic: 0, clockWasSet: false)
+        var actions = clock.tick(at: Instant(wall: Double(due), monotonic: 0), clockWasSet: false)
         #expect(actions.contains { if case .play = $0 { true } else { false } })
         #expect(chimes(actions).isEmpty)
         #expect(clock.waitingChimes.map(\.text) == ["check-in"])
-        actions = clock.tick(now: Double(due + 30), monotonic: 30, clockWasSet: false)
+        actions = clock.tick(at: Instant(wall: Double(due + 30), monotonic: 30), clockWasSet: false)
         #expect(chimes(actions).isEmpty)
         let reply = clock.snooze(now: due + 40)
         #expect(throws: Never.self) { try reply.result.get() }
@@ -267,7 +267,7 @@ import Testing
         reminder.unless = "test -e /tmp/form-sent"
         reminder.followUps = [FollowUp(afterSeconds: 3600, text: "later")]
         var clock = machine(ScheduleState(reminders: [reminder]), through: due - 60)
-        var actions = clock.tick(now: Double(due), monotonic: 0, clockWasSet: false)
+        var actions = clock.tick(at: Instant(wall: Double(due), monotonic: 0), clockWasSet: false)
         let asked = actions.compactMap { if case .checkChime(let chime) = $0 { chime } else { nil } }
         #expect(asked.map(\.unless) == ["test -e /tmp/form-sent"])
         #expect(chimes(actions).isEmpty)
@@ -275,7 +275,7 @@ import Testing
         #expect(chimes(actions).isEmpty)
         #expect(records(actions) == [.skipped])
         // The follow-up asks again; this time the command fails: it plays.
-        actions = clock.tick(now: Double(due + 3600), monotonic: 3600, clockWasSet: false)
+        actions = clock.tick(at: Instant(wall: Double(due + 3600), monotonic: 3600), clockWasSet: false)
         let again = actions.compactMap { if case .checkChime(let chime) = $0 { chime } else { nil } }
         #expect(again.map(\.text) == ["later"])
         actions = clock.chimeChecked(key: again[0].key, skip: false, detail: "exited 1", now: due + 3601)
@@ -287,9 +287,10 @@ import Testing
 
     @Test func aScheduleChangeMovesTheNextWake() {
         var clock = machine(ScheduleState(reminders: [checkIn(at: "16:00")]), through: Self.six - 60)
-        _ = clock.tick(now: Double(Self.six + 5 * 3600), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(Self.six + 5 * 3600), monotonic: 0), clockWasSet: false)
         let actions = clock.scheduleChanged(
-            ScheduleState(reminders: [checkIn(at: "11:30")]), now: Double(Self.six + 5 * 3600 + 10), monotonic: 10)
+            ScheduleState(reminders: [checkIn(at: "11:30")]),
+            at: Instant(wall: Double(Self.six + 5 * 3600 + 10), monotonic: 10))
         #expect(wakes(actions) == [utc("2026-11-23T10:30:00Z")])
     }
 }

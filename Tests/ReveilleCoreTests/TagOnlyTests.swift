@@ -29,7 +29,7 @@ import Testing
     }
 
     func tick(_ clock: inout AlarmClock, _ at: Int) -> [ClockAction] {
-        clock.tick(now: Double(at), monotonic: Double(at - Self.six), clockWasSet: false)
+        clock.tick(at: Instant(wall: Double(at), monotonic: Double(at - Self.six)), clockWasSet: false)
     }
 
     /// The household member's `alarm test` ten seconds before a tag-only alarm: the test ends at

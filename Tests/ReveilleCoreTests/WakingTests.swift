@@ -28,7 +28,7 @@ import Testing
 
     @discardableResult
     func tick(_ clock: inout AlarmClock, _ at: Int) -> [ClockAction] {
-        clock.tick(now: Double(at), monotonic: Double(at - Self.six), clockWasSet: false)
+        clock.tick(at: Instant(wall: Double(at), monotonic: Double(at - Self.six)), clockWasSet: false)
     }
 
     /// Rings at six and is dismissed by math at 06:01.
@@ -129,7 +129,7 @@ import Testing
         _ = try dismissed(&first)
         let open = try #require(first.wakeCheck)
         var second = machine([checked()], stored: open)
-        _ = second.start(now: Double(Self.six + 100), monotonic: 0)
+        _ = second.start(at: Instant(wall: Double(Self.six + 100), monotonic: 0))
         #expect(second.wakeCheck?.id == open.id)
         // Down through the moment it should have asked: asked on the next look, with a full minute.
         tick(&second, Self.six + 400)
@@ -249,18 +249,18 @@ import Testing
     @Test func theSunriseBeginsBeforeTheRingAndEndsWithIt() {
         let six = utc("2026-11-23T05:00:00Z")
         var clock = machine([led("06:00", minutes: 20)], through: six - 3600)
-        let early = clock.tick(now: Double(six - 3600), monotonic: 0, clockWasSet: false)
+        let early = clock.tick(at: Instant(wall: Double(six - 3600), monotonic: 0), clockWasSet: false)
         #expect(wakes(early).last == six - 1200)
         #expect(clock.sunrise == nil)
-        let begun = clock.tick(now: Double(six - 1200), monotonic: 2400, clockWasSet: false)
+        let begun = clock.tick(at: Instant(wall: Double(six - 1200), monotonic: 2400), clockWasSet: false)
         let sunrise = Sunrise(alarmID: 1, label: "sun", startsAt: six - 1200, ringsAt: six)
         #expect(begun.contains(.lead(sunrise)))
         #expect(begun.contains(.publish(.sunrise(sunrise))))
         #expect(clock.sunrise == sunrise)
         #expect(wakes(begun).last == six)
-        let again = clock.tick(now: Double(six - 600), monotonic: 3000, clockWasSet: false)
+        let again = clock.tick(at: Instant(wall: Double(six - 600), monotonic: 3000), clockWasSet: false)
         #expect(!again.contains { if case .lead = $0 { true } else { false } })
-        let rang = clock.tick(now: Double(six), monotonic: 3600, clockWasSet: false)
+        let rang = clock.tick(at: Instant(wall: Double(six), monotonic: 3600), clockWasSet: false)
         #expect(rang.contains(.publish(.sunrise(nil))))
         #expect(clock.session?.state == .ringing)
         #expect(clock.sunrise == nil)
@@ -271,10 +271,10 @@ import Testing
     @Test func theSunriseIsItsLengthAcrossADSTChange() {
         let ring = utc("2026-03-29T01:10:00Z")  // 03:10 CEST
         var clock = machine([led("03:10", minutes: 20)], through: ring - 3000)
-        let actions = clock.tick(now: Double(ring - 3000), monotonic: 0, clockWasSet: false)
+        let actions = clock.tick(at: Instant(wall: Double(ring - 3000), monotonic: 0), clockWasSet: false)
         #expect(wakes(actions).last == ring - 1200)
         #expect(ZoneResolver(zone: zone("Europe/Berlin")).local(at: ring - 1200).time == time("01:50"))
-        _ = clock.tick(now: Double(ring - 1200), monotonic: 1800, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(ring - 1200), monotonic: 1800), clockWasSet: false)
         #expect(clock.sunrise?.ringsAt == ring)
     }
 
@@ -285,12 +285,12 @@ import Testing
         var alarm = led("06:00", minutes: 20)
         alarm.leadSound = true
         var clock = machine([alarm], through: six - 3600)
-        let begun = clock.tick(now: Double(six - 1200), monotonic: 0, clockWasSet: false)
+        let begun = clock.tick(at: Instant(wall: Double(six - 1200), monotonic: 0), clockWasSet: false)
         #expect(clock.sunrise?.soundAt == six - 60)
         #expect(wakes(begun).last == six - 60)
-        let sound = clock.tick(now: Double(six - 60), monotonic: 1140, clockWasSet: false)
+        let sound = clock.tick(at: Instant(wall: Double(six - 60), monotonic: 1140), clockWasSet: false)
         #expect(sound.contains(.leadSound(RingSettings(alarm))))
-        let rang = clock.tick(now: Double(six), monotonic: 1200, clockWasSet: false)
+        let rang = clock.tick(at: Instant(wall: Double(six), monotonic: 1200), clockWasSet: false)
         #expect(rang.contains { if case .play = $0 { true } else { false } })
         #expect(!rang.contains(.stopSound))
         // The next morning, dismissed early during its lead sound: the sound stops.
@@ -298,7 +298,7 @@ import Testing
         let problem = try #require(try clock.requestProblem(now: six + 600).result.get().problem)
         _ = clock.answer(problem.answer, now: six + 610)
         let tomorrow = six + 86_400
-        _ = clock.tick(now: Double(tomorrow - 60), monotonic: 90_000, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(tomorrow - 60), monotonic: 90_000), clockWasSet: false)
         let asked = try #require(try clock.unlockChallenge(for: 1, now: tomorrow - 50).0.get().problem)
         _ = clock.unlockAnswer(for: 1, value: asked.answer, now: tomorrow - 45)
         let (early, actions) = clock.dismissNextEarly(now: tomorrow - 40)
@@ -310,11 +310,11 @@ import Testing
     @Test func aMovedRingEndsTheSunrise() {
         let six = utc("2026-11-23T05:00:00Z")
         var clock = machine([led("06:00", minutes: 20)], through: six - 3600)
-        _ = clock.tick(now: Double(six - 600), monotonic: 0, clockWasSet: false)
+        _ = clock.tick(at: Instant(wall: Double(six - 600), monotonic: 0), clockWasSet: false)
         #expect(clock.sunrise != nil)
         var state = clock.schedule
         state.alarms[0].time = time("07:00")
-        let moved = clock.scheduleChanged(state, now: Double(six - 500), monotonic: 100)
+        let moved = clock.scheduleChanged(state, at: Instant(wall: Double(six - 500), monotonic: 100))
         #expect(moved.contains(.publish(.sunrise(nil))))
         #expect(clock.sunrise == nil)
         #expect(wakes(moved).last == six + 3600 - 1200)
