@@ -76,10 +76,17 @@ import Testing
     }
 
     /// With the voice on, a chime is followed by its text, spoken: real espeak-ng into ALSA's file
-    /// plugin, energy in the speech band (where the built-in chime has none) after the chime.
+    /// plugin, energy in the speech band (where the chime, a 2 kHz sine, has none) after its start.
+    /// The chime lasts 4 s, so that the words are mixed into its one stream even on a loaded
+    /// machine: words still to say when a chime ends go on a stream of their own (a silent bed),
+    /// and the file plugin's capture would then hold only that one.
     @Test func aChimeIsFollowedByItsTextSpokenThroughALSA() throws {
         let daemon = try DaemonHarness(now: instant("2026-11-23 15:59:57"))
-        #expect(try daemon.cli("reminder", "add", "tea", "--at", "16:00").status == 0)
+        let sound = daemon.root.appendingPathComponent("chime-2000.wav").path
+        try Recording.sine(2000, seconds: 4, sampleRate: 44_100, channels: 1).write(
+            to: sound, format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        chmod(sound, 0o644)
+        #expect(try daemon.cli("reminder", "add", "tea", "--at", "16:00", "--sound", sound).status == 0)
         #expect(daemon.waitFor(15) { chimed(daemon).count == 1 })
         #expect(
             daemon.waitFor(10) { daemon.logText().contains("voice: first frame of \"Reminder: tea.") },
