@@ -118,17 +118,17 @@ public struct AppLimits: Sendable {
         return rule.limits[day.weekday].map { $0 + grantMinutes(rule.name, user: user) }
     }
 
-    /// May `app` start now for `user`? Time is counted up to `now` first, in memory: an exec
+    /// May `app` start at `instant` for `user`? Time is counted up to it first, in memory: an exec
     /// waiting for this answer never waits for the disk.
     public mutating func decide(
-        _ app: String, user: String, isPerson: Bool = true, at instant: Int, now: Double, resolver: inout ZoneResolver
+        _ app: String, user: String, isPerson: Bool = true, at instant: Instant, resolver: inout ZoneResolver
     ) -> AppDecision {
         guard let rule = policy.app(named: app) else {
             return AppDecision(allowed: true, reason: "not in the policy", nextChange: nil, secondsLeft: nil)
         }
-        count(until: now)
+        count(until: instant.monotonic)
         return AppEvaluator.decide(
-            rule, user: user, isPerson: isPerson, at: instant, resolver: &resolver,
+            rule, user: user, isPerson: isPerson, at: instant.second, resolver: &resolver,
             usedSeconds: usage[AppUsageKey(app: app, user: user)] ?? 0, grantMinutes: grantMinutes(app, user: user),
             openUntil: openUntil(app, user: user))
     }
@@ -152,15 +152,16 @@ public struct AppLimits: Sendable {
     }
 
     /// Time passed: count it, save it, warn, end what must stop, and say when to look again.
-    /// `instant` is the wall clock (windows are wall-clock times), `now` the clock time is counted on.
-    public mutating func review(at instant: Int, now: Double, resolver: inout ZoneResolver) -> [Action] {
+    /// Windows are read on `instant`'s wall clock; time is counted on its monotonic one.
+    public mutating func review(at instant: Instant, resolver: inout ZoneResolver) -> [Action] {
+        let now = instant.monotonic
         count(until: now)
         var actions = flush()
         var next: [Double] = running.isEmpty ? [] : [reviewSeconds]
         for key in Set(running.map(\.key)).sorted() {
             guard let rule = policy.app(named: key.app) else { continue }
             let decision = AppEvaluator.decide(
-                rule, user: key.user, at: instant, resolver: &resolver, usedSeconds: usage[key] ?? 0,
+                rule, user: key.user, at: instant.second, resolver: &resolver, usedSeconds: usage[key] ?? 0,
                 grantMinutes: grantMinutes(key.app, user: key.user), openUntil: openUntil(key.app, user: key.user))
             if decision.allowed {
                 guard let left = decision.secondsLeft else { continue }

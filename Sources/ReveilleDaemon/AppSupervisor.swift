@@ -362,14 +362,12 @@ final class AppSupervisor: Sendable {
 
     func decide(_ name: String, user: String) -> AppDecision {
         let person = ProcessOwner.isPerson(name: user)
-        let wall = clock.now().timeIntervalSince1970
-        let now = clock.elapsed()
+        let instant = clock.instant()
         var resolver = ZoneResolver(zone: zone())
-        let today = resolver.local(at: Int(wall)).date
+        let today = resolver.local(at: instant.second).date
         let (decision, actions) = state.withLock { state -> (AppDecision, [AppLimits.Action]) in
             let actions = state.limits.turn(to: today)
-            let decision = state.limits.decide(
-                name, user: user, isPerson: person, at: Int(wall), now: now, resolver: &resolver)
+            let decision = state.limits.decide(name, user: user, isPerson: person, at: instant, resolver: &resolver)
             return (decision, actions)
         }
         carryOut(actions)
@@ -482,12 +480,11 @@ final class AppSupervisor: Sendable {
     /// again (seconds from now; nil: nothing runs).
     @discardableResult
     func review() -> Double? {
-        let wall = clock.now().timeIntervalSince1970
-        let now = clock.elapsed()
+        let instant = clock.instant()
         var resolver = ZoneResolver(zone: zone())
-        let today = resolver.local(at: Int(wall)).date
+        let today = resolver.local(at: instant.second).date
         let actions = state.withLock { state -> [AppLimits.Action] in
-            state.limits.turn(to: today) + state.limits.review(at: Int(wall), now: now, resolver: &resolver)
+            state.limits.turn(to: today) + state.limits.review(at: instant, resolver: &resolver)
         }
         return carryOut(actions)
     }

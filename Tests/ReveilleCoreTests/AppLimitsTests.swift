@@ -26,7 +26,8 @@ import Testing
     /// `review` at `seconds` after 10:00.
     func review(_ machine: inout AppLimits, _ seconds: Int) -> [AppLimits.Action] {
         var resolver = ZoneResolver(zone: Self.berlin)
-        return machine.review(at: Self.ten + seconds, now: Double(Self.ten + seconds), resolver: &resolver)
+        return machine.review(
+            at: Instant(wall: Double(Self.ten + seconds), monotonic: Double(Self.ten + seconds)), resolver: &resolver)
     }
 
     func wake(_ actions: [AppLimits.Action]) -> Double?? {
@@ -137,7 +138,9 @@ import Testing
         var machine = limits()
         machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
         var resolver = ZoneResolver(zone: Self.berlin)
-        _ = machine.decide("game", user: "kid", at: Self.ten + 30, now: Double(Self.ten + 30), resolver: &resolver)
+        _ = machine.decide(
+            "game", user: "kid", at: Instant(wall: Double(Self.ten + 30), monotonic: Double(Self.ten + 30)),
+            resolver: &resolver)
         let actions = machine.beginDay(date("2026-11-24"), usage: [:], grants: [:])
         #expect(actions == [.save([Self.key: 20 * 60 + 30], on: date("2026-11-23"))])
         #expect(machine.usage.isEmpty && machine.day == date("2026-11-24"))
@@ -147,9 +150,10 @@ import Testing
         var machine = limits()
         machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
         var resolver = ZoneResolver(zone: Self.berlin)
-        _ = machine.review(at: Self.ten, now: Double(Self.ten - 3600), resolver: &resolver)
+        _ = machine.review(at: Instant(wall: Double(Self.ten), monotonic: Double(Self.ten - 3600)), resolver: &resolver)
         #expect(machine.usage[Self.key] == 20 * 60)
-        _ = machine.review(at: Self.ten, now: Double(Self.ten - 3600 + 30), resolver: &resolver)
+        _ = machine.review(
+            at: Instant(wall: Double(Self.ten), monotonic: Double(Self.ten - 3600 + 30)), resolver: &resolver)
         #expect(machine.usage[Self.key] == 20 * 60 + 30)
     }
 
@@ -161,7 +165,7 @@ import Testing
         // `apps status` every 0.3 s for a minute, at fractional instants.
         for step in 1...200 {
             let now = start + Double(step) * 0.3
-            _ = machine.decide("game", user: "kid", at: Int(now), now: now, resolver: &resolver)
+            _ = machine.decide("game", user: "kid", at: Instant(wall: now, monotonic: now), resolver: &resolver)
         }
         #expect(
             machine.usage[Self.key] == 20 * 60 + 60,
@@ -172,7 +176,8 @@ import Testing
         var machine = limits(limitMinutes: 3, window: "00:00-23:59")
         _ = machine.beginDay(date("2026-11-23"), usage: [Self.key: 179], grants: [:])
         var resolver = ZoneResolver(zone: Self.berlin)
-        let decision = machine.decide("game", user: "kid", at: Self.ten, now: Double(Self.ten), resolver: &resolver)
+        let decision = machine.decide(
+            "game", user: "kid", at: Instant(wall: Double(Self.ten), monotonic: Double(Self.ten)), resolver: &resolver)
         // 179 s used shows as 2 min used; the 1 s left is a started minute: 1 of 3 left, not 0.
         #expect(decision.reason == "allowed (1 of 3 min left today)")
     }
@@ -188,8 +193,11 @@ import Testing
         #expect(machine.grantMinutes("game", user: "kid") == 20)
         #expect(machine.grantMinutes("game", user: "sibling") == 5)
         var resolver = ZoneResolver(zone: Self.berlin)
-        let kid = machine.decide("game", user: "kid", at: Self.ten, now: Double(Self.ten), resolver: &resolver)
-        let other = machine.decide("game", user: "sibling", at: Self.ten, now: Double(Self.ten), resolver: &resolver)
+        let kid = machine.decide(
+            "game", user: "kid", at: Instant(wall: Double(Self.ten), monotonic: Double(Self.ten)), resolver: &resolver)
+        let other = machine.decide(
+            "game", user: "sibling", at: Instant(wall: Double(Self.ten), monotonic: Double(Self.ten)),
+            resolver: &resolver)
         #expect(kid.secondsLeft == 30 * 60 && other.secondsLeft == 15 * 60)
     }
 }
