@@ -14,7 +14,9 @@ import Testing
     /// `reveille status --watch` beside it prints each transition as it happens, in order, and
     /// the hooks run for each event without holding the ring.
     @Test func aOneShotFiresSnoozesToTheLimitAndMathDismissesItAsAWatcherSees() throws {
-        let daemon = try DaemonHarness()
+        // Saturday 10:00 in Berlin, whatever the hour here: the ring, its snooze and `history`'s
+        // day stay one day even when the tests run near midnight.
+        let daemon = try DaemonHarness(now: CLITourTests.saturdayMorning)
         let output = daemon.root.appendingPathComponent("watch.out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let watcher = Process()
@@ -64,7 +66,7 @@ import Testing
         #expect(try daemon.session()?.state == .snoozed)
 
         // The snooze ends (9 minutes later, by the daemon's clock) and it rings again.
-        try daemon.setNow(Int(Date().timeIntervalSince1970) + 9 * 60 + 1)
+        try daemon.setNow(try #require(try daemon.request(.status).status?.nowInstant) + 9 * 60 + 1)
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let refused = try daemon.cli("snooze")
         #expect(refused.status == 1)
@@ -101,8 +103,9 @@ import Testing
 
         let history = try #require(try daemon.request(.history(days: 1)).history)
         #expect(history.count == 1)
-        #expect(history[0].state == .dismissed && history[0].dismissedBy == .math)
-        #expect(history[0].snoozes == 1 && history[0].wrongAnswers == 1)
+        let entry = try #require(history.first)
+        #expect(entry.state == .dismissed && entry.dismissedBy == .math)
+        #expect(entry.snoozes == 1 && entry.wrongAnswers == 1)
         let stats = try daemon.cli("stats").stdout
         #expect(
             stats.hasPrefix("last 30 days: 1 rang, 1 dismissed, 0 stopped unanswered, 0 missed\naverage snoozes: 1.0\n")
