@@ -46,21 +46,12 @@ def starting_types(text):
 def bodies(text):
     """Yields (name, is_test, body) for each func in a file, matching braces."""
     for match in FUNC.finditer(text):
-        start = text.find("{", match.end())
-        if start < 0:
+        body = braced(text, match.end())
+        if not body:
             continue
-        depth, index = 0, start
-        while index < len(text):
-            if text[index] == "{":
-                depth += 1
-            elif text[index] == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            index += 1
         attribute = text.rfind("@Test", 0, match.start())
         is_test = attribute >= 0 and "func " not in text[attribute:match.start()]
-        yield match.group(1), is_test, text[start:index + 1]
+        yield match.group(1), is_test, body
 
 
 def main():

@@ -112,20 +112,6 @@ struct AlarmCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
 
-        /// The alarms as the list's table: one row each, labels padded by their width on a terminal.
-        static func table(_ alarms: [AlarmInfo]) -> Table {
-            var table = Table("ID", "LABEL", "TIME", "REPEAT", "ON", "CHALLENGE", "SNOOZES", "NEXT RING")
-            for alarm in alarms {
-                let repeats = alarm.days ?? "once \(alarm.date ?? "")"
-                let snoozes = alarm.maxSnoozes == 0 ? "unlimited" : "\(alarm.maxSnoozes)x\(alarm.snoozeLengthsText)m"
-                let next = alarm.nextRing.map { "\($0.weekday) \($0.date) \($0.time)" } ?? "-"
-                table.add(
-                    "\(alarm.id)", alarm.label.isEmpty ? "-" : alarm.label, alarm.time.description, repeats,
-                    alarm.enabled ? "yes" : "no", alarm.challenge.rawValue, snoozes, next)
-            }
-            return table
-        }
-
         func run() throws {
             let alarms = try send(.alarmList, to: connection).alarms ?? []
             guard let info = alarms.first(where: { $0.id == alarm.id }) else {
