@@ -36,6 +36,7 @@ let package = Package(
         .executable(name: "reveille", targets: ["reveille"]),
         .executable(name: "reveille-web", targets: ["reveille-web"]),
         .executable(name: "reveille-calendar", targets: ["reveille-calendar"]),
+        .executable(name: "reveille-mqtt", targets: ["reveille-mqtt"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -62,6 +63,8 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The MQTT bridge only (reveille-mqtt): the daemon never talks to the network.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // SHA-256 of executables: libgcrypt, already in the daemon's process through libsystemd.
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
@@ -163,6 +166,16 @@ let package = Package(
             // The page, compiled into the binary as bytes: no bundle to install or find at run time.
             resources: [.embedInCode("Resources/page.html")]
         ),
+        // The smart home: a process of its own, unprivileged, a client of the socket and of the broker.
+        .target(
+            name: "ReveilleMQTT",
+            dependencies: [
+                "ReveilleProtocol", "ReveilleConfig", "ReveilleSystem", "CReveilleShims", "CMosquitto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "reveille-mqtt", dependencies: ["ReveilleMQTT"], linkerSettings: programLinking),
         // The web front end alone, for development and the tests; installed, it is `reveilled` by this name.
         .executableTarget(name: "reveille-web", dependencies: ["ReveilleWeb"]),
         // The Swift runtime's task hook, for NIO to run reveille-web's tasks (see its main.swift).
@@ -194,6 +207,7 @@ let package = Package(
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleStore", "CSQLite"], exclude: ["Fixtures"]),
         .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig", "ReveilleTestSupport"]),
+        .testTarget(name: "ReveilleMQTTTests", dependencies: ["ReveilleMQTT", "ReveilleProtocol"]),
         .testTarget(name: "ReveilleWebTests", dependencies: ["ReveilleWeb", "ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleAudioTests",

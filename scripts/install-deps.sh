@@ -5,12 +5,13 @@ set -euo pipefail
 
 what=${1:-run}
 # tzdata: the zone rules the daemon reads (/usr/share/zoneinfo); zic (libc-bin) compiles the tests' made-up zones.
+# libmosquitto: reveille-mqtt, the smart home's bridge (the daemon never links it).
 # libical: holiday calendars; libcurl: 'reveille calendar refresh' fetches web calendars (the CLI only).
-packages=(tzdata libical-dev libcurl4-openssl-dev pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev libevdev-dev libgcrypt20-dev libespeak-ng-dev espeak-ng-data)
+packages=(tzdata libical-dev libcurl4-openssl-dev pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev libevdev-dev libgcrypt20-dev libespeak-ng-dev espeak-ng-data libmosquitto-dev)
 case "$what" in
     run) ;;
-    test) packages+=(util-linux libnfc-examples systemd python3 chromium chromium-driver fonts-dejavu-core dpkg-dev binutils dbus-daemon) ;;  # dbus-daemon: the notifier's session bus; setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit; Chromium over WebDriver: the page; dpkg-deb, dpkg-shlibdeps, strip: the package
-    bench) packages+=(hyperfine cron python3 libnfc-examples binutils chromium chromium-driver fonts-dejavu-core dbus-daemon util-linux) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness; Chromium: the page's figures
+    test) packages+=(util-linux libnfc-examples systemd python3 chromium chromium-driver fonts-dejavu-core dpkg-dev binutils dbus-daemon mosquitto python3-paho-mqtt openssl) ;;  # dbus-daemon: the notifier's session bus; setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit; Chromium over WebDriver: the page; dpkg-deb, dpkg-shlibdeps, strip: the package; mosquitto (the broker), paho (a subscriber) and openssl (a test CA): the bridge
+    bench) packages+=(hyperfine cron python3 libnfc-examples binutils chromium chromium-driver fonts-dejavu-core dbus-daemon util-linux mosquitto python3-paho-mqtt) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness; Chromium: the page's figures
     order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
     deb) packages+=(dpkg-dev binutils) ;;  # dpkg-deb, dpkg-shlibdeps; strip
     vm) packages+=(dpkg-dev binutils qemu-system-x86 qemu-system-arm qemu-user-static qemu-utils mmdebstrap e2fsprogs python3) ;;  # the package, the image (mmdebstrap, mkfs.ext4 -d; qemu-user for an arm64 one), qemu and its overlays

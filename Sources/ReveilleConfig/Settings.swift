@@ -23,6 +23,30 @@ public struct Settings: Sendable, Equatable {
     public var input = Input()
     public var voice = VoiceSettings()
     public var web = Web()
+    /// nil: no `[mqtt]` table, and `reveille-mqtt` has nothing to do.
+    public var mqtt: MQTT?
+
+    /// The `[mqtt]` section: `reveille-mqtt`'s broker, for Home Assistant.
+    public struct MQTT: Sendable, Equatable {
+        public var host: String
+        public var port = 1883
+        /// A CA certificate file: the broker is reached over TLS and must present a certificate it
+        /// signed (with the host name above). nil: plain MQTT.
+        public var caFile: String?
+        public var username: String?
+        /// A file holding the password, readable by the bridge's user only.
+        public var passwordFile: String?
+        /// Where the clock's topics live: `reveille/HOSTNAME` when not set.
+        public var baseTopic: String?
+        public var discoveryPrefix = "homeassistant"
+        /// Whether a child's requests for more time may be answered over MQTT.
+        public var approvals = false
+        public var keepaliveSeconds = 60
+
+        public init(host: String) {
+            self.host = host
+        }
+    }
 
     /// The `[web]` section: where `reveille-web` listens.
     public struct Web: Sendable, Equatable {
@@ -150,7 +174,11 @@ public struct Settings: Sendable, Equatable {
         "time_zone", "missed_grace_minutes", "max_ring_minutes", "wake_check_seconds", "early_dismiss_minutes",
         "admin_group", "socket_group",
         "audio", "nfc", "apps",
-        "input", "voice", "web",
+        "input", "voice", "web", "mqtt",
+    ]
+    static let mqttKeys = [
+        "host", "port", "ca_file", "username", "password_file", "base_topic", "discovery_prefix", "approvals",
+        "keepalive_seconds",
     ]
     static let webKeys = ["address", "port", "hosts"]
     static let inputKeys = [
@@ -245,6 +273,9 @@ public struct Settings: Sendable, Equatable {
                 settings.web.hosts = hosts
             }
         }
+        if let mqtt = try document.table("mqtt") {
+            settings.mqtt = try parseMQTT(mqtt, document)
+        }
         if let nfc = try document.table("nfc") {
             try document.checkKeys(nfc, in: "nfc", known: nfcKeys)
             if let device = try document.string(nfc, "device", in: "nfc") {
@@ -260,6 +291,51 @@ public struct Settings: Sendable, Equatable {
                 try document.int(nfc, "idle_check_minutes", in: "nfc", range: 1...1440) ?? settings.nfc.idleCheckMinutes
         }
         return settings
+    }
+
+    private static func parseMQTT(_ table: TOMLTable, _ document: TOMLDocument) throws(ConfigError) -> MQTT {
+        let section = "mqtt"
+        try document.checkKeys(table, in: section, known: mqttKeys)
+        guard let host = try document.string(table, "host", in: section) else {
+            throw document.error(
+                "host", in: section, "the broker's host name is missing; add host = \"broker.home.arpa\"")
+        }
+        guard !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:".contains($0) }) else {
+            throw document.error("host", in: section, "\"\(host)\" is not a host name or an IP address")
+        }
+        var mqtt = MQTT(host: host)
+        mqtt.port = try document.int(table, "port", in: section, range: 1...65535) ?? mqtt.port
+        for (key, path) in [
+            ("ca_file", try document.string(table, "ca_file", in: section)),
+            ("password_file", try document.string(table, "password_file", in: section)),
+        ] {
+            if let path, !path.hasPrefix("/") {
+                throw document.error(key, in: section, "\"\(path)\" is not an absolute path; give the file's full path")
+            }
+        }
+        mqtt.caFile = try document.string(table, "ca_file", in: section)
+        mqtt.passwordFile = try document.string(table, "password_file", in: section)
+        mqtt.username = try document.string(table, "username", in: section)
+        if mqtt.passwordFile != nil && mqtt.username == nil {
+            throw document.error("password_file", in: section, "a password needs a username; add username = \"...\"")
+        }
+        for key in ["base_topic", "discovery_prefix"] {
+            guard let topic = try document.string(table, key, in: section) else { continue }
+            let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+            guard !topic.isEmpty, topic.utf8.count <= 100, !parts.contains(where: \.isEmpty),
+                parts.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_-".contains($0)) } })
+            else {
+                throw document.error(
+                    key, in: section,
+                    "\"\(topic)\" is not a topic for this: use letters, digits, - and _ between single slashes, like \"home/clock\""
+                )
+            }
+            if key == "base_topic" { mqtt.baseTopic = topic } else { mqtt.discoveryPrefix = topic }
+        }
+        mqtt.approvals = try document.bool(table, "approvals", in: section) ?? mqtt.approvals
+        mqtt.keepaliveSeconds =
+            try document.int(table, "keepalive_seconds", in: section, range: 10...3600) ?? mqtt.keepaliveSeconds
+        return mqtt
     }
 
     private static func parseInput(_ table: TOMLTable, _ document: TOMLDocument) throws(ConfigError) -> Input {

@@ -32,6 +32,9 @@ public struct Paths: Sendable, Equatable {
     /// Written by the daemon to ask the fetcher to fetch now (`calendar refresh --background`):
     /// `reveille-calendar.path` starts the fetch when it changes. It holds the instant asked.
     public var fetchRequest: String { runtimeDirectory + "/calendar-fetch-wanted" }
+    /// `reveille-mqtt`'s own state: whether it is connected to the broker, and when it last was
+    /// (`BridgeHealth`), for `reveille doctor`.
+    public var bridgeHealth: String { under("/var/lib/reveille-mqtt") + "/health.json" }
     /// Open to every local user, for their own apps only (README, "A child's side").
     public var appsSocket: String { runtimeDirectory + "/apps.sock" }
     /// Where the installed applications' `.desktop` files are, for the app picker: the system's,

@@ -1,0 +1,267 @@
+import CReveilleShims
+import FoundationEssentials
+import Glibc
+import Logging
+import ReveilleConfig
+import ReveilleProtocol
+import ReveilleSystem
+
+/// `reveille-mqtt`'s one loop: the broker's socket, the daemon's events and the signals, polled
+/// together. It reads the daemon, publishes what `BridgeModel` decides, and sends the daemon what
+/// an inbound command asks, when the model and the rate limit allow it. Idle, it wakes once per
+/// keepalive to ping the broker, and then reads the daemon again (the time left to children
+/// changes while they play).
+public final class BridgeLoop {
+    private let settings: Settings.MQTT
+    private let paths: Paths
+    private let model: BridgeModel
+    private let logger: Logger
+    private let password: String?
+    private var client: MosquittoClient
+    private let follower: DaemonFollower
+    private var commands = TokenBucket(capacity: 5, secondsPerToken: 1)
+    private var dropped = 0
+
+    /// What the broker holds from this bridge, retained, by topic.
+    private var published: [String: String] = [:]
+    private var availability: String?
+    private var snapshot: Snapshot?
+    private var daemonUp = false
+    private var health: BridgeHealth
+
+    public init(settings: Settings.MQTT, paths: Paths, host: String, password: String?, logger: Logger)
+        throws(BridgeError)
+    {
+        self.settings = settings
+        self.paths = paths
+        self.password = password
+        self.logger = logger
+        let topics = BridgeTopics(base: settings.baseTopic, discoveryPrefix: settings.discoveryPrefix, host: host)
+        model = BridgeModel(topics: topics, host: host, approvals: settings.approvals)
+        MosquittoClient.setUpLibrary()
+        client = try MosquittoClient(clientID: "\(topics.node)-\(getpid())")
+        do {
+            follower = try DaemonFollower()
+        } catch {
+            throw BridgeError("\(error)")
+        }
+        health = BridgeHealth(
+            broker: "\(settings.host):\(settings.port)", connected: false, since: time(nil), lastConnected: nil,
+            problem: nil, daemonUp: false)
+        try client.configure(
+            username: settings.username, password: password, caFile: settings.caFile,
+            will: Publication(topics.availability, "offline", retain: true))
+    }
+
+    /// Runs until SIGTERM or SIGINT; returns the exit status.
+    public func run() -> Int32 {
+        let signals = RV_signalfd_termination()
+        guard signals >= 0 else {
+            logger.critical("cannot read signals: \(String(cString: strerror(errno)))")
+            return 1
+        }
+        follower.start(socketPath: paths.socket)
+        logger.info(
+            "reveille-mqtt \(reveilleVersion): broker \(settings.host):\(settings.port)\(settings.caFile == nil ? "" : " over TLS"), topics under \(model.topics.base), discovery under \(settings.discoveryPrefix)"
+        )
+        var retryAt = 0.0
+        var backoff = 1.0
+        writeHealth()
+        while true {
+            let now = Self.monotonic()
+            if client.socket < 0 && now >= retryAt {
+                do {
+                    try client.connect(host: settings.host, port: settings.port, keepalive: settings.keepaliveSeconds)
+                } catch {
+                    if health.problem != client.lastProblem {
+                        logger.warning("\(error); trying again, every \(Int(backoff)) s at first, up to every 30 s")
+                        health.problem = client.lastProblem
+                        writeHealth()
+                    }
+                    retryAt = now + backoff
+                    backoff = min(backoff * 2, 30)
+                }
+            }
+            var fds = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
+            fds.append(pollfd(fd: follower.descriptor, events: Int16(POLLIN), revents: 0))
+            let socket = client.socket
+            if socket >= 0 {
+                fds.append(
+                    pollfd(fd: socket, events: Int16(POLLIN) | (client.wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
+            }
+            let timeout =
+                socket >= 0
+                ? Int32(settings.keepaliveSeconds * 1000) : Int32(max(0, (retryAt - Self.monotonic()) * 1000) + 1)
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready < 0 && errno != EINTR {
+                logger.critical("poll: \(String(cString: strerror(errno)))")
+                return 1
+            }
+            if fds[0].revents != 0 {
+                let signal = RV_signalfd_read(signals)
+                if signal == SIGHUP {
+                    logger.info("SIGHUP: publishing everything again")
+                    published.removeAll()
+                } else if signal > 0 {
+                    stop()
+                    return 0
+                }
+            }
+            var refresh = ready == 0 && daemonUp
+            if socket >= 0 {
+                let events = fds[2].revents
+                var open = true
+                if events & Int16(POLLIN | POLLERR | POLLHUP) != 0 { open = client.read() }
+                if open && events & Int16(POLLOUT) != 0 { open = client.write() }
+                if open { open = client.misc() }
+                if !open {
+                    logger.warning("\(client.lastProblem ?? "the connection to the broker ended"); connecting again")
+                    availability = nil
+                    health.connected = false
+                    health.since = time(nil)
+                    health.problem = client.lastProblem
+                    writeHealth()
+                    retryAt = Self.monotonic() + backoff
+                    backoff = min(backoff * 2, 30)
+                }
+            }
+            if client.takeJustConnected() {
+                backoff = 1
+                logger.info("connected to the broker at \(settings.host):\(settings.port)")
+                for topic in model.topics.subscriptions { client.subscribe(topic) }
+                health.connected = true
+                health.since = time(nil)
+                health.lastConnected = health.since
+                health.problem = nil
+                writeHealth()
+                // The broker may have lost what it held: everything again, and what is gone cleared.
+                availability = nil
+                let held = published
+                published = [:]
+                for topic in held.keys { published[topic] = "" }
+                refresh = daemonUp
+                if !daemonUp { publishState() }
+            }
+            for note in follower.take() {
+                switch note {
+                case .up:
+                    if !daemonUp { logger.info("following reveilled at \(paths.socket)") }
+                    daemonUp = true
+                    refresh = true
+                case .down:
+                    if daemonUp { logger.warning("reveilled went away; the clock shows as offline until it is back") }
+                    daemonUp = false
+                    publishState()
+                case .line(let line):
+                    if let event = model.event(line.event, at: line.at), client.connected { client.publish(event) }
+                    refresh = true
+                }
+            }
+            if health.daemonUp != daemonUp {
+                health.daemonUp = daemonUp
+                writeHealth()
+            }
+            for message in client.takeInbox() where handle(message) { refresh = true }
+            if refresh { readDaemon() }
+        }
+    }
+
+    /// Decides, rate-limits and sends one inbound command; true when the daemon was asked.
+    private func handle(_ message: MosquittoClient.Message) -> Bool {
+        switch model.inbound(topic: message.topic, payload: message.payload, snapshot: snapshot) {
+        case .ignore(let why):
+            logger.notice("ignored: \(why)")
+            return false
+        case .send(let command, let what):
+            guard commands.take(now: Self.monotonic()) else {
+                dropped += 1
+                if dropped == 1 || dropped % 100 == 0 {
+                    logger.warning(
+                        "commands from the broker come too fast: \(dropped) dropped (at most 5 at once, then 1 a second)"
+                    )
+                }
+                return false
+            }
+            dropped = 0
+            let reply = Self.ask(command, socket: paths.socket)
+            if let error = reply.error {
+                logger.notice("refused over MQTT: \(what): \(error.message)")
+                if client.connected { client.publish(model.refused(what, why: error.message)) }
+                // The entity shows the state that stands: published again below, whatever it was.
+                for topic in published.keys where !topic.hasSuffix("/config") { published[topic] = "" }
+            } else {
+                logger.info("done over MQTT: \(what)")
+            }
+            return true
+        }
+    }
+
+    /// Reads the clock's state, and publishes what changed.
+    private func readDaemon() {
+        let socket = paths.socket
+        guard let status = Self.ask(.status, socket: socket).status else { return }
+        let alarms = Self.ask(.alarmList, socket: socket).alarms ?? snapshot?.alarms ?? []
+        let apps = Self.ask(.appsOverview, socket: socket)
+        let requests = Self.ask(.appRequests, socket: socket)
+        snapshot = Snapshot(
+            status: status, alarms: alarms, apps: apps.apps ?? snapshot?.apps ?? [],
+            requests: requests.appsReply?.requests ?? snapshot?.requests ?? [])
+        publishState()
+    }
+
+    private func publishState() {
+        guard client.connected else { return }
+        let wanted = daemonUp ? "online" : "offline"
+        if availability != wanted {
+            client.publish(Publication(model.topics.availability, wanted, retain: true))
+            availability = wanted
+        }
+        guard let snapshot else { return }
+        let state = model.retained(snapshot)
+        for publication in BridgeModel.changes(from: published, to: state) { client.publish(publication) }
+        published = state
+    }
+
+    private func stop() {
+        logger.info("stopping: the clock shows as offline")
+        if client.connected {
+            client.publish(Publication(model.topics.availability, "offline", retain: true))
+            client.disconnect()
+        }
+        health.connected = false
+        health.since = time(nil)
+        health.problem = "reveille-mqtt stopped"
+        writeHealth()
+    }
+
+    private func writeHealth() {
+        let path = paths.bridgeHealth
+        let folder = String(path[..<path.lastIndex(of: "/")!])
+        mkdir(folder, 0o755)
+        guard let data = try? JSONEncoder().encode(health) else { return }
+        let temporary = path + ".new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            logger.warning("cannot write \(temporary): \(String(cString: strerror(errno)))")
+            return
+        }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        if written == data.count { rename(temporary, path) }
+    }
+
+    /// One request on a connection of its own; the daemon's error, or ours when it cannot be reached.
+    static func ask(_ command: Command, socket: String) -> Response {
+        do {
+            return try ControlClient(path: socket).send(command)
+        } catch {
+            return .failure(.unavailable, error.description)
+        }
+    }
+
+    static func monotonic() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,72 @@
+/// The clock's topics under its base (`reveille/HOSTNAME` unless `[mqtt] base_topic` says), and
+/// Home Assistant's discovery topics under its prefix.
+public struct BridgeTopics: Sendable, Equatable {
+    public let base: String
+    public let discoveryPrefix: String
+    /// The device's id in discovery topics and unique ids: `reveille_kitchen`.
+    public let node: String
+
+    public init(base: String?, discoveryPrefix: String, host: String) {
+        let safeHost = TopicName.safe(host)
+        self.base = base ?? "reveille/\(safeHost)"
+        self.discoveryPrefix = discoveryPrefix
+        self.node = "reveille_\(safeHost)"
+    }
+
+    /// `online` or `offline`, retained; the broker publishes `offline` itself when the bridge is lost.
+    public var availability: String { base + "/availability" }
+    /// The next ring: `{"at": ISO 8601 or null, "layer": ..., "alarm": ...}`.
+    public var nextRing: String { base + "/next_ring" }
+    public var ringing: String { base + "/ringing" }
+    /// idle, sunrise, ringing, snoozed or checking.
+    public var ringState: String { base + "/ring_state" }
+    public var master: String { base + "/master" }
+    public var masterSet: String { base + "/master/set" }
+    public var snoozePress: String { base + "/snooze/press" }
+    /// What happened, not retained: `{"event_type": "fired", ...}`.
+    public var event: String { base + "/event" }
+    public func alarmEnabled(_ id: Int) -> String { base + "/alarm/\(id)/enabled" }
+    public func alarmSet(_ id: Int) -> String { base + "/alarm/\(id)/set" }
+    public var alarmSetPattern: String { base + "/alarm/+/set" }
+    public func timeLeft(_ user: String) -> String { base + "/apps/\(TopicName.safe(user))/time_left" }
+    public func requests(_ user: String) -> String { base + "/apps/\(TopicName.safe(user))/requests" }
+    /// `{"id": 3, "approve": true}`: answers a request for more time, with `[mqtt] approvals = true`.
+    public var requestAnswer: String { base + "/apps/answer" }
+
+    /// Every topic the bridge listens to.
+    public var subscriptions: [String] { [masterSet, snoozePress, alarmSetPattern, requestAnswer] }
+
+    /// `homeassistant/switch/reveille_kitchen/alarm_3/config`.
+    public func discovery(_ component: String, _ object: String) -> String {
+        "\(discoveryPrefix)/\(component)/\(node)/\(object)/config"
+    }
+}
+
+/// A name made safe for one level of a topic and for Home Assistant's ids.
+public enum TopicName {
+    /// Letters, digits, `_` and `-` are kept (ASCII only); anything else (`/`, `+`, `#`, spaces,
+    /// non-ASCII) becomes `_`, and a name that changed gets a short hash of the original, so that
+    /// two names cannot meet in one topic. At most 48 characters; never empty.
+    public static func safe(_ name: String) -> String {
+        let kept = String(
+            name.unicodeScalars.prefix(40).map { scalar -> Character in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_"
+                        || scalar == "-")
+                    ? Character(scalar) : "_"
+            })
+        if kept == name && !name.isEmpty { return name }
+        return (kept.isEmpty ? "_" : kept) + "-" + hash(name)
+    }
+
+    /// FNV-1a, 32 bits, as 8 hex digits: stable across runs and machines (Swift's own hash is not).
+    static func hash(_ name: String) -> String {
+        var value: UInt32 = 2_166_136_261
+        for byte in name.utf8 {
+            value ^= UInt32(byte)
+            value = value &* 16_777_619
+        }
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+}

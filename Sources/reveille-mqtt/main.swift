@@ -1,0 +1,3 @@
+import ReveilleMQTT
+
+BridgeMain.start()
