@@ -37,6 +37,7 @@ test:
 	python3 Tests/web/test_web.py  # the page in headless Chromium (screenshots: .build/web-screenshots)
 	python3 Tests/web/test_screens.py  # every screen at 800x480 and 390x844, day and night
 	python3 Tests/packaging/test_deb.py  # the Debian package, built from the debug build and read back
+	python3 Tests/mqtt/test_mqtt.py  # reveille-mqtt against a real mosquitto (TLS, passwords, ACLs)
 
 ## The daemon's end-to-end suite and the page's tests against the release programs, which link
 ## FoundationEssentials only (README, "Tests and benchmarks").
@@ -48,6 +49,7 @@ test-release:
 	REVEILLE_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter ReveilleDaemonTests
 	python3 Tests/web/test_web.py .build/release
 	python3 Tests/web/test_screens.py .build/release
+	python3 Tests/mqtt/test_mqtt.py .build/release
 
 ## A longer fuzzing run than `make test`'s: the control protocol's decoder on FUZZ_CASES mutated
 ## requests, the calendar reader on FUZZ_CASES/100 mutated calendars (about 10 minutes by default).

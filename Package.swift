@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleStore", "CSQLite"], exclude: ["Fixtures"]),
         .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig", "ReveilleTestSupport"]),
-        .testTarget(name: "ReveilleMQTTTests", dependencies: ["ReveilleMQTT", "ReveilleProtocol"]),
+        .testTarget(name: "ReveilleMQTTTests", dependencies: ["ReveilleMQTT", "ReveilleProtocol", "ReveilleConfig"]),
         .testTarget(name: "ReveilleWebTests", dependencies: ["ReveilleWeb", "ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleAudioTests",

@@ -1,0 +1,249 @@
+import ReveilleConfig
+import ReveilleCore
+import ReveilleProtocol
+import Testing
+
+@testable import ReveilleMQTT
+
+/// The bridge's decisions without a broker: the topics, Home Assistant's discovery, the events, and
+/// what an inbound message may ask.
+@Suite struct BridgeModelTests {
+    static let topics = BridgeTopics(base: nil, discoveryPrefix: "homeassistant", host: "kitchen")
+    static let model = BridgeModel(topics: topics, host: "kitchen", approvals: false)
+
+    static func status(master: MasterState = .on, session: SessionInfo? = nil) -> StatusInfo {
+        var status = StatusInfo(
+            version: "0.1.0", uptimeSeconds: 1, timeZone: "Europe/Berlin", now: "2026-11-28 06:00:00",
+            nowInstant: 1_795_842_000, master: master, pausedUntil: nil, alarmCount: 2, enabledCount: 1,
+            nextRing: RingInfo(
+                alarmID: 1, label: "work", date: "2026-11-30", weekday: "Mon", time: "06:45", instant: 1_796_017_500,
+                layer: .rule, sourceID: 2),
+            role: .admin)
+        status.session = session
+        return status
+    }
+
+    static func session(_ state: SessionState, snoozes: Int = 0) -> SessionInfo {
+        SessionInfo(
+            id: 7, alarmID: 1, label: "work", state: state, scheduledTime: "06:45", snoozeCount: snoozes, maxSnoozes: 3,
+            snoozedUntil: nil, challenge: .math, fellBackToMath: false, howToDismiss: "answer", wrongAnswers: 0,
+            dismissedBy: state == .dismissed ? .math : nil, tagOnReader: false)
+    }
+
+    static let alarms = [
+        AlarmInfo(Alarm(id: 1, label: "work", time: LocalTime(hour: 6, minute: 45)!, repeats: .weekly(.weekdays)), nextRing: nil),
+        AlarmInfo(
+            Alarm(id: 2, label: "a/b+#ü", time: LocalTime(hour: 9, minute: 0)!, repeats: .weekly(.weekdays), enabled: false),
+            nextRing: nil),
+    ]
+
+    static let snapshot = Snapshot(
+        status: status(), alarms: alarms,
+        apps: [
+            AppStatusInfo(
+                name: "minecraft", user: "léa/#", allowed: true, reason: "", usedMinutes: 20, limitMinutes: 60,
+                grantMinutes: 0),
+            AppStatusInfo(name: "tuxpaint", user: "léa/#", allowed: true, reason: "", usedMinutes: 5, limitMinutes: 90, grantMinutes: 0),
+        ],
+        requests: [
+            AppRequestInfo(id: 3, user: "léa/#", app: "minecraft", minutes: 15, why: "homework", askedAt: "17:00", state: .waiting)
+        ])
+
+    @Test func namesAreMadeSafeForTopicsAndCannotMeet() {
+        #expect(TopicName.safe("kitchen") == "kitchen")
+        for hostile in ["a/b", "a+b", "a#b", "léa", "", "a b", String(repeating: "x", count: 200)] {
+            let safe = TopicName.safe(hostile)
+            #expect(!safe.isEmpty && safe.count <= 49)
+            #expect(safe.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }, "\(safe)")
+        }
+        // "a/b" and "a+b" both become "a_b", but not the same name.
+        #expect(TopicName.safe("a/b") != TopicName.safe("a+b"))
+        #expect(TopicName.safe("a/b") == TopicName.safe("a/b"))
+        #expect(Self.topics.base == "reveille/kitchen")
+        #expect(Self.topics.timeLeft("léa/#").hasPrefix("reveille/kitchen/apps/l_a__-"))
+    }
+
+    /// Every key Home Assistant's MQTT discovery documents for each platform used (the common
+    /// entity options and the platform's own), and the ones it requires.
+    static let common: Set<String> = [
+        "name", "unique_id", "device", "availability_topic", "payload_available", "payload_not_available", "icon",
+        "json_attributes_topic", "json_attributes_template", "entity_category", "enabled_by_default", "qos", "object_id",
+        "origin",
+    ]
+    static let platforms: [String: (allowed: Set<String>, required: Set<String>)] = [
+        "sensor": (["state_topic", "value_template", "device_class", "unit_of_measurement", "state_class", "options"], ["state_topic"]),
+        "binary_sensor": (["state_topic", "value_template", "device_class", "payload_on", "payload_off"], ["state_topic"]),
+        "switch": (
+            ["state_topic", "command_topic", "payload_on", "payload_off", "state_on", "state_off", "value_template", "optimistic", "retain"],
+            ["command_topic"]
+        ),
+        "button": (["command_topic", "payload_press", "device_class", "retain"], ["command_topic"]),
+        "event": (["state_topic", "event_types", "device_class", "value_template"], ["state_topic", "event_types"]),
+    ]
+    static let deviceClasses: [String: Set<String>] = [
+        "sensor": ["timestamp", "enum", "duration"], "binary_sensor": ["sound"],
+    ]
+
+    @Test func discoveryFollowsHomeAssistantsSchemaForEachPlatform() throws {
+        let configs = Self.model.discovery(Self.snapshot)
+        var seenUniqueIDs = Set<String>()
+        for (topic, config) in configs {
+            let parts = topic.split(separator: "/")
+            #expect(parts.count == 5 && parts[0] == "homeassistant" && parts[2] == "reveille_kitchen" && parts[4] == "config")
+            let platform = String(parts[1])
+            let schema = try #require(Self.platforms[platform], "\(platform) is not a platform the test knows")
+            guard case .object(let members) = config else {
+                Issue.record("\(topic): not an object")
+                continue
+            }
+            let keys = Set(members.keys)
+            #expect(keys.subtracting(Self.common.union(schema.allowed)).isEmpty, "\(topic): \(keys)")
+            #expect(schema.required.isSubset(of: keys), "\(topic) lacks \(schema.required.subtracting(keys))")
+            #expect(parts[3].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+            if case .string(let id) = members["unique_id"] { #expect(seenUniqueIDs.insert(id).inserted) }
+            if case .string(let deviceClass) = members["device_class"] {
+                #expect(Self.deviceClasses[platform]?.contains(deviceClass) == true, "\(deviceClass)")
+            }
+            #expect(config["device"]?["name"] == "Reveille (kitchen)")
+            #expect(config.text.utf8.count < 1024)
+        }
+        // One device: the next ring, ringing, the ring state, the master switch, each alarm's
+        // switch, snooze, the events, and each limited user's time left and requests.
+        #expect(configs.count == 6 + 2 + 2)
+        #expect(configs["homeassistant/event/reveille_kitchen/event/config"]?["event_types"]?.text.contains("wake-check-failed") == true)
+        #expect(configs["homeassistant/switch/reveille_kitchen/alarm_2/config"]?["name"] == "Alarm 2 a/b+#ü")
+    }
+
+    @Test func theStateOfTheClockAsRetainedTopics() {
+        let state = Self.model.retained(Self.snapshot)
+        #expect(state["reveille/kitchen/next_ring"] == #"{"alarm":1,"at":"2026-11-30T05:45:00+00:00","decided_by":"by weekly rule #2","label":"work","layer":"rule"}"#)
+        #expect(state["reveille/kitchen/ringing"] == "OFF")
+        #expect(state["reveille/kitchen/ring_state"] == "idle")
+        #expect(state["reveille/kitchen/master"] == "ON")
+        #expect(state["reveille/kitchen/alarm/1/enabled"] == "ON")
+        #expect(state["reveille/kitchen/alarm/2/enabled"] == "OFF")
+        let left = state[Self.topics.timeLeft("léa/#")]
+        #expect(left == #"{"apps":{"minecraft":40,"tuxpaint":85},"minutes":40,"user":"léa/#"}"#)
+        #expect(state[Self.topics.requests("léa/#")]?.hasPrefix(#"{"count":1,"#) == true)
+
+        var ringing = Self.snapshot
+        ringing.status = Self.status(session: Self.session(.ringing))
+        ringing.status.nextRing = nil
+        let now = Self.model.retained(ringing)
+        #expect(now["reveille/kitchen/ringing"] == "ON")
+        #expect(now["reveille/kitchen/ring_state"] == "ringing")
+        #expect(now["reveille/kitchen/next_ring"] == #"{"at":null}"#)
+        ringing.status.session = Self.session(.snoozed, snoozes: 1)
+        #expect(Self.model.retained(ringing)["reveille/kitchen/ring_state"] == "snoozed")
+    }
+
+    @Test func onlyWhatChangedIsPublishedAndWhatIsGoneIsCleared() {
+        let before = Self.model.retained(Self.snapshot)
+        #expect(BridgeModel.changes(from: before, to: before).isEmpty)
+        var fewer = Self.snapshot
+        fewer.alarms.removeLast()
+        let after = Self.model.retained(fewer)
+        let changes = BridgeModel.changes(from: before, to: after)
+        #expect(
+            Set(changes.map(\.topic)) == [
+                "homeassistant/switch/reveille_kitchen/alarm_2/config", "reveille/kitchen/alarm/2/enabled",
+            ])
+        #expect(changes.allSatisfy { $0.payload.isEmpty && $0.retain })
+        // Everything from nothing: discovery before state.
+        let all = BridgeModel.changes(from: [:], to: after)
+        let firstState = all.firstIndex { !$0.topic.hasSuffix("/config") }!
+        #expect(all[..<firstState].allSatisfy { $0.topic.hasSuffix("/config") })
+        #expect(all[firstState...].allSatisfy { !$0.topic.hasSuffix("/config") })
+    }
+
+    @Test func eventsForWhatTheHouseholdHearsAbout() {
+        let model = Self.model
+        #expect(model.event(.session(Self.session(.ringing)), at: "06:45:00")?.payload.contains(#""event_type":"fired""#) == true)
+        // Ringing again after a snooze is the same ring, not a new "fired".
+        #expect(model.event(.session(Self.session(.ringing, snoozes: 1)), at: nil) == nil)
+        #expect(model.event(.session(Self.session(.snoozed, snoozes: 1)), at: nil)?.payload.contains("snoozed") == true)
+        let dismissed = model.event(.session(Self.session(.dismissed)), at: nil)
+        #expect(dismissed?.payload.contains(#""by":"math""#) == true && dismissed?.retain == false)
+        #expect(model.event(.missed(MissedInfo(alarmID: 1, label: "work", scheduledTime: "06:45")), at: nil)?.payload.contains("missed") == true)
+        #expect(model.event(.silent(true), at: nil)?.payload.contains("silent") == true)
+        #expect(model.event(.silent(false), at: nil) == nil)
+        #expect(model.event(.schedule, at: nil) == nil)
+        #expect(model.event(.reminder(ChimeInfo(text: "bins", origin: "reminder #1", due: "19:00")), at: nil)?.payload.contains("chime") == true)
+        for type in ["fired", "snoozed", "dismissed", "missed", "silent", "chime", "refused"] {
+            #expect(BridgeModel.eventTypes.contains(type))
+        }
+    }
+
+    @Test func inboundCommandsAreExactAndNothingDismisses() {
+        let model = Self.model
+        func decide(_ topic: String, _ payload: String) -> Inbound {
+            model.inbound(topic: topic, payload: Array(payload.utf8), snapshot: Self.snapshot)
+        }
+        #expect(decide("reveille/kitchen/snooze/press", "PRESS") == .send(.snooze, what: "snooze"))
+        #expect(decide("reveille/kitchen/master/set", "OFF") == .send(.pause(until: nil), what: "alarms off"))
+        #expect(decide("reveille/kitchen/master/set", "ON\n") == .send(.resume, what: "alarms on"))
+        #expect(decide("reveille/kitchen/alarm/2/set", "ON") == .send(.alarmSetEnabled(id: 2, enabled: true), what: "enable alarm #2"))
+        for (topic, payload) in [
+            ("reveille/kitchen/snooze/press", "DISMISS"), ("reveille/kitchen/master/set", "off"),
+            ("reveille/kitchen/alarm/3/set", "OFF"), ("reveille/kitchen/alarm/-1/set", "OFF"),
+            ("reveille/kitchen/alarm/99999999999999999999/set", "OFF"), ("reveille/kitchen/alarm/1/2/set", "OFF"),
+            ("reveille/kitchen/dismiss", "PRESS"), ("reveille/kitchen/apps/answer", #"{"id":3,"approve":true}"#),
+            ("reveille/kitchen/snooze/press", String(repeating: "P", count: 10_000)),
+        ] {
+            guard case .ignore = decide(topic, payload) else {
+                Issue.record("\(topic) \(payload.prefix(20)) was not ignored")
+                continue
+            }
+        }
+        let approving = BridgeModel(topics: Self.topics, host: "kitchen", approvals: true)
+        #expect(
+            approving.inbound(topic: "reveille/kitchen/apps/answer", payload: Array(#"{"id":3,"approve":true}"#.utf8), snapshot: nil)
+                == .send(.appAnswer(id: 3, approve: true), what: "approve request #3"))
+        guard case .ignore = approving.inbound(topic: "reveille/kitchen/apps/answer", payload: Array(#"{"id":"3; rm"}"#.utf8), snapshot: nil)
+        else {
+            Issue.record("a malformed answer was taken")
+            return
+        }
+    }
+
+    @Test func commandsAreRateLimited() {
+        var bucket = TokenBucket(capacity: 5, secondsPerToken: 1)
+        #expect((0..<5).allSatisfy { _ in bucket.take(now: 100) })
+        let early = bucket.take(now: 100.5)
+        let refilled = bucket.take(now: 101.6)
+        let again = bucket.take(now: 101.7)
+        #expect(!early && refilled && !again)
+        #expect((0..<5).allSatisfy { _ in bucket.take(now: 1000) })
+    }
+
+    @Test func timestampsAreISO8601InUTC() {
+        #expect(BridgeModel.iso8601(0) == "1970-01-01T00:00:00+00:00")
+        #expect(BridgeModel.iso8601(1_796_017_500) == "2026-11-30T05:45:00+00:00")
+        #expect(BridgeModel.iso8601(951_782_400) == "2000-02-29T00:00:00+00:00")
+    }
+
+    @Test func theMQTTTableIsReadAndCheckedWithTheSettings() throws {
+        let settings = try Settings.parse(
+            TOMLDocument(path: "reveille.toml", text: """
+                    [mqtt]
+                    host = "broker.home.arpa"
+                    port = 8883
+                    ca_file = "/etc/reveille/mqtt-ca.pem"
+                    username = "clock"
+                    password_file = "/etc/reveille/mqtt-password"
+                    base_topic = "home/clock"
+                    approvals = true
+                    """))
+        let mqtt = try #require(settings.mqtt)
+        #expect(mqtt.host == "broker.home.arpa" && mqtt.port == 8883 && mqtt.baseTopic == "home/clock" && mqtt.approvals)
+        #expect(mqtt.discoveryPrefix == "homeassistant" && mqtt.keepaliveSeconds == 60)
+        #expect(try Settings.parse(TOMLDocument(path: "reveille.toml", text: "")).mqtt == nil)
+        for bad in [
+            "[mqtt]\nport = 1883", "[mqtt]\nhost = \"a b\"", "[mqtt]\nhost = \"h\"\nbase_topic = \"a/+/b\"",
+            "[mqtt]\nhost = \"h\"\nbase_topic = \"a//b\"", "[mqtt]\nhost = \"h\"\npassword_file = \"/p\"",
+            "[mqtt]\nhost = \"h\"\nca_file = \"ca.pem\"", "[mqtt]\nhost = \"h\"\nbroker = \"x\"",
+        ] {
+            #expect(throws: ConfigError.self, "\(bad)") { try Settings.parse(TOMLDocument(path: "reveille.toml", text: bad)) }
+        }
+    }
+}

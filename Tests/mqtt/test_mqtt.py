@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""reveille-mqtt against a real broker: Debian's mosquitto, started here on a free loopback port
+with TLS from a test CA, a password file and ACLs; Home Assistant played by a paho-mqtt client.
+The clock is a real reveilled (sound into ALSA's file plugin) and a real reveille-mqtt.
+
+    python3 Tests/mqtt/test_mqtt.py [BINARIES]    (default: .build/debug; `make test` runs it)
+"""
+import json, os, ssl, shutil, signal, subprocess, sys, tempfile, threading, time, unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "web"))
+from webdriver import REPO, free_port, request, solve, status, wait_for
+
+try:
+    import paho.mqtt.client as paho
+except ImportError:  # a Python of its own on PATH (pyenv): Debian's python3-paho-mqtt is pure Python
+    sys.path.append("/usr/lib/python3/dist-packages")
+    import paho.mqtt.client as paho
+
+BINARIES = os.path.join(REPO, ".build", "debug")
+PASSWORDS = {"clock": "clock-secret", "ha": "ha-secret", "guest": "guest-secret"}
+
+
+class Broker:
+    """mosquitto with a TLS listener only: a CA and a server certificate for 127.0.0.1 made
+    with openssl, users from a password file, and ACLs that let the clock write its own topics,
+    Home Assistant send commands, and a guest only read."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.port = free_port()
+        self.process = None
+        def run(*arguments):
+            subprocess.run(arguments, cwd=folder, check=True, capture_output=True)
+        run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+            "-days", "2", "-subj", "/CN=Reveille test CA")
+        run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+            "-subj", "/CN=127.0.0.1")
+        with open(os.path.join(folder, "san.ext"), "w") as f:
+            f.write("subjectAltName=IP:127.0.0.1\n")
+        run("openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "server.pem", "-days", "2", "-extfile", "san.ext")
+        open(os.path.join(folder, "passwd"), "w").close()
+        for user, password in PASSWORDS.items():
+            run("mosquitto_passwd", "-b", "passwd", user, password)
+        with open(os.path.join(folder, "acl"), "w") as f:
+            f.write("user clock\ntopic readwrite reveille/#\ntopic readwrite homeassistant/#\n\n"
+                    "user ha\ntopic read #\ntopic write reveille/+/master/set\ntopic write reveille/+/snooze/press\n"
+                    "topic write reveille/+/alarm/+/set\ntopic write reveille/+/apps/answer\n\n"
+                    "user guest\ntopic read #\n")
+        with open(os.path.join(folder, "mosquitto.conf"), "w") as f:
+            f.write(f"user root\npersistence false\nlog_dest stderr\nlog_type error\nlog_type warning\n"
+                    f"listener {self.port} 127.0.0.1\ncafile {folder}/ca.pem\ncertfile {folder}/server.pem\n"
+                    f"keyfile {folder}/server.key\nallow_anonymous false\npassword_file {folder}/passwd\n"
+                    f"acl_file {folder}/acl\nmessage_size_limit 1048576\n")
+        self.start()
+
+    def start(self):
+        self.log = open(os.path.join(self.folder, "mosquitto.log"), "a")
+        self.process = subprocess.Popen(["mosquitto", "-c", os.path.join(self.folder, "mosquitto.conf")],
+                                        stdout=self.log, stderr=self.log)
+        wait_for(lambda: self.answers(), what="mosquitto to listen")
+
+    def answers(self):
+        import socket
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def kill(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self.log.close()
+
+    def close(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait()
+        self.log.close()
+
+
+class Subscriber:
+    """Home Assistant, or a guest: a paho client over TLS that keeps every message it gets."""
+
+    def __init__(self, broker, user="ha", topics=("#",)):
+        self.messages = []
+        self.lock = threading.Lock()
+        self.client = paho.Client(client_id=f"test-{user}-{time.monotonic_ns()}", protocol=paho.MQTTv311)
+        self.client.username_pw_set(user, PASSWORDS[user])
+        self.client.tls_set(ca_certs=os.path.join(broker.folder, "ca.pem"), tls_version=ssl.PROTOCOL_TLS_CLIENT)
+        self.client.on_message = self._got
+        self.connected = threading.Event()
+        self.client.on_connect = lambda client, data, flags, rc: (
+            [client.subscribe(topic, 1) for topic in topics], self.connected.set())
+        self.client.connect("127.0.0.1", broker.port, keepalive=30)
+        self.client.loop_start()
+        assert self.connected.wait(10), "the test's subscriber could not connect"
+
+    def _got(self, client, data, message):
+        with self.lock:
+            self.messages.append((message.topic, message.payload.decode("utf-8", "replace"), message.retain,
+                                  time.monotonic()))
+
+    def latest(self, topic):
+        with self.lock:
+            for t, payload, _, _ in reversed(self.messages):
+                if t == topic:
+                    return payload
+        return None
+
+    def events(self, kind=None):
+        with self.lock:
+            found = [json.loads(p) for t, p, _, _ in self.messages if t.endswith("/event") and p]
+        return [e for e in found if kind is None or e.get("event_type") == kind]
+
+    def publish(self, topic, payload):
+        return self.client.publish(topic, payload, qos=1).wait_for_publish(5)
+
+    def close(self):
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+class Clock:
+    """reveilled and reveille-mqtt under a temporary root."""
+
+    def __init__(self, binaries, broker, root, base="reveille/clock"):
+        self.binaries = binaries
+        self.root = root
+        self.base = base
+        os.makedirs(os.path.join(root, "etc/reveille"), exist_ok=True)
+        self.password_file = os.path.join(root, "etc/reveille/mqtt-password")
+        with open(self.password_file, "w") as f:
+            f.write(PASSWORDS["clock"] + "\n")
+        os.chmod(self.password_file, 0o600)
+        with open(os.path.join(root, "etc/reveille/reveille.toml"), "w") as f:
+            f.write(f"[audio]\ndevices = [\"file:'{root}/sound.wav',wav\"]\n[voice]\nenabled = false\n"
+                    f"[mqtt]\nhost = \"127.0.0.1\"\nport = {broker.port}\nca_file = \"{broker.folder}/ca.pem\"\n"
+                    f"username = \"clock\"\npassword_file = \"{self.password_file}\"\nbase_topic = \"{base}\"\n"
+                    f"keepalive_seconds = 10\n")
+        self.sock = os.path.join(root, "run/reveille/control.sock")
+        with open(os.path.join(root, "reveilled.out"), "a") as log:
+            self.daemon = subprocess.Popen([os.path.join(binaries, "reveilled"), "--root", root], stdout=log, stderr=log)
+        wait_for(self.up, what="reveilled to answer")
+        self.bridge = None
+        self.start_bridge()
+
+    def up(self):
+        try:
+            return request(self.sock, {"status": {}})["ok"]
+        except OSError:
+            return False
+
+    def start_bridge(self):
+        self.bridge_log = os.path.join(self.root, "reveille-mqtt.out")
+        with open(self.bridge_log, "a") as log:
+            self.bridge = subprocess.Popen([os.path.join(self.binaries, "reveille-mqtt"), "--root", self.root],
+                                           stdout=log, stderr=log)
+        wait_for(lambda: (self.health() or {}).get("connected"), what="reveille-mqtt to connect")
+
+    def health(self):
+        try:
+            with open(os.path.join(self.root, "var/lib/reveille-mqtt/health.json")) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def log(self):
+        with open(self.bridge_log) as f:
+            return f.read()
+
+    def rss_kb(self):
+        with open(f"/proc/{self.bridge.pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+    def close(self):
+        for process in (self.bridge, self.daemon):
+            if process and process.poll() is None:
+                process.terminate()
+                process.wait()
+
+
+def ring_soon(clock, seconds=1, **spec):
+    spec = {"inSeconds": seconds, "fadeInSeconds": 0, "label": "mqtt test", **spec}
+    reply = request(clock.sock, {"alarmAdd": {"spec": spec}})
+    assert reply["ok"], reply
+    wait_for(lambda: (status(clock.sock).get("session") or {}).get("state") == "ringing", what="the alarm to ring")
+    return reply
+
+
+def end_session(clock):
+    for _ in range(5):
+        session = status(clock.sock).get("session")
+        if not session or session["state"] not in ("ringing", "snoozed"):
+            return
+        problem = request(clock.sock, {"problem": {}})["payload"]["ring"]["problem"]
+        assert request(clock.sock, {"answer": {"value": solve(problem)}})["payload"]["ring"]["correct"]
+
+
+class BridgeTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp(prefix="reveille-mqtt-test.")
+        os.chmod(cls.folder, 0o755)
+        cls.broker = Broker(cls.folder)
+        cls.clock = Clock(BINARIES, cls.broker, os.path.join(cls.folder, "clock"))
+        cls.base = cls.clock.base
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.clock.close()
+        cls.broker.close()
+        shutil.rmtree(cls.folder, ignore_errors=True)
+
+    def setUp(self):
+        end_session(self.clock)
+        self.ha = Subscriber(self.broker)
+
+    def tearDown(self):
+        self.ha.close()
+
+    def test_1_home_assistant_finds_the_clock_and_every_entity(self):
+        wait_for(lambda: self.ha.latest(f"{self.base}/availability") == "online", what="the clock online")
+        request(self.clock.sock, {"alarmAdd": {"spec": {"time": "06:45", "days": "mon-fri", "label": "work/#1"}}})
+        wait_for(lambda: any(t.startswith("homeassistant/switch/") and "alarm_" in t for t, *_ in self.ha.messages),
+                 what="the alarm's switch")
+        configs = {t: json.loads(p) for t, p, _, _ in self.ha.messages if t.startswith("homeassistant/") and p}
+        kinds = sorted({t.split("/")[1] for t in configs})
+        self.assertEqual(kinds, ["binary_sensor", "button", "event", "sensor", "switch"])
+        devices = {json.dumps(c["device"], sort_keys=True) for c in configs.values()}
+        self.assertEqual(len(devices), 1, "one device for every entity")
+        self.assertTrue(all(c["availability_topic"] == f"{self.base}/availability" for c in configs.values()))
+        # Retained, so that Home Assistant finds them whenever it starts: a client that comes later gets them all.
+        later = Subscriber(self.broker, topics=("homeassistant/#",))
+        try:
+            wait_for(lambda: {t for t, _, r, _ in later.messages if r} >= set(configs), what="every config retained")
+        finally:
+            later.close()
+        wait_for(lambda: json.loads(self.ha.latest(f"{self.base}/next_ring") or "{}").get("at"), what="the next ring")
+        self.assertEqual(self.ha.latest(f"{self.base}/ring_state"), "idle")
+
+    def test_2_a_ring_is_seen_as_events_and_snooze_is_pressed_from_mqtt(self):
+        ring_soon(self.clock, maxSnoozes=3)
+        wait_for(lambda: self.ha.events("fired"), what="the fired event")
+        wait_for(lambda: self.ha.latest(f"{self.base}/ringing") == "ON", what="ringing ON")
+        self.assertEqual(self.ha.latest(f"{self.base}/ring_state"), "ringing")
+        self.ha.publish(f"{self.base}/snooze/press", "PRESS")
+        wait_for(lambda: (status(self.clock.sock).get("session") or {}).get("state") == "snoozed", what="the snooze")
+        wait_for(lambda: self.ha.events("snoozed"), what="the snoozed event")
+        wait_for(lambda: self.ha.latest(f"{self.base}/ring_state") == "snoozed", what="ring state snoozed")
+        # Nothing over MQTT dismisses: a made-up dismiss topic does nothing.
+        self.ha.publish(f"{self.base}/dismiss", "PRESS")
+        self.ha.publish(f"{self.base}/snooze/press", "DISMISS")
+        time.sleep(0.5)
+        self.assertEqual(status(self.clock.sock)["session"]["state"], "snoozed")
+        end_session(self.clock)
+        wait_for(lambda: self.ha.events("dismissed"), what="the dismissed event")
+        self.assertEqual(self.ha.events("dismissed")[-1].get("by"), "math")
+        wait_for(lambda: self.ha.latest(f"{self.base}/ringing") == "OFF", what="ringing OFF")
+
+    def test_3_a_committed_alarms_switch_is_refused_and_shows_the_state_that_stands(self):
+        reply = request(self.clock.sock, {"alarmAdd": {"spec": {"inSeconds": 7200, "label": "committed",
+                                                                 "commitSeconds": 28800}}})
+        alarm = reply["payload"]["alarms"][0]["id"]
+        topic = f"{self.base}/alarm/{alarm}/enabled"
+        wait_for(lambda: self.ha.latest(topic) == "ON", what="the alarm's switch ON")
+        self.ha.publish(f"{self.base}/alarm/{alarm}/set", "OFF")
+        wait_for(lambda: self.ha.events("refused"), what="the refusal")
+        self.assertIn(f"alarm #{alarm}", self.ha.events("refused")[-1]["what"])
+        alarms = request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"]
+        self.assertTrue(next(a for a in alarms if a["id"] == alarm)["enabled"])
+        # The entity is told again what stands.
+        wait_for(lambda: [p for t, p, _, _ in self.ha.messages if t == topic][-1] == "ON"
+                 and len([1 for t, _, _, _ in self.ha.messages if t == topic]) >= 2, what="the standing state again")
+        self.assertIn("refused over MQTT", self.clock.log())
+        request(self.clock.sock, {"alarmRemove": {"id": alarm}})
+
+    def test_4_the_broker_killed_mid_ring_loses_no_ring_and_gets_everything_again(self):
+        ring_soon(self.clock)
+        self.ha.close()
+        self.broker.kill()
+        # The ring goes on without the broker: the daemon never waits for the bridge.
+        wait_for(lambda: not (self.clock.health() or {}).get("connected"), what="the bridge to see the broker gone")
+        self.assertEqual(status(self.clock.sock)["session"]["state"], "ringing")
+        self.broker.start()
+        wait_for(lambda: (self.clock.health() or {}).get("connected"), seconds=40, what="the bridge to reconnect")
+        self.ha = Subscriber(self.broker)
+        # mosquitto kept nothing (no persistence): all that is there, the bridge published again.
+        wait_for(lambda: self.ha.latest(f"{self.base}/ringing") == "ON", what="ringing republished")
+        wait_for(lambda: self.ha.latest(f"{self.base}/availability") == "online", what="availability republished")
+        wait_for(lambda: self.ha.latest(f"homeassistant/button/{self.ha_node()}/snooze/config"), what="discovery again")
+        end_session(self.clock)
+        wait_for(lambda: self.ha.events("dismissed"), what="the dismissal after the outage")
+        self.assertIn("connecting again", self.clock.log())
+
+    def ha_node(self):
+        return next(t.split("/")[2] for t, *_ in self.ha.messages if t.startswith("homeassistant/button/"))
+
+    def test_5_a_lost_bridge_is_seen_through_its_last_will(self):
+        wait_for(lambda: self.ha.latest(f"{self.base}/availability") == "online", what="online")
+        self.clock.bridge.send_signal(signal.SIGKILL)
+        self.clock.bridge.wait()
+        wait_for(lambda: self.ha.latest(f"{self.base}/availability") == "offline", seconds=30,
+                 what="the broker's last will (offline)")
+        self.clock.start_bridge()
+        wait_for(lambda: self.ha.latest(f"{self.base}/availability") == "online", what="online again")
+
+    def test_6_malformed_flooding_and_oversized_messages_cost_little_and_change_nothing(self):
+        wait_for(lambda: self.ha.latest(f"{self.base}/master") == "ON", what="the master switch")
+        rss_before = self.clock.rss_kb()
+        for i in range(2000):
+            self.ha.client.publish(f"{self.base}/master/set", ["OFF", "on", "\x00\x01", "X" * 200][i % 4], qos=0)
+        self.ha.client.publish(f"{self.base}/snooze/press", "P" * 200_000, qos=1).wait_for_publish(10)
+        self.ha.client.publish(f"{self.base}/alarm/1;rm -rf/set", "OFF", qos=1).wait_for_publish(10)
+        self.ha.client.publish(f"{self.base}/alarm/999999999999/set", "OFF", qos=1).wait_for_publish(10)
+        wait_for(lambda: "too fast" in self.clock.log(), what="the rate limit")
+        time.sleep(1)
+        self.assertIsNone(self.clock.bridge.poll(), "the bridge died")
+        self.assertTrue(self.clock.up())
+        # The broker was told the largest packet the bridge takes (MQTT 5): the 200 kB one never came.
+        self.assertNotIn("200000-byte", self.clock.log())
+        self.assertLess(self.clock.rss_kb() - rss_before, 4096, "the flood cost the bridge more than 4 MB")
+        # Afterwards, a command is taken again, once the bucket refills.
+        time.sleep(5)
+        self.ha.publish(f"{self.base}/master/set", "ON")
+        wait_for(lambda: status(self.clock.sock)["master"] == "on", what="the master switch ON again")
+
+    def test_7_the_brokers_acls_keep_a_guest_from_commanding_the_clock(self):
+        guest = Subscriber(self.broker, user="guest")
+        try:
+            wait_for(lambda: guest.latest(f"{self.base}/master") == "ON", what="the guest reads the state")
+            guest.publish(f"{self.base}/master/set", "OFF")
+            guest.publish(f"homeassistant/switch/x/y/config", "{}")
+            time.sleep(1)
+            self.assertEqual(status(self.clock.sock)["master"], "on")
+            self.assertIsNone(self.ha.latest("homeassistant/switch/x/y/config"))
+        finally:
+            guest.close()
+
+    def test_8_a_password_file_others_may_read_is_refused(self):
+        os.chmod(self.clock.password_file, 0o644)
+        try:
+            result = subprocess.run([os.path.join(BINARIES, "reveille-mqtt"), "--root", self.clock.root],
+                                    capture_output=True, text=True, timeout=10)
+        finally:
+            os.chmod(self.clock.password_file, 0o600)
+        self.assertEqual(result.returncode, 78)
+        self.assertIn("chmod 600", result.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        BINARIES = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
