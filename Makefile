@@ -95,7 +95,7 @@ release:
 ## second, with the file as it is now.
 release-build:
 	rm -f .build/release/reveilled .build/release/reveille-web .build/release/reveille-notify
-	for product in reveilled reveille reveille-calendar reveille-bench pn532-emulator; do \
+	for product in reveilled reveille reveille-calendar reveille-mqtt reveille-bench pn532-emulator; do \
 		$(SWIFT) build -c release --static-swift-stdlib $(NO_FOUNDATION) --product $$product || exit 1; \
 	done
 	ln -s reveilled .build/release/reveille-web

@@ -2,7 +2,7 @@
 # Installs (or uninstalls) Reveille's files. Run through `make install` / `make uninstall`.
 #   scripts/install.sh install BINARIES [MANPAGES]    BINARIES: the folder holding reveilled (also
 #                                                     reveille-web and reveille-notify), reveille,
-#                                                     reveille-calendar
+#                                                     reveille-calendar, reveille-mqtt
 #   scripts/install.sh uninstall
 # PREFIX (default /usr/local) and DESTDIR (default empty: the live system) as usual. Existing
 # /etc/reveille/reveille.toml and apps.toml are never overwritten; uninstall leaves settings,
@@ -23,12 +23,14 @@ files=(
     "$bindir/reveille-web"
     "$bindir/reveille-notify"
     "$bindir/reveille-calendar"
+    "$bindir/reveille-mqtt"
     "/etc/xdg/autostart/reveille-notify.desktop"
     "$prefix/lib/systemd/system/reveille.service"
     "$prefix/lib/systemd/system/reveille-web.service"
     "$prefix/lib/systemd/system/reveille-calendar.service"
     "$prefix/lib/systemd/system/reveille-calendar.timer"
     "$prefix/lib/systemd/system/reveille-calendar.path"
+    "$prefix/lib/systemd/system/reveille-mqtt.service"
     "$prefix/lib/sysusers.d/reveille.conf"
     "$prefix/lib/tmpfiles.d/reveille.conf"
     "/etc/udev/rules.d/70-reveille.rules"
@@ -40,6 +42,7 @@ files=(
     "$prefix/share/man/man8/reveilled.8"
     "$prefix/share/man/man8/reveille-web.8"
     "$prefix/share/man/man8/reveille-calendar.8"
+    "$prefix/share/man/man8/reveille-mqtt.8"
     "$docdir/README.md"
     "$docdir/hardware.md"
     "$docdir/reveille.toml.example"
@@ -52,7 +55,7 @@ case "$action" in
 install)
     binaries=${2:?usage: $0 install BINARIES [MANPAGES]}
     manpages=${3:-}
-    for binary in reveilled reveille reveille-calendar; do
+    for binary in reveilled reveille reveille-calendar reveille-mqtt; do
         [ -x "$binaries/$binary" ] || { echo "no $binaries/$binary: build first (make install does)" >&2; exit 1; }
     done
     install -d -m 0755 "$dest$bindir" "$dest$prefix/lib/systemd/system" "$dest$prefix/lib/sysusers.d" \
@@ -63,13 +66,15 @@ install)
     # The daemon and the page's server are one program (README, "Installing on the clock"):
     # reveille-web and the desktop notifier reveille-notify are links to reveilled, which becomes
     # what it is called.
-    install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$binaries/reveille-calendar" "$dest$bindir/"
+    install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$binaries/reveille-calendar" "$binaries/reveille-mqtt" \
+        "$dest$bindir/"
     ln -sfn reveilled "$dest$bindir/reveille-web"
     ln -sfn reveilled "$dest$bindir/reveille-notify"
     # Every graphical session starts its user's notifier (README, "A child's side").
     sed -e "s|@BINDIR@|$bindir|g" config/reveille-notify.desktop >"$dest/etc/xdg/autostart/reveille-notify.desktop"
     chmod 0644 "$dest/etc/xdg/autostart/reveille-notify.desktop"
-    for unit in reveille.service reveille-web.service reveille-calendar.service reveille-calendar.timer reveille-calendar.path; do
+    for unit in reveille.service reveille-web.service reveille-calendar.service reveille-calendar.timer reveille-calendar.path \
+        reveille-mqtt.service; do
         sed -e "s|@BINDIR@|$bindir|g" -e "s|@DOCDIR@|$docdir|g" "systemd/$unit" >"$dest$prefix/lib/systemd/system/$unit"
         chmod 0644 "$dest$prefix/lib/systemd/system/$unit"
     done
@@ -87,8 +92,9 @@ install)
         sed -e 's/^\.Dt REVEILLED 1$/.Dt REVEILLED 8/' "$manpages/reveilled/reveilled.1" >"$dest$prefix/share/man/man8/reveilled.8"
         sed -e 's/^\.Dt REVEILLE-WEB 1$/.Dt REVEILLE-WEB 8/' "$manpages/reveille-web/reveille-web.1" >"$dest$prefix/share/man/man8/reveille-web.8"
         sed -e 's/^\.Dt REVEILLE-CALENDAR 1$/.Dt REVEILLE-CALENDAR 8/' "$manpages/reveille-calendar/reveille-calendar.1" >"$dest$prefix/share/man/man8/reveille-calendar.8"
+        sed -e 's/^\.Dt REVEILLE-MQTT 1$/.Dt REVEILLE-MQTT 8/' "$manpages/reveille-mqtt/reveille-mqtt.1" >"$dest$prefix/share/man/man8/reveille-mqtt.8"
         chmod 0644 "$dest$prefix/share/man/man8/reveilled.8" "$dest$prefix/share/man/man8/reveille-web.8" \
-            "$dest$prefix/share/man/man8/reveille-calendar.8"
+            "$dest$prefix/share/man/man8/reveille-calendar.8" "$dest$prefix/share/man/man8/reveille-mqtt.8"
     fi
     install -m 0644 README.md hardware.md "$dest$docdir/"
     for file in reveille.toml apps.toml; do

@@ -2,7 +2,7 @@
 # Builds reveille_VERSION_ARCH.deb with Debian's own tools (dpkg-deb, dpkg-shlibdeps). `make deb`
 # runs it on the release build; the packaging test runs it on the debug build.
 #   scripts/make-deb.sh BINARIES MANPAGES OUTDIR
-# BINARIES: the folder holding reveilled (also reveille-web), reveille, reveille-calendar; MANPAGES:
+# BINARIES: the folder holding reveilled (also reveille-web), reveille, reveille-calendar, reveille-mqtt; MANPAGES:
 # swift-argument-parser's generated pages (make man). DEB_COMPRESSION (xz by default; the test
 # uses gzip -1 for speed). DEB_UNPACKAGED_LIBRARIES=1 lets the programs link libraries no package
 # owns (the debug build's Swift runtime under the toolchain: the packaging test's package is
@@ -45,7 +45,7 @@ rm -rf "$stage/etc/reveille/hooks.d"  # made by the postinst (an empty folder is
 # reveille-dbgsym package under /usr/lib/debug/.build-id/, where gdb and systemd-coredump look.
 debug=$work/debug
 build_ids=()
-for program in reveilled reveille reveille-calendar; do  # reveille-web and reveille-notify are links to reveilled
+for program in reveilled reveille reveille-calendar reveille-mqtt; do  # reveille-web and reveille-notify are links to reveilled
     id=$(readelf -n "$stage/usr/bin/$program" | sed -n 's/^ *Build ID: //p')
     [ -n "$id" ] || { echo "$program has no build id" >&2; exit 1; }
     build_ids+=("$id")
@@ -75,7 +75,7 @@ lenient=()
 [ "${DEB_UNPACKAGED_LIBRARIES:-0}" = 1 ] && lenient=(--ignore-missing-info)
 # (Its note that the files are not under debian/PACKAGE is about debhelper's layout: dropped.)
 shlibs=$(cd "$work" && dpkg-shlibdeps "${lenient[@]}" -O "${stage#"$work"/}"/usr/bin/reveilled "${stage#"$work"/}"/usr/bin/reveille \
-    "${stage#"$work"/}"/usr/bin/reveille-calendar 2> >(grep -v "should already be installed in their package's directory" >&2) |
+    "${stage#"$work"/}"/usr/bin/reveille-calendar "${stage#"$work"/}"/usr/bin/reveille-mqtt 2> >(grep -v "should already be installed in their package's directory" >&2) |
     sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "dpkg-shlibdeps found no libraries" >&2; exit 1; }
 
@@ -95,7 +95,8 @@ Description: bedside alarm clock controller for a Raspberry Pi
  reveilled rings alarms through ALSA; a registered NFC tag or a math answer
  silences them, with limited snoozes. Weekly rules, date overrides, holiday and
  reminder calendars, a voice, bedside keys, per-app time windows and daily
- limits (fanotify), a command line and a kiosk page (reveille-web).
+ limits (fanotify), a command line, a kiosk page (reveille-web) and a bridge
+ to Home Assistant through an MQTT broker (reveille-mqtt, off until configured).
 EOF
 
 cat >"$stage/DEBIAN/conffiles" <<EOF
@@ -107,6 +108,8 @@ cat >"$stage/DEBIAN/conffiles" <<EOF
 EOF
 
 units="reveille.service reveille-web.service reveille-calendar.timer reveille-calendar.path"
+# Installed off (as debhelper's --no-enable): the MQTT bridge has nothing to do until [mqtt] names a broker.
+off_units="reveille-mqtt.service"
 
 cat >"$stage/DEBIAN/postinst" <<EOF
 #!/bin/sh
@@ -133,10 +136,16 @@ if [ "\$1" = configure ] || [ "\$1" = abort-upgrade ] || [ "\$1" = abort-deconfi
             fi
         fi
     done
+    for unit in $off_units; do
+        if command -v deb-systemd-helper >/dev/null 2>&1; then
+            deb-systemd-helper update-state "\$unit" >/dev/null || true
+        fi
+    done
     if [ -d /run/systemd/system ]; then
         systemctl --system daemon-reload >/dev/null || true
         if command -v deb-systemd-invoke >/dev/null 2>&1; then
             deb-systemd-invoke restart $units >/dev/null || true
+            deb-systemd-invoke try-restart $off_units >/dev/null || true
         fi
     fi
 fi
@@ -148,7 +157,7 @@ cat >"$stage/DEBIAN/prerm" <<EOF
 set -e
 if [ -d /run/systemd/system ] && [ "\$1" = remove ]; then
     if command -v deb-systemd-invoke >/dev/null 2>&1; then
-        deb-systemd-invoke stop $units reveille-calendar.service >/dev/null || true
+        deb-systemd-invoke stop $units $off_units reveille-calendar.service >/dev/null || true
     fi
 fi
 exit 0
@@ -161,18 +170,18 @@ if [ -d /run/systemd/system ]; then
     systemctl --system daemon-reload >/dev/null || true
 fi
 if [ "\$1" = remove ] && command -v deb-systemd-helper >/dev/null 2>&1; then
-    for unit in $units; do deb-systemd-helper mask "\$unit" >/dev/null || true; done
+    for unit in $units $off_units; do deb-systemd-helper mask "\$unit" >/dev/null || true; done
 fi
 if [ "\$1" = purge ]; then
     if command -v deb-systemd-helper >/dev/null 2>&1; then
-        for unit in $units; do
+        for unit in $units $off_units; do
             deb-systemd-helper purge "\$unit" >/dev/null || true
             deb-systemd-helper unmask "\$unit" >/dev/null || true
         done
     fi
     # The clock's state and the fetched calendars; /etc/reveille goes with its conffiles (dpkg),
     # and what an admin added there (hooks) stays.
-    rm -rf /var/lib/reveille /var/cache/reveille-calendars /run/reveille
+    rm -rf /var/lib/reveille /var/lib/reveille-mqtt /var/cache/reveille-calendars /run/reveille
     rmdir /etc/reveille/hooks.d /etc/reveille 2>/dev/null || true
 fi
 exit 0

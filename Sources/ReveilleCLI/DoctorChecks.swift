@@ -57,7 +57,40 @@ struct Doctor {
         checkPolicyAccounts(&findings)
         if status != nil { checkAppSetup(&findings) }
         checkFiles(settings, &findings)
+        if let bridge = Self.bridge(settings.mqtt, BridgeHealth.read(paths.bridgeHealth), now: time(nil)) {
+            findings.append(bridge)
+        }
         return findings
+    }
+
+    /// The smart home's bridge, when `[mqtt]` names a broker: connected, and since when; or why
+    /// not, and when it last was.
+    static func bridge(_ mqtt: Settings.MQTT?, _ health: BridgeHealth?, now: Int) -> Finding? {
+        guard let mqtt else { return nil }
+        let broker = "\(mqtt.host):\(mqtt.port)"
+        func ago(_ instant: Int) -> String {
+            let seconds = max(0, now - instant)
+            return seconds < 120
+                ? "\(seconds) s ago" : seconds < 7200 ? "\(seconds / 60) min ago" : "\(seconds / 3600) h ago"
+        }
+        guard let health else {
+            return Finding(
+                level: .warning, subject: "smart home", detail: "[mqtt] names \(broker), and reveille-mqtt has not run",
+                fix: "sudo systemctl enable --now reveille-mqtt (its log: journalctl -u reveille-mqtt)")
+        }
+        if health.connected {
+            return Finding(
+                level: health.daemonUp ? .ok : .warning, subject: "smart home",
+                detail: "reveille-mqtt is connected to \(health.broker) (since \(ago(health.since)))"
+                    + (health.daemonUp ? "" : "; it cannot reach reveilled, so the clock shows as offline"),
+                fix: health.daemonUp ? nil : "start reveilled: sudo systemctl start reveille")
+        }
+        let last = health.lastConnected.map { "last connected \(ago($0))" } ?? "not connected since it started"
+        return Finding(
+            level: .warning, subject: "smart home",
+            detail:
+                "reveille-mqtt is not connected to \(health.broker): \(health.problem ?? "no reason given") (\(last))",
+            fix: "check the broker, and [mqtt] in reveille.toml; journalctl -u reveille-mqtt says more")
     }
 
     /// Apps not set up (blocked until they are), and hand edits of apps.toml not applied.

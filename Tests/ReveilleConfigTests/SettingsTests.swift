@@ -187,10 +187,12 @@ import Testing
     @Test func everyCommentedSettingInTheExampleIsValid() throws {
         let text = try String(contentsOfFile: Self.example, encoding: .utf8)
         let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.hasPrefix("#") && line.dropFirst().first?.isLetter == true ? String(line.dropFirst()) : String(line)
+            line.hasPrefix("#") && (line.dropFirst().first?.isLetter == true || line.hasPrefix("#[mqtt]"))
+                ? String(line.dropFirst()) : String(line)
         }.joined(separator: "\n")
         let settings = try Settings.parse(TOMLDocument(path: "example", text: uncommented))
         #expect(settings.timeZone == "Europe/Berlin")
+        #expect(settings.mqtt?.host == "homeassistant.local" && settings.mqtt?.baseTopic == "reveille/HOSTNAME")
         #expect(settings.audio.devices == ["plughw:CARD=Device,DEV=0"])
         #expect(settings.audio.backupDevices == ["plughw:CARD=Headphones,DEV=0"])
         #expect(settings.audio.mixerControl == "PCM")
@@ -204,6 +206,13 @@ import Testing
         expected.audio.backupDevices = []
         expected.audio.sound = nil
         expected.audio.mixerControl = nil
+        var mqtt = Settings.MQTT(host: "homeassistant.local")
+        mqtt.caFile = "/etc/reveille/mqtt-ca.pem"
+        mqtt.username = "reveille"
+        mqtt.passwordFile = "/etc/reveille/mqtt-password"
+        mqtt.baseTopic = "reveille/HOSTNAME"
+        #expect(settings.mqtt == mqtt, "the example's [mqtt] values are the defaults")
+        expected.mqtt = nil
         #expect(expected == Settings(), "the example's values are the defaults")
     }
 

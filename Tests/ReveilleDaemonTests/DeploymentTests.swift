@@ -59,6 +59,26 @@ import ReveilleProtocol
         #expect(try Self.text("systemd/reveille.sysusers").contains("u reveille-web - "))
     }
 
+    @Test func theMQTTBridgesUnitPassesHoldsNoPrivilegeAndIsBounded() throws {
+        let unit = try Self.text("systemd/reveille-mqtt.service")
+        let outcome = try Self.verify(
+            unit: unit.replacingOccurrences(of: "@DOCDIR@", with: "/usr/share/doc/reveille"),
+            binary: Binaries.directory.appendingPathComponent("reveille-mqtt").path)
+        #expect(outcome.status == 0, "\(outcome)")
+        let lines = unit.split(separator: "\n").map(String.init)
+        for line in [
+            "User=reveille-mqtt", "SupplementaryGroups=reveille reveille-admin", "CapabilityBoundingSet=",
+            "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateDevices=yes", "MemoryDenyWriteExecute=yes",
+            "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6", "StateDirectory=reveille-mqtt", "MemoryMax=64M",
+            "RestartPreventExitStatus=78",
+        ] {
+            #expect(lines.contains(line), "missing \(line)")
+        }
+        // Where doctor reads the bridge's health is the unit's state folder.
+        #expect(Paths(root: "/").bridgeHealth == "/var/lib/reveille-mqtt/health.json")
+        #expect(try Self.text("systemd/reveille.sysusers").contains("u reveille-mqtt - "))
+    }
+
     @Test func theCalendarFetcherRunsUnprivilegedOnATimerAndWhenAsked() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "reveille-units-\(UUID().uuidString.prefix(8))")
@@ -209,7 +229,9 @@ import ReveilleProtocol
         #expect(install.status == 0, "\(install)")
         let expected: [(String, Int)] = [
             ("/usr/local/bin/reveilled", 0o755), ("/usr/local/bin/reveille", 0o755),
-            ("/usr/local/bin/reveille-calendar", 0o755),
+            ("/usr/local/bin/reveille-calendar", 0o755), ("/usr/local/bin/reveille-mqtt", 0o755),
+            ("/usr/local/lib/systemd/system/reveille-mqtt.service", 0o644),
+            ("/usr/local/share/man/man8/reveille-mqtt.8", 0o644),
             ("/usr/local/lib/systemd/system/reveille.service", 0o644),
             ("/usr/local/lib/systemd/system/reveille-web.service", 0o644),
             ("/usr/local/lib/systemd/system/reveille-calendar.service", 0o644),

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Testing
+import ReveilleConfig
+import ReveilleProtocol
 
 @testable import ReveilleCLI
 
@@ -158,5 +160,31 @@ import Testing
             #expect(outcome.stdout.contains(option))
         }
         #expect(!outcome.stdout.contains("clock-offset-file"))
+    }
+}
+
+/// `reveille doctor` on the smart home's bridge, from its health file.
+@Suite struct DoctorBridgeTests {
+    @Test func doctorSaysWhetherTheBridgeIsConnectedAndWhenItLastWas() {
+        let mqtt = Settings.MQTT(host: "broker.home.arpa")
+        #expect(Doctor.bridge(nil, nil, now: 1000) == nil)
+        let never = Doctor.bridge(mqtt, nil, now: 1000)
+        #expect(never?.level == .warning && never?.fix?.contains("systemctl enable --now reveille-mqtt") == true)
+        let up = BridgeHealth(
+            broker: "broker.home.arpa:1883", connected: true, since: 700, lastConnected: 700, problem: nil,
+            daemonUp: true)
+        #expect(
+            Doctor.bridge(mqtt, up, now: 1000)
+                == Finding(
+                    level: .ok, subject: "smart home",
+                    detail: "reveille-mqtt is connected to broker.home.arpa:1883 (since 5 min ago)"))
+        let down = BridgeHealth(
+            broker: "broker.home.arpa:1883", connected: false, since: 900, lastConnected: 700,
+            problem: "cannot reach the broker at broker.home.arpa:1883: Connection refused", daemonUp: true)
+        let finding = Doctor.bridge(mqtt, down, now: 1000)
+        #expect(finding?.level == .warning)
+        #expect(
+            finding?.detail.contains("Connection refused") == true
+                && finding?.detail.contains("last connected 5 min ago") == true)
     }
 }

@@ -31,9 +31,13 @@ import Testing
     }
 
     static let alarms = [
-        AlarmInfo(Alarm(id: 1, label: "work", time: LocalTime(hour: 6, minute: 45)!, repeats: .weekly(.weekdays)), nextRing: nil),
         AlarmInfo(
-            Alarm(id: 2, label: "a/b+#ü", time: LocalTime(hour: 9, minute: 0)!, repeats: .weekly(.weekdays), enabled: false),
+            Alarm(id: 1, label: "work", time: LocalTime(hour: 6, minute: 45)!, repeats: .weekly(.weekdays)),
+            nextRing: nil),
+        AlarmInfo(
+            Alarm(
+                id: 2, label: "a/b+#ü", time: LocalTime(hour: 9, minute: 0)!, repeats: .weekly(.weekdays),
+                enabled: false),
             nextRing: nil),
     ]
 
@@ -43,10 +47,13 @@ import Testing
             AppStatusInfo(
                 name: "minecraft", user: "léa/#", allowed: true, reason: "", usedMinutes: 20, limitMinutes: 60,
                 grantMinutes: 0),
-            AppStatusInfo(name: "tuxpaint", user: "léa/#", allowed: true, reason: "", usedMinutes: 5, limitMinutes: 90, grantMinutes: 0),
+            AppStatusInfo(
+                name: "tuxpaint", user: "léa/#", allowed: true, reason: "", usedMinutes: 5, limitMinutes: 90,
+                grantMinutes: 0),
         ],
         requests: [
-            AppRequestInfo(id: 3, user: "léa/#", app: "minecraft", minutes: 15, why: "homework", askedAt: "17:00", state: .waiting)
+            AppRequestInfo(
+                id: 3, user: "léa/#", app: "minecraft", minutes: 15, why: "homework", askedAt: "17:00", state: .waiting)
         ])
 
     @Test func namesAreMadeSafeForTopicsAndCannotMeet() {
@@ -67,14 +74,23 @@ import Testing
     /// entity options and the platform's own), and the ones it requires.
     static let common: Set<String> = [
         "name", "unique_id", "device", "availability_topic", "payload_available", "payload_not_available", "icon",
-        "json_attributes_topic", "json_attributes_template", "entity_category", "enabled_by_default", "qos", "object_id",
+        "json_attributes_topic", "json_attributes_template", "entity_category", "enabled_by_default", "qos",
+        "object_id",
         "origin",
     ]
     static let platforms: [String: (allowed: Set<String>, required: Set<String>)] = [
-        "sensor": (["state_topic", "value_template", "device_class", "unit_of_measurement", "state_class", "options"], ["state_topic"]),
-        "binary_sensor": (["state_topic", "value_template", "device_class", "payload_on", "payload_off"], ["state_topic"]),
+        "sensor": (
+            ["state_topic", "value_template", "device_class", "unit_of_measurement", "state_class", "options"],
+            ["state_topic"]
+        ),
+        "binary_sensor": (
+            ["state_topic", "value_template", "device_class", "payload_on", "payload_off"], ["state_topic"]
+        ),
         "switch": (
-            ["state_topic", "command_topic", "payload_on", "payload_off", "state_on", "state_off", "value_template", "optimistic", "retain"],
+            [
+                "state_topic", "command_topic", "payload_on", "payload_off", "state_on", "state_off", "value_template",
+                "optimistic", "retain",
+            ],
             ["command_topic"]
         ),
         "button": (["command_topic", "payload_press", "device_class", "retain"], ["command_topic"]),
@@ -89,7 +105,9 @@ import Testing
         var seenUniqueIDs = Set<String>()
         for (topic, config) in configs {
             let parts = topic.split(separator: "/")
-            #expect(parts.count == 5 && parts[0] == "homeassistant" && parts[2] == "reveille_kitchen" && parts[4] == "config")
+            #expect(
+                parts.count == 5 && parts[0] == "homeassistant" && parts[2] == "reveille_kitchen"
+                    && parts[4] == "config")
             let platform = String(parts[1])
             let schema = try #require(Self.platforms[platform], "\(platform) is not a platform the test knows")
             guard case .object(let members) = config else {
@@ -110,13 +128,18 @@ import Testing
         // One device: the next ring, ringing, the ring state, the master switch, each alarm's
         // switch, snooze, the events, and each limited user's time left and requests.
         #expect(configs.count == 6 + 2 + 2)
-        #expect(configs["homeassistant/event/reveille_kitchen/event/config"]?["event_types"]?.text.contains("wake-check-failed") == true)
+        #expect(
+            configs["homeassistant/event/reveille_kitchen/event/config"]?["event_types"]?.text.contains(
+                "wake-check-failed") == true)
         #expect(configs["homeassistant/switch/reveille_kitchen/alarm_2/config"]?["name"] == "Alarm 2 a/b+#ü")
     }
 
     @Test func theStateOfTheClockAsRetainedTopics() {
         let state = Self.model.retained(Self.snapshot)
-        #expect(state["reveille/kitchen/next_ring"] == #"{"alarm":1,"at":"2026-11-30T05:45:00+00:00","decided_by":"by weekly rule #2","label":"work","layer":"rule"}"#)
+        #expect(
+            state["reveille/kitchen/next_ring"]
+                == #"{"alarm":1,"at":"2026-11-30T05:45:00+00:00","decided_by":"by weekly rule #2","label":"work","layer":"rule"}"#
+        )
         #expect(state["reveille/kitchen/ringing"] == "OFF")
         #expect(state["reveille/kitchen/ring_state"] == "idle")
         #expect(state["reveille/kitchen/master"] == "ON")
@@ -158,17 +181,23 @@ import Testing
 
     @Test func eventsForWhatTheHouseholdHearsAbout() {
         let model = Self.model
-        #expect(model.event(.session(Self.session(.ringing)), at: "06:45:00")?.payload.contains(#""event_type":"fired""#) == true)
+        #expect(
+            model.event(.session(Self.session(.ringing)), at: "06:45:00")?.payload.contains(#""event_type":"fired""#)
+                == true)
         // Ringing again after a snooze is the same ring, not a new "fired".
         #expect(model.event(.session(Self.session(.ringing, snoozes: 1)), at: nil) == nil)
         #expect(model.event(.session(Self.session(.snoozed, snoozes: 1)), at: nil)?.payload.contains("snoozed") == true)
         let dismissed = model.event(.session(Self.session(.dismissed)), at: nil)
         #expect(dismissed?.payload.contains(#""by":"math""#) == true && dismissed?.retain == false)
-        #expect(model.event(.missed(MissedInfo(alarmID: 1, label: "work", scheduledTime: "06:45")), at: nil)?.payload.contains("missed") == true)
+        #expect(
+            model.event(.missed(MissedInfo(alarmID: 1, label: "work", scheduledTime: "06:45")), at: nil)?.payload
+                .contains("missed") == true)
         #expect(model.event(.silent(true), at: nil)?.payload.contains("silent") == true)
         #expect(model.event(.silent(false), at: nil) == nil)
         #expect(model.event(.schedule, at: nil) == nil)
-        #expect(model.event(.reminder(ChimeInfo(text: "bins", origin: "reminder #1", due: "19:00")), at: nil)?.payload.contains("chime") == true)
+        #expect(
+            model.event(.reminder(ChimeInfo(text: "bins", origin: "reminder #1", due: "19:00")), at: nil)?.payload
+                .contains("chime") == true)
         for type in ["fired", "snoozed", "dismissed", "missed", "silent", "chime", "refused"] {
             #expect(BridgeModel.eventTypes.contains(type))
         }
@@ -182,7 +211,9 @@ import Testing
         #expect(decide("reveille/kitchen/snooze/press", "PRESS") == .send(.snooze, what: "snooze"))
         #expect(decide("reveille/kitchen/master/set", "OFF") == .send(.pause(until: nil), what: "alarms off"))
         #expect(decide("reveille/kitchen/master/set", "ON\n") == .send(.resume, what: "alarms on"))
-        #expect(decide("reveille/kitchen/alarm/2/set", "ON") == .send(.alarmSetEnabled(id: 2, enabled: true), what: "enable alarm #2"))
+        #expect(
+            decide("reveille/kitchen/alarm/2/set", "ON")
+                == .send(.alarmSetEnabled(id: 2, enabled: true), what: "enable alarm #2"))
         for (topic, payload) in [
             ("reveille/kitchen/snooze/press", "DISMISS"), ("reveille/kitchen/master/set", "off"),
             ("reveille/kitchen/alarm/3/set", "OFF"), ("reveille/kitchen/alarm/-1/set", "OFF"),
@@ -197,9 +228,12 @@ import Testing
         }
         let approving = BridgeModel(topics: Self.topics, host: "kitchen", approvals: true)
         #expect(
-            approving.inbound(topic: "reveille/kitchen/apps/answer", payload: Array(#"{"id":3,"approve":true}"#.utf8), snapshot: nil)
+            approving.inbound(
+                topic: "reveille/kitchen/apps/answer", payload: Array(#"{"id":3,"approve":true}"#.utf8), snapshot: nil)
                 == .send(.appAnswer(id: 3, approve: true), what: "approve request #3"))
-        guard case .ignore = approving.inbound(topic: "reveille/kitchen/apps/answer", payload: Array(#"{"id":"3; rm"}"#.utf8), snapshot: nil)
+        guard
+            case .ignore = approving.inbound(
+                topic: "reveille/kitchen/apps/answer", payload: Array(#"{"id":"3; rm"}"#.utf8), snapshot: nil)
         else {
             Issue.record("a malformed answer was taken")
             return
@@ -224,7 +258,9 @@ import Testing
 
     @Test func theMQTTTableIsReadAndCheckedWithTheSettings() throws {
         let settings = try Settings.parse(
-            TOMLDocument(path: "reveille.toml", text: """
+            TOMLDocument(
+                path: "reveille.toml",
+                text: """
                     [mqtt]
                     host = "broker.home.arpa"
                     port = 8883
@@ -235,7 +271,8 @@ import Testing
                     approvals = true
                     """))
         let mqtt = try #require(settings.mqtt)
-        #expect(mqtt.host == "broker.home.arpa" && mqtt.port == 8883 && mqtt.baseTopic == "home/clock" && mqtt.approvals)
+        #expect(
+            mqtt.host == "broker.home.arpa" && mqtt.port == 8883 && mqtt.baseTopic == "home/clock" && mqtt.approvals)
         #expect(mqtt.discoveryPrefix == "homeassistant" && mqtt.keepaliveSeconds == 60)
         #expect(try Settings.parse(TOMLDocument(path: "reveille.toml", text: "")).mqtt == nil)
         for bad in [
@@ -243,7 +280,9 @@ import Testing
             "[mqtt]\nhost = \"h\"\nbase_topic = \"a//b\"", "[mqtt]\nhost = \"h\"\npassword_file = \"/p\"",
             "[mqtt]\nhost = \"h\"\nca_file = \"ca.pem\"", "[mqtt]\nhost = \"h\"\nbroker = \"x\"",
         ] {
-            #expect(throws: ConfigError.self, "\(bad)") { try Settings.parse(TOMLDocument(path: "reveille.toml", text: bad)) }
+            #expect(throws: ConfigError.self, "\(bad)") {
+                try Settings.parse(TOMLDocument(path: "reveille.toml", text: bad))
+            }
         }
     }
 }

@@ -67,7 +67,8 @@ class PackageTests(unittest.TestCase):
         self.assertRegex(self.contents, r"\s\./usr/bin/reveille-notify -> reveilled\n")
         desktop = run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -xO ./etc/xdg/autostart/reveille-notify.desktop")
         self.assertIn("Exec=/usr/bin/reveille-notify\n", desktop)
-        for path in ["./usr/bin/reveilled", "./usr/bin/reveille", "./usr/bin/reveille-calendar",
+        for path in ["./usr/bin/reveilled", "./usr/bin/reveille", "./usr/bin/reveille-calendar", "./usr/bin/reveille-mqtt",
+                     "./usr/lib/systemd/system/reveille-mqtt.service", "./usr/share/man/man8/reveille-mqtt.8.gz",
                      "./usr/lib/systemd/system/reveille.service", "./usr/lib/systemd/system/reveille-calendar.timer",
                      "./usr/lib/systemd/system/reveille-calendar.path",
                      "./usr/lib/sysusers.d/reveille.conf", "./usr/lib/tmpfiles.d/reveille.conf",
@@ -85,7 +86,7 @@ class PackageTests(unittest.TestCase):
     def test_the_programs_are_stripped(self):
         with tempfile.TemporaryDirectory() as folder:
             run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -x -C '{folder}' ./usr/bin")
-            for program in ["reveilled", "reveille", "reveille-calendar"]:
+            for program in ["reveilled", "reveille", "reveille-calendar", "reveille-mqtt"]:
                 sections = run("readelf", "-S", os.path.join(folder, "usr/bin", program))
                 self.assertNotIn(".debug_info", sections, program)
                 self.assertNotIn(".symtab", sections, program)
@@ -100,7 +101,7 @@ class PackageTests(unittest.TestCase):
         contents = run("dpkg-deb", "--contents", debug)
         with tempfile.TemporaryDirectory() as folder:
             run("sh", "-c", f"dpkg-deb --fsys-tarfile '{self.package}' | tar -x -C '{folder}' ./usr/bin")
-            for program in ["reveilled", "reveille", "reveille-calendar"]:
+            for program in ["reveilled", "reveille", "reveille-calendar", "reveille-mqtt"]:
                 notes = run("readelf", "-n", os.path.join(folder, "usr/bin", program))
                 build_id = re.search(r"Build ID: ([0-9a-f]+)", notes).group(1)
                 self.assertIn(f"./usr/lib/debug/.build-id/{build_id[:2]}/{build_id[2:]}.debug", contents, program)
@@ -120,7 +121,12 @@ class PackageTests(unittest.TestCase):
             self.assertIn("udevadm trigger", postinst)
             with open(os.path.join(folder, "postrm")) as f:
                 postrm = f.read()
-            self.assertRegex(postrm, r'if \[ "\$1" = purge \]; then[\s\S]*rm -rf /var/lib/reveille /var/cache/reveille-calendars')
+            self.assertRegex(postrm, r'if \[ "\$1" = purge \]; then[\s\S]*rm -rf /var/lib/reveille /var/lib/reveille-mqtt /var/cache/reveille-calendars')
+            # The MQTT bridge is installed off: it has nothing to do until [mqtt] names a broker.
+            enabled = re.search(r"for unit in ([^;]*); do\n\s+if command -v deb-systemd-helper[^\n]*\n\s+deb-systemd-helper unmask", postinst)
+            self.assertIn("reveille.service", enabled.group(1))
+            self.assertNotIn("reveille-mqtt", enabled.group(1))
+            self.assertRegex(postinst, r'for unit in reveille-mqtt.service; do\n\s+if command -v deb-systemd-helper[^\n]*\n\s+deb-systemd-helper update-state')
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ if [ -f /etc/gitconfig ]; then
     done
 fi
 
-products="reveilled reveille reveille-calendar"
+products="reveilled reveille reveille-calendar reveille-mqtt"
 started=$(date +%s)
 chroot "$root" env -i PATH=/usr/bin:/bin HOME=/root NO_FOUNDATION_FLAGS="${NO_FOUNDATION_FLAGS:-}" \
     PKG_CONFIG_SYSROOT_DIR=$sysroot \
