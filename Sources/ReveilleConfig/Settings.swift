@@ -42,6 +42,9 @@ public struct Settings: Sendable, Equatable {
         /// Whether a child's requests for more time may be answered over MQTT.
         public var approvals = false
         public var keepaliveSeconds = 60
+        /// The household's name: every machine with the same one counts a limited user's time
+        /// together (README, "One limit across the household's machines"). nil: this machine alone.
+        public var household: String?
 
         public init(host: String) {
             self.host = host
@@ -178,7 +181,7 @@ public struct Settings: Sendable, Equatable {
     ]
     static let mqttKeys = [
         "host", "port", "ca_file", "username", "password_file", "base_topic", "discovery_prefix", "approvals",
-        "keepalive_seconds",
+        "keepalive_seconds", "household",
     ]
     static let webKeys = ["address", "port", "hosts"]
     static let inputKeys = [
@@ -318,6 +321,16 @@ public struct Settings: Sendable, Equatable {
         mqtt.username = try document.string(table, "username", in: section)
         if mqtt.passwordFile != nil && mqtt.username == nil {
             throw document.error("password_file", in: section, "a password needs a username; add username = \"...\"")
+        }
+        if let household = try document.string(table, "household", in: section) {
+            guard !household.isEmpty, household.count <= 40,
+                household.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+            else {
+                throw document.error(
+                    "household", in: section, "\"\(household)\" is not a household's name: use letters, digits, - and _"
+                )
+            }
+            mqtt.household = household
         }
         for key in ["base_topic", "discovery_prefix"] {
             guard let topic = try document.string(table, key, in: section) else { continue }

@@ -51,6 +51,13 @@ public struct AppLimits: Sendable {
     /// an instant, per app and user, today.
     public private(set) var openings: [AppUsageKey: Int] = [:]
     public private(set) var running: [Process] = []
+    /// Seconds used today on the household's other machines, per machine, as last heard (README,
+    /// "One limit across the household's machines"). Each machine's count only rises: merged by
+    /// the maximum, a message that comes twice, late or out of order changes nothing.
+    public private(set) var elsewhere: [String: [AppUsageKey: Int]] = [:]
+    /// At most this many other machines, and this many counts from each, are kept.
+    public static let machineLimit = 32
+    public static let countLimit = 256
     private var lastCount: Double?
     private var unsaved: Set<AppUsageKey> = []
     /// The last notice given today per app and user (seconds before the end).
@@ -75,6 +82,7 @@ public struct AppLimits: Sendable {
         self.usage = usage
         self.grants = grants
         self.openings = openings
+        elsewhere.removeAll()
         warned.removeAll()
         return actions
     }
@@ -83,6 +91,31 @@ public struct AppLimits: Sendable {
     /// and grants are stored only once it has begun).
     public mutating func turn(to today: CivilDate) -> [Action] {
         day == today ? [] : beginDay(today, usage: [:], grants: [:])
+    }
+
+    /// What `machine`, another of the household's, says it used on `day`, in seconds. Only what
+    /// rose is taken; another day's counts are not today's. True when a count rose.
+    public mutating func heard(from machine: String, on day: CivilDate, usage: [AppUsageKey: Int]) -> Bool {
+        guard day == self.day, elsewhere[machine] != nil || elsewhere.count < Self.machineLimit else { return false }
+        var counts = elsewhere[machine] ?? [:]
+        var rose = false
+        for (key, seconds) in usage where seconds > (counts[key] ?? 0) {
+            guard counts[key] != nil || counts.count < Self.countLimit else { continue }
+            counts[key] = min(seconds, 86_400)
+            rose = true
+        }
+        elsewhere[machine] = counts
+        return rose
+    }
+
+    /// Seconds `key` used today on the household's other machines.
+    public func usedElsewhere(_ key: AppUsageKey) -> Int {
+        elsewhere.values.reduce(0) { $0 + ($1[key] ?? 0) }
+    }
+
+    /// Seconds `key` used today: here, and on the household's other machines. What limits it.
+    public func usedSeconds(_ key: AppUsageKey) -> Int {
+        (usage[key] ?? 0) + usedElsewhere(key)
     }
 
     public mutating func policyLoaded(_ policy: AppPolicy) {
@@ -129,7 +162,7 @@ public struct AppLimits: Sendable {
         count(until: instant.monotonic)
         return AppEvaluator.decide(
             rule, user: user, isPerson: isPerson, at: instant.second, resolver: &resolver,
-            usedSeconds: usage[AppUsageKey(app: app, user: user)] ?? 0, grantMinutes: grantMinutes(app, user: user),
+            usedSeconds: usedSeconds(AppUsageKey(app: app, user: user)), grantMinutes: grantMinutes(app, user: user),
             openUntil: openUntil(app, user: user))
     }
 
@@ -161,7 +194,7 @@ public struct AppLimits: Sendable {
         for key in Set(running.map(\.key)).sorted() {
             guard let rule = policy.app(named: key.app) else { continue }
             let decision = AppEvaluator.decide(
-                rule, user: key.user, at: instant.second, resolver: &resolver, usedSeconds: usage[key] ?? 0,
+                rule, user: key.user, at: instant.second, resolver: &resolver, usedSeconds: usedSeconds(key),
                 grantMinutes: grantMinutes(key.app, user: key.user), openUntil: openUntil(key.app, user: key.user))
             if decision.allowed {
                 guard let left = decision.secondsLeft else { continue }

@@ -380,12 +380,17 @@ final class AppSupervisor: Sendable {
             guard let rule = state.limits.policy.app(named: name) else { return nil }
             let grant = state.limits.grantMinutes(name, user: user)
             let limit = state.limits.limitMinutes(rule, user: user)
+            let key = AppUsageKey(app: name, user: user)
             var info = AppStatusInfo(
                 name: name, user: user, allowed: decision.allowed, reason: decision.reason,
-                usedMinutes: (state.limits.usage[AppUsageKey(app: name, user: user)] ?? 0) / 60,
+                usedMinutes: state.limits.usedSeconds(key) / 60,
                 limitMinutes: rule.applies(to: user, isPerson: ProcessOwner.isPerson(name: user)) ? limit : nil,
                 grantMinutes: grant, summary: rule.summary)
             info.outsideWindow = decision.outsideWindow ? true : nil
+            let here = state.limits.usage[key] ?? 0
+            let elsewhere = state.limits.usedElsewhere(key)
+            info.usedSecondsHere = here > 0 ? here : nil
+            info.usedSecondsElsewhere = elsewhere > 0 ? elsewhere : nil
             return info
         }
     }
@@ -437,6 +442,18 @@ final class AppSupervisor: Sendable {
             "app \(name): \(minutes) more minutes granted for today\(user.map { " to \($0)" } ?? "") (\(total.minutes) in all)\(opened ?? "")"
         )
         return total
+    }
+
+    /// What another machine of the household used on `day`: counted against the limits here from
+    /// now. True when a count rose.
+    func heard(from machine: String, on day: CivilDate, usage: [AppUsageKey: Int]) -> Bool {
+        let rose = state.withLock { $0.limits.heard(from: machine, on: day, usage: usage) }
+        if rose {
+            logger.info(
+                "household: \(machine) used \(usage.map { "\($0.key.app) of \($0.key.user) \($0.value / 60) min" }.sorted().joined(separator: ", ")) on \(day)"
+            )
+        }
+        return rose
     }
 
     func today() -> CivilDate {

@@ -20,6 +20,8 @@ public final class BridgeLoop {
     private var client: MosquittoClient
     private let follower: DaemonFollower
     private var commands = TokenBucket(capacity: 5, secondsPerToken: 1)
+    /// The household's machines' counts: each publishes about once per keepalive.
+    private var counts = TokenBucket(capacity: 32, secondsPerToken: 1)
     private var dropped = 0
 
     /// What the broker holds from this bridge, retained, by topic.
@@ -36,7 +38,9 @@ public final class BridgeLoop {
         self.paths = paths
         self.password = password
         self.logger = logger
-        let topics = BridgeTopics(base: settings.baseTopic, discoveryPrefix: settings.discoveryPrefix, host: host)
+        let topics = BridgeTopics(
+            base: settings.baseTopic, discoveryPrefix: settings.discoveryPrefix, host: host,
+            household: settings.household, username: settings.username)
         model = BridgeModel(topics: topics, host: host, approvals: settings.approvals)
         MosquittoClient.setUpLibrary()
         client = try MosquittoClient(clientID: "\(topics.node)-\(getpid())")
@@ -169,11 +173,16 @@ public final class BridgeLoop {
     /// Decides, rate-limits and sends one inbound command; true when the daemon was asked.
     private func handle(_ message: MosquittoClient.Message) -> Bool {
         switch model.inbound(topic: message.topic, payload: message.payload, snapshot: snapshot) {
+        case .echo:
+            return false
         case .ignore(let why):
             logger.notice("ignored: \(why)")
             return false
         case .send(let command, let what):
-            guard commands.take(now: Self.monotonic()) else {
+            let household = if case .appsHousehold = command { true } else { false }
+            let allowed =
+                household ? counts.take(now: Self.monotonic()) : commands.take(now: Self.monotonic())
+            guard allowed else {
                 dropped += 1
                 if dropped == 1 || dropped % 100 == 0 {
                     logger.warning(
@@ -184,12 +193,14 @@ public final class BridgeLoop {
             }
             dropped = 0
             let reply = Self.ask(command, socket: paths.socket)
-            if let error = reply.error {
+            if let error = reply.error, household {
+                logger.notice("the household's counts from elsewhere were refused: \(what): \(error.message)")
+            } else if let error = reply.error {
                 logger.notice("refused over MQTT: \(what): \(error.message)")
                 if client.connected { client.publish(model.refused(what, why: error.message)) }
                 // The entity shows the state that stands: published again below, whatever it was.
                 for topic in published.keys where !topic.hasSuffix("/config") { published[topic] = "" }
-            } else {
+            } else if !household {
                 logger.info("done over MQTT: \(what)")
             }
             return true

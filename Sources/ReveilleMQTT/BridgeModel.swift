@@ -53,6 +53,8 @@ public enum Inbound: Sendable, Equatable {
     case send(Command, what: String)
     /// Do nothing, and log `why` (nothing is published: a sender cannot make the bridge talk).
     case ignore(String)
+    /// The bridge's own message, back from the broker: nothing to do or say.
+    case echo
 }
 
 /// The bridge's decisions, as a pure function of what it knows: the retained state a snapshot
@@ -66,8 +68,10 @@ public struct BridgeModel: Sendable {
     public static let eventTypes = [
         "fired", "snoozed", "dismissed", "missed", "wake-check-failed", "silent", "chime", "refused",
     ]
-    /// Inbound payloads longer than this are ignored unread.
+    /// Inbound payloads longer than this are ignored unread: a command's, and a household
+    /// machine's counts.
     public static let maxInboundBytes = 256
+    public static let maxCountsBytes = 16 * 1024
 
     public init(topics: BridgeTopics, host: String, approvals: Bool) {
         self.topics = topics
@@ -121,6 +125,13 @@ public struct BridgeModel: Sendable {
                             ]
                         }),
                 ] as JSONValue).text
+        }
+        if let topic = topics.householdUsage(topics.machine) {
+            let counts = snapshot.apps.compactMap { app -> HouseholdUsage? in
+                guard let seconds = app.usedSecondsHere, seconds > 0 else { return nil }
+                return HouseholdUsage(user: app.user, app: app.name, seconds: seconds)
+            }
+            out[topic] = HouseholdCounts(day: String(status.now.prefix(10)), usage: counts).text
         }
         return out
     }
@@ -282,6 +293,22 @@ public struct BridgeModel: Sendable {
     /// over MQTT dismisses, and nothing it asks is sent unless the daemon would take it from the
     /// bridge's user anyway (the daemon still decides, and refuses what weakens a committed ring).
     public func inbound(topic: String, payload: [UInt8], snapshot: Snapshot?) -> Inbound {
+        if let all = topics.householdUsage("+") {
+            let prefix = String(all.dropLast())
+            if topic.hasPrefix(prefix) {
+                let machine = String(topic.dropFirst(prefix.count))
+                guard machine != topics.machine else { return .echo }
+                guard payload.count <= Self.maxCountsBytes,
+                    let counts = try? JSONDecoder().decode(HouseholdCounts.self, from: Data(payload)),
+                    counts.usage.count <= 256, (try? CivilDate.parse(counts.day)) != nil
+                else {
+                    return .ignore("\(Self.shown(topic)): not a household machine's counts")
+                }
+                return .send(
+                    .appsHousehold(machine: machine, day: counts.day, usage: counts.usage),
+                    what: "the household's counts from \(machine)")
+            }
+        }
         guard payload.count <= Self.maxInboundBytes else {
             return .ignore("a \(payload.count)-byte message on \(topic): more than \(Self.maxInboundBytes) bytes")
         }
@@ -339,6 +366,19 @@ public struct BridgeModel: Sendable {
         let (y, m, d) = CivilDate(dayNumber: day).components
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(y)-\(two(m))-\(two(d))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))+00:00"
+    }
+}
+
+/// A machine's counts for the household: `{"day": "2026-11-28", "usage": [{"user": ..., "app": ..., "seconds": ...}]}`.
+struct HouseholdCounts: Codable {
+    var day: String
+    var usage: [HouseholdUsage]
+
+    var text: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let sorted = HouseholdCounts(day: day, usage: usage.sorted { ($0.user, $0.app) < ($1.user, $1.app) })
+        return (try? encoder.encode(sorted)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }
 

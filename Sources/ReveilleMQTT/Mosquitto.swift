@@ -21,8 +21,9 @@ final class MosquittoClient {
 
     private let handle: OpaquePointer
     /// The largest packet the broker may send the bridge (MQTT 5's Maximum Packet Size): a
-    /// command is a few bytes; anything bigger is dropped by the broker, never read here.
-    static let maximumPacketSize: UInt32 = 4096
+    /// command is a few bytes, a household machine's counts a few kilobytes; anything bigger is
+    /// dropped by the broker, never read here.
+    static let maximumPacketSize = UInt32(BridgeModel.maxCountsBytes + 512)
 
     static func setUpLibrary() { mosquitto_lib_init() }
 

@@ -6,11 +6,25 @@ public struct BridgeTopics: Sendable, Equatable {
     /// The device's id in discovery topics and unique ids: `reveille_kitchen`.
     public let node: String
 
-    public init(base: String?, discoveryPrefix: String, host: String) {
+    /// The household's topics, when `[mqtt] household` names one.
+    public let household: String?
+    /// This machine's name among the household's: its MQTT user name, else its host name (so
+    /// that a broker's ACL can let each machine write its own counts only, with `%u`).
+    public let machine: String
+
+    public init(base: String?, discoveryPrefix: String, host: String, household: String? = nil, username: String? = nil)
+    {
         let safeHost = TopicName.safe(host)
         self.base = base ?? "reveille/\(safeHost)"
         self.discoveryPrefix = discoveryPrefix
         self.node = "reveille_\(safeHost)"
+        self.household = household
+        self.machine = TopicName.safe(username ?? host)
+    }
+
+    /// `reveille-household/NAME/usage/MACHINE`, retained: a machine's seconds per user and app today.
+    public func householdUsage(_ machine: String) -> String? {
+        household.map { "reveille-household/\($0)/usage/\(machine)" }
     }
 
     /// `online` or `offline`, retained; the broker publishes `offline` itself when the bridge is lost.
@@ -34,7 +48,9 @@ public struct BridgeTopics: Sendable, Equatable {
     public var requestAnswer: String { base + "/apps/answer" }
 
     /// Every topic the bridge listens to.
-    public var subscriptions: [String] { [masterSet, snoozePress, alarmSetPattern, requestAnswer] }
+    public var subscriptions: [String] {
+        [masterSet, snoozePress, alarmSetPattern, requestAnswer] + [householdUsage("+")].compactMap { $0 }
+    }
 
     /// `homeassistant/switch/reveille_kitchen/alarm_3/config`.
     public func discovery(_ component: String, _ object: String) -> String {

@@ -150,3 +150,16 @@ public struct AppNotice: Codable, Sendable, Equatable {
         self.reason = reason
     }
 }
+
+/// Seconds one user spent in one app on one day, on one machine of the household.
+public struct HouseholdUsage: Codable, Sendable, Equatable {
+    public var user: String
+    public var app: String
+    public var seconds: Int
+
+    public init(user: String, app: String, seconds: Int) {
+        self.user = user
+        self.app = app
+        self.seconds = seconds
+    }
+}

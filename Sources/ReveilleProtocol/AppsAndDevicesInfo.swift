@@ -38,6 +38,10 @@ public struct AppStatusInfo: Codable, Sendable, Equatable {
     public var summary: String?
     /// Outside its hours now: more minutes would not open it (a screen says so before a grant).
     public var outsideWindow: Bool?
+    /// Seconds counted today on this machine, and on the household's others (`usedMinutes` is
+    /// both); nil when none.
+    public var usedSecondsHere: Int?
+    public var usedSecondsElsewhere: Int?
 
     public init(
         name: String, user: String, allowed: Bool, reason: String, usedMinutes: Int, limitMinutes: Int?,

@@ -107,6 +107,9 @@ public enum Command: Codable, Sendable, Equatable {
     /// Approves or refuses a request; approved with `openNow`, the app is open from now for the
     /// minutes asked, outside its hours.
     case appAnswer(id: Int, approve: Bool, openNow: Bool? = nil)
+    /// `reveille-mqtt` passes on what another machine of the household (`machine`) used on `day`
+    /// (`YYYY-MM-DD`): seconds per user and app, counted against the same limits here.
+    case appsHousehold(machine: String, day: String, usage: [HouseholdUsage])
     /// `reveille-web` says on which port it serves the page, so that `web pair` names the right
     /// address. Kept in memory only.
     case webServing(port: Int)
@@ -194,6 +197,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .appCatalog: "apps installed"
         case .appAsk: "apps ask"
         case .appRequests: "apps requests"
+        case .appsHousehold: "apps household"
         case .appAnswer(_, let approve, _): approve ? "apps approve" : "apps refuse"
         case .watch: "status --watch"
         case .webPair: "web pair"
@@ -243,8 +247,8 @@ public enum Command: Codable, Sendable, Equatable {
             .soundList, .soundStop, .tagAdd, .tagList, .tagTest, .appsStatus, .appsOverview, .appCheck, .appGrant,
             .appStart,
             .appList, .appPut,
-            .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .webServing, .watch, .webPair,
-            .webRedeem,
+            .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .appsHousehold, .webServing, .watch,
+            .webPair, .webRedeem,
             .webDevices, .webUnpair, .calendarList, .calendarShow, .calendarFetchNow, .reminderList:
             .elsewhere
         }
@@ -276,7 +280,7 @@ public enum Command: Codable, Sendable, Equatable {
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .appPut, .appRemove,
-            .appAnswer, .appCatalog, .webPair, .webDevices,
+            .appAnswer, .appsHousehold, .appCatalog, .webPair, .webDevices,
             .webUnpair, .webServing,
             .calendarAdd, .calendarRemove, .calendarFetchNow, .reminderAdd, .reminderEdit, .reminderRemove,
             .remindersSwitch:

@@ -35,6 +35,42 @@ import Testing
         return nil
     }
 
+    @Test func theHouseholdsOtherMachinesCountAgainstTheSameLimitAndOnlyRise() {
+        var machine = limits()  // 20 of 30 min used here
+        var resolver = ZoneResolver(zone: Self.berlin)
+        let now = Instant(wall: Double(Self.ten), monotonic: Double(Self.ten))
+        let before = machine.decide("game", user: "kid", at: now, resolver: &resolver)
+        #expect(before.allowed)
+        let day = date("2026-11-23")
+        let first = machine.heard(from: "laptop", on: day, usage: [Self.key: 6 * 60])
+        #expect(first)
+        #expect(machine.usedSeconds(Self.key) == 26 * 60 && machine.usedElsewhere(Self.key) == 6 * 60)
+        // A message that comes again, late or lower changes nothing: each machine's count only rises.
+        let again = machine.heard(from: "laptop", on: day, usage: [Self.key: 6 * 60])
+        let lower = machine.heard(from: "laptop", on: day, usage: [Self.key: 2 * 60])
+        // Another day's counts are not today's.
+        let yesterday = machine.heard(from: "laptop", on: date("2026-11-22"), usage: [Self.key: 60 * 60])
+        #expect(!again && !lower && !yesterday)
+        #expect(machine.usedSeconds(Self.key) == 26 * 60)
+        // Two machines add up: 20 here, 6 on the laptop, 4 on the desktop = the 30 of the limit.
+        let desktop = machine.heard(from: "desktop", on: day, usage: [Self.key: 4 * 60])
+        #expect(desktop)
+        let refused = machine.decide("game", user: "kid", at: now, resolver: &resolver)
+        #expect(!refused.allowed && refused.reason.hasPrefix("today's 30 minutes are used up"))
+        // A running app is ended by the review once the household's sum reaches the limit.
+        machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))
+        let ended = review(&machine, 1)
+        #expect(ended.contains(.signal(pid: 100, .terminate)))
+        // At most so many machines are kept: a flood of names costs bounded memory.
+        for index in 0..<100 {
+            _ = machine.heard(from: "m\(index)", on: date("2026-11-23"), usage: [Self.key: 1])
+        }
+        #expect(machine.elsewhere.count == AppLimits.machineLimit)
+        // A new day starts from nothing, elsewhere too.
+        _ = machine.beginDay(date("2026-11-24"), usage: [:], grants: [:])
+        #expect(machine.usedSeconds(Self.key) == 0 && machine.elsewhere.isEmpty)
+    }
+
     @Test func timeIsCountedWhileItRunsAndSavedOnReview() {
         var machine = limits()
         machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))

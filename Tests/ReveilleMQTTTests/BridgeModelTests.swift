@@ -240,6 +240,44 @@ import Testing
         }
     }
 
+    @Test func theHouseholdsCountsGoOutRetainedAndComeInChecked() {
+        let topics = BridgeTopics(
+            base: nil, discoveryPrefix: "homeassistant", host: "kitchen", household: "smiths", username: "clock-a")
+        let model = BridgeModel(topics: topics, host: "kitchen", approvals: false)
+        #expect(topics.machine == "clock-a")
+        #expect(topics.subscriptions.contains("reveille-household/smiths/usage/+"))
+        var snapshot = Self.snapshot
+        snapshot.apps[0].usedSecondsHere = 1200
+        let mine = model.retained(snapshot)["reveille-household/smiths/usage/clock-a"]
+        #expect(mine == #"{"day":"2026-11-28","usage":[{"app":"minecraft","seconds":1200,"user":"léa\/#"}]}"#)
+        // Without a household, nothing of the kind.
+        #expect(!Self.model.retained(snapshot).keys.contains { $0.hasPrefix("reveille-household/") })
+        let counts = Array(#"{"day":"2026-11-28","usage":[{"user":"lea","app":"minecraft","seconds":600}]}"#.utf8)
+        #expect(
+            model.inbound(topic: "reveille-household/smiths/usage/laptop", payload: counts, snapshot: nil)
+                == .send(
+                    .appsHousehold(
+                        machine: "laptop", day: "2026-11-28",
+                        usage: [HouseholdUsage(user: "lea", app: "minecraft", seconds: 600)]),
+                    what: "the household's counts from laptop"))
+        // Its own, back from the broker: nothing to do.
+        #expect(
+            model.inbound(topic: "reveille-household/smiths/usage/clock-a", payload: counts, snapshot: nil) == .echo)
+        for bad in [
+            #"{"day":"yesterday","usage":[]}"#,
+            #"{"day":"2026-11-28","usage":[{"user":"lea","app":"m","seconds":"1"}]}"#,
+            "not json", String(repeating: " ", count: 20_000),
+        ] {
+            guard
+                case .ignore = model.inbound(
+                    topic: "reveille-household/smiths/usage/laptop", payload: Array(bad.utf8), snapshot: nil)
+            else {
+                Issue.record("\(bad.prefix(30)) was taken")
+                continue
+            }
+        }
+    }
+
     @Test func commandsAreRateLimited() {
         var bucket = TokenBucket(capacity: 5, secondsPerToken: 1)
         #expect((0..<5).allSatisfy { _ in bucket.take(now: 100) })
