@@ -104,6 +104,8 @@ struct StatusCommand: ParsableCommand {
         case .appPolicy(let revision): "the app policy changed (revision \(revision))"
         case .appNotice(let notice): AppNoticeText.line(notice)
         case .appRequest(let request): AppNoticeText.line(request)
+        case .appRunning(let running):
+            "app \(running.app) of \(running.user) \(running.running ? "runs: its time is counted" : "ended")"
         }
     }
 

@@ -114,11 +114,14 @@ final class AppFollower {
 
     /// A process to follow (posted by the guard's thread or `reveille run`).
     func follow(pid: Int32, pidfd: Descriptor) {
+        let key = supervisor.followed(pid: pid)
+        if let key { feed.publish(.appRunning(AppRunning(user: key.user, app: key.app, running: true))) }
         do {
             // The handler holds the pidfd: it closes once unwatched and let go by the supervisor.
             try loop.watch(pidfd.raw) { [unowned self] _ in
                 loop.unwatch(pidfd.raw)
                 arm(supervisor.exited(pid: pid))
+                if let key { feed.publish(.appRunning(AppRunning(user: key.user, app: key.app, running: false))) }
             }
         } catch {
             // Not followed on the loop: the review timer still counts it and ends it when due.

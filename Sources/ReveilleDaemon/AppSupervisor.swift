@@ -482,6 +482,11 @@ final class AppSupervisor: Sendable {
         onFollow(pid, pidfd)
     }
 
+    /// The app and user a followed process is counted for.
+    func followed(pid: Int32) -> AppUsageKey? {
+        state.withLock { $0.limits.running.first { $0.pid == pid }?.key }
+    }
+
     /// On the loop: a followed process ended. Returns when to review next.
     func exited(pid: Int32) -> Double? {
         let now = clock.elapsed()

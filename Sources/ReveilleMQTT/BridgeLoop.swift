@@ -9,8 +9,8 @@ import ReveilleSystem
 /// `reveille-mqtt`'s one loop: the broker's socket, the daemon's events and the signals, polled
 /// together. It reads the daemon, publishes what `BridgeModel` decides, and sends the daemon what
 /// an inbound command asks, when the model and the rate limit allow it. Idle, it wakes once per
-/// keepalive to ping the broker, and then reads the daemon again (the time left to children
-/// changes while they play).
+/// keepalive to ping the broker; while a limited app runs it then reads the daemon again too (the
+/// time left to children changes while they play), and otherwise leaves the daemon asleep.
 public final class BridgeLoop {
     private let settings: Settings.MQTT
     private let paths: Paths
@@ -30,6 +30,11 @@ public final class BridgeLoop {
     private var snapshot: Snapshot?
     private var daemonUp = false
     private var health: BridgeHealth
+    /// Limited apps running now (from the daemon's events), and whether this machine's counted
+    /// time moved between the last two reads: the keepalive's wake-up reads the daemon again only
+    /// then, so that an idle clock is not woken by its bridge.
+    private var running: Set<String> = []
+    private var usageMoved = true
 
     public init(settings: Settings.MQTT, paths: Paths, host: String, password: String?, logger: Logger)
         throws(BridgeError)
@@ -111,7 +116,7 @@ public final class BridgeLoop {
                     return 0
                 }
             }
-            var refresh = ready == 0 && daemonUp
+            var refresh = ready == 0 && daemonUp && (!running.isEmpty || usageMoved)
             if socket >= 0 {
                 let events = fds[2].revents
                 var open = true
@@ -151,6 +156,8 @@ public final class BridgeLoop {
                 case .up:
                     if !daemonUp { logger.info("following reveilled at \(paths.socket)") }
                     daemonUp = true
+                    running.removeAll()
+                    usageMoved = true
                     refresh = true
                 case .down:
                     if daemonUp { logger.warning("reveilled went away; the clock shows as offline until it is back") }
@@ -158,6 +165,10 @@ public final class BridgeLoop {
                     publishState()
                 case .line(let line):
                     if let event = model.event(line.event, at: line.at), client.connected { client.publish(event) }
+                    if case .appRunning(let app) = line.event {
+                        let key = app.app + "\u{0}" + app.user
+                        if app.running { running.insert(key) } else { running.remove(key) }
+                    }
                     refresh = true
                 }
             }
@@ -214,6 +225,8 @@ public final class BridgeLoop {
         let alarms = Self.ask(.alarmList, socket: socket).alarms ?? snapshot?.alarms ?? []
         let apps = Self.ask(.appsOverview, socket: socket)
         let requests = Self.ask(.appRequests, socket: socket)
+        let counted = { (apps: [AppStatusInfo]?) in apps?.reduce(0) { $0 + ($1.usedSecondsHere ?? 0) } }
+        usageMoved = counted(apps.apps) != counted(snapshot?.apps)
         snapshot = Snapshot(
             status: status, alarms: alarms, apps: apps.apps ?? snapshot?.apps ?? [],
             requests: requests.appsReply?.requests ?? snapshot?.requests ?? [])

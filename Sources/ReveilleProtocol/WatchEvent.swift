@@ -37,6 +37,22 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     case appNotice(AppNotice)
     /// A request for more time was made or answered.
     case appRequest(AppRequestInfo)
+    /// A limited app began or stopped running: its time is counted meanwhile (what follows time
+    /// left, as the MQTT bridge, reads again while something runs).
+    case appRunning(AppRunning)
+}
+
+/// A limited app of `user` runs now (`running`), or ended.
+public struct AppRunning: Codable, Sendable, Equatable {
+    public var user: String
+    public var app: String
+    public var running: Bool
+
+    public init(user: String, app: String, running: Bool) {
+        self.user = user
+        self.app = app
+        self.running = running
+    }
 }
 
 extension WatchEvent {
@@ -47,6 +63,7 @@ extension WatchEvent {
         case .appNotice(let notice): notice.user
         case .appRequest(let request): request.user
         case .reminder(let chime): chime.user
+        case .appRunning(let running): running.user
         default: nil
         }
     }
@@ -68,7 +85,7 @@ extension WatchEvent {
         case session, missed, wakeCheck, sunrise, silent, nextRing, tagOnReader, readerHealth, policyRejected, input,
             schedule,
             reminder
-        case overrideRemoved, appPolicy, appNotice, appRequest
+        case overrideRemoved, appPolicy, appNotice, appRequest, appRunning
     }
 
     /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
@@ -96,6 +113,7 @@ extension WatchEvent {
         case .appPolicy(let value): try container.encode(value, forKey: .appPolicy)
         case .appNotice(let value): try container.encode(value, forKey: .appNotice)
         case .appRequest(let value): try container.encode(value, forKey: .appRequest)
+        case .appRunning(let value): try container.encode(value, forKey: .appRunning)
         }
     }
 
@@ -121,6 +139,7 @@ extension WatchEvent {
         case .appPolicy: self = .appPolicy(try container.decode(Int.self, forKey: kind))
         case .appNotice: self = .appNotice(try container.decode(AppNotice.self, forKey: kind))
         case .appRequest: self = .appRequest(try container.decode(AppRequestInfo.self, forKey: kind))
+        case .appRunning: self = .appRunning(try container.decode(AppRunning.self, forKey: kind))
         }
     }
 }
