@@ -194,6 +194,7 @@ bench:
 	scripts/bench_web.py    # RINGS=10 IDLE_SECONDS=120: the page in headless Chromium, about 3 minutes
 	scripts/bench_notify.py # as root; IDLE_SECONDS=60: a child's desktop notifier, idle and answering
 	scripts/bench_waking.py # RUNS=5: a stalled device to the backup, the wake-up check and escalation, about 2 minutes
+	scripts/bench_mqtt.py   # RINGS=10 IDLE_SECONDS=180 REPEATS=5: the smart home's bridge and a real mosquitto, about 12 minutes
 
 ## Rewrites link/reveilled.order from a day of the release daemon's life under valgrind
 ## (scripts/order_file.py, about a minute, as root for the app guard), then links with it.

@@ -108,6 +108,31 @@ public struct AppLimits: Sendable {
         return rose
     }
 
+    /// Another machine's counts as they came (`apps household`), checked: its name of letters,
+    /// digits, `-` and `_` (at most 64), at most `countLimit` counts, each of a day's seconds at most.
+    public static func checkedCounts(
+        from machine: String, _ counts: [(user: String, app: String, seconds: Int)]
+    ) throws(InputError) -> [AppUsageKey: Int] {
+        guard !machine.isEmpty, machine.count <= 64,
+            machine.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else { throw InputError("machine \"\(machine.prefix(64))\": give letters, digits, - and _") }
+        guard counts.count <= countLimit else {
+            throw InputError("\(counts.count) counts: at most \(countLimit) at once")
+        }
+        var checked: [AppUsageKey: Int] = [:]
+        for count in counts {
+            guard (0...86_400).contains(count.seconds), !count.user.isEmpty, count.user.count <= 64, !count.app.isEmpty,
+                count.app.count <= 64
+            else {
+                throw InputError(
+                    "a count of \(count.seconds) s for \(count.app.prefix(64)) of \(count.user.prefix(64)) is not a day's"
+                )
+            }
+            checked[AppUsageKey(app: count.app, user: count.user)] = count.seconds
+        }
+        return checked
+    }
+
     /// Seconds `key` used today on the household's other machines.
     public func usedElsewhere(_ key: AppUsageKey) -> Int {
         elsewhere.values.reduce(0) { $0 + ($1[key] ?? 0) }

@@ -116,24 +116,8 @@ final class AppRequests: RequestHandler {
             reply.requests = [request]
             response.payload = .apps(reply)
         case .appsHousehold(let machine, let day, let usage):
-            guard !machine.isEmpty, machine.count <= 64,
-                machine.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-            else { throw InputError("machine \"\(machine.prefix(64))\": give letters, digits, - and _") }
             let date = try CivilDate.parse(day)
-            guard usage.count <= AppLimits.countLimit else {
-                throw InputError("\(usage.count) counts: at most \(AppLimits.countLimit) at once")
-            }
-            var counts: [AppUsageKey: Int] = [:]
-            for count in usage {
-                guard (0...86_400).contains(count.seconds), !count.user.isEmpty, count.user.count <= 64,
-                    !count.app.isEmpty, count.app.count <= 64
-                else {
-                    throw InputError(
-                        "a count of \(count.seconds) s for \(count.app.prefix(64)) of \(count.user.prefix(64)) is not a day's"
-                    )
-                }
-                counts[AppUsageKey(app: count.app, user: count.user)] = count.seconds
-            }
+            let counts = try AppLimits.checkedCounts(from: machine, usage.map { ($0.user, $0.app, $0.seconds) })
             if apps.heard(from: machine, on: date, usage: counts) { apps.review() }
             response.message = "counted \(machine)'s time on \(date)"
         default: throw misrouted(operation)

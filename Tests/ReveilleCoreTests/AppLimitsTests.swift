@@ -71,6 +71,20 @@ import Testing
         #expect(machine.usedSeconds(Self.key) == 0 && machine.elsewhere.isEmpty)
     }
 
+    @Test func anotherMachinesCountsAreCheckedBeforeTheyCount() throws {
+        #expect(
+            try AppLimits.checkedCounts(from: "laptop-2", [("kid", "game", 600)])
+                == [AppUsageKey(app: "game", user: "kid"): 600])
+        #expect(throws: InputError.self) { try AppLimits.checkedCounts(from: "lap/top", []) }
+        #expect(throws: InputError.self) { try AppLimits.checkedCounts(from: "", []) }
+        #expect(throws: InputError.self) { try AppLimits.checkedCounts(from: "laptop", [("kid", "game", 86_401)]) }
+        #expect(throws: InputError.self) { try AppLimits.checkedCounts(from: "laptop", [("kid", "game", -1)]) }
+        #expect(throws: InputError.self) { try AppLimits.checkedCounts(from: "laptop", [("", "game", 1)]) }
+        #expect(throws: InputError.self) {
+            try AppLimits.checkedCounts(from: "laptop", Array(repeating: ("kid", "game", 1), count: 257))
+        }
+    }
+
     @Test func timeIsCountedWhileItRunsAndSavedOnReview() {
         var machine = limits()
         machine.started(pid: 100, app: "game", user: "kid", now: Double(Self.ten))

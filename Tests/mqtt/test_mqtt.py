@@ -130,7 +130,8 @@ class Subscriber:
 class Clock:
     """reveilled and reveille-mqtt under a temporary root."""
 
-    def __init__(self, binaries, broker, root, base="reveille/clock", user="clock", household=None, apps=None):
+    def __init__(self, binaries, broker, root, base="reveille/clock", user="clock", household=None, apps=None,
+                 shifted=False):
         self.binaries = binaries
         self.root = root
         self.base = base
@@ -141,11 +142,13 @@ class Clock:
         if apps:
             with open(os.path.join(root, "etc/reveille/apps.toml"), "w") as f:
                 f.write(apps)
-        # The daemon reads its time through an offset file, which `advance` moves (wall and elapsed).
+        # `shifted`: the daemon reads its time through an offset file, which `advance` moves (wall
+        # and elapsed). It reads the file often: not for figures of an idle daemon.
         self.offset = 0.0
-        self.clock_file = os.path.join(root, "clock-offset")
-        with open(self.clock_file, "w") as f:
-            f.write("0 0")
+        self.clock_file = os.path.join(root, "clock-offset") if shifted else None
+        if self.clock_file:
+            with open(self.clock_file, "w") as f:
+                f.write("0 0")
         os.chmod(self.password_file, 0o600)
         with open(os.path.join(root, "etc/reveille/reveille.toml"), "w") as f:
             f.write(f"[audio]\ndevices = [\"file:'{root}/sound.wav',wav\"]\n[voice]\nenabled = false\n"
@@ -154,8 +157,9 @@ class Clock:
                     f"keepalive_seconds = 10\n" + (f"household = \"{household}\"\n" if household else ""))
         self.sock = os.path.join(root, "run/reveille/control.sock")
         with open(os.path.join(root, "reveilled.out"), "a") as log:
-            self.daemon = subprocess.Popen([os.path.join(binaries, "reveilled"), "--root", root,
-                                            "--clock-offset-file", self.clock_file], stdout=log, stderr=log)
+            extra = ["--clock-offset-file", self.clock_file] if self.clock_file else []
+            self.daemon = subprocess.Popen([os.path.join(binaries, "reveilled"), "--root", root, *extra],
+                                           stdout=log, stderr=log)
         wait_for(self.up, what="reveilled to answer")
         self.bridge = None
         self.start_bridge()
@@ -414,7 +418,7 @@ class HouseholdTests(unittest.TestCase):
             root = os.path.join(cls.folder, user)
             policy = TICKER_POLICY.format(path=ticker(root, mark))
             cls.clocks[user] = Clock(BINARIES, cls.broker, root, base=f"reveille/{user}", user=user,
-                                     household="smiths", apps=policy)
+                                     household="smiths", apps=policy, shifted=True)
         cls.a, cls.b = cls.clocks["clock-a"], cls.clocks["clock-b"]
         for clock in (cls.a, cls.b):
             wait_for(lambda: clock.app("ticker"), what="the policy loaded")
