@@ -94,12 +94,13 @@ release:
 ## order file (link/reveilled.order) as an input: removing the daemon makes it link again, in a
 ## second, with the file as it is now.
 release-build:
-	rm -f .build/release/reveilled .build/release/reveille-web .build/release/reveille-notify
-	for product in reveilled reveille reveille-calendar reveille-mqtt reveille-bench pn532-emulator; do \
+	rm -f .build/release/reveilled .build/release/reveille-web .build/release/reveille-notify .build/release/reveille-mqtt
+	for product in reveilled reveille reveille-calendar reveille-bench pn532-emulator; do \
 		$(SWIFT) build -c release --static-swift-stdlib $(NO_FOUNDATION) --product $$product || exit 1; \
 	done
 	ln -s reveilled .build/release/reveille-web
 	ln -s reveilled .build/release/reveille-notify
+	ln -s reveilled .build/release/reveille-mqtt
 
 ## TOMLKit names Foundation for three types FoundationEssentials has: the release programs are kept
 ## from linking the whole of Foundation and ICU's 34 MB of data (BENCHMARKS.md, "Smaller programs").

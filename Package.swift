@@ -63,8 +63,9 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // The MQTT bridge only (reveille-mqtt): the daemon never talks to the network.
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // libmosquitto (Debian's libmosquitto-dev for its header), opened by the MQTT bridge only,
+        // never linked: reveille-mqtt is a name of reveilled, whose daemon never talks to the network.
+        .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // SHA-256 of executables: libgcrypt, already in the daemon's process through libsystemd.
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
@@ -135,7 +136,8 @@ let package = Package(
         ),
         // The daemon, and the page's server when called `reveille-web` (installed as a link to it).
         .executableTarget(
-            name: "reveilled", dependencies: ["ReveilleDaemon", "ReveilleWeb", "ReveilleNotify", "ReveilleCore"],
+            name: "reveilled",
+            dependencies: ["ReveilleDaemon", "ReveilleWeb", "ReveilleNotify", "ReveilleMQTT", "ReveilleCore"],
             linkerSettings: daemonLinking),
         // A child's desktop notifier: one more name of `reveilled` when installed; this target is
         // for development and tests, as `reveille-web`'s.
@@ -175,7 +177,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "reveille-mqtt", dependencies: ["ReveilleMQTT"], linkerSettings: programLinking),
+        // The bridge alone, for development and the tests; installed, it is `reveilled` by this name.
+        .executableTarget(name: "reveille-mqtt", dependencies: ["ReveilleMQTT"]),
         // The web front end alone, for development and the tests; installed, it is `reveilled` by this name.
         .executableTarget(name: "reveille-web", dependencies: ["ReveilleWeb"]),
         // The Swift runtime's task hook, for NIO to run reveille-web's tasks (see its main.swift).

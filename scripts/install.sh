@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs (or uninstalls) Reveille's files. Run through `make install` / `make uninstall`.
 #   scripts/install.sh install BINARIES [MANPAGES]    BINARIES: the folder holding reveilled (also
-#                                                     reveille-web and reveille-notify), reveille,
-#                                                     reveille-calendar, reveille-mqtt
+#                                                     reveille-web, reveille-notify and reveille-mqtt),
+#                                                     reveille, reveille-calendar
 #   scripts/install.sh uninstall
 # PREFIX (default /usr/local) and DESTDIR (default empty: the live system) as usual. Existing
 # /etc/reveille/reveille.toml and apps.toml are never overwritten; uninstall leaves settings,
@@ -55,7 +55,7 @@ case "$action" in
 install)
     binaries=${2:?usage: $0 install BINARIES [MANPAGES]}
     manpages=${3:-}
-    for binary in reveilled reveille reveille-calendar reveille-mqtt; do
+    for binary in reveilled reveille reveille-calendar; do
         [ -x "$binaries/$binary" ] || { echo "no $binaries/$binary: build first (make install does)" >&2; exit 1; }
     done
     install -d -m 0755 "$dest$bindir" "$dest$prefix/lib/systemd/system" "$dest$prefix/lib/sysusers.d" \
@@ -64,12 +64,12 @@ install)
         "$dest$prefix/share/zsh/site-functions" "$dest$prefix/share/fish/vendor_completions.d" \
         "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man8" "$dest$docdir" "$dest/etc/reveille/hooks.d"
     # The daemon and the page's server are one program (README, "Installing on the clock"):
-    # reveille-web and the desktop notifier reveille-notify are links to reveilled, which becomes
-    # what it is called.
-    install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$binaries/reveille-calendar" "$binaries/reveille-mqtt" \
-        "$dest$bindir/"
+    # reveille-web, the MQTT bridge reveille-mqtt and the desktop notifier reveille-notify are
+    # links to reveilled, which becomes what it is called.
+    install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$binaries/reveille-calendar" "$dest$bindir/"
     ln -sfn reveilled "$dest$bindir/reveille-web"
     ln -sfn reveilled "$dest$bindir/reveille-notify"
+    ln -sfn reveilled "$dest$bindir/reveille-mqtt"
     # Every graphical session starts its user's notifier (README, "A child's side").
     sed -e "s|@BINDIR@|$bindir|g" config/reveille-notify.desktop >"$dest/etc/xdg/autostart/reveille-notify.desktop"
     chmod 0644 "$dest/etc/xdg/autostart/reveille-notify.desktop"

@@ -2,7 +2,7 @@
 # Builds reveille_VERSION_ARCH.deb with Debian's own tools (dpkg-deb, dpkg-shlibdeps). `make deb`
 # runs it on the release build; the packaging test runs it on the debug build.
 #   scripts/make-deb.sh BINARIES MANPAGES OUTDIR
-# BINARIES: the folder holding reveilled (also reveille-web), reveille, reveille-calendar, reveille-mqtt; MANPAGES:
+# BINARIES: the folder holding reveilled (also reveille-web and reveille-mqtt), reveille, reveille-calendar; MANPAGES:
 # swift-argument-parser's generated pages (make man). DEB_COMPRESSION (xz by default; the test
 # uses gzip -1 for speed). DEB_UNPACKAGED_LIBRARIES=1 lets the programs link libraries no package
 # owns (the debug build's Swift runtime under the toolchain: the packaging test's package is
@@ -45,7 +45,7 @@ rm -rf "$stage/etc/reveille/hooks.d"  # made by the postinst (an empty folder is
 # reveille-dbgsym package under /usr/lib/debug/.build-id/, where gdb and systemd-coredump look.
 debug=$work/debug
 build_ids=()
-for program in reveilled reveille reveille-calendar reveille-mqtt; do  # reveille-web and reveille-notify are links to reveilled
+for program in reveilled reveille reveille-calendar; do  # reveille-web, reveille-mqtt and reveille-notify are links to reveilled
     id=$(readelf -n "$stage/usr/bin/$program" | sed -n 's/^ *Build ID: //p')
     [ -n "$id" ] || { echo "$program has no build id" >&2; exit 1; }
     build_ids+=("$id")
@@ -67,7 +67,8 @@ printf 'reveille (%s) unstable; urgency=medium\n\n  * Built from commit %s.\n\n 
     gzip -9n >"$doc/changelog.gz"
 
 # Depends: what the programs link, as dpkg-shlibdeps finds it (it reads debian/control); and
-# libespeak-ng1 by hand: the voice opens it at its first sentence (dlopen), so no tool sees it.
+# libespeak-ng1 and libmosquitto1 by hand: the voice opens the one at its first sentence, and
+# reveille-mqtt the other when it starts (dlopen), so no tool sees them.
 mkdir -p "$work/debian"
 install -d -m 0755 "$stage/DEBIAN"  # before dpkg-shlibdeps, which finds the package's root by it
 printf 'Source: reveille\n\nPackage: reveille\nArchitecture: any\n' >"$work/debian/control"
@@ -75,7 +76,7 @@ lenient=()
 [ "${DEB_UNPACKAGED_LIBRARIES:-0}" = 1 ] && lenient=(--ignore-missing-info)
 # (Its note that the files are not under debian/PACKAGE is about debhelper's layout: dropped.)
 shlibs=$(cd "$work" && dpkg-shlibdeps "${lenient[@]}" -O "${stage#"$work"/}"/usr/bin/reveilled "${stage#"$work"/}"/usr/bin/reveille \
-    "${stage#"$work"/}"/usr/bin/reveille-calendar "${stage#"$work"/}"/usr/bin/reveille-mqtt 2> >(grep -v "should already be installed in their package's directory" >&2) |
+    "${stage#"$work"/}"/usr/bin/reveille-calendar 2> >(grep -v "should already be installed in their package's directory" >&2) |
     sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "dpkg-shlibdeps found no libraries" >&2; exit 1; }
 
@@ -86,7 +87,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
-Depends: $shlibs, libespeak-ng1, espeak-ng-data, systemd, tzdata
+Depends: $shlibs, libespeak-ng1, espeak-ng-data, libmosquitto1, systemd, tzdata
 Recommends: chromium
 Section: utils
 Priority: optional

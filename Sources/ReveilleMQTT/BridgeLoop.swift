@@ -47,7 +47,7 @@ public final class BridgeLoop {
             base: settings.baseTopic, discoveryPrefix: settings.discoveryPrefix, host: host,
             household: settings.household, username: settings.username)
         model = BridgeModel(topics: topics, host: host, approvals: settings.approvals)
-        MosquittoClient.setUpLibrary()
+        try MosquittoClient.setUpLibrary()
         client = try MosquittoClient(clientID: "\(topics.node)-\(getpid())")
         do {
             follower = try DaemonFollower()

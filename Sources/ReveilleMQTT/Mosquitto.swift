@@ -25,7 +25,11 @@ final class MosquittoClient {
     /// dropped by the broker, never read here.
     static let maximumPacketSize = UInt32(BridgeModel.maxCountsBytes + 512)
 
-    static func setUpLibrary() { mosquitto_lib_init() }
+    /// Opens libmosquitto (it is never linked: see CMosquitto) and sets it up.
+    static func setUpLibrary() throws(BridgeError) {
+        guard RV_mosquitto_open() == 0 else { throw BridgeError(String(cString: RV_mosquitto_problem())) }
+        mosquitto_lib_init()
+    }
 
     init(clientID: String) throws(BridgeError) {
         guard let handle = mosquitto_new(clientID, true, nil) else {

@@ -229,7 +229,7 @@ import ReveilleProtocol
         #expect(install.status == 0, "\(install)")
         let expected: [(String, Int)] = [
             ("/usr/local/bin/reveilled", 0o755), ("/usr/local/bin/reveille", 0o755),
-            ("/usr/local/bin/reveille-calendar", 0o755), ("/usr/local/bin/reveille-mqtt", 0o755),
+            ("/usr/local/bin/reveille-calendar", 0o755),
             ("/usr/local/lib/systemd/system/reveille-mqtt.service", 0o644),
             ("/usr/local/share/man/man8/reveille-mqtt.8", 0o644),
             ("/usr/local/lib/systemd/system/reveille.service", 0o644),
@@ -256,10 +256,15 @@ import ReveilleProtocol
         // `reveilled`, which becomes what it is called.
         let link = destination + "/usr/local/bin/reveille-web"
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "reveilled")
+        // So is the MQTT bridge: it opens libmosquitto itself, so the daemon never maps it.
+        let bridge = destination + "/usr/local/bin/reveille-mqtt"
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: bridge)) == "reveilled")
         let daemonHelp = try runProcess(URL(fileURLWithPath: destination + "/usr/local/bin/reveilled"), ["--help"])
         #expect(daemonHelp.stdout.contains("The Reveille alarm clock daemon."), "\(daemonHelp)")
         let webHelp = try runProcess(URL(fileURLWithPath: destination + "/usr/local/bin/reveille-web"), ["--help"])
         #expect(webHelp.stdout.contains("Serves the clock's screen"), "\(webHelp)")
+        let bridgeHelp = try runProcess(URL(fileURLWithPath: bridge), ["--help"])
+        #expect(bridgeHelp.stdout.contains("Shows the clock in Home Assistant"), "\(bridgeHelp)")
         let cliHelp = try runProcess(URL(fileURLWithPath: destination + "/usr/local/bin/reveille"), ["--help"])
         #expect(cliHelp.stdout.contains("USAGE: reveille [--root <dir>] <subcommand>"), "\(cliHelp)")
         let unit = try String(

@@ -41,7 +41,7 @@ if [ -f /etc/gitconfig ]; then
     done
 fi
 
-products="reveilled reveille reveille-calendar reveille-mqtt"
+products="reveilled reveille reveille-calendar"
 started=$(date +%s)
 chroot "$root" env -i PATH=/usr/bin:/bin HOME=/root NO_FOUNDATION_FLAGS="${NO_FOUNDATION_FLAGS:-}" \
     PKG_CONFIG_SYSROOT_DIR=$sysroot \
@@ -62,6 +62,7 @@ mkdir -p "$programs"
 for product in $products; do cp "$build/$product" "$programs/"; done
 ln -s reveilled "$programs/reveille-web"
 ln -s reveilled "$programs/reveille-notify"
+ln -s reveilled "$programs/reveille-mqtt"
 echo "arm64: built in $(($(date +%s) - started)) s"
 file -L "$programs/reveilled"
 
