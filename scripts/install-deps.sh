@@ -14,8 +14,8 @@ case "$what" in
     bench) packages+=(hyperfine cron python3 libnfc-examples binutils chromium chromium-driver fonts-dejavu-core dbus-daemon util-linux mosquitto python3-paho-mqtt) ;;  # cron, nfc-poll: the comparisons; nm: the order file's freshness; Chromium: the page's figures
     order) packages+=(valgrind binutils python3) ;;  # callgrind lists the functions the daemon runs; strip, nm
     deb) packages+=(dpkg-dev binutils) ;;  # dpkg-deb, dpkg-shlibdeps; strip
-    vm) packages+=(dpkg-dev binutils qemu-system-x86 qemu-system-arm qemu-user-static qemu-utils mmdebstrap e2fsprogs python3) ;;  # the package, the image (mmdebstrap, mkfs.ext4 -d; qemu-user for an arm64 one), qemu and its overlays
-    arm64) packages+=(dpkg-dev binutils mmdebstrap qemu-user-static) ;;  # the build root (mmdebstrap); the arm64 CLI run by qemu-user for its completions
+    vm) packages+=(dpkg-dev binutils qemu-system-x86 qemu-system-arm qemu-user-static qemu-utils mmdebstrap arch-test e2fsprogs python3) ;;  # the package, the image (mmdebstrap, mkfs.ext4 -d; qemu-user for an arm64 one), qemu and its overlays
+    arm64) packages+=(dpkg-dev binutils mmdebstrap arch-test qemu-user-static) ;;  # the build root (mmdebstrap, which needs arch-test for a foreign architecture); the arm64 CLI run by qemu-user for its completions
     *) echo "usage: $0 run|test|bench|order|deb|vm|arm64" >&2; exit 2 ;;
 esac
 
