@@ -17,15 +17,19 @@ import Testing
         }
     }
 
-    /// The daemon's descriptors once two readings 50 ms apart agree: the calendar reads and the
-    /// settle timers of what came before are done.
+    /// The daemon's descriptors once the readings, 50 ms apart, have agreed for a second: the
+    /// calendar reads and the settle timers of what came before are done. (Two readings agreeing
+    /// were not enough on a loaded machine: a calendar's reader, still running, held a pipe in
+    /// the first snapshot, which then read as a descriptor gone.)
     static func steadyDescriptors(_ daemon: DaemonHarness) -> [String] {
         var last: [String]?
         var now: [String] = []
-        _ = daemon.waitFor(10) {
+        var agreeing = 0
+        _ = daemon.waitFor(20) {
             now = descriptors(daemon.process.processIdentifier)
-            defer { last = now }
-            return now == last
+            agreeing = now == last ? agreeing + 1 : 0
+            last = now
+            return agreeing >= 20
         }
         return now
     }
