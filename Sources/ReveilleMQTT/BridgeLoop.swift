@@ -260,8 +260,12 @@ public final class BridgeLoop {
 
     private func writeHealth() {
         let path = paths.bridgeHealth
-        let folder = String(path[..<path.lastIndex(of: "/")!])
-        mkdir(folder, 0o755)
+        // The unit's StateDirectory; under a development root, made with its parents.
+        var folder = ""
+        for part in path.split(separator: "/").dropLast() {
+            folder += "/" + part
+            mkdir(folder, 0o755)
+        }
         guard let data = try? JSONEncoder().encode(health) else { return }
         let temporary = path + ".new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
