@@ -157,7 +157,7 @@ public final class BridgeLoop {
                     if !daemonUp { logger.info("following reveilled at \(paths.socket)") }
                     daemonUp = true
                     running.removeAll()
-                    usageMoved = true
+                    snapshot = nil
                     refresh = true
                 case .down:
                     if daemonUp { logger.warning("reveilled went away; the clock shows as offline until it is back") }
@@ -226,7 +226,10 @@ public final class BridgeLoop {
         let apps = Self.ask(.appsOverview, socket: socket)
         let requests = Self.ask(.appRequests, socket: socket)
         let counted = { (apps: [AppStatusInfo]?) in apps?.reduce(0) { $0 + ($1.usedSecondsHere ?? 0) } }
-        usageMoved = counted(apps.apps) != counted(snapshot?.apps)
+        // The first read after the daemon came (back): an app may have started before the bridge
+        // followed, if any time was counted today; from then on the daemon says when one starts.
+        let (before, now) = (snapshot.flatMap { counted($0.apps) }, counted(apps.apps))
+        usageMoved = before == nil ? (now ?? 0) > 0 : now != before
         snapshot = Snapshot(
             status: status, alarms: alarms, apps: apps.apps ?? snapshot?.apps ?? [],
             requests: requests.appsReply?.requests ?? snapshot?.requests ?? [])
