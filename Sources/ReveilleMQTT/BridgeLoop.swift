@@ -225,14 +225,15 @@ public final class BridgeLoop {
         let alarms = Self.ask(.alarmList, socket: socket).alarms ?? snapshot?.alarms ?? []
         let apps = Self.ask(.appsOverview, socket: socket)
         let requests = Self.ask(.appRequests, socket: socket)
-        let counted = { (apps: [AppStatusInfo]?) in apps?.reduce(0) { $0 + ($1.usedSecondsHere ?? 0) } }
+        let previous = snapshot
+        let current = Snapshot(
+            status: status, alarms: alarms, apps: apps.apps ?? previous?.apps ?? [],
+            requests: requests.appsReply?.requests ?? previous?.requests ?? [])
+        snapshot = current
         // The first read after the daemon came (back): an app may have started before the bridge
         // followed, if any time was counted today; from then on the daemon says when one starts.
-        let (before, now) = (snapshot.flatMap { counted($0.apps) }, counted(apps.apps))
-        usageMoved = before == nil ? (now ?? 0) > 0 : now != before
-        snapshot = Snapshot(
-            status: status, alarms: alarms, apps: apps.apps ?? snapshot?.apps ?? [],
-            requests: requests.appsReply?.requests ?? snapshot?.requests ?? [])
+        let counted = { (snapshot: Snapshot) in snapshot.apps.reduce(0) { $0 + ($1.usedSecondsHere ?? 0) } }
+        usageMoved = previous.map { counted($0) != counted(current) } ?? (counted(current) > 0)
         publishState()
     }
 
