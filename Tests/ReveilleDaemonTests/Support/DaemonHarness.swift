@@ -1,3 +1,4 @@
+import CReveilleShims
 import Foundation
 import ReveilleProtocol
 import ReveilleTestSupport
@@ -326,6 +327,9 @@ final class DaemonProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_APPEND | O_CREAT, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of the test process's: a file another test holds open at that moment (a
+        // `status --watch` capture) would otherwise be the daemon's too, and read as its leak.
+        RV_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
