@@ -3,6 +3,7 @@ import Glibc
 import ReveilleCalendar
 import ReveilleProtocol
 import ReveilleCore
+import ReveilleSystem
 
 /// `reveille calendar refresh`: fetches each web calendar into the cache folder, the daemon's only
 /// way to see it (the daemon itself never touches the network). A body is kept only once libical
@@ -132,11 +133,12 @@ public struct CalendarRefresh {
 
     /// Written beside, then renamed over: the daemon never reads half a file.
     private func write(_ data: Data, to path: String) -> String? {
-        let temporary = path + ".new"
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o644])
-        else { return String(cString: strerror(errno)) }
-        guard rename(temporary, path) == 0 else { return String(cString: strerror(errno)) }
-        return nil
+        do {
+            try RegularFile.replace(path, with: Array(data))
+            return nil
+        } catch {
+            return error.reason
+        }
     }
 
     /// `2026-11-25 23:05` on the daemon's wall clock.

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleConfig
+import ReveilleCore
 import ReveilleProtocol
 import ReveilleSystem
 
@@ -33,7 +34,7 @@ public final class BridgeLoop {
     /// Limited apps running now (from the daemon's events), and whether this machine's counted
     /// time moved between the last two reads: the keepalive's wake-up reads the daemon again only
     /// then, so that an idle clock is not woken by its bridge.
-    private var running: Set<String> = []
+    private var running: Set<AppUsageKey> = []
     private var usageMoved = true
 
     public init(settings: Settings.MQTT, paths: Paths, host: String, password: String?, logger: Logger)
@@ -77,7 +78,7 @@ public final class BridgeLoop {
         var backoff = 1.0
         writeHealth()
         while true {
-            let now = Self.monotonic()
+            let now = Monotonic.seconds()
             if client.socket < 0 && now >= retryAt {
                 do {
                     try client.connect(host: settings.host, port: settings.port, keepalive: settings.keepaliveSeconds)
@@ -100,7 +101,7 @@ public final class BridgeLoop {
             }
             let timeout =
                 socket >= 0
-                ? Int32(settings.keepaliveSeconds * 1000) : Int32(max(0, (retryAt - Self.monotonic()) * 1000) + 1)
+                ? Int32(settings.keepaliveSeconds * 1000) : Int32(max(0, (retryAt - Monotonic.seconds()) * 1000) + 1)
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 && errno != EINTR {
                 logger.critical("poll: \(String(cString: strerror(errno)))")
@@ -126,11 +127,8 @@ public final class BridgeLoop {
                 if !open {
                     logger.warning("\(client.lastProblem ?? "the connection to the broker ended"); connecting again")
                     availability = nil
-                    health.connected = false
-                    health.since = time(nil)
-                    health.problem = client.lastProblem
-                    writeHealth()
-                    retryAt = Self.monotonic() + backoff
+                    connection(false, problem: client.lastProblem)
+                    retryAt = Monotonic.seconds() + backoff
                     backoff = min(backoff * 2, 30)
                 }
             }
@@ -138,11 +136,7 @@ public final class BridgeLoop {
                 backoff = 1
                 logger.info("connected to the broker at \(settings.host):\(settings.port)")
                 for topic in model.topics.subscriptions { client.subscribe(topic) }
-                health.connected = true
-                health.since = time(nil)
-                health.lastConnected = health.since
-                health.problem = nil
-                writeHealth()
+                connection(true, problem: nil)
                 // The broker may have lost what it held: everything again, and what is gone cleared.
                 availability = nil
                 let held = published
@@ -166,7 +160,7 @@ public final class BridgeLoop {
                 case .line(let line):
                     if let event = model.event(line.event, at: line.at), client.connected { client.publish(event) }
                     if case .appRunning(let app) = line.event {
-                        let key = app.app + "\u{0}" + app.user
+                        let key = AppUsageKey(app: app.app, user: app.user)
                         if app.running { running.insert(key) } else { running.remove(key) }
                     }
                     refresh = true
@@ -192,7 +186,7 @@ public final class BridgeLoop {
         case .send(let command, let what):
             let household = if case .appsHousehold = command { true } else { false }
             let allowed =
-                household ? counts.take(now: Self.monotonic()) : commands.take(now: Self.monotonic())
+                household ? counts.take(now: Monotonic.seconds()) : commands.take(now: Monotonic.seconds())
             guard allowed else {
                 dropped += 1
                 if dropped == 1 || dropped % 100 == 0 {
@@ -256,30 +250,29 @@ public final class BridgeLoop {
             client.publish(Publication(model.topics.availability, "offline", retain: true))
             client.disconnect()
         }
-        health.connected = false
+        connection(false, problem: "reveille-mqtt stopped")
+    }
+
+    /// The connection began (`connected`) or ended (`problem`, why): said in the health file.
+    private func connection(_ connected: Bool, problem: String?) {
+        health.connected = connected
         health.since = time(nil)
-        health.problem = "reveille-mqtt stopped"
+        if connected { health.lastConnected = health.since }
+        health.problem = problem
         writeHealth()
     }
 
     private func writeHealth() {
         let path = paths.bridgeHealth
-        // The unit's StateDirectory; under a development root, made with its parents.
-        var folder = ""
-        for part in path.split(separator: "/").dropLast() {
-            folder += "/" + part
-            mkdir(folder, 0o755)
-        }
         guard let data = try? JSONEncoder().encode(health) else { return }
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            logger.warning("cannot write \(temporary): \(String(cString: strerror(errno)))")
-            return
+        do {
+            // The unit's StateDirectory; under a development root, made with its parents.
+            try FileManager.default.createDirectory(
+                atPath: String(path[..<path.lastIndex(of: "/")!]), withIntermediateDirectories: true)
+            try RegularFile.replace(path, with: Array(data))
+        } catch {
+            logger.warning("cannot write \(path): \(error)")
         }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        if written == data.count { rename(temporary, path) }
     }
 
     /// One request on a connection of its own; the daemon's error, or ours when it cannot be reached.
@@ -289,11 +282,5 @@ public final class BridgeLoop {
         } catch {
             return .failure(.unavailable, error.description)
         }
-    }
-
-    static func monotonic() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

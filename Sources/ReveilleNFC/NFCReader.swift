@@ -53,18 +53,12 @@ public final class NFCReader: TagReader, Sendable {
     public func waitForHealth(within seconds: Double) {
         guard let firstHealth, health == NFCReader.opening else { return }
         var poller = pollfd(fd: firstHealth.raw, events: Int16(POLLIN), revents: 0)
-        let deadline = Self.monotonic() + seconds
+        let deadline = Monotonic.seconds() + seconds
         while health == NFCReader.opening {
-            let left = deadline - Self.monotonic()
+            let left = deadline - Monotonic.seconds()
             guard left > 0 else { return }
             if poll(&poller, 1, Int32((left * 1000).rounded(.up))) < 0 && errno != EINTR { return }
         }
-    }
-
-    private static func monotonic() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     private func ring() {

@@ -33,6 +33,23 @@ public enum RegularFile {
         return file
     }
 
+    /// Writes `bytes` beside `path` (as `path.new`, with exactly `mode`), then renames it over
+    /// `path`: whoever reads `path` never sees half a file.
+    public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644) throws(SystemCallError) {
+        let temporary = path + ".new"
+        let file = try Descriptor.open("open", temporary) {
+            Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        }
+        _ = try systemCall("fchmod", temporary) { fchmod(file.raw, mode) }
+        var offset = 0
+        while offset < bytes.count {
+            offset += try systemCall("write", temporary) {
+                bytes[offset...].withUnsafeBytes { Glibc.write(file.raw, $0.baseAddress, $0.count) }
+            }
+        }
+        _ = try systemCall("rename", path) { rename(temporary, path) }
+    }
+
     /// The first `count` bytes (fewer when the file is shorter) of the regular file at `path`; nil
     /// when it cannot be opened or is not a regular file.
     public static func head(_ path: String, count: Int) -> [UInt8]? {

@@ -242,7 +242,7 @@ public final class WebServer: Sendable {
     /// Trades a code from `reveille web pair` for the device cookie.
     func pair(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
         try checkCSRF(request)
-        if let wait = limiter.withLock({ $0.wait(for: context.remoteName, at: Self.monotonic()) }) {
+        if let wait = limiter.withLock({ $0.wait(for: context.remoteName, at: Monotonic.seconds()) }) {
             logger.warning("\(context.remoteName): too many pairing attempts")
             return try json(
                 .failure(.refused, "too many pairing attempts; try again in \(wait) seconds"), status: .tooManyRequests)
@@ -259,7 +259,7 @@ public final class WebServer: Sendable {
         }
         guard reply.ok, let token = reply.web?.token else {
             if reply.error?.code != .unavailable {
-                limiter.withLock { $0.wrongCode(from: context.remoteName, at: Self.monotonic()) }
+                limiter.withLock { $0.wrongCode(from: context.remoteName, at: Monotonic.seconds()) }
             }
             logger.notice("\(context.remoteName): pairing refused: \(reply.error?.message ?? "")")
             return try json(reply, status: .forbidden)
@@ -334,11 +334,5 @@ public final class WebServer: Sendable {
             )
         }
         return response
-    }
-
-    static func monotonic() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }
