@@ -19,32 +19,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "Tests", "mqtt"))
 import test_mqtt
 from test_mqtt import Broker, Clock, Subscriber, end_session, wait_for, request, status
+from benchlib import percentile, rss_mb, threads
+
+
+def summed(pid):
+    """Voluntary context switches (wake-ups) and CPU nanoseconds of all the threads of `pid`."""
+    figures = threads(pid).values()
+    return sum(voluntary for _, voluntary in figures), sum(cpu for cpu, _ in figures)
 
 BIN = os.path.normpath(os.path.join(HERE, "..", ".build", "release"))
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
-def threads_of(pid):
-    """Voluntary context switches and CPU (ns) of every thread of `pid`."""
-    switches, cpu = 0, 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/status") as f:
-                switches += next(int(l.split()[1]) for l in f if l.startswith("voluntary_ctxt_switches"))
-            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                cpu += int(f.read().split()[0])
-        except (OSError, StopIteration):
-            pass
-    return switches, cpu
-
-
-def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
 
 
 class Bench:
@@ -88,7 +71,10 @@ class Bench:
             fired = [(json.loads(p), at) for t, p, _, at in self.ha.messages if t.endswith("/event") and '"fired"' in p]
         return dues, late, fired
 
-    def close(self):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
         self.ha.close()
         self.clock.close()
         self.broker.close()
@@ -96,8 +82,7 @@ class Bench:
 
 
 def latency(count):
-    bench = Bench(keepalive=60)
-    try:
+    with Bench(keepalive=60) as bench:
         # The subscriber stamps receipt with time.monotonic(); the wall clock is needed to compare
         # with the daemon's due instants: one offset, read now.
         offset = time.time() - time.monotonic()
@@ -109,30 +94,24 @@ def latency(count):
               f"p50 {percentile(delays, 50):.2f} ms, p99 {percentile(delays, 99):.2f} ms, max {max(delays):.2f} ms")
         print(f"   (the daemon's own fire accuracy meanwhile: p50 {percentile(late, 50):.2f} ms, "
               f"max {max(late):.2f} ms)")
-    finally:
-        bench.close()
 
 
 def idle(seconds):
-    bench = Bench(keepalive=60)
-    try:
+    with Bench(keepalive=60) as bench:
         time.sleep(5)
         bridge, daemon = bench.clock.bridge.pid, bench.clock.daemon.pid
-        b0, d0 = threads_of(bridge), threads_of(daemon)
+        b0, d0 = summed(bridge), summed(daemon)
         time.sleep(seconds)
-        b1, d1 = threads_of(bridge), threads_of(daemon)
+        b1, d1 = summed(bridge), summed(daemon)
         minutes = seconds / 60
         print(f"   over {seconds} s idle, keepalive 60 s: reveille-mqtt {b1[0] - b0[0]} wake-ups "
               f"({(b1[0] - b0[0]) / minutes:.2f} per minute), CPU {(b1[1] - b0[1]) / 1e6:.3f} ms, "
-              f"RSS {rss_kb(bridge) / 1024:.1f} MB")
+              f"RSS {rss_mb(bridge):.1f} MB")
         print(f"   reveilled meanwhile: {d1[0] - d0[0]} wake-ups, CPU {(d1[1] - d0[1]) / 1e6:.3f} ms")
-    finally:
-        bench.close()
 
 
 def reconnect(repeats):
-    bench = Bench(keepalive=60)
-    try:
+    with Bench(keepalive=60) as bench:
         times = []
         base = bench.clock.base
         for _ in range(repeats):
@@ -146,13 +125,10 @@ def reconnect(repeats):
             times.append(time.monotonic() - back)
         print(f"   {repeats} broker restarts: broker listening again to 'online' seen: "
               f"p50 {percentile(times, 50):.2f} s, max {max(times):.2f} s (the bridge retries after 1, 2, 4 ... 30 s)")
-    finally:
-        bench.close()
 
 
 def stall(count):
-    bench = Bench(keepalive=60)
-    try:
+    with Bench(keepalive=60) as bench:
         _, healthy, _ = bench.rings(count)
         bench.broker.process.send_signal(signal.SIGSTOP)
         try:
@@ -163,8 +139,6 @@ def stall(count):
               f"max {max(healthy):.2f} ms")
         print(f"   fire accuracy, broker stalled (SIGSTOP): {len(stalled)} rings, p50 {percentile(stalled, 50):.2f} ms, "
               f"max {max(stalled):.2f} ms")
-    finally:
-        bench.close()
 
 
 if __name__ == "__main__":

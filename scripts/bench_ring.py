@@ -20,6 +20,8 @@ daemon paces its writes to the wall clock, as a real device would.
 """
 import json, math, os, re, shutil, signal, socket, statistics, struct, subprocess, sys, tempfile, time, wave
 
+from benchlib import percentile
+
 BIN = os.path.join(os.path.dirname(__file__), "..", ".build", "release")
 
 
@@ -104,11 +106,6 @@ def start_daemon(root, *extra, settings="", command=None, wait_seconds=10):
         except OSError:
             time.sleep(0.05)
     sys.exit("reveilled did not start")
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def fire(count):

@@ -24,35 +24,15 @@ import json, os, re, socket, statistics, sys, time, urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "web"))
 from webdriver import REPO, Browser, Clock, request, solve, status, wait_for
+from benchlib import percentile, rss_mb, threads
 
 RINGS = int(os.environ.get("RINGS", "10"))
 IDLE_SECONDS = int(os.environ.get("IDLE_SECONDS", "120"))
 
 
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
 def summary(values, unit="ms"):
     return (f"p50 {percentile(values, 50):.1f} {unit}, p95 {percentile(values, 95):.1f} {unit}, "
             f"max {max(values):.1f} {unit} ({len(values)} runs)")
-
-
-def threads(pid):
-    figures = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-            cpu = int(f.read().split()[0])
-        with open(f"/proc/{pid}/task/{tid}/status") as f:
-            voluntary = next(int(l.split()[1]) for l in f if l.startswith("voluntary_ctxt_switches"))
-        figures[tid] = (cpu, voluntary)
-    return figures
-
-
-def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
 
 
 def dismiss(clock):

@@ -1,5 +1,6 @@
-"""What the Python benchmarks share: one request on a control socket, and waiting for a condition."""
-import json, socket, time
+"""What the Python benchmarks share: one request on a control socket, waiting for a condition,
+percentiles, and a process's threads and memory from /proc."""
+import json, os, socket, time
 
 
 def request(path, op):
@@ -24,3 +25,25 @@ def wait_for(condition, seconds=10):
             return True
         time.sleep(0.02)
     raise SystemExit("timed out")
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def threads(pid):
+    """Per thread of `pid`: CPU nanoseconds (schedstat) and voluntary context switches (wake-ups)."""
+    figures = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+            cpu = int(f.read().split()[0])
+        with open(f"/proc/{pid}/task/{tid}/status") as f:
+            voluntary = next(int(l.split()[1]) for l in f if l.startswith("voluntary_ctxt_switches"))
+        figures[tid] = (cpu, voluntary)
+    return figures
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024

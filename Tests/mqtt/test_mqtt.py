@@ -8,7 +8,7 @@ The clock is a real reveilled (sound into ALSA's file plugin) and a real reveill
 import json, os, ssl, shutil, signal, subprocess, sys, tempfile, threading, time, unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "web"))
-from webdriver import REPO, free_port, request, solve, status, wait_for
+from webdriver import REPO, end_session, free_port, request, ring_soon, solve, status, wait_for
 
 try:
     import paho.mqtt.client as paho
@@ -201,6 +201,12 @@ class Clock:
             return None
 
     def log(self):
+        """The daemon's log."""
+        with open(os.path.join(self.root, "reveilled.out")) as f:
+            return f.read()
+
+    def bridge_said(self):
+        """The bridge's log."""
         with open(self.bridge_log) as f:
             return f.read()
 
@@ -213,23 +219,6 @@ class Clock:
             if process and process.poll() is None:
                 process.terminate()
                 process.wait()
-
-
-def ring_soon(clock, seconds=1, **spec):
-    spec = {"inSeconds": seconds, "fadeInSeconds": 0, "label": "mqtt test", **spec}
-    reply = request(clock.sock, {"alarmAdd": {"spec": spec}})
-    assert reply["ok"], reply
-    wait_for(lambda: (status(clock.sock).get("session") or {}).get("state") == "ringing", what="the alarm to ring")
-    return reply
-
-
-def end_session(clock):
-    for _ in range(5):
-        session = status(clock.sock).get("session")
-        if not session or session["state"] not in ("ringing", "snoozed"):
-            return
-        problem = request(clock.sock, {"problem": {}})["payload"]["ring"]["problem"]
-        assert request(clock.sock, {"answer": {"value": solve(problem)}})["payload"]["ring"]["correct"]
 
 
 class BridgeTests(unittest.TestCase):
@@ -307,7 +296,7 @@ class BridgeTests(unittest.TestCase):
         # The entity is told again what stands.
         wait_for(lambda: [p for t, p, _, _ in self.ha.messages if t == topic][-1] == "ON"
                  and len([1 for t, _, _, _ in self.ha.messages if t == topic]) >= 2, what="the standing state again")
-        self.assertIn("refused over MQTT", self.clock.log())
+        self.assertIn("refused over MQTT", self.clock.bridge_said())
         request(self.clock.sock, {"alarmRemove": {"id": alarm}})
 
     def test_4_the_broker_killed_mid_ring_loses_no_ring_and_gets_everything_again(self):
@@ -326,7 +315,7 @@ class BridgeTests(unittest.TestCase):
         wait_for(lambda: self.ha.latest(f"homeassistant/button/{self.ha_node()}/snooze/config"), what="discovery again")
         end_session(self.clock)
         wait_for(lambda: self.ha.events("dismissed"), what="the dismissal after the outage")
-        self.assertIn("connecting again", self.clock.log())
+        self.assertIn("connecting again", self.clock.bridge_said())
 
     def ha_node(self):
         return next(t.split("/")[2] for t, *_ in self.ha.messages if t.startswith("homeassistant/button/"))
@@ -348,12 +337,12 @@ class BridgeTests(unittest.TestCase):
         self.ha.client.publish(f"{self.base}/snooze/press", "P" * 200_000, qos=1).wait_for_publish(10)
         self.ha.client.publish(f"{self.base}/alarm/1;rm -rf/set", "OFF", qos=1).wait_for_publish(10)
         self.ha.client.publish(f"{self.base}/alarm/999999999999/set", "OFF", qos=1).wait_for_publish(10)
-        wait_for(lambda: "too fast" in self.clock.log(), what="the rate limit")
+        wait_for(lambda: "too fast" in self.clock.bridge_said(), what="the rate limit")
         time.sleep(1)
         self.assertIsNone(self.clock.bridge.poll(), "the bridge died")
         self.assertTrue(self.clock.up())
         # The broker was told the largest packet the bridge takes (MQTT 5): the 200 kB one never came.
-        self.assertNotIn("200000-byte", self.clock.log())
+        self.assertNotIn("200000-byte", self.clock.bridge_said())
         self.assertLess(self.clock.rss_kb() - rss_before, 4096, "the flood cost the bridge more than 4 MB")
         # Afterwards, a command is taken again, once the bucket refills.
         time.sleep(5)

@@ -8,35 +8,13 @@ ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screen
 import json, os, shutil, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webdriver import (REPO, Browser, Clock, free_port, http, non_loopback_address, page_config, pair_as_admin, png_brightness,
-                       request, solve, status, wait_for)
+from webdriver import (REPO, Browser, Clock, end_session, free_port, http, non_loopback_address, page_config, pair_as_admin,
+                       png_brightness, request, ring_soon, solve, status, wait_for)
 
 BINARIES = os.path.join(REPO, ".build", "debug")
 SHOTS = os.path.join(REPO, ".build", "web-screenshots")
 # Sets a form field's value: browser.run(FILL, "f-time", "05:30").
 FILL = "document.getElementById(arguments[0]).value = arguments[1];"
-
-
-def ring_soon(clock, seconds=1, **spec):
-    """A one-shot alarm `seconds` from now; waits until it rings."""
-    spec = {"inSeconds": seconds, "fadeInSeconds": 0, "label": "web test", **spec}
-    reply = request(clock.sock, {"alarmAdd": {"spec": spec}})
-    assert reply["ok"], reply
-    try:
-        wait_for(lambda: (status(clock.sock).get("session") or {}).get("state") == "ringing", what="the alarm to ring")
-    except AssertionError:
-        raise AssertionError(f"no ring: added {reply}, status {status(clock.sock)}, log: {clock.log()[-3000:]}")
-
-
-def end_session(clock):
-    """Dismisses whatever rings or is snoozed, by math over the socket."""
-    # Math standing in for a tag asks more than one right answer: answer until it is over.
-    for _ in range(5):
-        session = status(clock.sock).get("session")
-        if not session or session["state"] not in ("ringing", "snoozed"):
-            return
-        problem = request(clock.sock, {"problem": {}})["payload"]["ring"]["problem"]
-        assert request(clock.sock, {"answer": {"value": solve(problem)}})["payload"]["ring"]["correct"]
 
 
 class PageTests(unittest.TestCase):

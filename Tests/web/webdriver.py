@@ -52,6 +52,30 @@ def wait_for(condition, seconds=10, what="a condition"):
     raise AssertionError(f"timed out after {seconds} s waiting for {what}")
 
 
+def ring_soon(clock, seconds=1, **spec):
+    """A one-shot alarm `seconds` from now on `clock` (anything with the daemon's `sock` and its
+    `log()`); waits until it rings, and returns the daemon's reply to the `alarm add`."""
+    spec = {"inSeconds": seconds, "fadeInSeconds": 0, "label": "test ring", **spec}
+    reply = request(clock.sock, {"alarmAdd": {"spec": spec}})
+    assert reply["ok"], reply
+    try:
+        wait_for(lambda: (status(clock.sock).get("session") or {}).get("state") == "ringing", what="the alarm to ring")
+    except AssertionError:
+        raise AssertionError(f"no ring: added {reply}, status {status(clock.sock)}, log: {clock.log()[-3000:]}")
+    return reply
+
+
+def end_session(clock):
+    """Dismisses whatever rings or is snoozed, by math over the socket."""
+    # Math standing in for a tag asks more than one right answer: answer until it is over.
+    for _ in range(5):
+        session = status(clock.sock).get("session")
+        if not session or session["state"] not in ("ringing", "snoozed"):
+            return
+        problem = request(clock.sock, {"problem": {}})["payload"]["ring"]["problem"]
+        assert request(clock.sock, {"answer": {"value": solve(problem)}})["payload"]["ring"]["correct"]
+
+
 class Clock:
     """reveilled and reveille-web under a temporary root, as `make run` starts them."""
 
