@@ -150,6 +150,22 @@ public struct ExecSequence: Sendable {
         }
         return verdict.isLoader && !expected
     }
+
+    /// How long after the guard began watching more file systems a loader with no program before
+    /// it may still be the second half of an exec that began unwatched.
+    public static let unwatchedStartSeconds = 2.0
+
+    /// Whether a loader judged run directly may instead be the second half of an exec that began
+    /// before its program's file system was watched: the kernel reported only the loader, because
+    /// the program was opened before the mark was placed. That can be so only for a process that
+    /// existed before the guard began watching more (`watchGrewAt`, nil: never), and only shortly
+    /// after: an exec's two opens are one system call apart. Times are seconds on one clock
+    /// (CLOCK_BOOTTIME, as /proc gives a process's start); `processStarted` is in whole ticks, so a
+    /// process started in the same tick as the marks counts as before them.
+    public static func mayHaveBegunUnwatched(processStarted: Double?, watchGrewAt: Double?, now: Double) -> Bool {
+        guard let processStarted, let watchGrewAt else { return false }
+        return processStarted <= watchGrewAt && now >= watchGrewAt && now - watchGrewAt <= unwatchedStartSeconds
+    }
 }
 
 extension AppPolicy {

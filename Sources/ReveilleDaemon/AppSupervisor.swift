@@ -314,10 +314,18 @@ final class AppSupervisor: Sendable {
             let user = ProcessOwner.user(of: event.pid)
             let person = ProcessOwner.isPerson(name: user)
             if state.withLock({ $0.limits.policy.limits(user: user, isPerson: person) }) {
-                logger.notice(
-                    "app guard: the dynamic loader run directly (\(event.path)) denied to \(user) (pid \(event.pid)): what it would load cannot be checked"
+                let begunUnwatched = ExecSequence.mayHaveBegunUnwatched(
+                    processStarted: ProcessStart.bootSeconds(of: event.pid), watchGrewAt: guardian?.watchGrewAt,
+                    now: Monotonic.bootSeconds())
+                guard begunUnwatched else {
+                    logger.notice(
+                        "app guard: the dynamic loader run directly (\(event.path)) denied to \(user) (pid \(event.pid)): what it would load cannot be checked"
+                    )
+                    return false
+                }
+                logger.info(
+                    "app guard: the dynamic loader (\(event.path)) allowed to \(user) (pid \(event.pid)): the second half of an exec begun before its file system was watched"
                 )
-                return false
             }
         }
         guard let name = verdict.app else { return true }

@@ -40,6 +40,9 @@ public final class FanotifyGuard: Sendable {
     struct Marks {
         var filesystems: [Mount] = []
         var opens: Set<String> = []
+        /// CLOCK_BOOTTIME seconds just before the guard last began watching a file system it did
+        /// not watch: an exec begun before then may show only its second half.
+        var grewAt: Double?
     }
 
     /// What the kernel is waiting on: an exec of, or (`exec` false) an open of, the file open as
@@ -104,6 +107,10 @@ public final class FanotifyGuard: Sendable {
     public func watchExecs(on filesystems: [Mount]) -> [String: String] {
         var failures: [String: String] = [:]
         var done: [Mount] = []
+        marks.withLock { marks in
+            let watched = Set(marks.filesystems.map(\.device))
+            if filesystems.contains(where: { !watched.contains($0.device) }) { marks.grewAt = Monotonic.bootSeconds() }
+        }
         for mount in filesystems {
             if RV_fanotify_mark_filesystem_exec(fd, mount.mountPoint) == 0
                 || RV_fanotify_mark_mount_exec(fd, mount.mountPoint) == 0
@@ -151,6 +158,9 @@ public final class FanotifyGuard: Sendable {
 
     /// The file systems whose execs are watched.
     public var watchedFilesystems: [Mount] { marks.withLock { $0.filesystems } }
+
+    /// When the guard last began watching more file systems (CLOCK_BOOTTIME seconds), nil: never.
+    public var watchGrewAt: Double? { marks.withLock { $0.grewAt } }
 
     /// How long the thread has been answering one batch of events, in seconds (0 while it waits):
     /// an exec waits that long.
@@ -225,6 +235,20 @@ public final class FanotifyGuard: Sendable {
         let length = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
         guard length > 0 else { return "" }
         return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// When a process started: CLOCK_BOOTTIME seconds, in whole clock ticks (field 22 of
+/// /proc/PID/stat, after the name in parentheses, which may hold spaces and parentheses itself).
+public enum ProcessStart {
+    public static func bootSeconds(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let nameEnd = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        // fields[0] is field 3 (the state); field 22 is fields[19].
+        guard fields.count > 19, let ticks = Double(fields[19]) else { return nil }
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }
 

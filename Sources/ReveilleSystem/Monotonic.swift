@@ -8,4 +8,12 @@ public enum Monotonic {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
+
+    /// CLOCK_BOOTTIME in seconds: monotonic, and counting a suspend, as a process's start time in
+    /// /proc is.
+    public static func bootSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
 }

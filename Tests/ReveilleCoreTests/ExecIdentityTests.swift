@@ -88,6 +88,22 @@ import Testing
         #expect(runs == Array(repeating: true, count: 11), "\(runs)")
     }
 
+    @Test func aLoaderAloneMayBeAnExecBegunBeforeTheGuardWatchedOnlyJustThenAndOnlyForAnOlderProcess() {
+        func begun(_ started: Double?, _ grew: Double?, _ now: Double) -> Bool {
+            ExecSequence.mayHaveBegunUnwatched(processStarted: started, watchGrewAt: grew, now: now)
+        }
+        // A process that existed when the marks were placed, its loader seen just after.
+        #expect(begun(100, 100.5, 100.6))
+        #expect(begun(100.5, 100.5, 102.5), "the same tick, and the window's end")
+        // Too late for one exec's two halves; a process started after the marks; never marked more.
+        #expect(!begun(100, 100.5, 102.6))
+        #expect(!begun(100.51, 100.5, 100.6))
+        #expect(!begun(100, nil, 100.6))
+        // A start that cannot be read (the process is gone), or a clock read before the marks.
+        #expect(!begun(nil, 100.5, 100.6))
+        #expect(!begun(100, 100.5, 100.4))
+    }
+
     @Test func theSequenceForgetsWhenItFillsUp() {
         var sequence = ExecSequence()
         let many = (0..<Int32(ExecSequence.limit + 10)).map { ($0, program) }

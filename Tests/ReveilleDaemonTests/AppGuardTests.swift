@@ -1,5 +1,6 @@
 import Foundation
 import ReveilleProtocol
+import Synchronization
 import Testing
 
 /// The app guard's suites, one test at a time: with several guards in the kernel, the first to
@@ -147,6 +148,44 @@ extension AppGuardSuites {
                 daemon.waitFor(5) {
                     daemon.logText().contains("refused: it must belong to root and be writable by root alone")
                 })
+        }
+
+        /// An exec under way when the guard begins watching shows the guard only its second half,
+        /// the loader, which alone reads as the loader run directly. Programs root starts while a
+        /// policy naming root comes and goes (each time the guard begins watching anew) all run.
+        @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
+        func programsStartingAsTheGuardBeginsToWatchAreNotTakenForTheLoaderRunDirectly() throws {
+            let daemon = try DaemonHarness(now: instant("2026-11-23 21:00:00"))
+            let game = try Self.installGame(in: daemon.root)
+            let stop = Atomic<Bool>(false)
+            let counts = Mutex((ran: 0, refused: [String]()))
+            let starters = (0..<2).map { _ in
+                Thread {
+                    while !stop.load(ordering: .relaxed) {
+                        var outcome = "ran"
+                        do {
+                            let pid = try Self.spawn("/usr/bin/true", [])
+                            var status: Int32 = 0
+                            waitpid(pid, &status, 0)
+                            if status != 0 { outcome = "exit status \(status)" }
+                        } catch { outcome = "\(error)" }
+                        counts.withLock { outcome == "ran" ? ($0.ran += 1) : $0.refused.append(outcome) }
+                    }
+                }
+            }
+            starters.forEach { $0.start() }
+            for _ in 0..<30 {
+                try Self.writePolicy(Self.policy(game), to: daemon)
+                #expect(try daemon.waitFor(5) { try daemon.request(.appsStatus(user: "root")).apps?.count == 1 })
+                try Self.writePolicy("", to: daemon)
+                #expect(try daemon.waitFor(5) { try daemon.request(.appsStatus(user: "root")).apps?.isEmpty ?? false })
+            }
+            stop.store(true, ordering: .relaxed)
+            while starters.contains(where: { !$0.isFinished }) { usleep(10_000) }
+            let (ran, refused) = counts.withLock { ($0.ran, $0.refused) }
+            #expect(ran > 100, "too few starts to have met the guard beginning: \(ran)")
+            #expect(refused.isEmpty, "\(refused.count) of \(ran + refused.count) refused: \(refused.prefix(3))")
+            #expect(!daemon.logText().contains("the dynamic loader run directly"))
         }
 
         @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))
