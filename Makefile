@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak deb-arm64 deb-check-arm64 vm-test-arm64 vm-smoke
+.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak deb-arm64 deb-check-arm64 vm-test-arm64 vm-smoke ha-trial
 
 all: build
 
@@ -167,6 +167,20 @@ vm-test-arm64: deb-arm64
 ## The same with 50 power cuts.
 vm-soak:
 	$(MAKE) vm-test VM_CUTS=50
+
+## The clock in a real Home Assistant (README, "The clock in the smart home"): Home Assistant
+## from PyPI in a venv of its own (HA_PYTHON: a Python 3.13; about 400 MB, cached in HA_VENV), a
+## mosquitto with passwords and ACLs, the debug build. Onboards it, adds MQTT through its config
+## flow, checks every entity and the README's automation, and saves the device's page as
+## docs/home-assistant.png. Not part of `make test`: it needs PyPI and a few minutes.
+HA_PYTHON ?= python3.13
+HA_VENV ?= /var/tmp/reveille-ha
+HA_VERSION ?= 2025.4.4
+ha-trial: build
+	scripts/install-deps.sh test
+	test -x $(HA_VENV)/bin/hass || { $(HA_PYTHON) -m venv $(HA_VENV) && $(HA_VENV)/bin/pip install \
+		homeassistant==$(HA_VERSION) home-assistant-frontend==20250411.0 paho-mqtt==2.1.0; }
+	python3 scripts/ha_trial.py $(HA_VENV) .build/debug docs/home-assistant.png
 
 ## The package of `make deb` installed, upgraded and purged in a fresh Debian 12 chroot (as root).
 deb-check: deb
