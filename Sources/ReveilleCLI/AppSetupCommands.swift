@@ -130,6 +130,10 @@ extension AppsCommand {
     }
 
     static func printPolicy(_ info: AppPolicyInfo) {
+        if let hub = info.hub {
+            let since = info.hubSince.map { " since \($0)" } ?? ""
+            print("the household's policy, from its hub \(hub)\(since): change it there; \(info.file) is not used here")
+        }
         for conflict in info.conflicts { print("NOT APPLIED: \(conflict)") }
         guard !info.apps.isEmpty else {
             return print("no apps in the policy; add one with 'reveille apps add NAME --path /usr/games/NAME'")

@@ -106,6 +106,8 @@ struct StatusCommand: ParsableCommand {
         case .appRequest(let request): AppNoticeText.line(request)
         case .appRunning(let running):
             "app \(running.app) of \(running.user) \(running.running ? "runs: its time is counted" : "ended")"
+        case .appGranted(let granted):
+            "app \(granted.app): \(granted.minutes) minutes granted today\(granted.user.map { " to \($0)" } ?? "") in all"
         }
     }
 

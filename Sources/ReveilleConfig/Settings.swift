@@ -45,6 +45,12 @@ public struct Settings: Sendable, Equatable {
         /// The household's name: every machine with the same one counts a limited user's time
         /// together (README, "One limit across the household's machines"). nil: this machine alone.
         public var household: String?
+        /// Whether this machine is the household's hub: its app policy and today's grants are the
+        /// household's, and every other machine of the household follows them.
+        public var hub = false
+
+        /// A machine of a household that is not its hub: it follows the hub's policy and grants.
+        public var followsHub: Bool { household != nil && !hub }
 
         public init(host: String) {
             self.host = host
@@ -181,7 +187,7 @@ public struct Settings: Sendable, Equatable {
     ]
     static let mqttKeys = [
         "host", "port", "ca_file", "username", "password_file", "base_topic", "discovery_prefix", "approvals",
-        "keepalive_seconds", "household",
+        "keepalive_seconds", "household", "hub",
     ]
     static let webKeys = ["address", "port", "hosts"]
     static let inputKeys = [
@@ -331,6 +337,10 @@ public struct Settings: Sendable, Equatable {
                 )
             }
             mqtt.household = household
+        }
+        mqtt.hub = try document.bool(table, "hub", in: section) ?? false
+        if mqtt.hub && mqtt.household == nil {
+            throw document.error("hub", in: section, "a hub is a household's: add household = \"NAME\"")
         }
         for key in ["base_topic", "discovery_prefix"] {
             guard let topic = try document.string(table, key, in: section) else { continue }

@@ -133,6 +133,28 @@ public struct AppLimits: Sendable {
         return checked
     }
 
+    /// The household hub's grants of a day, checked: at most `countLimit`, each an app and a user
+    /// (`*`: everyone) of at most 64 characters with 1 to 1,440 minutes. By key: the minutes in all.
+    public static func checkedGrants(
+        _ grants: [(app: String, user: String, minutes: Int)]
+    ) throws(InputError) -> [AppUsageKey: Int] {
+        guard grants.count <= countLimit else {
+            throw InputError("\(grants.count) grants: at most \(countLimit) at once")
+        }
+        var checked: [AppUsageKey: Int] = [:]
+        for grant in grants {
+            guard (1...1440).contains(grant.minutes), !grant.user.isEmpty, grant.user.count <= 64,
+                !grant.app.isEmpty, grant.app.count <= 64
+            else {
+                throw InputError(
+                    "a grant of \(grant.minutes) minutes of \(grant.app.prefix(64)) to \(grant.user.prefix(64)) is not a day's"
+                )
+            }
+            checked[AppUsageKey(app: grant.app, user: grant.user)] = grant.minutes
+        }
+        return checked
+    }
+
     /// Seconds `key` used today on the household's other machines.
     public func usedElsewhere(_ key: AppUsageKey) -> Int {
         elsewhere.values.reduce(0) { $0 + ($1[key] ?? 0) }

@@ -25,6 +25,19 @@ extension AppSupervisor {
             // An editor that saves twice, or a touch: nothing to do, nothing to log.
             let unchanged = state.withLock { $0.loadedText == text && $0.rejection == nil && $0.source != .none }
             if unchanged && !force { return nil }
+            if let hub = state.withLock({ $0.hub }) {
+                let first = state.withLock { state in
+                    defer { state.loadedText = text }
+                    return state.loadedText == nil
+                }
+                if force { enforce(state.withLock { $0.limits.policy }, from: .hub) }
+                if !unchanged {
+                    logger.notice(
+                        "app policy: \(policyPath) is not enforced\(first ? "" : " after a change"): this machine follows the household's policy from \(hub.name); change it there"
+                    )
+                }
+                return nil
+            }
             let (current, base, first) = state.withLock { ($0.limits.policy, $0.base, $0.source == .none) }
             let merged = AppPolicyMerge.merge(base: base, file: file, current: current)
             state.withLock { state in
@@ -56,7 +69,7 @@ extension AppSupervisor {
                 logger.error(
                     "app policy: \(error); enforcing the last good policy instead (\(counted(count, "app")), as loaded \(Self.stamp(savedAt, zone: zone())))"
                 )
-            case .file, .edited:
+            case .file, .edited, .hub:
                 logger.error("app policy: \(error); the policy in force is kept (\(counted(count, "app")))")
             }
             return "\(error)"
@@ -75,6 +88,15 @@ extension AppSupervisor {
             if record == nil, let good = try store.goodAppPolicy() {
                 record = Store.AppPolicyRecord(text: good.text, base: good.text, revision: 1)
                 savedAt = good.savedAt
+            }
+            let hub = try store.appPolicyHub()
+            if let hub, !followsHub {
+                try store.setAppPolicyHub(nil)
+                logger.notice(
+                    "app policy: this machine no longer follows the household's hub \(hub.name) (reveille.toml's [mqtt] makes it no member); apps.toml is merged again"
+                )
+            } else if let hub {
+                state.withLock { $0.hub = hub }
             }
             guard let record, let savedAt else { return }
             let inForce = try AppPolicyFile.parse(TOMLDocument(path: "the policy kept in the state", text: record.text))
@@ -128,9 +150,13 @@ extension AppSupervisor {
                 state.fileApps.map { file in
                     apps.map(\.name).filter { file.app(named: $0) != state.limits.policy.app(named: $0) }
                 } ?? []
-            return AppPolicyInfo(
-                revision: state.revision, apps: apps.map(AppSetup.init), conflicts: state.conflicts,
-                differsFromFile: differs, file: policyPath)
+            var info = AppPolicyInfo(
+                revision: state.revision, apps: apps.map(AppSetup.init),
+                conflicts: state.hub == nil ? state.conflicts : [],
+                differsFromFile: state.hub == nil ? differs : [], file: policyPath)
+            info.hub = state.hub?.name
+            info.hubSince = state.hub.map { Self.stamp($0.since, zone: zone()) }
+            return info
         }
     }
 
@@ -168,7 +194,13 @@ extension AppSupervisor {
     }
 
     private func change(revision: Int?, by who: String, _ edit: (inout [AppRule]) throws -> Void) throws {
-        let (current, inForce) = state.withLock { ($0.limits.policy, $0.revision) }
+        let (current, inForce, hub) = state.withLock { ($0.limits.policy, $0.revision, $0.hub) }
+        if let hub {
+            throw Refusal(
+                .refused,
+                "this machine follows the household's app policy from \(hub.name): change it there (its 'reveille apps' or its page); nothing was changed here"
+            )
+        }
         if let revision, revision != inForce {
             throw Refusal(
                 .refused,
@@ -191,6 +223,62 @@ extension AppSupervisor {
         }
         enforce(policy, from: .edited)
         logger.notice("app policy: changed by '\(who)' (revision \(self.revision), \(counted(apps.count, "app")))")
+    }
+
+    // MARK: The household's hub
+
+    /// The hub's policy (apps.toml's text, checked as the file is): in force here, kept in the
+    /// state, and followed from now on. Returns whether anything changed.
+    func follow(hub: String, policyText: String) throws -> Bool {
+        guard followsHub else { throw notFollowing() }
+        let policy = try AppPolicyFile.parse(
+            TOMLDocument(path: "the policy of the household's hub \(hub)", text: policyText))
+        let (current, previous) = state.withLock { ($0.limits.policy, $0.hub) }
+        if policy == current && previous?.name == hub { return false }
+        let now = Int(clock.now().timeIntervalSince1970)
+        let followed = (name: hub, since: previous?.name == hub ? previous!.since : now)
+        do {
+            try persist(policy, base: state.withLock { $0.base }, bump: policy != current, at: now)
+            try store.setAppPolicyHub(followed)
+        } catch {
+            logger.error("app policy: the household's policy from \(hub) not kept: \(error)")
+            throw Refusal(.unavailable, "the hub's policy cannot be kept here (\(error)); the policy in force stays")
+        }
+        state.withLock { $0.hub = followed }
+        enforce(policy, from: .hub)
+        logger.notice(
+            "app policy: \(counted(policy.apps.count, "app")) in force, from the household's hub \(hub) (revision \(revision))"
+        )
+        return true
+    }
+
+    /// The hub's grants of a day: each raises this machine's grant to the hub's (never lowers
+    /// it). A day that is not today here changes nothing. Returns the grants that rose.
+    func follow(hub: String, grants: HubGrants) throws -> [AppGranted] {
+        guard followsHub else { throw notFollowing() }
+        let day = try CivilDate.parse(grants.day)
+        let checked = try AppLimits.checkedGrants(grants.grants.map { ($0.app, $0.user, $0.minutes) })
+        guard day == today() else { return [] }
+        var rose: [AppGranted] = []
+        for (key, minutes) in checked.sorted(by: { ($0.key.app, $0.key.user) < ($1.key.app, $1.key.user) }) {
+            let user = key.user == AppLimits.everyone ? nil : key.user
+            let total = try store.raiseAppGrant(to: minutes, app: key.app, user: user, on: day)
+            guard total.rose else { continue }
+            state.withLock { $0.limits.granted(key.app, user: user, totalMinutes: total.minutes) }
+            rose.append(AppGranted(app: key.app, user: user, minutes: total.minutes))
+        }
+        if !rose.isEmpty {
+            let said = rose.map { "\($0.app) \($0.minutes) min to \($0.user ?? "everyone")" }
+            logger.notice("app grants from the household's hub \(hub) for today: \(said.joined(separator: ", "))")
+        }
+        return rose
+    }
+
+    private func notFollowing() -> Refusal {
+        Refusal(
+            .refused,
+            "this machine follows no household's hub: reveille.toml's [mqtt] names no household, or makes this machine the hub"
+        )
     }
 
     func noApp(_ name: String) -> Refusal {

@@ -58,6 +58,7 @@ final class AppRequests: RequestHandler {
                 throw InputError("--user \(user): no such user on this machine")
             }
             let total = try apps.grant(minutes, to: name, user: user, openNow: openNow == true)
+            publish(.appGranted(AppGranted(app: name, user: user, minutes: total.minutes)))
             let who = user.map { " to \($0)" } ?? ""
             response.message =
                 "granted \(name) \(minutes) more minutes today\(who) (\(total.minutes) granted\(who) today in all)"
@@ -120,6 +121,20 @@ final class AppRequests: RequestHandler {
             let counts = try AppLimits.checkedCounts(from: machine, usage.map { ($0.user, $0.app, $0.seconds) })
             if apps.heard(from: machine, on: date, usage: counts) { apps.review() }
             response.message = "counted \(machine)'s time on \(date)"
+        case .appsFromHub(let hub, let policy, let grants):
+            var said: [String] = []
+            if let policy {
+                let changed = try apps.follow(hub: hub, policyText: policy)
+                if changed { published(apps) }
+                said.append(changed ? "the policy of \(hub) is in force" : "the policy of \(hub) was in force already")
+            }
+            if let grants {
+                let rose = try apps.follow(hub: hub, grants: grants)
+                for granted in rose { publish(.appGranted(granted)) }
+                if !rose.isEmpty { apps.review() }
+                said.append("\(rose.count) of \(hub)'s grants for \(grants.day) rose here")
+            }
+            response.message = said.joined(separator: "; ")
         default: throw misrouted(operation)
         }
         return response

@@ -47,6 +47,9 @@ final class AppSupervisor: Sendable {
         var fileApps: AppPolicy?
         /// Whether the state's record was read (at the first load).
         var recordRead = false
+        /// The household's hub whose policy is in force here, and since when (Unix seconds): then
+        /// apps.toml is not merged, and `reveille apps` and the page cannot change the policy.
+        var hub: (name: String, since: Int)?
     }
 
     /// What the guard's thread works from: the catalog, the verdicts of the file versions seen
@@ -71,6 +74,8 @@ final class AppSupervisor: Sendable {
         case lastGood(savedAt: Int)
         /// Changed with `reveille apps` or on the page.
         case edited
+        /// The household's hub's (`reveille-mqtt` passed it on).
+        case hub
     }
 
     let policyPath: String
@@ -91,15 +96,18 @@ final class AppSupervisor: Sendable {
     private let ownPid = getpid()
     let guardian: FanotifyGuard?
     let guardProblem: String?
+    /// Whether this machine is a household's member that follows its hub (`[mqtt]`).
+    let followsHub: Bool
 
     init(
-        policyPath: String, requireRootOwned: Bool, store: Store, clock: any Clocks,
+        policyPath: String, requireRootOwned: Bool, followsHub: Bool = false, store: Store, clock: any Clocks,
         zone: @escaping @Sendable () -> Zone, logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
         onFollow: @escaping @Sendable (Int32, Descriptor) -> Void = { _, _ in },
         onWarning: @escaping @Sendable (AppNotice, Int?) -> Void = { _, _ in }
     ) {
         self.policyPath = policyPath
         self.requireRootOwned = requireRootOwned
+        self.followsHub = followsHub
         self.store = store
         self.clock = clock
         self.zone = zone
@@ -275,7 +283,7 @@ final class AppSupervisor: Sendable {
         let meanwhile =
             switch source {
             case .none: "no app is limited until it loads"
-            case .file, .edited: "the policy in force before is kept (\(counted(count, "app")))"
+            case .file, .edited, .hub: "the policy in force before is kept (\(counted(count, "app")))"
             case .lastGood(let savedAt):
                 "the last good policy is enforced (\(counted(count, "app")), as loaded \(Self.stamp(savedAt, zone: zone())))"
             }

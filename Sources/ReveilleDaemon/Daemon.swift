@@ -32,6 +32,8 @@ public struct DaemonOptions: Sendable {
     public var nfcDevice: String?
     public var nfcIdleCheckSeconds: Double
     public var appWarnMinutes: Int
+    /// A machine of a household that follows its hub's app policy and grants (`[mqtt]`).
+    public var followsHub: Bool
     public var appKillGraceSeconds: Double
     /// Buttons and keypads (`[input]`), and the voice (`[voice]`).
     public var input: Settings.Input
@@ -60,6 +62,7 @@ public struct DaemonOptions: Sendable {
         self.nfcDevice = settings.nfc.device
         self.nfcIdleCheckSeconds = Double(settings.nfc.idleCheckMinutes * 60)
         self.appWarnMinutes = settings.apps.warnMinutes
+        self.followsHub = settings.mqtt?.followsHub ?? false
         self.appKillGraceSeconds = Double(settings.apps.killGraceSeconds)
         self.input = settings.input
         self.voice = settings.voice
@@ -431,7 +434,7 @@ public enum Daemon {
         let paths = options.paths
         let clock = options.clock
         let supervisor = AppSupervisor(
-            policyPath: paths.appPolicy, requireRootOwned: paths.isSystem, store: store,
+            policyPath: paths.appPolicy, requireRootOwned: paths.isSystem, followsHub: options.followsHub, store: store,
             clock: clock, zone: { zone.current },
             logger: logger, warnMinutes: options.appWarnMinutes, graceSeconds: options.appKillGraceSeconds,
             onFollow: { pid, pidfd in doorbell.post(.appFollowed(pid: pid, pidfd: pidfd)) },

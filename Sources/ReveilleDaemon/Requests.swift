@@ -143,7 +143,7 @@ final class Requests {
         case .tagAdd, .tagList, .tagRemove, .tagTest: handlers.tags
         case .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
             .appCatalog,
-            .appAsk, .appRequests, .appAnswer, .appsHousehold:
+            .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub:
             handlers.apps
         case .calendarAdd, .calendarList, .calendarRemove, .calendarShow, .calendarFetchNow: handlers.calendars
         case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch, .chimeAgain:

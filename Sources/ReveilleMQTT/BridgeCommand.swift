@@ -16,7 +16,9 @@ public struct BridgeCommand: ParsableCommand {
             broker that [mqtt] in reveille.toml names, through libmosquitto. It announces the clock \
             with Home Assistant's MQTT discovery: the next ring, ringing, the ring state, the alarms' \
             switches, snooze, events, and each limited user's time left. Nothing over MQTT dismisses \
-            a ring, and the daemon refuses a switch that would weaken a committed one. Without an \
+            a ring, and the daemon refuses a switch that would weaken a committed one. With \
+            household = "NAME", the household's machines count a limited user's time together, and \
+            follow the app policy and today's grants of the one with hub = true. Without an \
             [mqtt] table it says so and exits (status 0): the unit stays off until configured.
             """)
 

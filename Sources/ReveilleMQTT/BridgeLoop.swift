@@ -46,7 +46,7 @@ public final class BridgeLoop {
         self.logger = logger
         let topics = BridgeTopics(
             base: settings.baseTopic, discoveryPrefix: settings.discoveryPrefix, host: host,
-            household: settings.household, username: settings.username)
+            household: settings.household, username: settings.username, hub: settings.hub)
         model = BridgeModel(topics: topics, host: host, approvals: settings.approvals)
         try MosquittoClient.setUpLibrary()
         client = try MosquittoClient(clientID: "\(topics.node)-\(getpid())")
@@ -184,7 +184,11 @@ public final class BridgeLoop {
             logger.notice("ignored: \(why)")
             return false
         case .send(let command, let what):
-            let household = if case .appsHousehold = command { true } else { false }
+            let household =
+                switch command {
+                case .appsHousehold, .appsFromHub: true
+                default: false
+                }
             let allowed =
                 household ? counts.take(now: Monotonic.seconds()) : commands.take(now: Monotonic.seconds())
             guard allowed else {
@@ -199,7 +203,7 @@ public final class BridgeLoop {
             dropped = 0
             let reply = Self.ask(command, socket: paths.socket)
             if let error = reply.error, household {
-                logger.notice("the household's counts from elsewhere were refused: \(what): \(error.message)")
+                logger.notice("refused from the household: \(what): \(error.message)")
             } else if let error = reply.error {
                 logger.notice("refused over MQTT: \(what): \(error.message)")
                 if client.connected { client.publish(model.refused(what, why: error.message)) }
@@ -207,6 +211,8 @@ public final class BridgeLoop {
                 for topic in published.keys where !topic.hasSuffix("/config") { published[topic] = "" }
             } else if !household {
                 logger.info("done over MQTT: \(what)")
+            } else if case .appsFromHub = command, let said = reply.message {
+                logger.info("\(what): \(said)")
             }
             return true
         }
@@ -219,10 +225,20 @@ public final class BridgeLoop {
         let alarms = Self.ask(.alarmList, socket: socket).alarms ?? snapshot?.alarms ?? []
         let apps = Self.ask(.appsOverview, socket: socket)
         let requests = Self.ask(.appRequests, socket: socket)
+        // The household's hub publishes its policy: the text `apps export` prints.
+        let policy = model.topics.hub ? Self.ask(.appExport, socket: socket).appsReply?.text : nil
         let previous = snapshot
         let current = Snapshot(
             status: status, alarms: alarms, apps: apps.apps ?? previous?.apps ?? [],
-            requests: requests.appsReply?.requests ?? previous?.requests ?? [])
+            requests: requests.appsReply?.requests ?? previous?.requests ?? [],
+            policyText: policy ?? previous?.policyText)
+        if let policy, policy != previous?.policyText, let topic = model.topics.hubPolicy,
+            model.retained(current)[topic] == nil
+        {
+            logger.warning(
+                "the app policy is \(policy.utf8.count) bytes, more than the household's machines take (\(BridgeModel.maxPolicyBytes) as a message): not published; they keep the last one"
+            )
+        }
         snapshot = current
         // The first read after the daemon came (back): an app may have started before the bridge
         // followed, if any time was counted today; from then on the daemon says when one starts.

@@ -9,12 +9,18 @@ public struct Snapshot: Sendable, Equatable {
     public var alarms: [AlarmInfo]
     public var apps: [AppStatusInfo]
     public var requests: [AppRequestInfo]
+    /// The app policy in force as apps.toml's text (`apps export`): read on the household's hub only.
+    public var policyText: String?
 
-    public init(status: StatusInfo, alarms: [AlarmInfo], apps: [AppStatusInfo] = [], requests: [AppRequestInfo] = []) {
+    public init(
+        status: StatusInfo, alarms: [AlarmInfo], apps: [AppStatusInfo] = [], requests: [AppRequestInfo] = [],
+        policyText: String? = nil
+    ) {
         self.status = status
         self.alarms = alarms
         self.apps = apps
         self.requests = requests
+        self.policyText = policyText
     }
 
     /// idle, sunrise, ringing, snoozed or checking: the ring state sensor's value.
@@ -72,6 +78,8 @@ public struct BridgeModel: Sendable {
     /// machine's counts.
     public static let maxInboundBytes = 256
     public static let maxCountsBytes = 16 * 1024
+    /// The hub publishes no larger policy (about a hundred apps): the members would not take it.
+    public static let maxPolicyBytes = 12 * 1024
 
     public init(topics: BridgeTopics, host: String, approvals: Bool) {
         self.topics = topics
@@ -132,6 +140,18 @@ public struct BridgeModel: Sendable {
                 return HouseholdUsage(user: app.user, app: app.name, seconds: seconds)
             }
             out[topic] = HouseholdCounts(day: String(status.now.prefix(10)), usage: counts).text
+        }
+        if topics.hub, let policyTopic = topics.hubPolicy, let grantsTopic = topics.hubGrants {
+            if let text = snapshot.policyText, let policy = HubPolicy(hub: topics.machine, policy: text).text,
+                policy.utf8.count <= Self.maxPolicyBytes
+            {
+                out[policyTopic] = policy
+            }
+            let grants = snapshot.apps.filter { $0.grantMinutes > 0 }.map {
+                HubGrants.Grant(app: $0.name, user: $0.user, minutes: $0.grantMinutes)
+            }.sorted { ($0.app, $0.user) < ($1.app, $1.user) }
+            out[grantsTopic] = HubMessage.encoded(
+                HubGrantsMessage(hub: topics.machine, day: String(status.now.prefix(10)), grants: grants))
         }
         return out
     }
@@ -293,6 +313,9 @@ public struct BridgeModel: Sendable {
     /// over MQTT dismisses, and nothing it asks is sent unless the daemon would take it from the
     /// bridge's user anyway (the daemon still decides, and refuses what weakens a committed ring).
     public func inbound(topic: String, payload: [UInt8], snapshot: Snapshot?) -> Inbound {
+        if topic == topics.hubPolicy || topic == topics.hubGrants {
+            return fromHub(topic: topic, payload: payload)
+        }
         if let all = topics.householdUsage("+") {
             let prefix = String(all.dropLast())
             if topic.hasPrefix(prefix) {
@@ -354,6 +377,30 @@ public struct BridgeModel: Sendable {
         return .ignore("\(Self.shown(topic)): not a topic the bridge answers")
     }
 
+    /// The hub's policy or grants, on a machine that follows the hub; the hub's own, back.
+    private func fromHub(topic: String, payload: [UInt8]) -> Inbound {
+        if topics.hub { return .echo }
+        if payload.isEmpty { return .ignore("\(topic): cleared (no hub publishes it)") }
+        guard payload.count <= Self.maxCountsBytes else {
+            return .ignore("a \(payload.count)-byte message on \(topic): more than \(Self.maxCountsBytes) bytes")
+        }
+        let decoder = JSONDecoder()
+        if topic == topics.hubPolicy {
+            guard let message = try? decoder.decode(HubPolicy.self, from: Data(payload)) else {
+                return .ignore("\(topic): not a hub's policy ({\"hub\": ..., \"policy\": ...})")
+            }
+            return .send(
+                .appsFromHub(hub: message.hub, policy: message.policy, grants: nil),
+                what: "the household's policy from \(Self.shown(message.hub))")
+        }
+        guard let message = try? decoder.decode(HubGrantsMessage.self, from: Data(payload)) else {
+            return .ignore("\(topic): not a hub's grants ({\"hub\": ..., \"day\": ..., \"grants\": [...]})")
+        }
+        return .send(
+            .appsFromHub(hub: message.hub, policy: nil, grants: HubGrants(day: message.day, grants: message.grants)),
+            what: "the household's grants from \(Self.shown(message.hub))")
+    }
+
     /// A payload for a log line: at most 40 characters, control characters shown as `?`.
     static func shown(_ text: String) -> String {
         String(text.prefix(40).map { $0.isASCII && ($0.asciiValue! < 32 || $0.asciiValue! == 127) ? "?" : $0 })
@@ -379,6 +426,30 @@ struct HouseholdCounts: Codable {
         encoder.outputFormatting = [.sortedKeys]
         let sorted = HouseholdCounts(day: day, usage: usage.sorted { ($0.user, $0.app) < ($1.user, $1.app) })
         return (try? encoder.encode(sorted)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
+
+/// The hub's policy: `{"hub": "clock", "policy": "[[app]]\n..."}`.
+struct HubPolicy: Codable {
+    var hub: String
+    var policy: String
+
+    var text: String? { HubMessage.encoded(self) }
+}
+
+/// The hub's grants of today: `{"hub": "clock", "day": "2026-11-28", "grants": [{"app": ..., "user": ..., "minutes": 20}]}`.
+struct HubGrantsMessage: Codable {
+    var hub: String
+    var day: String
+    var grants: [HubGrants.Grant]
+}
+
+enum HubMessage {
+    /// Keys sorted, so that the same content is the same text (and is not published again).
+    static func encoded<T: Encodable>(_ value: T) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

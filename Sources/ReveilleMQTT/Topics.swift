@@ -11,16 +11,28 @@ public struct BridgeTopics: Sendable, Equatable {
     /// This machine's name among the household's: its MQTT user name, else its host name (so
     /// that a broker's ACL can let each machine write its own counts only, with `%u`).
     public let machine: String
+    /// Whether this machine is the household's hub: it publishes its policy and grants, and the
+    /// others follow them.
+    public let hub: Bool
 
-    public init(base: String?, discoveryPrefix: String, host: String, household: String? = nil, username: String? = nil)
-    {
+    public init(
+        base: String?, discoveryPrefix: String, host: String, household: String? = nil, username: String? = nil,
+        hub: Bool = false
+    ) {
         let safeHost = TopicName.safe(host)
         self.base = base ?? "reveille/\(safeHost)"
         self.discoveryPrefix = discoveryPrefix
         self.node = "reveille_\(safeHost)"
         self.household = household
         self.machine = TopicName.safe(username ?? host)
+        self.hub = hub && household != nil
     }
+
+    /// `reveille-household/NAME/hub/policy`, retained: the hub's app policy, which only the hub's
+    /// user may write (the broker's ACL).
+    public var hubPolicy: String? { household.map { "reveille-household/\($0)/hub/policy" } }
+    /// `reveille-household/NAME/hub/grants`, retained: the hub's grants of today.
+    public var hubGrants: String? { household.map { "reveille-household/\($0)/hub/grants" } }
 
     /// `reveille-household/NAME/usage/MACHINE`, retained: a machine's seconds per user and app today.
     public func householdUsage(_ machine: String) -> String? {
@@ -50,6 +62,7 @@ public struct BridgeTopics: Sendable, Equatable {
     /// Every topic the bridge listens to.
     public var subscriptions: [String] {
         [masterSet, snoozePress, alarmSetPattern, requestAnswer] + [householdUsage("+")].compactMap { $0 }
+            + (hub ? [] : [hubPolicy, hubGrants].compactMap { $0 })
     }
 
     /// `homeassistant/switch/reveille_kitchen/alarm_3/config`.

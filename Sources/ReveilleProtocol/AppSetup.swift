@@ -84,6 +84,10 @@ public struct AppPolicyInfo: Codable, Sendable, Equatable {
     /// The apps whose entry in apps.toml differs from the policy in force (changed here since).
     public var differsFromFile: [String]
     public var file: String
+    /// The household's hub this machine follows, and since when (`2026-11-28 21:04`, the daemon's
+    /// zone): the policy in force is the hub's, and changes are made there. nil: this machine's own.
+    public var hub: String?
+    public var hubSince: String?
 
     public init(revision: Int, apps: [AppSetup], conflicts: [String], differsFromFile: [String], file: String) {
         self.revision = revision
@@ -148,6 +152,30 @@ public struct AppNotice: Codable, Sendable, Equatable {
         self.app = app
         self.minutesLeft = minutesLeft
         self.reason = reason
+    }
+}
+
+/// The household hub's grants of one day (`YYYY-MM-DD`): each app's minutes in all, for one user
+/// (`*`: every user of the app).
+public struct HubGrants: Codable, Sendable, Equatable {
+    public struct Grant: Codable, Sendable, Equatable {
+        public var app: String
+        public var user: String
+        public var minutes: Int
+
+        public init(app: String, user: String, minutes: Int) {
+            self.app = app
+            self.user = user
+            self.minutes = minutes
+        }
+    }
+
+    public var day: String
+    public var grants: [Grant]
+
+    public init(day: String, grants: [Grant]) {
+        self.day = day
+        self.grants = grants
     }
 }
 

@@ -110,6 +110,9 @@ public enum Command: Codable, Sendable, Equatable {
     /// `reveille-mqtt` passes on what another machine of the household (`machine`) used on `day`
     /// (`YYYY-MM-DD`): seconds per user and app, counted against the same limits here.
     case appsHousehold(machine: String, day: String, usage: [HouseholdUsage])
+    /// `reveille-mqtt` passes on what the household's hub (`hub`) holds: its app policy
+    /// (apps.toml's text) or its grants of one day. Taken only on a machine that follows a hub.
+    case appsFromHub(hub: String, policy: String?, grants: HubGrants?)
     /// `reveille-web` says on which port it serves the page, so that `web pair` names the right
     /// address. Kept in memory only.
     case webServing(port: Int)
@@ -198,6 +201,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .appAsk: "apps ask"
         case .appRequests: "apps requests"
         case .appsHousehold: "apps household"
+        case .appsFromHub: "apps from the hub"
         case .appAnswer(_, let approve, _): approve ? "apps approve" : "apps refuse"
         case .watch: "status --watch"
         case .webPair: "web pair"
@@ -247,7 +251,8 @@ public enum Command: Codable, Sendable, Equatable {
             .soundList, .soundStop, .tagAdd, .tagList, .tagTest, .appsStatus, .appsOverview, .appCheck, .appGrant,
             .appStart,
             .appList, .appPut,
-            .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .appsHousehold, .webServing, .watch,
+            .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub,
+            .webServing, .watch,
             .webPair, .webRedeem,
             .webDevices, .webUnpair, .calendarList, .calendarShow, .calendarFetchNow, .reminderList:
             .elsewhere
@@ -280,7 +285,7 @@ public enum Command: Codable, Sendable, Equatable {
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .appPut, .appRemove,
-            .appAnswer, .appsHousehold, .appCatalog, .webPair, .webDevices,
+            .appAnswer, .appsHousehold, .appsFromHub, .appCatalog, .webPair, .webDevices,
             .webUnpair, .webServing,
             .calendarAdd, .calendarRemove, .calendarFetchNow, .reminderAdd, .reminderEdit, .reminderRemove,
             .remindersSwitch:

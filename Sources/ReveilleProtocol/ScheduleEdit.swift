@@ -59,7 +59,8 @@ public enum ScheduleEdit: Sendable {
             .tagTest,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
             .appCatalog,
-            .appAsk, .appRequests, .appAnswer, .appsHousehold, .webServing, .watch, .webPair, .webRedeem, .webDevices,
+            .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub, .webServing, .watch, .webPair, .webRedeem,
+            .webDevices,
             .webUnpair,
             .calendarList, .calendarShow, .calendarFetchNow, .reminderList:
             return nil

@@ -40,6 +40,22 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     /// A limited app began or stopped running: its time is counted meanwhile (what follows time
     /// left, as the MQTT bridge, reads again while something runs).
     case appRunning(AppRunning)
+    /// Minutes were granted today (`apps grant`, an approval, or the household's hub): what shows
+    /// time left, as the MQTT bridge, reads again.
+    case appGranted(AppGranted)
+}
+
+/// `app`'s minutes granted today in all, to `user` (nil: every user of the app).
+public struct AppGranted: Codable, Sendable, Equatable {
+    public var app: String
+    public var user: String?
+    public var minutes: Int
+
+    public init(app: String, user: String?, minutes: Int) {
+        self.app = app
+        self.user = user
+        self.minutes = minutes
+    }
 }
 
 /// A limited app of `user` runs now (`running`), or ended.
@@ -64,6 +80,7 @@ extension WatchEvent {
         case .appRequest(let request): request.user
         case .reminder(let chime): chime.user
         case .appRunning(let running): running.user
+        case .appGranted(let granted): granted.user
         default: nil
         }
     }
@@ -85,7 +102,7 @@ extension WatchEvent {
         case session, missed, wakeCheck, sunrise, silent, nextRing, tagOnReader, readerHealth, policyRejected, input,
             schedule,
             reminder
-        case overrideRemoved, appPolicy, appNotice, appRequest, appRunning
+        case overrideRemoved, appPolicy, appNotice, appRequest, appRunning, appGranted
     }
 
     /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
@@ -114,6 +131,7 @@ extension WatchEvent {
         case .appNotice(let value): try container.encode(value, forKey: .appNotice)
         case .appRequest(let value): try container.encode(value, forKey: .appRequest)
         case .appRunning(let value): try container.encode(value, forKey: .appRunning)
+        case .appGranted(let value): try container.encode(value, forKey: .appGranted)
         }
     }
 
@@ -140,6 +158,7 @@ extension WatchEvent {
         case .appNotice: self = .appNotice(try container.decode(AppNotice.self, forKey: kind))
         case .appRequest: self = .appRequest(try container.decode(AppRequestInfo.self, forKey: kind))
         case .appRunning: self = .appRunning(try container.decode(AppRunning.self, forKey: kind))
+        case .appGranted: self = .appGranted(try container.decode(AppGranted.self, forKey: kind))
         }
     }
 }

@@ -107,6 +107,48 @@ extension Store {
         }
     }
 
+    /// The household hub's grant of `app` on `date` (`user` nil: every user): the minutes in all
+    /// become `minutes` if that is more than kept here, never fewer (a grant only grows in a day,
+    /// and a message repeated or late changes nothing). Returns the minutes in all, and whether
+    /// they rose.
+    public func raiseAppGrant(to minutes: Int, app: String, user: String?, on date: CivilDate) throws -> (
+        minutes: Int, rose: Bool
+    ) {
+        let user = user ?? "*"
+        return try write { db in
+            let before = try db.row(
+                "SELECT minutes FROM app_grant WHERE date = ? AND app = ? AND user = ?", date.description, app, user
+            )?.int("minutes")
+            guard minutes > before ?? 0 else { return (before ?? 0, false) }
+            try db.execute(
+                "INSERT INTO app_grant (date, app, user, minutes) VALUES (?, ?, ?, ?) "
+                    + "ON CONFLICT(date, app, user) DO UPDATE SET minutes = excluded.minutes",
+                date.description, app, user, minutes)
+            return (minutes, true)
+        }
+    }
+
+    /// The household's hub whose policy this machine follows, and since when (Unix seconds).
+    public func appPolicyHub() throws -> (name: String, since: Int)? {
+        try db.read { db in
+            guard let value = try Store.setting(db, "app_policy_hub"),
+                let space = value.firstIndex(of: " "), let since = Int(value[..<space])
+            else { return nil }
+            return (String(value[value.index(after: space)...]), since)
+        }
+    }
+
+    /// Records the hub this machine follows (nil: none, its own policy again).
+    public func setAppPolicyHub(_ hub: (name: String, since: Int)?) throws {
+        try write { db in
+            if let hub {
+                try Store.setSetting(db, "app_policy_hub", "\(hub.since) \(hub.name)")
+            } else {
+                try db.execute("DELETE FROM setting WHERE key = 'app_policy_hub'")
+            }
+        }
+    }
+
     /// Until when each app is open today outside its hours, by app and user (`*`: every user).
     public func appOpenings(on date: CivilDate) throws -> [AppUsageKey: Int] {
         try db.read { db in

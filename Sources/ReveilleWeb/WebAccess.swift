@@ -66,10 +66,10 @@ public enum RelayPolicy {
         // Asking is the child's, from their own account; the page is the household's.
         // A sound heard from the page: a file of the list, on the configured devices, a few seconds.
         case .soundTest(_, let device, let seconds, _): device == nil && (1...5).contains(seconds)
-        // The household's counts are reveille-mqtt's to pass on, never a browser's.
+        // The household's counts and its hub's policy are reveille-mqtt's to pass on, never a browser's.
         case .soundDevices, .tagTest, .appStart, .appAsk, .appExport, .watch, .webPair, .webRedeem,
             .webDevices, .webUnpair,
-            .webServing, .appsHousehold:
+            .webServing, .appsHousehold, .appsFromHub:
             false
         }
     }

@@ -211,6 +211,7 @@ import Testing
         mqtt.username = "reveille"
         mqtt.passwordFile = "/etc/reveille/mqtt-password"
         mqtt.baseTopic = "reveille/HOSTNAME"
+        mqtt.household = "smiths"  // an example: no household is the default
         #expect(settings.mqtt == mqtt, "the example's [mqtt] values are the defaults")
         expected.mqtt = nil
         #expect(expected == Settings(), "the example's values are the defaults")

@@ -278,6 +278,75 @@ import Testing
         }
     }
 
+    @Test func theHubPublishesItsPolicyAndGrantsAndTheOthersFollowThemOnly() {
+        func topics(hub: Bool, user: String) -> BridgeTopics {
+            BridgeTopics(
+                base: nil, discoveryPrefix: "homeassistant", host: "kitchen", household: "smiths", username: user,
+                hub: hub)
+        }
+        let hub = BridgeModel(topics: topics(hub: true, user: "clock"), host: "kitchen", approvals: false)
+        let laptop = BridgeModel(topics: topics(hub: false, user: "laptop"), host: "laptop", approvals: false)
+        var snapshot = Self.snapshot
+        snapshot.apps[0].grantMinutes = 20
+        snapshot.policyText = "[[app]]\nname = \"minecraft\"\n"
+        let out = hub.retained(snapshot)
+        #expect(
+            out["reveille-household/smiths/hub/policy"]
+                == #"{"hub":"clock","policy":"[[app]]\nname = \"minecraft\"\n"}"#)
+        #expect(
+            out["reveille-household/smiths/hub/grants"]
+                == #"{"day":"2026-11-28","grants":[{"app":"minecraft","minutes":20,"user":"léa\/#"}],"hub":"clock"}"#)
+        // A member publishes neither, and listens to both; the hub listens to neither.
+        #expect(!laptop.retained(snapshot).keys.contains { $0.contains("/hub/") })
+        #expect(laptop.topics.subscriptions.filter { $0.contains("/hub/") }.count == 2)
+        #expect(!hub.topics.subscriptions.contains { $0.contains("/hub/") })
+        // Nor does a machine of no household, even one that says it is a hub.
+        let alone = BridgeTopics(base: nil, discoveryPrefix: "homeassistant", host: "kitchen", hub: true)
+        #expect(!alone.hub && alone.hubPolicy == nil)
+
+        let policy = Array(out["reveille-household/smiths/hub/policy"]!.utf8)
+        #expect(
+            laptop.inbound(topic: "reveille-household/smiths/hub/policy", payload: policy, snapshot: nil)
+                == .send(
+                    .appsFromHub(hub: "clock", policy: "[[app]]\nname = \"minecraft\"\n", grants: nil),
+                    what: "the household's policy from clock"))
+        #expect(
+            laptop.inbound(
+                topic: "reveille-household/smiths/hub/grants",
+                payload: Array(out["reveille-household/smiths/hub/grants"]!.utf8), snapshot: nil)
+                == .send(
+                    .appsFromHub(
+                        hub: "clock", policy: nil,
+                        grants: HubGrants(
+                            day: "2026-11-28", grants: [HubGrants.Grant(app: "minecraft", user: "léa/#", minutes: 20)])),
+                    what: "the household's grants from clock"))
+        #expect(hub.inbound(topic: "reveille-household/smiths/hub/policy", payload: policy, snapshot: nil) == .echo)
+        for bad in ["", "not json", #"{"hub":"x"}"#, String(repeating: " ", count: 20_000)] {
+            guard
+                case .ignore = laptop.inbound(
+                    topic: "reveille-household/smiths/hub/policy", payload: Array(bad.utf8), snapshot: nil)
+            else {
+                Issue.record("\(bad.prefix(30)) was taken as a policy")
+                continue
+            }
+        }
+        // A policy too large for the members is not published at all (they keep the last one).
+        snapshot.policyText = String(repeating: "# a comment\n", count: 1200)
+        #expect(hub.retained(snapshot)["reveille-household/smiths/hub/policy"] == nil)
+    }
+
+    @Test func theHubsGrantsAreCheckedInTheCore() throws {
+        let checked = try AppLimits.checkedGrants([("minecraft", "lea", 20), ("tuxpaint", "*", 15)])
+        #expect(
+            checked == [AppUsageKey(app: "minecraft", user: "lea"): 20, AppUsageKey(app: "tuxpaint", user: "*"): 15])
+        for bad in [("minecraft", "lea", 0), ("minecraft", "", 20), ("", "lea", 20), ("minecraft", "lea", 1441)] {
+            #expect(throws: InputError.self) { try AppLimits.checkedGrants([bad]) }
+        }
+        #expect(throws: InputError.self) {
+            try AppLimits.checkedGrants(Array(repeating: ("m", "u", 1), count: AppLimits.countLimit + 1))
+        }
+    }
+
     @Test func commandsAreRateLimited() {
         var bucket = TokenBucket(capacity: 5, secondsPerToken: 1)
         #expect((0..<5).allSatisfy { _ in bucket.take(now: 100) })
@@ -313,10 +382,19 @@ import Testing
             mqtt.host == "broker.home.arpa" && mqtt.port == 8883 && mqtt.baseTopic == "home/clock" && mqtt.approvals)
         #expect(mqtt.discoveryPrefix == "homeassistant" && mqtt.keepaliveSeconds == 60)
         #expect(try Settings.parse(TOMLDocument(path: "reveille.toml", text: "")).mqtt == nil)
+        // A household's machines follow its hub; the hub, and a machine of no household, do not.
+        func follows(_ text: String) throws -> Bool? {
+            try Settings.parse(TOMLDocument(path: "reveille.toml", text: "[mqtt]\nhost = \"h\"\n" + text)).mqtt?
+                .followsHub
+        }
+        #expect(try follows("household = \"smiths\"") == true)
+        #expect(try follows("household = \"smiths\"\nhub = true") == false)
+        #expect(try follows("") == false)
         for bad in [
             "[mqtt]\nport = 1883", "[mqtt]\nhost = \"a b\"", "[mqtt]\nhost = \"h\"\nbase_topic = \"a/+/b\"",
             "[mqtt]\nhost = \"h\"\nbase_topic = \"a//b\"", "[mqtt]\nhost = \"h\"\npassword_file = \"/p\"",
             "[mqtt]\nhost = \"h\"\nca_file = \"ca.pem\"", "[mqtt]\nhost = \"h\"\nbroker = \"x\"",
+            "[mqtt]\nhost = \"h\"\nhub = true",
         ] {
             #expect(throws: ConfigError.self, "\(bad)") {
                 try Settings.parse(TOMLDocument(path: "reveille.toml", text: bad))

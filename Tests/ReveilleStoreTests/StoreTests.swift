@@ -185,6 +185,26 @@ import Testing
         #expect(try store.appOpenings(on: day.adding(days: 1)).isEmpty)
     }
 
+    @Test func theHubsGrantsOnlyRaiseAndTheHubFollowedIsKept() throws {
+        let store = try Store()
+        let day = try CivilDate.parse("2026-11-23")
+        #expect(try store.addAppGrant(10, app: "game", user: "kid", on: day) == (10, nil))
+        // The hub's 15 in all raise the 10 given here; a repeated or late 12 changes nothing.
+        #expect(try store.raiseAppGrant(to: 15, app: "game", user: "kid", on: day) == (15, true))
+        #expect(try store.raiseAppGrant(to: 12, app: "game", user: "kid", on: day) == (15, false))
+        #expect(try store.raiseAppGrant(to: 30, app: "game", user: nil, on: day) == (30, true))
+        #expect(
+            try store.appGrants(on: day) == [
+                AppUsageKey(app: "game", user: "kid"): 15, AppUsageKey(app: "game", user: "*"): 30,
+            ])
+        #expect(try store.appPolicyHub() == nil)
+        try store.setAppPolicyHub((name: "clock", since: 1_796_000_000))
+        let hub = try #require(try store.appPolicyHub())
+        #expect(hub.name == "clock" && hub.since == 1_796_000_000)
+        try store.setAppPolicyHub(nil)
+        #expect(try store.appPolicyHub() == nil)
+    }
+
     @Test func remindersRoundTripAndAChimeIsKeptOnceWithItsFirstOutcome() throws {
         let store = try Store()
         let reminder = try store.insert(

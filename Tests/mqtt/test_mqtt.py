@@ -48,6 +48,8 @@ class Broker:
                     "user ha\ntopic read #\ntopic write reveille/+/master/set\ntopic write reveille/+/snooze/press\n"
                     "topic write reveille/+/alarm/+/set\ntopic write reveille/+/apps/answer\n\n"
                     "user guest\ntopic read #\n\n"
+                    # The household's hub (clock-a): only its user may set the household's policy and grants.
+                    "user clock-a\ntopic write reveille-household/+/hub/#\n\n"
                     # The household's machines: each writes its own topics and its own counts only (%u:
                     # its user name). Their discovery is left out here: both run on this one host.
                     "pattern readwrite reveille/%u/#\n"
@@ -131,7 +133,7 @@ class Clock:
     """reveilled and reveille-mqtt under a temporary root."""
 
     def __init__(self, binaries, broker, root, base="reveille/clock", user="clock", household=None, apps=None,
-                 shifted=False):
+                 shifted=False, hub=False):
         self.binaries = binaries
         self.root = root
         self.base = base
@@ -154,15 +156,19 @@ class Clock:
             f.write(f"[audio]\ndevices = [\"file:'{root}/sound.wav',wav\"]\n[voice]\nenabled = false\n"
                     f"[mqtt]\nhost = \"127.0.0.1\"\nport = {broker.port}\nca_file = \"{broker.folder}/ca.pem\"\n"
                     f"username = \"{user}\"\npassword_file = \"{self.password_file}\"\nbase_topic = \"{base}\"\n"
-                    f"keepalive_seconds = 10\n" + (f"household = \"{household}\"\n" if household else ""))
+                    f"keepalive_seconds = 10\n" + (f"household = \"{household}\"\n" if household else "")
+                    + ("hub = true\n" if hub else ""))
         self.sock = os.path.join(root, "run/reveille/control.sock")
-        with open(os.path.join(root, "reveilled.out"), "a") as log:
-            extra = ["--clock-offset-file", self.clock_file] if self.clock_file else []
-            self.daemon = subprocess.Popen([os.path.join(binaries, "reveilled"), "--root", root, *extra],
-                                           stdout=log, stderr=log)
-        wait_for(self.up, what="reveilled to answer")
+        self.start_daemon()
         self.bridge = None
         self.start_bridge()
+
+    def start_daemon(self):
+        with open(os.path.join(self.root, "reveilled.out"), "a") as log:
+            extra = ["--clock-offset-file", self.clock_file] if self.clock_file else []
+            self.daemon = subprocess.Popen([os.path.join(self.binaries, "reveilled"), "--root", self.root, *extra],
+                                           stdout=log, stderr=log)
+        wait_for(self.up, what="reveilled to answer")
 
     def up(self):
         try:
@@ -395,7 +401,8 @@ def ticker(root, mark):
 
 class HouseholdTests(unittest.TestCase):
     """Two clocks of one household, with different roots, one broker: time used on one counts on
-    the other, through a broker outage too. Their clocks move on offset files: minutes pass at once."""
+    the other, through a broker outage too; A is the household's hub, whose policy and grants B
+    follows. Their clocks move on offset files: minutes pass at once."""
 
     @classmethod
     def setUpClass(cls):
@@ -407,7 +414,7 @@ class HouseholdTests(unittest.TestCase):
             root = os.path.join(cls.folder, user)
             policy = TICKER_POLICY.format(path=ticker(root, mark))
             cls.clocks[user] = Clock(BINARIES, cls.broker, root, base=f"reveille/{user}", user=user,
-                                     household="smiths", apps=policy, shifted=True)
+                                     household="smiths", apps=policy, shifted=True, hub=user == "clock-a")
         cls.a, cls.b = cls.clocks["clock-a"], cls.clocks["clock-b"]
         for clock in (cls.a, cls.b):
             wait_for(lambda: clock.app("ticker"), what="the policy loaded")
@@ -419,7 +426,7 @@ class HouseholdTests(unittest.TestCase):
         cls.broker.close()
         shutil.rmtree(cls.folder, ignore_errors=True)
 
-    def test_time_used_on_one_machine_counts_on_the_other_with_the_broker_up_and_down(self):
+    def test_1_time_used_on_one_machine_counts_on_the_other_with_the_broker_up_and_down(self):
         a, b = self.a, self.b
         # A machine writes its own counts only (the broker's ACL, by user name): B cannot forge A's,
         # nor a guest anyone's.
@@ -475,6 +482,57 @@ class HouseholdTests(unittest.TestCase):
             if run.poll() is None:
                 run.kill()
                 run.wait()
+
+    def test_2_the_hubs_policy_and_grants_are_followed_and_only_the_hub_may_set_them(self):
+        a, b = self.a, self.b
+        hub_says = "the household's policy, from its hub clock-a"
+        wait_for(lambda: hub_says in b.cli("apps", "list").stdout, what="B to follow A's policy")
+        self.assertEqual(b.cli("apps", "export").stdout, a.cli("apps", "export").stdout)
+
+        # A change on the hub reaches B; a change on B is refused there, and B's apps.toml is not used.
+        drawing = ticker(os.path.join(a.root, "drawing"), "drawing")
+        added = a.cli("apps", "add", "drawing", "--path", drawing, "--limit", "30", "--user", "root")
+        self.assertEqual(added.returncode, 0, added)
+        wait_for(lambda: "drawing" in b.cli("apps", "export").stdout, what="B to take A's new app")
+        refused = b.cli("apps", "rm", "drawing")
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("follows the household's app policy from clock-a", refused.stderr)
+        with open(os.path.join(b.root, "etc/reveille/apps.toml"), "w") as f:
+            f.write("")  # a child with the laptop's admin password would empty it: nothing changes
+        wait_for(lambda: "is not enforced after a change" in b.log(), what="B to say apps.toml is not used")
+        self.assertIn("drawing", b.cli("apps", "export").stdout)
+
+        # Only the hub's user may write the household's policy: a policy B's user or a guest
+        # publishes (emptying it) reaches no one.
+        today = request(b.sock, {"status": {}})["payload"]["status"]["now"][:10]
+        for user in ("clock-b", "guest"):
+            forger = Subscriber(self.broker, user=user, topics=())
+            try:
+                forger.publish("reveille-household/smiths/hub/policy", json.dumps({"hub": "clock-a", "policy": ""}))
+                forger.publish("reveille-household/smiths/hub/grants",
+                               json.dumps({"hub": "clock-a", "day": today,
+                                           "grants": [{"app": "ticker", "user": "root", "minutes": 600}]}))
+            finally:
+                forger.close()
+        time.sleep(1.5)
+        self.assertIn("drawing", b.cli("apps", "export").stdout)
+        self.assertEqual(b.app("ticker").get("grantMinutes", 0), 0)
+
+        # The hub's grant counts on B too: the ticker, used up across the household, opens again there.
+        self.assertFalse(b.app("ticker")["allowed"])
+        granted = a.cli("apps", "grant", "ticker", "--minutes", "10")
+        self.assertEqual(granted.returncode, 0, granted)
+        wait_for(lambda: b.app("ticker").get("grantMinutes") == 10, what="B to take A's grant")
+        self.assertTrue(b.app("ticker")["allowed"])
+        self.assertIn("app grants from the household's hub clock-a", b.log())
+
+        # B restarted still follows the hub, and keeps its policy and grant.
+        b.daemon.terminate()
+        b.daemon.wait()
+        b.start_daemon()
+        self.assertIn(hub_says, b.cli("apps", "list").stdout)
+        self.assertIn("drawing", b.cli("apps", "export").stdout)
+        self.assertEqual(b.app("ticker").get("grantMinutes"), 10)
 
 
 if __name__ == "__main__":
