@@ -113,9 +113,7 @@ public struct AppLimits: Sendable {
     public static func checkedCounts(
         from machine: String, _ counts: [(user: String, app: String, seconds: Int)]
     ) throws(InputError) -> [AppUsageKey: Int] {
-        guard !machine.isEmpty, machine.count <= 64,
-            machine.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-        else { throw InputError("machine \"\(machine.prefix(64))\": give letters, digits, - and _") }
+        try checkedMachine(machine)
         guard counts.count <= countLimit else {
             throw InputError("\(counts.count) counts: at most \(countLimit) at once")
         }
@@ -131,6 +129,13 @@ public struct AppLimits: Sendable {
             checked[AppUsageKey(app: count.app, user: count.user)] = count.seconds
         }
         return checked
+    }
+
+    /// A machine of the household, as it names itself: letters, digits, `-` and `_`, at most 64.
+    public static func checkedMachine(_ machine: String) throws(InputError) {
+        guard !machine.isEmpty, machine.count <= 64,
+            machine.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else { throw InputError("machine \"\(machine.prefix(64))\": give letters, digits, - and _") }
     }
 
     /// The household hub's grants of a day, checked: at most `countLimit`, each an app and a user

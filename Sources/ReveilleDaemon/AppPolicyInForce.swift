@@ -19,25 +19,16 @@ extension AppSupervisor {
     func reload(force: Bool = false) -> String? {
         let now = Int(clock.now().timeIntervalSince1970)
         readRecordOnce()
+        if let hub = state.withLock({ $0.hub }) {
+            followingHub(hub.name, force: force)
+            return nil
+        }
         do {
             try checkOwnership()
             let (file, text) = try AppPolicyFile.read(path: policyPath)
             // An editor that saves twice, or a touch: nothing to do, nothing to log.
             let unchanged = state.withLock { $0.loadedText == text && $0.rejection == nil && $0.source != .none }
             if unchanged && !force { return nil }
-            if let hub = state.withLock({ $0.hub }) {
-                let first = state.withLock { state in
-                    defer { state.loadedText = text }
-                    return state.loadedText == nil
-                }
-                if force { enforce(state.withLock { $0.limits.policy }, from: .hub) }
-                if !unchanged {
-                    logger.notice(
-                        "app policy: \(policyPath) is not enforced\(first ? "" : " after a change"): this machine follows the household's policy from \(hub.name); change it there"
-                    )
-                }
-                return nil
-            }
             let (current, base, first) = state.withLock { ($0.limits.policy, $0.base, $0.source == .none) }
             let merged = AppPolicyMerge.merge(base: base, file: file, current: current)
             state.withLock { state in
@@ -73,6 +64,22 @@ extension AppSupervisor {
                 logger.error("app policy: \(error); the policy in force is kept (\(counted(count, "app")))")
             }
             return "\(error)"
+        }
+    }
+
+    /// apps.toml (read or changed) on a machine that follows the household's hub: not used, and
+    /// said once per change; `force` reads the listed executables of the hub's policy again.
+    private func followingHub(_ hub: String, force: Bool) {
+        let text = (try? AppPolicyFile.text(path: policyPath)) ?? ""
+        let (changed, first) = state.withLock { state in
+            defer { state.loadedText = text }
+            return (state.loadedText != text, state.loadedText == nil)
+        }
+        if force { enforce(state.withLock { $0.limits.policy }, from: .hub) }
+        if changed {
+            logger.notice(
+                "app policy: \(policyPath) is not enforced\(first ? "" : " after a change"): this machine follows the household's policy from \(hub); change it there"
+            )
         }
     }
 
@@ -231,6 +238,7 @@ extension AppSupervisor {
     /// state, and followed from now on. Returns whether anything changed.
     func follow(hub: String, policyText: String) throws -> Bool {
         guard followsHub else { throw notFollowing() }
+        try AppLimits.checkedMachine(hub)
         let policy = try AppPolicyFile.parse(
             TOMLDocument(path: "the policy of the household's hub \(hub)", text: policyText))
         let (current, previous) = state.withLock { ($0.limits.policy, $0.hub) }
@@ -256,6 +264,7 @@ extension AppSupervisor {
     /// it). A day that is not today here changes nothing. Returns the grants that rose.
     func follow(hub: String, grants: HubGrants) throws -> [AppGranted] {
         guard followsHub else { throw notFollowing() }
+        try AppLimits.checkedMachine(hub)
         let day = try CivilDate.parse(grants.day)
         let checked = try AppLimits.checkedGrants(grants.grants.map { ($0.app, $0.user, $0.minutes) })
         guard day == today() else { return [] }

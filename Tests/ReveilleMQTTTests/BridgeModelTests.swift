@@ -345,6 +345,11 @@ import Testing
         #expect(throws: InputError.self) {
             try AppLimits.checkedGrants(Array(repeating: ("m", "u", 1), count: AppLimits.countLimit + 1))
         }
+        // The hub's name goes to logs and to 'apps list': a machine's name only.
+        try AppLimits.checkedMachine("clock-a")
+        for bad in ["", "a/b", "\u{1B}[2J", String(repeating: "x", count: 65)] {
+            #expect(throws: InputError.self) { try AppLimits.checkedMachine(bad) }
+        }
     }
 
     @Test func commandsAreRateLimited() {
