@@ -1166,6 +1166,35 @@ class ReaderPageTests(unittest.TestCase):
         request(self.clock.sock, {"calendarRemove": {"calendar": "family"}})
 
 
+class HubMemberPageTests(unittest.TestCase):
+    """A machine of a household that follows its hub's app policy: the page shows whose policy
+    it is and offers no change (the daemon would refuse it)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.clock = Clock(BINARIES, settings='[mqtt]\nhost = "127.0.0.1"\nhousehold = "smiths"\n')
+        cls.browser = Browser()
+
+    tearDownClass = classmethod(PageTests.tearDownClass.__func__)
+    open_page = PageTests.open_page
+    admin_page = PageTests.admin_page
+    pair_browser_as_admin = PageTests.pair_browser_as_admin
+    shot = PageTests.shot
+
+    def test_32_a_member_of_the_household_shows_the_hubs_policy_and_offers_no_change(self):
+        policy = '[[app]]\nname = "chess"\npaths = ["/usr/games/chess"]\nlimit_minutes = 30\n'
+        reply = request(self.clock.sock, {"appsFromHub": {"hub": "clock", "policy": policy}})
+        self.assertTrue(reply["ok"], reply)
+        self.admin_page()
+        self.browser.click('nav button[data-view="apps"]')
+        wait_for(lambda: self.browser.visible("#a-hub"), what="the hub's note on the Apps sheet")
+        self.assertIn("The household's policy, from its hub clock since ", self.browser.text("#a-hub"))
+        self.assertIn("chess", self.browser.text("#applist"))
+        self.assertFalse(self.browser.visible("#a-add"))
+        self.assertEqual(self.browser.run("return document.querySelectorAll('#applist button[data-edit]').length"), 0)
+        self.shot("32-hub-member")
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1:
         BINARIES = os.path.abspath(sys.argv.pop(1))

@@ -79,7 +79,7 @@ def end_session(clock):
 class Clock:
     """reveilled and reveille-web under a temporary root, as `make run` starts them."""
 
-    def __init__(self, binaries, address="127.0.0.1", shifted=False, reader=False):
+    def __init__(self, binaries, address="127.0.0.1", shifted=False, reader=False, settings=""):
         self.binaries = binaries
         self.root = tempfile.mkdtemp(prefix="reveille-web-test.")
         # `reader`: an emulated PN532 on a pseudo-terminal (tests/pn532-emulator), driven by `reader_say`.
@@ -99,7 +99,7 @@ class Clock:
                 f.write("0 0")
         os.makedirs(os.path.join(self.root, "etc/reveille"))
         with open(os.path.join(self.root, "etc/reveille/reveille.toml"), "w") as f:
-            f.write(f"[audio]\ndevices = [\"file:'{self.root}/sound.wav',wav\"]\n[voice]\nenabled = false\n{nfc}")
+            f.write(f"[audio]\ndevices = [\"file:'{self.root}/sound.wav',wav\"]\n[voice]\nenabled = false\n{nfc}{settings}")
         self.sock = os.path.join(self.root, "run/reveille/control.sock")
         self.daemon = None
         self.start_daemon()
