@@ -244,7 +244,9 @@ extension AppSupervisor {
         let (current, previous) = state.withLock { ($0.limits.policy, $0.hub) }
         if policy == current && previous?.name == hub { return false }
         let now = Int(clock.now().timeIntervalSince1970)
-        let followed = (name: hub, since: previous?.name == hub ? previous!.since : now)
+        // Following since the first policy from this hub.
+        let since = previous.flatMap { $0.name == hub ? $0.since : nil } ?? now
+        let followed = (name: hub, since: since)
         do {
             try persist(policy, base: state.withLock { $0.base }, bump: policy != current, at: now)
             try store.setAppPolicyHub(followed)

@@ -149,6 +149,11 @@ public final class BridgeLoop {
                 switch note {
                 case .up:
                     if !daemonUp { logger.info("following reveilled at \(paths.socket)") }
+                    // A daemon that was away missed what the household said meanwhile, and a
+                    // restarted one forgot the others' counts: the broker gives them again.
+                    if !daemonUp, client.connected {
+                        for topic in model.topics.fromHousehold { client.subscribe(topic) }
+                    }
                     daemonUp = true
                     running.removeAll()
                     snapshot = nil

@@ -60,9 +60,13 @@ public struct BridgeTopics: Sendable, Equatable {
     public var requestAnswer: String { base + "/apps/answer" }
 
     /// Every topic the bridge listens to.
-    public var subscriptions: [String] {
-        [masterSet, snoozePress, alarmSetPattern, requestAnswer] + [householdUsage("+")].compactMap { $0 }
-            + (hub ? [] : [hubPolicy, hubGrants].compactMap { $0 })
+    public var subscriptions: [String] { [masterSet, snoozePress, alarmSetPattern, requestAnswer] + fromHousehold }
+
+    /// The household's retained topics the daemon keeps what it hears from: the other machines'
+    /// counts and, on a member, the hub's policy and grants. Subscribed again when the daemon
+    /// comes back, so that the broker gives them again.
+    public var fromHousehold: [String] {
+        [householdUsage("+")].compactMap { $0 } + (hub ? [] : [hubPolicy, hubGrants].compactMap { $0 })
     }
 
     /// `homeassistant/switch/reveille_kitchen/alarm_3/config`.

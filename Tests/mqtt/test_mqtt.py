@@ -526,13 +526,18 @@ class HouseholdTests(unittest.TestCase):
         self.assertTrue(b.app("ticker")["allowed"])
         self.assertIn("app grants from the household's hub clock-a", b.log())
 
-        # B restarted still follows the hub, and keeps its policy and grant.
+        # B restarted still follows the hub, and keeps its policy and grant; and what the hub
+        # changed while B's daemon was down reaches it when it is back.
         b.daemon.terminate()
         b.daemon.wait()
+        removed = a.cli("apps", "rm", "drawing")
+        self.assertEqual(removed.returncode, 0, removed)
+        wait_for(lambda: "refused from the household: the household's policy from clock-a" in b.bridge_said(),
+                 what="B's bridge to hear the hub's change with B's daemon down")
         b.start_daemon()
         self.assertIn(hub_says, b.cli("apps", "list").stdout)
-        self.assertIn("drawing", b.cli("apps", "export").stdout)
         self.assertEqual(b.app("ticker").get("grantMinutes"), 10)
+        wait_for(lambda: "drawing" not in b.cli("apps", "export").stdout, what="B to take the change it missed")
 
 
 if __name__ == "__main__":
