@@ -237,9 +237,7 @@ public final class BridgeLoop {
             status: status, alarms: alarms, apps: apps.apps ?? previous?.apps ?? [],
             requests: requests.appsReply?.requests ?? previous?.requests ?? [],
             policyText: policy ?? previous?.policyText)
-        if let policy, policy != previous?.policyText, let topic = model.topics.hubPolicy,
-            model.retained(current)[topic] == nil
-        {
+        if let policy, policy != previous?.policyText, model.hubPolicyMessage(policy) == nil {
             logger.warning(
                 "the app policy is \(policy.utf8.count) bytes, more than the household's machines take (\(BridgeModel.maxPolicyBytes) as a message): not published; they keep the last one"
             )

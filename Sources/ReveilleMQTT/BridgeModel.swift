@@ -142,18 +142,23 @@ public struct BridgeModel: Sendable {
             out[topic] = HouseholdCounts(day: String(status.now.prefix(10)), usage: counts).text
         }
         if topics.hub, let policyTopic = topics.hubPolicy, let grantsTopic = topics.hubGrants {
-            if let text = snapshot.policyText, let policy = HubPolicy(hub: topics.machine, policy: text).text,
-                policy.utf8.count <= Self.maxPolicyBytes
-            {
-                out[policyTopic] = policy
-            }
+            out[policyTopic] = snapshot.policyText.flatMap(hubPolicyMessage)
             let grants = snapshot.apps.filter { $0.grantMinutes > 0 }.map {
                 HubGrants.Grant(app: $0.name, user: $0.user, minutes: $0.grantMinutes)
             }.sorted { ($0.app, $0.user) < ($1.app, $1.user) }
-            out[grantsTopic] = HubMessage.encoded(
+            out[grantsTopic] = CanonicalJSON.text(
                 HubGrantsMessage(hub: topics.machine, day: String(status.now.prefix(10)), grants: grants))
         }
         return out
+    }
+
+    /// The hub's message for its policy (apps.toml's text); nil when it is larger than the
+    /// members take, and so not published.
+    public func hubPolicyMessage(_ text: String) -> String? {
+        guard let message = CanonicalJSON.text(HubPolicy(hub: topics.machine, policy: text)),
+            message.utf8.count <= Self.maxPolicyBytes
+        else { return nil }
+        return message
     }
 
     /// What to publish to go from `published` (what the broker holds from us) to `wanted`:
@@ -422,10 +427,8 @@ struct HouseholdCounts: Codable {
     var usage: [HouseholdUsage]
 
     var text: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         let sorted = HouseholdCounts(day: day, usage: usage.sorted { ($0.user, $0.app) < ($1.user, $1.app) })
-        return (try? encoder.encode(sorted)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return CanonicalJSON.text(sorted) ?? "{}"
     }
 }
 
@@ -433,8 +436,6 @@ struct HouseholdCounts: Codable {
 struct HubPolicy: Codable {
     var hub: String
     var policy: String
-
-    var text: String? { HubMessage.encoded(self) }
 }
 
 /// The hub's grants of today: `{"hub": "clock", "day": "2026-11-28", "grants": [{"app": ..., "user": ..., "minutes": 20}]}`.
@@ -444,9 +445,10 @@ struct HubGrantsMessage: Codable {
     var grants: [HubGrants.Grant]
 }
 
-enum HubMessage {
-    /// Keys sorted, so that the same content is the same text (and is not published again).
-    static func encoded<T: Encodable>(_ value: T) -> String? {
+/// JSON with its keys sorted, so that the same content is the same text (and a retained topic
+/// is not published again for nothing).
+enum CanonicalJSON {
+    static func text<T: Encodable>(_ value: T) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
