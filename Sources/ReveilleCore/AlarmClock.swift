@@ -427,12 +427,15 @@ public struct AlarmClock: Sendable {
 
     private mutating func take(_ schedule: ScheduleState, now: Int) -> [ClockAction] {
         var schedule = schedule
-        let holds = holdCommittedRings(against: schedule.holidays, now: now)
-        schedule.heldAgainstHolidays = holds.held
+        let stored = schedule.heldAgainstHolidays
+        let holds = holdCommittedRings(against: schedule.holidays, stored: stored, now: now)
+        let alarms = Set(schedule.alarms.map(\.id))
+        schedule.heldAgainstHolidays = holds.held.filter { alarms.contains($0.alarmID) }
         self.schedule = schedule
         nextRing = nil
         chimes.scheduleChanged(now: now)
         var actions: [ClockAction] = holds.said + [.publish(.schedule)]
+        if schedule.heldAgainstHolidays != stored { actions.append(.keepHeldRings(schedule.heldAgainstHolidays)) }
         if let through = evaluatedThrough, now > through {
             evaluatedThrough = now
             actions.append(.persist([], evaluatedThrough: now))
@@ -446,13 +449,13 @@ public struct AlarmClock: Sendable {
     /// A calendar that changes inside a commitment window cannot newly silence the committed ring
     /// (README, "What a commitment holds"): a ring the new holidays would silence, whose alarm is
     /// committed and not unlocked, is held (it rings; the holiday applies to that alarm after it).
-    /// Holds of days gone by go. Returns the holds and what is said of the new ones.
-    private func holdCommittedRings(against holidays: [CivilDate: String], now: Int) -> (
+    /// The holds kept in the state (`stored`) stay; holds of days gone by go. Returns the holds and what is said of the new ones.
+    private func holdCommittedRings(against holidays: [CivilDate: String], stored: Set<HeldRing>, now: Int) -> (
         held: Set<HeldRing>, said: [ClockAction]
     ) {
         let resolver = ZoneResolver(zone: zone)
         let today = resolver.local(at: now).date
-        var held = schedule.heldAgainstHolidays.filter { $0.date >= today }
+        var held = schedule.heldAgainstHolidays.union(stored).filter { $0.date >= today }
         var probe = schedule
         probe.holidays = holidays
         probe.heldAgainstHolidays = held
@@ -1280,10 +1283,10 @@ public struct AlarmClock: Sendable {
         if let alarmID { state.alarms = state.alarms.filter { $0.id == alarmID } }
         var engine = ScheduleEngine(state: state, zone: zone)
         var after = instant
-        while let found = engine.nextRing(after: after), let ring = found.ringInstant {
+        while let found = engine.nextRing(after: after, of: alarmID), let ring = found.ringInstant {
             guard handled.contains(Occurrence(alarmID: found.alarmID, instant: ring)) else { return found }
             // Every alarm due at that instant, lowest id first: one dismissed early leaves the others.
-            let due = engine.rings(after: ring - 1, through: ring)
+            let due = engine.rings(after: ring - 1, through: ring).filter { alarmID == nil || $0.alarmID == alarmID }
             if let first = due.first(where: { !handled.contains(Occurrence(alarmID: $0.alarmID, instant: ring)) }) {
                 return first
             }

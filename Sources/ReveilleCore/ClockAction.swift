@@ -38,6 +38,9 @@ public enum ClockAction: Hashable, Sendable {
     case purge(before: CivilDate)
     /// Delete this date override: a holiday now gates its day (`ScheduleState.holidayGating`).
     case removeOverride(id: Int)
+    /// Keep these committed rings standing against the calendars' holidays (and no others), so
+    /// that a restart keeps them (`ScheduleState.heldAgainstHolidays`).
+    case keepHeldRings(Set<HeldRing>)
     case log(LogLevel, String)
     /// Tell those who watch (`reveille status --watch`, the buttons, the screen).
     case publish(ClockChange)

@@ -113,6 +113,6 @@ public enum Commitment {
         var only = state
         only.alarms = [alarm]
         var engine = ScheduleEngine(state: only, zone: zone)
-        return engine.nextRing(after: instant)?.ringInstant
+        return engine.nextRing(after: instant, of: alarm.id)?.ringInstant
     }
 }

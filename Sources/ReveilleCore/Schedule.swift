@@ -266,8 +266,10 @@ public struct ScheduleEngine {
         return found.sorted { ($0.ringInstant!, $0.alarmID) < ($1.ringInstant!, $1.alarmID) }
     }
 
-    /// The first ring strictly after `instant` within `horizonDays` days, if any.
-    public mutating func nextRing(after instant: Int, horizonDays: Int = 400) -> Decision? {
+    /// The first ring strictly after `instant` within `horizonDays` days, if any; of alarm `alarmID`
+    /// alone when given (never the household's ring, which is no alarm's: a rule for all alarms on
+    /// a day that alarm does not ring rings as the household's, not as that alarm).
+    public mutating func nextRing(after instant: Int, of alarmID: Int? = nil, horizonDays: Int = 400) -> Decision? {
         var start = zone.local(at: instant).date.adding(days: -1)
         if case .pausedUntil(let until) = state.master, until > start { start = until }
         if state.master == .off { return nil }
@@ -275,7 +277,11 @@ public struct ScheduleEngine {
         var day = 0
         while found == nil, day < horizonDays {
             forEachDecision(from: start.adding(days: day), days: 1) { decision in
-                if found == nil, let ring = decision.ringInstant, ring > instant { found = decision }
+                if found == nil, let ring = decision.ringInstant, ring > instant,
+                    alarmID == nil || decision.alarmID == alarmID
+                {
+                    found = decision
+                }
             }
             day += 1
         }

@@ -232,7 +232,7 @@ public enum Daemon {
         let reload = SettingsReload(options: options, controller: controller, notes: notes, loop: loop, logger: logger)
         var timers = try wireTimers(
             loop: loop, controller: controller, wake: wake, retry: retry, clock: options.clock, supervisor: supervisor,
-            reload: reload, logger: logger)
+            logger: logger)
         // The state's care: checkpoint, marker and a daily backup, every 6 hours (4 wake-ups a day).
         let stateCare = try LoopTimer(.monotonic, logger: logger)
         stateCare.arm(after: StateFiles.maintenanceSeconds, interval: StateFiles.maintenanceSeconds)
@@ -290,7 +290,9 @@ public enum Daemon {
         }
         controller.start()
         ServiceManager.ready("serving \(paths.socket)")
-        loop.run()
+        // A reveille.toml that waits for a committed ring applies once the ring is over, however it
+        // ended (a dismissal is no tick).
+        loop.run(afterEvents: reload.afterTick)
         if reload.requested { ending = .reload }
         if loop.failure != nil { ending = .failed }
         // A reload is no stop: STOPPING=1 would have systemd wait for the process to end, and kill
@@ -343,11 +345,10 @@ public enum Daemon {
     /// test clock's check, and systemd's watchdog, all on the loop.
     private static func wireTimers(
         loop: EventLoop, controller: Controller, wake: LoopTimer, retry: LoopTimer, clock: any Clocks,
-        supervisor: AppSupervisor, reload: SettingsReload, logger: Logger
+        supervisor: AppSupervisor, logger: Logger
     ) throws -> [LoopTimer] {
         try loop.watch(wake.fd) { _ in
             controller.tick(clockWasSet: !wake.acknowledge())
-            reload.afterTick()
         }
         try loop.watch(retry.fd) { _ in
             _ = retry.acknowledge()
@@ -362,7 +363,6 @@ public enum Daemon {
             try loop.watch(check.fd) { _ in
                 _ = check.acknowledge()
                 controller.tick()
-                reload.afterTick()
             }
             timers.append(check)
         }

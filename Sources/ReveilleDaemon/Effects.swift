@@ -51,6 +51,14 @@ final class Effects {
                 } catch {
                     logger.error("could not remove override #\(id): \(error); a holiday keeps it silent all the same")
                 }
+            case .keepHeldRings(let held):
+                do {
+                    try store.setHeldRings(held)
+                } catch {
+                    logger.error(
+                        "could not save the committed rings a holiday does not silence: \(error); they stand until the daemon stops"
+                    )
+                }
             case .say(let text): ring.voice.say(text)
             case .warningTone: ring.audio.play(.warningTone)
             case .appWarningHook(let app, let user, let left):

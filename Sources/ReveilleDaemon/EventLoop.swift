@@ -127,8 +127,9 @@ final class EventLoop {
         }
     }
 
-    /// Runs until `stop`, on the calling thread.
-    func run() {
+    /// Runs until `stop`, on the calling thread; `afterEvents` after each batch of events (what
+    /// waits for the machine to reach a state, whichever event brought it there).
+    func run(afterEvents: () -> Void = {}) {
         running = true
         var tags = [UInt64](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
@@ -150,6 +151,7 @@ final class EventLoop {
                 entry.handler(events[index])
                 if !running { break }
             }
+            if running { afterEvents() }
         }
     }
 

@@ -51,11 +51,13 @@ final class SettingsReload {
         }
     }
 
-    /// After the machine looked at time: a file that waited applies once nothing committed stands.
+    /// After each turn of the loop: a file that waited applies once nothing committed stands, as of
+    /// the last instant the machine looked at (a clock that moved onto the ring before the machine
+    /// looked must not let the file in ahead of the ring).
     func afterTick() {
-        guard let after = waiting,
-            controller.machine.settingsMustWait(from: options.ringTerms, to: after, now: controller.nowSeconds()) == nil
-        else { return }
+        guard let after = waiting else { return }
+        let now = min(controller.nowSeconds(), controller.machine.evaluatedThrough ?? controller.nowSeconds())
+        guard controller.machine.settingsMustWait(from: options.ringTerms, to: after, now: now) == nil else { return }
         logger.notice("the committed ring is over: applying the reveille.toml that waited; starting again in place")
         restart()
     }

@@ -123,6 +123,7 @@ public final class Store: Sendable {
         migrations.add("v18: a grant that opens an app now") { db in
             try db.execute(#"ALTER TABLE "app_grant" ADD COLUMN "open_until" INTEGER"#)
         }
+        addHeldRingMigration(&migrations)
         return migrations
     }
 
@@ -211,7 +212,8 @@ public final class Store: Sendable {
                 reminders: try db.rows("SELECT * FROM reminder ORDER BY id").map {
                     try ReminderRecord(row: $0).reminder()
                 },
-                remindersOn: try Store.remindersOn(db))
+                remindersOn: try Store.remindersOn(db),
+                heldAgainstHolidays: try Store.heldRings(db))
         }
     }
 

@@ -471,3 +471,140 @@ import Testing
         #expect(clock.session?.state == .ringing)
     }
 }
+
+/// A committed ring that a holiday calendar would silence stands (README, "What a commitment
+/// holds"): `next` says so, and the hold is kept in the state, so a restart in place (a reload of
+/// reveille.toml, a crash) still rings it.
+@Suite struct HeldRingTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    func committedAndSnowed() throws -> Clock {
+        // Tuesday 2026-11-24, 06:00 in Berlin; a daily 06:45 that skips holidays, committed for 2 h.
+        let clock = try Clock(now: instant("2026-11-24 06:00:00"))
+        var spec = AlarmSpec()
+        spec.time = LocalTime(hour: 6, minute: 45)
+        spec.days = .daily
+        spec.skipHolidays = true
+        spec.commitSeconds = 7200
+        #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        let file = clock.folder.appendingPathComponent("snow.ics")
+        try CalendarTests.ics(
+            """
+            BEGIN:VEVENT
+            UID:snow
+            SUMMARY:Snow day
+            DTSTART;VALUE=DATE:20261124
+            DTEND;VALUE=DATE:20261125
+            END:VEVENT
+
+            """
+        ).write(to: file, atomically: true, encoding: .utf8)
+        #expect(clock.request(.calendarAdd(name: "snow", source: file.path, purpose: "holidays")).ok)
+        #expect(clock.log.text.contains("its ring at 06:45 stands"))
+        return clock
+    }
+
+    func today(_ clock: Clock) throws -> ScheduleRow? {
+        try #require(clock.request(.next(days: 2)).schedule).rows.first { $0.date == "2026-11-24" && $0.alarmID == 1 }
+    }
+
+    @Test func nextShowsTheHeldRingAsCommitted() throws {
+        let clock = try committedAndSnowed()
+        let row = try #require(try today(clock))
+        #expect(row.rings, "\(row.note)")
+        #expect(row.note.hasPrefix("committed: rings despite the holiday (Snow day)"), "\(row.note)")
+        #expect(clock.request(.status).status?.nextRing?.date == "2026-11-24")
+    }
+
+    @Test(arguments: [false, true]) func theHoldSurvivesARestart(crash: Bool) throws {
+        let clock = try committedAndSnowed()
+        if crash { try clock.crash() } else { try clock.restart() }
+        #expect(try today(clock)?.rings == true)
+        #expect(clock.request(.status).status?.nextRing?.date == "2026-11-24")
+        clock.passToWake()
+        #expect(clock.session?.alarmID == 1, "the committed ring rings after the restart")
+        clock.dismissByMath()
+        // The day after, the hold is gone with its day: the next holiday-free day rings as usual.
+        #expect(clock.request(.status).status?.nextRing?.date == "2026-11-25")
+    }
+}
+
+/// Commitment judges the ring an alarm really has (README, "What a commitment holds").
+@Suite struct CommitmentJudgesTheRightRingTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    /// A weekend rule for all alarms rings as the household's ring on a Saturday; a committed
+    /// Mon–Thu alarm has no ring that day, so pausing the Saturday is free, and its own next ring
+    /// (Monday's) is what the reply to adding it names.
+    @Test func aWeekendRuleForAllAlarmsIsNotAWeekdayAlarmsRing() throws {
+        // Saturday 2026-11-28, 07:00 in Berlin.
+        let clock = try Clock(now: instant("2026-11-28 07:00:00"))
+        #expect(
+            clock.request(
+                .ruleAdd(alarmID: nil, days: try DaySet.parse("sat,sun"), change: .at(LocalTime(hour: 9, minute: 0)!))
+            )
+            .ok)
+        var spec = AlarmSpec()
+        spec.label = "Kid school"
+        spec.time = LocalTime(hour: 6, minute: 30)
+        spec.days = try DaySet.parse("mon-thu")
+        spec.commitSeconds = 3 * 3600
+        let added = clock.request(.alarmAdd(spec: spec))
+        #expect(added.alarms?.first?.nextRing?.date == "2026-11-30", "\(added.message ?? "")")
+        #expect(added.message?.contains("next ring Mon 2026-11-30 06:30") == true, "\(added.message ?? "")")
+        let paused = clock.request(.pause(until: "2026-11-29"))
+        #expect(paused.ok, "\(paused.error?.message ?? "")")
+    }
+
+    /// Turning a committed alarm back on makes it ring more, never less: no challenge, on the
+    /// command or as a whole edit (the page sends every field).
+    @Test(arguments: [false, true]) func turningACommittedAlarmBackOnIsFree(asEdit: Bool) throws {
+        // Monday 2026-11-23, 22:00 in Berlin: outside the 1 h commitment of a 06:30 ring.
+        let clock = try Clock(now: instant("2026-11-23 22:00:00"))
+        var spec = AlarmSpec()
+        spec.label = "Committed nap"
+        spec.time = LocalTime(hour: 6, minute: 30)
+        spec.days = .daily
+        spec.commitSeconds = 3600
+        #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        #expect(clock.request(.alarmSetEnabled(id: 1, enabled: false)).ok)
+        // 06:00: inside the window the ring would have had.
+        clock.wall.advance(8 * 3600)
+        clock.daemon.controller.tick()
+        let reply: Response
+        if asEdit {
+            spec.enabled = true
+            reply = clock.request(.alarmEdit(id: 1, spec: spec))
+        } else {
+            reply = clock.request(.alarmSetEnabled(id: 1, enabled: true))
+        }
+        #expect(reply.ok, "\(reply.error?.message ?? "")")
+        #expect(clock.request(.status).status?.nextRing?.time == "06:30")
+    }
+}
+
+extension CommitmentJudgesTheRightRingTests {
+    /// A committed nap (a one-shot at 10:00) that was turned off, on a Saturday whose weekend rule
+    /// for all alarms rings the household at 09:00: turning it back on is free (the household's
+    /// ring was taken for the nap's, and the nap's 10:00 for a ring moved later).
+    @Test func turningACommittedNapBackOnIsFree() throws {
+        let clock = try Clock(now: instant("2026-11-27 20:00:00"))
+        #expect(
+            clock.request(
+                .ruleAdd(alarmID: nil, days: try DaySet.parse("sat,sun"), change: .at(LocalTime(hour: 9, minute: 0)!))
+            )
+            .ok)
+        var spec = AlarmSpec()
+        spec.label = "Committed nap"
+        spec.time = LocalTime(hour: 10, minute: 0)
+        spec.date = "2026-11-28"
+        spec.commitSeconds = 3 * 3600
+        #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        #expect(clock.request(.alarmSetEnabled(id: 1, enabled: false)).ok, "outside its window")
+        clock.wall.advance(Double(instant("2026-11-28 07:30:00") - instant("2026-11-27 20:00:00")))
+        clock.daemon.controller.tick()
+        let on = clock.request(.alarmSetEnabled(id: 1, enabled: true))
+        #expect(on.ok, "\(on.error?.message ?? "")")
+        #expect(clock.request(.status).status?.nextRing?.time == "10:00")
+    }
+}
