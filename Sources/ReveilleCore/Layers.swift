@@ -139,6 +139,33 @@ public enum LayerConflicts {
         }
     }
 
+    /// An override for today whose time has passed rings nothing, and takes the place of the later
+    /// rings of the alarms it moves: said, with the rings it drops.
+    public static func passedOverrideWarning(_ override: DateOverride, in state: ScheduleState, zone: Zone, now: Int)
+        -> String?
+    {
+        guard case .at(let time) = override.change else { return nil }
+        var engine = ScheduleEngine(state: state, zone: zone)
+        let decided = engine.decisions(from: override.date, days: 1).filter {
+            $0.layer == .override && $0.sourceID == override.id
+        }
+        guard !decided.isEmpty, decided.allSatisfy({ ($0.ringInstant ?? Int.max) <= now }) else { return nil }
+        var without = state
+        without.overrides.removeAll { $0.id == override.id }
+        var before = ScheduleEngine(state: without, zone: zone)
+        let moved = Set(decided.map(\.alarmID))
+        let dropped = before.decisions(from: override.date, days: 1).filter {
+            moved.contains($0.alarmID) && ($0.ringInstant ?? 0) > now
+        }
+        let lost = dropped.map { decision in
+            let name = state.alarm(decision.alarmID).map { $0.isHousehold ? "the household ring" : "alarm \($0.name)" }
+            return "\(name ?? "alarm #\(decision.alarmID)") no longer rings at \(decision.time) that day"
+        }
+        return "override #\(override.id): \(time) on \(override.date) has passed, so it rings nothing"
+            + (lost.isEmpty
+                ? "" : ", and \(lost.joined(separator: "; ")); give it a later time, or remove it to keep that ring")
+    }
+
     /// The rules and overrides that ring on their own in the next eight weeks, as the household's
     /// ring or through a disabled alarm, each with its first such ring. Before layers rang on their
     /// own, these rang nothing: said once after that upgrade, so that nobody is woken by surprise.

@@ -298,11 +298,23 @@ public struct ScheduleEngine {
     }
 
     /// The household's ring on `day`, which has no alarm to move: the override for all alarms that
-    /// day, else the rule for all alarms that weekday, when it sets a time.
+    /// day, else the rule for all alarms that weekday, when it sets a time. An override that turns
+    /// the day off, over a rule that would ring it, decides it silent (a custody Sunday turned off
+    /// shows as turned off, not as nothing set).
     private mutating func decideHousehold(on day: Day) -> Decision? {
         let override = day.overrides.first { $0.alarmID == nil }
-        guard override?.change.isTime ?? generalRules[day.weekday]?.change.isTime ?? false else { return nil }
-        return decide(household, override: override, rule: override == nil ? generalRules[day.weekday] : nil, on: day)
+        let rule = generalRules[day.weekday]
+        if let override, !override.change.isTime {
+            guard case .at(let time) = rule?.change,
+                let silent = decide(household, override: override, rule: rule, on: day)
+            else { return nil }
+            // At the time of the ring it turns off.
+            return Decision(
+                alarmID: silent.alarmID, date: silent.date, time: time, layer: silent.layer, sourceID: silent.sourceID,
+                verdict: silent.verdict)
+        }
+        guard override?.change.isTime ?? rule?.change.isTime ?? false else { return nil }
+        return decide(household, override: override, rule: override == nil ? rule : nil, on: day)
     }
 
     private mutating func decide(_ index: Int, on day: Day) -> Decision? {

@@ -162,9 +162,11 @@ final class LayerRequests: RequestHandler {
             message:
                 "\(verb) override #\(override.id): \(override.date) \(override.change), \(override.scopeDescription)")
         response.overrides = [OverrideInfo(override)]
-        let idle = LayerConflicts.idleOverrideWarning(
-            override, in: try controller.currentState(), zone: controller.zone)
-        let warnings = holidayNotes + (idle.map { [$0] } ?? [])
+        let state = try controller.currentState()
+        let idle = LayerConflicts.idleOverrideWarning(override, in: state, zone: controller.zone)
+        let passed = LayerConflicts.passedOverrideWarning(
+            override, in: state, zone: controller.zone, now: controller.nowSeconds())
+        let warnings = holidayNotes + [idle, passed].compactMap { $0 }
         response.warnings = warnings.isEmpty ? nil : warnings
         return response
     }

@@ -136,7 +136,9 @@ import Testing
         moved.overrides.append(DateOverride(id: 2, alarmID: nil, date: date("2026-11-28"), change: .at(time("10:00"))))
         moved.overrides.append(DateOverride(id: 3, alarmID: nil, date: date("2026-11-29"), change: .off))
         let weekend = decisions(moved, from: "2026-11-28", days: 2)
-        #expect(weekend.map(\.layer) == [.override] && weekend[0].time == time("10:00"))
+        #expect(weekend.map(\.layer) == [.override, .override] && weekend[0].time == time("10:00"))
+        // The Sunday turned off is decided silent by its override, at the time it turns off.
+        #expect(weekend[1].ringInstant == nil && weekend[1].sourceID == 3 && weekend[1].time == time("08:00"))
     }
 
     @Test func holidaysOnlySilenceAlarmsThatSkipThem() {

@@ -608,3 +608,45 @@ extension CommitmentJudgesTheRightRingTests {
         #expect(clock.request(.status).status?.nextRing?.time == "10:00")
     }
 }
+
+/// A schedule driven by layers alone (a custody weekend): what an override turns off is said.
+@Suite struct LayersAloneOverrideTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    /// Only a weekend rule rings (as the household's ring); an override that turns Sunday off
+    /// silences that ring: no "silences nothing" warning, and `next` shows the day as off by the
+    /// override (the month colours its day from the same rows).
+    @Test func anOverrideOffSilencesTheHouseholdRingAndSaysSo() throws {
+        let clock = try Clock(now: instant("2026-11-27 20:00:00"))
+        #expect(
+            clock.request(
+                .ruleAdd(alarmID: nil, days: try DaySet.parse("sat,sun"), change: .at(LocalTime(hour: 9, minute: 0)!))
+            )
+            .ok)
+        let off = clock.request(.overrideAdd(alarmID: nil, date: "2026-11-29", change: .off))
+        #expect(off.ok)
+        #expect(off.warnings == nil, "\(off.warnings ?? [])")
+        let report = try #require(clock.request(.next(days: 3)).schedule)
+        let sunday = report.rows.filter { $0.date == "2026-11-29" }
+        #expect(sunday.count == 1)
+        #expect(sunday.first?.layer == .override && sunday.first?.rings == false, "\(sunday)")
+        #expect(sunday.first?.time == "09:00", "\(sunday)")
+        #expect(report.rows.first { $0.date == "2026-11-28" }?.rings == true)
+        // An override "off" on a day nothing rings still says so.
+        let idle = clock.request(.overrideAdd(alarmID: nil, date: "2026-11-30", change: .off))
+        #expect(idle.warnings?.first?.contains("silences nothing") == true)
+    }
+
+    /// An override for today at a time already past rings nothing, and the alarm's later ring today
+    /// is gone with it: said, not silent.
+    @Test func anOverrideTodayAtATimePastSaysTheRingItDrops() throws {
+        let clock = try Clock(now: instant("2026-11-27 08:00:00"))
+        clock.add("9:00")
+        let moved = clock.request(
+            .overrideAdd(alarmID: 1, date: "2026-11-27", change: .at(LocalTime(hour: 7, minute: 45)!)))
+        #expect(moved.ok)
+        let warning = try #require(moved.warnings?.first)
+        #expect(warning.contains("07:45 on 2026-11-27 has passed, so it rings nothing"), "\(warning)")
+        #expect(warning.contains("09:00"), "\(warning)")
+    }
+}
