@@ -71,6 +71,148 @@ CLOCKS = {"ring": "#ringclock", "ring-answering": "#ringclock", "snoozed": "#rin
           "are-you-up": "#awakeclock", "unlock": "#unlockclock"}
 
 
+# The ring and unlock screens in every state they can be in, rendered by the page's own code from
+# sessions of the daemon's wire shape, each laid out and measured in one pass in the page: every
+# primary control (each key, OK, Cancel, SNOOZE, DISMISS) and the time inside the screen and not
+# covered by anything else (the element at its centre is itself), and each text of the screen at
+# WCAG AA contrast. Returns the problems found and how many states were measured.
+SWEEP = r"""
+const [combos, unlocks, keep] = arguments;
+const problems = [];
+const saved = { status: S.status, shown: problemShown, entry: entry };
+const parse = (c) => { const m = (c || "").match(/[\d.]+/g); if (!m) return null;
+  return { r: +m[0], g: +m[1], b: +m[2], a: m.length > 3 ? +m[3] : 1 }; };
+const over = (top, under) => ({ r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a),
+  b: top.b * top.a + under.b * (1 - top.a), a: 1 });
+const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
+const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+const shown = (e) => { if (e.closest("[hidden]")) return false; const r = e.getBoundingClientRect();
+  const s = getComputedStyle(e); return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
+const behind = (e) => { const chain = []; for (let x = e; x; x = x.parentElement) chain.unshift(x);
+  let bg = { r: 255, g: 255, b: 255, a: 1 };
+  for (const x of chain) { const c = parse(getComputedStyle(x).backgroundColor); if (c && c.a > 0) bg = over(c, bg); }
+  return bg; };
+const opacity = (e) => { let o = 1; for (let x = e; x; x = x.parentElement) o *= +getComputedStyle(x).opacity; return o; };
+function check(name, screen, primary, clock) {
+  const root = document.getElementById(screen);
+  for (const css of primary) {
+    const found = [...root.querySelectorAll(css)];
+    if (!found.length || !found.some(shown)) { problems.push(`${name}: ${css} is not shown`); continue; }
+    for (const e of found) {
+      if (!shown(e)) continue;
+      const r = e.getBoundingClientRect();
+      if (r.top < -0.5 || r.left < -0.5 || r.bottom > innerHeight + 0.5 || r.right > innerWidth + 0.5) {
+        problems.push(`${name}: ${css} "${e.textContent.trim().slice(0, 12)}" outside the screen (${Math.round(r.top)}..${Math.round(r.bottom)} of ${innerHeight})`);
+        continue;
+      }
+      const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (!at || !(at === e || e.contains(at))) problems.push(`${name}: ${css} "${e.textContent.trim().slice(0, 12)}" covered by ${at ? at.tagName.toLowerCase() + (at.id ? "#" + at.id : "") : "nothing"}`);
+    }
+  }
+  const time = document.getElementById(clock).textContent;
+  if (!/^\d\d:\d\d$/.test(time)) problems.push(`${name}: the time is not shown (${JSON.stringify(time)})`);
+  for (const e of root.querySelectorAll("*")) {
+    if (!shown(e) || e.disabled) continue;
+    const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own) continue;
+    const bg = behind(e), fg = parse(getComputedStyle(e).color);
+    const r = ratio(over({ ...fg, a: fg.a * opacity(e) }, bg), bg);
+    if (r < 4.5) problems.push(`${name}: low contrast ${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""} ${r.toFixed(2)}:1`);
+  }
+}
+const clear = (id) => { const e = document.getElementById(id); if (e) e.textContent = ""; };
+let measured = 0;
+try {
+  for (const c of combos) {
+    S.status = { ok: true, payload: { status: c.status } };
+    problemShown = false; entry = "";
+    clear("ringnote");
+    renderRing();
+    if (c.problem) showProblem(c.problem);
+    if (c.note) toast(c.note, c.error);
+    const primary = ["#ringclock"];
+    if (c.status.session.state === "ringing") primary.push("#snooze");
+    if (c.problem) primary.push("#keypad button", "#answer", "#ringcancel", "#problem", "#ringnote");
+    else if (!$("dismiss").hidden) primary.push("#dismiss");
+    check(c.name, "ring", primary, "ringclock");
+    measured++;
+  }
+  if (unlocks.length) { problemShown = false; S.status = saved.status; renderRing(); }
+  for (const u of unlocks) {
+    unlocking.alarmID = 1; unlocking.text = ""; clear("unlocknote");
+    $("unlockwhy").textContent = u.why;
+    $("unlocktag").hidden = !u.tag; $("unlockmath").hidden = !u.problem;
+    $("unlockproblem").textContent = u.problem ? u.problem + " = ?" : "";
+    $("unlock").hidden = false;
+    if (u.note) toast(u.note, true);
+    check(u.name, "unlock", ["#unlockclock", "#unlockcancel"].concat(u.problem ? ["#unlockpad button", "#unlockok"] : []), "unlockclock");
+    measured++;
+  }
+} finally {
+  // Kept as the last state left it, for a screenshot (`keep`); else the page as it was.
+  if (!keep) {
+    $("unlock").hidden = true; clear("unlocknote");
+    S.status = saved.status; problemShown = saved.shown; entry = saved.entry; renderRing();
+  }
+}
+return { problems, measured };
+"""
+
+
+def ring_states():
+    """Every combination of what the ring screen shows: why it rings, the problem's difficulty,
+    the snoozes left, the answer's message, answering or not, a short or the longest label."""
+    reasons = {
+        "fresh": ({}, {}),
+        "after-snooze": ({"reason": "snooze", "snoozeCount": 2}, {}),
+        "after-wake-check": ({"reason": "wake-check"}, {}),
+        "escalated": ({"escalated": True}, {}),
+        "silent": ({}, {"silent": True}),
+        "fallback": ({"challenge": "nfc", "fellBackToMath": True, "readerLostSecondsBeforeRing": 120,
+                      "problemsLeft": 3}, {"reader": {"condition": "unplugged"}}),
+        "tag": ({"challenge": "nfc"}, {"reader": {"condition": "ok"}}),
+        "tag-on-reader": ({"challenge": "any", "tagOnReader": True}, {"reader": {"condition": "ok"}}),
+        "snoozed": ({"state": "snoozed", "snoozedUntil": "06:54:00", "snoozeCount": 1}, {}),
+    }
+    problems = {"easy": "47 + 38", "medium": "47 × 83 + 29", "hard": "97 × 88 + 76 × 99"}
+    snoozes = {"snoozes-left": (3, 1), "no-snoozes": (3, 3), "unlimited": (0, 1)}
+    notes = {"no-note": None, "wrong": ("Not quite. Here is a new one.", True),
+             "right-more": ("Right. 2 more problems (the tag reader is not working).", False)}
+    labels = {"short": "work", "long": "Kid school, the long way round by the bakery and the bus stop (Mon)"}
+    for reason, (session_extra, status_extra) in reasons.items():
+        for snooze, (most, used) in snoozes.items():
+            for label_name, label in labels.items():
+                for answering in [None] + list(problems):
+                    if answering and session_extra.get("state") == "snoozed":
+                        continue  # a snoozed alarm is dismissed by a tag, or rings again first
+                    if answering and reason == "tag":
+                        continue  # tag only, with a working reader: no problem is offered
+                    for note_name, note in notes.items():
+                        if not answering and note_name == "right-more":
+                            continue
+                        session = {"id": 7, "alarmID": 2, "label": label, "state": "ringing", "challenge": "math",
+                                   "scheduledTime": "06:45:00", "snoozeCount": used, "maxSnoozes": most,
+                                   "fellBackToMath": False, "howToDismiss": "", **session_extra}
+                        status = {"role": "admin", "timeZone": "Europe/Berlin", "silent": False,
+                                  "reader": {"condition": "none"}, **status_extra, "session": session}
+                        yield {"name": f"{reason}/{snooze}/{label_name}/{answering or 'not-answering'}/{note_name}",
+                               "status": status, "problem": problems.get(answering), "note": note and note[0],
+                               "error": bool(note and note[1])}
+
+
+def unlock_states():
+    whys = {"short": "This change lets “work” ring less, and it is committed: prove you are awake first.",
+            "long": "This change lets “Kid school, the long way round by the bakery and the bus stop (Mon)” ring less,"
+                    " and it is committed: prove you are awake first."}
+    for why_name, why in whys.items():
+        for kind, (tag, problem) in {"math": (False, "97 × 88 + 76 × 99"), "tag": (True, None),
+                                     "tag-or-math": (True, "47 × 83 + 29")}.items():
+            for note in (None, "Not quite. Here is a new one."):
+                yield {"name": f"unlock/{kind}/{why_name}/{'wrong' if note else 'no-note'}", "why": why, "tag": tag,
+                       "problem": problem, "note": note}
+
+
 class ScreenTests(unittest.TestCase):
     """Each size is one test: the screens are set up in turn, each measured in day and night mode."""
 
@@ -87,6 +229,36 @@ class ScreenTests(unittest.TestCase):
 
     def test_390x844_a_phone(self):
         self.every_screen(390, 844)
+
+    def test_the_ring_screen_in_every_state(self):
+        """The ring and unlock screens in every combination of their states, at 800x480 and at
+        390x844, by day and by night: the keypad, OK, Cancel and the time in view and uncovered."""
+        combos, unlocks = list(ring_states()), list(unlock_states())
+        self.assertGreater(len(combos), 300)
+        problems = []
+        for width, height in ((800, 480), (390, 844)):
+            browser = Browser(width, height)
+            try:
+                self.browser = browser
+                self.admin()
+                for mode in ("day", "night"):
+                    browser.run("night.auto = false; document.body.classList.toggle('night', arguments[0]);", mode == "night")
+                    found = browser.run(SWEEP, combos, unlocks)
+                    self.assertEqual(found["measured"], len(combos) + len(unlocks))
+                    problems += [f"{width}x{height} {mode} {p}" for p in found["problems"]]
+                    # A picture of the fullest states, for a person to look at.
+                    for name in ("after-wake-check/no-snoozes/long/hard/right-more", "fallback/snoozes-left/long/hard/wrong"):
+                        combo = next(c for c in combos if c["name"] == name)
+                        browser.run("window.savedStatus = S.status;")
+                        browser.run(SWEEP, [combo], [], True)
+                        self.assertTrue(browser.visible("#ring"), name)
+                        browser.screenshot(os.path.join(SHOTS, f"{width}x{height}-sweep-{name.replace('/', '-')}-{mode}.png"))
+                        browser.run("S.status = window.savedStatus; problemShown = false; renderRing();")
+            finally:
+                browser.close()
+        print(f"ring screen sweep: {len(combos)} ring states and {len(unlocks)} unlock states, at 2 sizes, day and night")
+        if problems:
+            self.fail(f"{len(problems)} problems:\n" + "\n".join(problems[:80]))
 
     def every_screen(self, width, height):
         self.browser = Browser(width, height)
