@@ -1,7 +1,11 @@
 #include "reveille_mosquitto.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 /* libmosquitto is opened when `reveilled` runs as `reveille-mqtt`, not linked: linked, it (and
  * its TLS library) would be mapped into the daemon, which never talks to the network. Each
@@ -26,12 +30,9 @@ typedef int (*password_callback)(char *, int, int, void *);
     X(int, mosquitto_will_set, \
       (struct mosquitto *mosq, const char *topic, int payloadlen, const void *payload, int qos, bool retain), \
       (mosq, topic, payloadlen, payload, qos, retain)) \
-    X(int, mosquitto_property_add_int32, (mosquitto_property **proplist, int identifier, uint32_t value), \
-      (proplist, identifier, value)) \
-    X(int, mosquitto_connect_bind_v5, \
-      (struct mosquitto *mosq, const char *host, int port, int keepalive, const char *bind_address, \
-       const mosquitto_property *properties), \
-      (mosq, host, port, keepalive, bind_address, properties)) \
+    X(int, mosquitto_connect_bind, \
+      (struct mosquitto *mosq, const char *host, int port, int keepalive, const char *bind_address), \
+      (mosq, host, port, keepalive, bind_address)) \
     X(const char *, mosquitto_strerror, (int mosq_errno), (mosq_errno)) \
     X(const char *, mosquitto_connack_string, (int connack_code), (connack_code)) \
     X(int, mosquitto_socket, (struct mosquitto *mosq), (mosq)) \
@@ -52,8 +53,7 @@ typedef int (*password_callback)(char *, int, int, void *);
     X(mosquitto_connect_callback_set, (struct mosquitto *mosq, connect_callback on_connect), (mosq, on_connect)) \
     X(mosquitto_disconnect_callback_set, (struct mosquitto *mosq, connect_callback on_disconnect), \
       (mosq, on_disconnect)) \
-    X(mosquitto_message_callback_set, (struct mosquitto *mosq, message_callback on_message), (mosq, on_message)) \
-    X(mosquitto_property_free_all, (mosquitto_property **properties), (properties))
+    X(mosquitto_message_callback_set, (struct mosquitto *mosq, message_callback on_message), (mosq, on_message))
 
 #define RV_POINTER(type, name, parameters, arguments) static type(*p_##name) parameters;
 #define RV_PROCEDURE_POINTER(name, parameters, arguments) static void(*p_##name) parameters;
@@ -89,4 +89,34 @@ int RV_mosquitto_open(void) {
     RV_FUNCTIONS(RV_FIND_FUNCTION)
     RV_PROCEDURES(RV_FIND_PROCEDURE)
     return 0;
+}
+
+/* The process's data size now (/proc/self/statm's data field, in bytes), or 0. */
+static unsigned long data_bytes(void) {
+    static int fd = -2;
+    if (fd == -2) fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char text[128];
+    ssize_t got = pread(fd, text, sizeof text - 1, 0);
+    if (got <= 0) return 0;
+    text[got] = 0;
+    unsigned long size, resident, shared, code, library, data;
+    if (sscanf(text, "%lu %lu %lu %lu %lu %lu", &size, &resident, &shared, &code, &library, &data) != 6) return 0;
+    return data * (unsigned long)sysconf(_SC_PAGESIZE);
+}
+
+int RV_mosquitto_loop_read_bounded(struct mosquitto *mosq, unsigned long headroom) {
+    struct rlimit was;
+    int lowered = 0;
+    unsigned long now = data_bytes();
+    if (now > 0 && getrlimit(RLIMIT_DATA, &was) == 0) {
+        rlim_t bound = (rlim_t)(now + headroom);
+        if (was.rlim_cur == RLIM_INFINITY || bound < was.rlim_cur) {
+            struct rlimit tighter = { bound, was.rlim_max };
+            lowered = setrlimit(RLIMIT_DATA, &tighter) == 0;
+        }
+    }
+    int code = p_mosquitto_loop_read(mosq, 1);
+    if (lowered) setrlimit(RLIMIT_DATA, &was);
+    return code;
 }

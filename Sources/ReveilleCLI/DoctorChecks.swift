@@ -57,15 +57,20 @@ struct Doctor {
         checkPolicyAccounts(&findings)
         if status != nil { checkAppSetup(&findings) }
         checkFiles(settings, &findings)
-        if let bridge = Self.bridge(settings.mqtt, BridgeHealth.read(paths.bridgeHealth), now: time(nil)) {
+        if let bridge = Self.bridge(
+            settings.mqtt, BridgeHealth.read(paths.bridgeHealth), now: time(nil), runs: BridgeHealth.bridgeRuns)
+        {
             findings.append(bridge)
         }
         return findings
     }
 
     /// The smart home's bridge, when `[mqtt]` names a broker: connected, and since when; or why
-    /// not, and when it last was.
-    static func bridge(_ mqtt: Settings.MQTT?, _ health: BridgeHealth?, now: Int) -> Finding? {
+    /// not, and when it last was; or that it stopped, when the process that wrote its health file
+    /// runs no more (`runs`).
+    static func bridge(
+        _ mqtt: Settings.MQTT?, _ health: BridgeHealth?, now: Int, runs: (Int) -> Bool = { _ in true }
+    ) -> Finding? {
         guard let mqtt else { return nil }
         let broker = "\(mqtt.host):\(mqtt.port)"
         func ago(_ instant: Int) -> String {
@@ -77,6 +82,14 @@ struct Doctor {
             return Finding(
                 level: .warning, subject: "smart home", detail: "[mqtt] names \(broker), and reveille-mqtt has not run",
                 fix: "sudo systemctl enable --now reveille-mqtt (its log: journalctl -u reveille-mqtt)")
+        }
+        if let pid = health.pid, !runs(pid) {
+            let last = health.connected ? health.since : health.lastConnected
+            return Finding(
+                level: .warning, subject: "smart home",
+                detail: "reveille-mqtt is not running: it stopped without a word"
+                    + (last.map { " (last connected to \(health.broker) \(ago($0)))" } ?? ""),
+                fix: "sudo systemctl restart reveille-mqtt (why it stopped: journalctl -u reveille-mqtt)")
         }
         if health.connected {
             return Finding(

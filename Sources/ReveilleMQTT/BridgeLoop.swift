@@ -24,6 +24,17 @@ public final class BridgeLoop {
     /// The household's machines' counts: each publishes about once per keepalive.
     private var counts = TokenBucket(capacity: 32, secondsPerToken: 1)
     private var dropped = 0
+    /// Retained messages of the bridge's own that the broker handed back, to be cleared once the
+    /// clock's state is known, unless that state still has them.
+    private var leftovers: Set<String> = []
+    /// Events from the daemon, published after the state they change (so that `fired` comes
+    /// after Ringing is on: an automation that checks Ringing sees it on).
+    private var events: [Publication] = []
+    /// Messages ignored (malformed, unknown, too large) since the last line that said so: one
+    /// line at most every `ignoredLogSeconds`, with the count, so that a flood is not a flood of
+    /// the log too.
+    private var ignored = (count: 0, loggedAt: -Double.infinity)
+    static let ignoredLogSeconds = 10.0
 
     /// What the broker holds from this bridge, retained, by topic.
     private var published: [String: String] = [:]
@@ -57,7 +68,7 @@ public final class BridgeLoop {
         }
         health = BridgeHealth(
             broker: "\(settings.host):\(settings.port)", connected: false, since: time(nil), lastConnected: nil,
-            problem: nil, daemonUp: false)
+            problem: nil, daemonUp: false, pid: Int(getpid()))
         try client.configure(
             username: settings.username, password: password, caFile: settings.caFile,
             will: Publication(topics.availability, "offline", retain: true))
@@ -163,7 +174,7 @@ public final class BridgeLoop {
                     daemonUp = false
                     publishState()
                 case .line(let line):
-                    if let event = model.event(line.event, at: line.at), client.connected { client.publish(event) }
+                    if let event = model.event(line.event, at: line.at) { events.append(event) }
                     if case .appRunning(let app) = line.event {
                         let key = AppUsageKey(app: app.app, user: app.user)
                         if app.running { running.insert(key) } else { running.remove(key) }
@@ -176,7 +187,23 @@ public final class BridgeLoop {
                 writeHealth()
             }
             for message in client.takeInbox() where handle(message) { refresh = true }
+            let tooLarge = client.takeDroppedTooLarge()
+            if tooLarge > 0 {
+                noteIgnored(
+                    "\(tooLarge) message(s) larger than \(MosquittoClient.maximumPacketSize) bytes", count: tooLarge)
+            }
             if refresh { readDaemon() }
+            if client.connected {
+                for event in events { client.publish(event) }
+                if snapshot != nil {
+                    for topic in leftovers.sorted() where published[topic] == nil {
+                        logger.info("cleared \(topic), left by an earlier run: the clock no longer has it")
+                        client.publish(Publication(topic, "", retain: true))
+                    }
+                    leftovers.removeAll()
+                }
+            }
+            events.removeAll()
         }
     }
 
@@ -185,8 +212,11 @@ public final class BridgeLoop {
         switch model.inbound(topic: message.topic, payload: message.payload, snapshot: snapshot) {
         case .echo:
             return false
+        case .ownRetained(let topic, let empty):
+            if empty { leftovers.remove(topic) } else { leftovers.insert(topic) }
+            return false
         case .ignore(let why):
-            logger.notice("ignored: \(why)")
+            noteIgnored(why)
             return false
         case .send(let command, let what):
             let household =
@@ -221,6 +251,17 @@ public final class BridgeLoop {
             }
             return true
         }
+    }
+
+    /// Says what was ignored: the first at once, then at most one line every `ignoredLogSeconds`,
+    /// counting those left unsaid.
+    private func noteIgnored(_ why: String, count: Int = 1) {
+        ignored.count += count
+        let now = Monotonic.seconds()
+        guard now - ignored.loggedAt >= Self.ignoredLogSeconds else { return }
+        let others = ignored.count - count
+        logger.notice("ignored: \(why)\(others > 0 ? " (and \(others) more ignored since the last such line)" : "")")
+        ignored = (0, now)
     }
 
     /// Reads the clock's state, and publishes what changed.

@@ -61,6 +61,9 @@ public enum Inbound: Sendable, Equatable {
     case ignore(String)
     /// The bridge's own message, back from the broker: nothing to do or say.
     case echo
+    /// A retained message where the bridge keeps its own (`BridgeTopics.ownRetained`): cleared
+    /// unless the clock's state still has it (`empty`: a message that clears).
+    case ownRetained(String, empty: Bool)
 }
 
 /// The bridge's decisions, as a pure function of what it knows: the retained state a snapshot
@@ -268,17 +271,22 @@ public struct BridgeModel: Sendable {
         switch event {
         case .session(let session):
             switch session.state {
-            case .ringing where session.snoozeCount == 0 && session.reason != "wake-check": type = "fired"
-            case .ringing: return nil  // rings again after a snooze or a check: still the same ring
+            case .ringing:
+                // Every ring is `fired`, the first and each again (after a snooze or an unanswered
+                // wake-up check, said in `again`): an automation on `fired` sees every one.
+                type = "fired"
+                if session.snoozeCount > 0 || session.reason == "wake-check" {
+                    fields["again"] = .string(session.reason == "wake-check" ? "wake-check" : "snooze")
+                }
             case .snoozed: type = "snoozed"
             case .dismissed, .autoStopped: type = "dismissed"
             case .missed: type = "missed"
             }
-            fields = [
+            fields.merge([
                 "alarm": .int(session.alarmID), "label": .string(session.label),
                 "scheduled": .string(session.scheduledTime),
                 "snoozes": .int(session.snoozeCount),
-            ]
+            ]) { again, _ in again }
             if let by = session.dismissedBy { fields["by"] = .string(by.rawValue) }
             if session.state == .autoStopped { fields["by"] = "time limit" }
             if session.test == true { fields["test"] = true }
@@ -321,6 +329,7 @@ public struct BridgeModel: Sendable {
         if topic == topics.hubPolicy || topic == topics.hubGrants {
             return fromHub(topic: topic, payload: payload)
         }
+        if topics.isOwnRetained(topic) { return .ownRetained(topic, empty: payload.isEmpty) }
         if let all = topics.householdUsage("+") {
             let prefix = String(all.dropLast())
             if topic.hasPrefix(prefix) {
@@ -340,7 +349,8 @@ public struct BridgeModel: Sendable {
         guard payload.count <= Self.maxInboundBytes else {
             return .ignore("a \(payload.count)-byte message on \(topic): more than \(Self.maxInboundBytes) bytes")
         }
-        let text = String(decoding: payload, as: UTF8.self).trimmingSpaces
+        // Exact: "OFF\n" or " PRESS" is not a command.
+        let text = String(decoding: payload, as: UTF8.self)
         if topic == topics.snoozePress {
             guard text == "PRESS" else { return .ignore("snooze: \"\(Self.shown(text))\" is not PRESS") }
             return .send(.snooze, what: "snooze")

@@ -3,7 +3,11 @@ import Glibc
 
 /// One client of the broker through libmosquitto, driven by the caller's own poll loop
 /// (`socket`, `wantsWrite`, `read`, `write`, `misc`): no thread of libmosquitto's, and no wake-up
-/// beyond the keepalive. MQTT 5, so that the broker is told the largest packet the bridge takes.
+/// beyond the keepalive. MQTT 3.1.1: libmosquitto 2.0's own parser of MQTT 5 properties aborts the
+/// process on an identifier it does not know (`log__printf(NULL, …)` in `property__read`, an
+/// assertion), which any broker can send. What a broker sends is bounded here instead: a packet
+/// that claims more than `readHeadroom` is refused before it is allocated, and a message larger
+/// than `maximumPacketSize` is dropped unread.
 final class MosquittoClient {
     struct Message {
         var topic: String
@@ -20,10 +24,14 @@ final class MosquittoClient {
     private var justConnected = false
 
     private let handle: OpaquePointer
-    /// The largest packet the broker may send the bridge (MQTT 5's Maximum Packet Size): a
-    /// command is a few bytes, a household machine's counts a few kilobytes; anything bigger is
-    /// dropped by the broker, never read here.
+    /// The largest message the bridge takes: a command is a few bytes, a household machine's
+    /// counts a few kilobytes; anything bigger is dropped (and counted) without being copied.
     static let maximumPacketSize = UInt32(BridgeModel.maxCountsBytes + 512)
+    /// How much more memory one read from the broker may take: libmosquitto allocates a packet
+    /// (and then its payload again) at the length the packet claims.
+    static let readHeadroom: UInt = 24 << 20
+    /// Messages dropped for their size since the loop last asked.
+    private(set) var droppedTooLarge = 0
 
     /// Opens libmosquitto (it is never linked: see CMosquitto) and sets it up.
     static func setUpLibrary() throws(BridgeError) {
@@ -36,7 +44,7 @@ final class MosquittoClient {
             throw BridgeError("libmosquitto could not make a client: \(String(cString: strerror(errno)))")
         }
         self.handle = handle
-        mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V5))
+        mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311))
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         mosquitto_connect_callback_set(handle) { _, object, code in
             let client = Unmanaged<MosquittoClient>.fromOpaque(object!).takeUnretainedValue()
@@ -60,6 +68,10 @@ final class MosquittoClient {
             let client = Unmanaged<MosquittoClient>.fromOpaque(object!).takeUnretainedValue()
             guard let message = message?.pointee, let topic = message.topic else { return }
             let count = Int(message.payloadlen)
+            guard count <= Int(MosquittoClient.maximumPacketSize) else {
+                client.droppedTooLarge += 1
+                return
+            }
             let bytes =
                 count > 0 && message.payload != nil
                 ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
@@ -89,10 +101,7 @@ final class MosquittoClient {
     /// never holds the loop.
     func connect(host: String, port: Int, keepalive: Int) throws(BridgeError) {
         lastProblem = nil
-        var properties: OpaquePointer? = nil
-        mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), Self.maximumPacketSize)
-        defer { mosquitto_property_free_all(&properties) }
-        let code = mosquitto_connect_bind_v5(handle, host, Int32(port), Int32(keepalive), nil, properties)
+        let code = mosquitto_connect_bind(handle, host, Int32(port), Int32(keepalive), nil)
         guard code == MOSQ_ERR_SUCCESS.rawValue else {
             let why =
                 code == MOSQ_ERR_ERRNO.rawValue
@@ -109,7 +118,7 @@ final class MosquittoClient {
     var wantsWrite: Bool { mosquitto_want_write(handle) }
 
     /// Reads what the broker sent; false when the connection ended.
-    func read() -> Bool { settle(mosquitto_loop_read(handle, 1)) }
+    func read() -> Bool { settle(RV_mosquitto_loop_read_bounded(handle, Self.readHeadroom)) }
     func write() -> Bool { settle(mosquitto_loop_write(handle, 1)) }
     /// Keepalive pings, and the end of a connection whose pings went unanswered.
     func misc() -> Bool { settle(mosquitto_loop_misc(handle)) }
@@ -133,6 +142,11 @@ final class MosquittoClient {
     func takeJustConnected() -> Bool {
         defer { justConnected = false }
         return justConnected
+    }
+
+    func takeDroppedTooLarge() -> Int {
+        defer { droppedTooLarge = 0 }
+        return droppedTooLarge
     }
 
     func takeInbox() -> [Message] {

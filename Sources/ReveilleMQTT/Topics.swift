@@ -60,7 +60,32 @@ public struct BridgeTopics: Sendable, Equatable {
     public var requestAnswer: String { base + "/apps/answer" }
 
     /// Every topic the bridge listens to.
-    public var subscriptions: [String] { [masterSet, snoozePress, alarmSetPattern, requestAnswer] + fromHousehold }
+    public var subscriptions: [String] {
+        [masterSet, snoozePress, alarmSetPattern, requestAnswer] + fromHousehold + ownRetained
+    }
+
+    /// Where the bridge's own retained messages live (discovery, each alarm's switch, each
+    /// person's app time): the broker hands back what an earlier run left there, and what the
+    /// clock no longer has (an alarm removed while the bridge or the broker was down) is cleared.
+    public var ownRetained: [String] {
+        [
+            "\(discoveryPrefix)/+/\(node)/+/config", base + "/alarm/+/enabled", base + "/apps/+/time_left",
+            base + "/apps/+/requests",
+        ]
+    }
+
+    /// Whether `topic` is one of `ownRetained`'s.
+    public func isOwnRetained(_ topic: String) -> Bool {
+        ownRetained.contains { Self.matches($0, topic) }
+    }
+
+    /// MQTT's match of a filter with `+` (one level) against a topic.
+    static func matches(_ filter: String, _ topic: String) -> Bool {
+        let want = filter.split(separator: "/", omittingEmptySubsequences: false)
+        let have = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard want.count == have.count else { return false }
+        return zip(want, have).allSatisfy { $0 == "+" ? !$1.isEmpty : $0 == $1 }
+    }
 
     /// The household's retained topics the daemon keeps what it hears from: the other machines'
     /// counts and, on a member, the hub's policy and grants. Subscribed again when the daemon

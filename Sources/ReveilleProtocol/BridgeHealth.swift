@@ -15,14 +15,27 @@ public struct BridgeHealth: Codable, Sendable, Equatable {
     public var problem: String?
     /// The daemon's control socket answers the bridge.
     public var daemonUp: Bool
+    /// The bridge's process, so that a reader can tell a bridge that stopped without a word
+    /// (`kill -9`, out of memory) from one that runs: the file keeps its last state.
+    public var pid: Int?
 
-    public init(broker: String, connected: Bool, since: Int, lastConnected: Int?, problem: String?, daemonUp: Bool) {
+    public init(
+        broker: String, connected: Bool, since: Int, lastConnected: Int?, problem: String?, daemonUp: Bool,
+        pid: Int? = nil
+    ) {
+        self.pid = pid
         self.broker = broker
         self.connected = connected
         self.since = since
         self.lastConnected = lastConnected
         self.problem = problem
         self.daemonUp = daemonUp
+    }
+
+    /// Whether process `pid` runs and is the bridge (`/proc/PID/comm`, which anyone may read).
+    public static func bridgeRuns(_ pid: Int) -> Bool {
+        guard pid > 0, let name = RegularFile.head("/proc/\(pid)/comm", count: 64) else { return false }
+        return String(decoding: name, as: UTF8.self).hasPrefix("reveille-mqtt")
     }
 
     /// The file at `path`, read as a regular file of at most 4 KiB; nil when missing or unreadable.

@@ -186,5 +186,18 @@ import ReveilleProtocol
         #expect(
             finding?.detail.contains("Connection refused") == true
                 && finding?.detail.contains("last connected 5 min ago") == true)
+        // Killed (kill -9, out of memory): the file still says connected, but its writer is gone.
+        var killed = up
+        killed.pid = 4242
+        let gone = Doctor.bridge(mqtt, killed, now: 1000, runs: { _ in false })
+        #expect(gone?.level == .warning)
+        #expect(
+            gone?.detail
+                == "reveille-mqtt is not running: it stopped without a word (last connected to broker.home.arpa:1883 5 min ago)"
+        )
+        #expect(Doctor.bridge(mqtt, killed, now: 1000, runs: { _ in true })?.level == .ok)
+        // This process is not the bridge; a pid that runs nothing is not either.
+        #expect(!BridgeHealth.bridgeRuns(Int(getpid())))
+        #expect(!BridgeHealth.bridgeRuns(0))
     }
 }

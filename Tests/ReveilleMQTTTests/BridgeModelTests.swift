@@ -184,8 +184,15 @@ import Testing
         #expect(
             model.event(.session(Self.session(.ringing)), at: "06:45:00")?.payload.contains(#""event_type":"fired""#)
                 == true)
-        // Ringing again after a snooze is the same ring, not a new "fired".
-        #expect(model.event(.session(Self.session(.ringing, snoozes: 1)), at: nil) == nil)
+        // Every ring is "fired", the first and each again: after a snooze, and after an
+        // unanswered wake-up check, with `again` saying why.
+        let again = model.event(.session(Self.session(.ringing, snoozes: 1)), at: nil)?.payload ?? ""
+        #expect(again.contains(#""event_type":"fired""#) && again.contains(#""again":"snooze""#), "\(again)")
+        var checked = Self.session(.ringing)
+        checked.reason = "wake-check"
+        let recheck = model.event(.session(checked), at: nil)?.payload ?? ""
+        #expect(recheck.contains(#""event_type":"fired""#) && recheck.contains(#""again":"wake-check""#), "\(recheck)")
+        #expect(model.event(.session(Self.session(.ringing)), at: nil)?.payload.contains("again") == false)
         #expect(model.event(.session(Self.session(.snoozed, snoozes: 1)), at: nil)?.payload.contains("snoozed") == true)
         let dismissed = model.event(.session(Self.session(.dismissed)), at: nil)
         #expect(dismissed?.payload.contains(#""by":"math""#) == true && dismissed?.retain == false)
@@ -210,7 +217,7 @@ import Testing
         }
         #expect(decide("reveille/kitchen/snooze/press", "PRESS") == .send(.snooze, what: "snooze"))
         #expect(decide("reveille/kitchen/master/set", "OFF") == .send(.pause(until: nil), what: "alarms off"))
-        #expect(decide("reveille/kitchen/master/set", "ON\n") == .send(.resume, what: "alarms on"))
+        #expect(decide("reveille/kitchen/master/set", "ON") == .send(.resume, what: "alarms on"))
         #expect(
             decide("reveille/kitchen/alarm/2/set", "ON")
                 == .send(.alarmSetEnabled(id: 2, enabled: true), what: "enable alarm #2"))
@@ -220,6 +227,9 @@ import Testing
             ("reveille/kitchen/alarm/99999999999999999999/set", "OFF"), ("reveille/kitchen/alarm/1/2/set", "OFF"),
             ("reveille/kitchen/dismiss", "PRESS"), ("reveille/kitchen/apps/answer", #"{"id":3,"approve":true}"#),
             ("reveille/kitchen/snooze/press", String(repeating: "P", count: 10_000)),
+            // Exact: a newline or a space is not the command.
+            ("reveille/kitchen/master/set", "OFF\n"), ("reveille/kitchen/snooze/press", " PRESS"),
+            ("reveille/kitchen/alarm/2/set", "ON "),
         ] {
             guard case .ignore = decide(topic, payload) else {
                 Issue.record("\(topic) \(payload.prefix(20)) was not ignored")
@@ -233,6 +243,35 @@ import Testing
                 == .send(.appAnswer(id: 3, approve: true), what: "approve request #3"))
         #expect(
             Self.ignores(approving, "reveille/kitchen/apps/answer", #"{"id":"3; rm"}"#), "a malformed answer was taken")
+    }
+
+    /// The bridge's own retained topics come back to it, to be cleared when the clock no longer has
+    /// them; a command topic is never one of them.
+    @Test func theBridgesOwnRetainedTopicsAreKnownAgain() {
+        let model = Self.model
+        func decide(_ topic: String, _ payload: String) -> Inbound {
+            model.inbound(topic: topic, payload: Array(payload.utf8), snapshot: Self.snapshot)
+        }
+        #expect(
+            decide("homeassistant/switch/reveille_kitchen/alarm_8/config", "{}")
+                == .ownRetained("homeassistant/switch/reveille_kitchen/alarm_8/config", empty: false))
+        #expect(
+            decide("reveille/kitchen/alarm/8/enabled", "")
+                == .ownRetained("reveille/kitchen/alarm/8/enabled", empty: true))
+        #expect(
+            decide("reveille/kitchen/apps/leo/time_left", "30")
+                == .ownRetained("reveille/kitchen/apps/leo/time_left", empty: false))
+        // Another clock's discovery, and the command topics, are not.
+        guard case .ignore = decide("homeassistant/switch/reveille_bedroom/alarm_8/config", "{}") else {
+            Issue.record("another node's config was taken as this bridge's")
+            return
+        }
+        #expect(
+            decide("reveille/kitchen/alarm/2/set", "ON")
+                == .send(.alarmSetEnabled(id: 2, enabled: true), what: "enable alarm #2"))
+        #expect(BridgeTopics.matches("a/+/c", "a/b/c") && !BridgeTopics.matches("a/+/c", "a//c"))
+        #expect(!BridgeTopics.matches("a/+/c", "a/b/c/d") && !BridgeTopics.matches("a/+", "b/x"))
+        for topic in Self.topics.ownRetained { #expect(Self.topics.subscriptions.contains(topic)) }
     }
 
     /// Whether `model` ignores `payload` on `topic`: it logs it and sends the daemon nothing.

@@ -14,4 +14,10 @@ int RV_mosquitto_open(void);
 /// Why RV_mosquitto_open failed.
 const char *RV_mosquitto_problem(void);
 
+/// mosquitto_loop_read(mosq, 1) with the process's data size held (RLIMIT_DATA) to what it is now
+/// plus `headroom` bytes during the call: libmosquitto allocates a packet's whole claimed length
+/// before it reads it (up to 256 MiB), and a broker that claims more than the headroom gets
+/// MOSQ_ERR_NOMEM (the connection ends) instead of the bridge's memory.
+int RV_mosquitto_loop_read_bounded(struct mosquitto *mosq, unsigned long headroom);
+
 #endif
