@@ -64,6 +64,15 @@ public enum RingWarnings {
         return warnings
     }
 
+    /// Why turning `alarm` on is refused, if it is: a one-shot whose moment has passed rings
+    /// nothing once on (a switch would show it on and it would never ring). Its date says when.
+    public static func passedOneShot(_ alarm: Alarm, enabling: Bool, today: CivilDate, time: LocalTime) -> String? {
+        guard enabling, case .once(let date) = alarm.repeats, date < today || (date == today && alarm.time <= time)
+        else { return nil }
+        return
+            "alarm \(alarm.name) was set for \(date.weekday.displayName) \(date) \(alarm.time), which has passed: a one-time alarm rings once, so it stays off. Give it a new date or time to turn it on ('reveille alarm edit \(alarm.id) --date tomorrow')"
+    }
+
     /// A disabled weekly alarm skips its base only: its own rules and overrides that set a time
     /// still ring it, and those for all alarms ring by themselves on a day no alarm rings (README,
     /// "How the schedule decides"). Which ones, and how to silence them too.

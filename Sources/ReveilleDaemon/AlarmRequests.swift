@@ -45,6 +45,10 @@ final class AlarmRequests: RequestHandler {
             return .answer(response)
         case .alarmSetEnabled(let id, let enabled):
             var alarm = try store.existingAlarm(id)
+            let now = controller.now()
+            if let why = RingWarnings.passedOneShot(alarm, enabling: enabled, today: now.date, time: now.time) {
+                throw Refusal(.refused, why)
+            }
             alarm.enabled = enabled
             _ = try store.update(alarm)
             logger.info("alarm \(alarm.name) \(enabled ? "enabled" : "disabled")")
@@ -70,7 +74,14 @@ final class AlarmRequests: RequestHandler {
 
     private func edit(id: Int, _ spec: AlarmSpec) throws -> Response {
         var alarm = try store.existingAlarm(id)
+        let wasOn = alarm.enabled
         try apply(spec, to: &alarm, isNew: false)
+        let now = controller.now()
+        if let why = RingWarnings.passedOneShot(
+            alarm, enabling: alarm.enabled && !wasOn, today: now.date, time: now.time)
+        {
+            throw Refusal(.refused, why)
+        }
         guard try store.update(alarm) else { throw Store.noAlarm(id) }
         logger.info("alarm \(alarm.name) changed: \(Self.describe(alarm))")
         return try response(alarm, "changed alarm \(alarm.name): \(Self.describe(alarm))")

@@ -650,3 +650,32 @@ extension CommitmentJudgesTheRightRingTests {
         #expect(warning.contains("09:00"), "\(warning)")
     }
 }
+
+/// A one-time alarm whose moment has passed cannot be turned on (it would show on and never
+/// ring): refused, saying when it was and how to give it a new date; with a new date it can.
+@Suite struct PassedOneShotTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    @Test func aPassedOneShotIsNotTurnedOnAgain() throws {
+        let clock = try Clock(now: instant("2026-11-28 09:00:00"))
+        var spec = AlarmSpec()
+        spec.label = "Nap"
+        spec.time = LocalTime(hour: 10, minute: 0)
+        spec.date = "2026-11-28"
+        #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        #expect(clock.request(.alarmSetEnabled(id: 1, enabled: false)).ok)
+        clock.wall.advance(2 * 3600)
+        clock.daemon.controller.tick()
+        let on = clock.request(.alarmSetEnabled(id: 1, enabled: true))
+        #expect(on.error?.code == .refused)
+        #expect(on.error?.message.contains("was set for Sat 2026-11-28 10:00, which has passed") == true, "\(on)")
+        #expect(clock.request(.alarmList).alarms?.first?.enabled == false)
+        var edit = AlarmSpec()
+        edit.enabled = true
+        #expect(clock.request(.alarmEdit(id: 1, spec: edit)).error?.code == .refused)
+        edit.date = "2026-11-29"
+        let moved = clock.request(.alarmEdit(id: 1, spec: edit))
+        #expect(moved.ok, "\(moved.error?.message ?? "")")
+        #expect(clock.request(.status).status?.nextRing?.date == "2026-11-29")
+    }
+}
