@@ -25,7 +25,7 @@ public enum RingWarnings {
             // new date instead.
             if case .once(let date) = alarm.repeats, date < today || (date == today && alarm.time <= time) {
                 warnings.append(
-                    "it was set for \(date) \(alarm.time), which has passed; to use it again, give it a new date: 'reveille alarm edit \(alarm.id) --date tomorrow'"
+                    "it was set for \(date) \(alarm.time), which has passed; to use it again, give it a new date ('reveille alarm edit \(alarm.id) --date tomorrow')"
                 )
             } else {
                 warnings.append("it is off ('reveille alarm enable \(alarm.id)' turns it on)")

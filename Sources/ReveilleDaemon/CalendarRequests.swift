@@ -144,7 +144,7 @@ final class CalendarRequests: RequestHandler {
         let occurrences: [CalendarOccurrence]
         switch addition.checked {
         case .success(let found): occurrences = found
-        case .failure(let error): throw InputError("\(source) \(error); nothing added")
+        case .failure(let error): throw InputError("\(CalendarAddress.shown(source)) \(error); nothing added")
         }
         let now = controller.nowSeconds()
         let record = try store.insert(use.record(name: name, source: source, addedAt: now))
@@ -154,7 +154,8 @@ final class CalendarRequests: RequestHandler {
         if use.purpose == .reminders {
             let events = occurrences.filter { ($0.start ?? 0) > now }.count
             logger.notice(
-                "calendar \(name) added (#\(record.id ?? 0)): \(source), \(counted(events, "timed event")) ahead")
+                "calendar \(name) added (#\(record.id ?? 0)): \(CalendarAddress.shown(source)), \(counted(events, "timed event")) ahead"
+            )
             message =
                 "added calendar \(name) (#\(record.id ?? 0)): \(counted(events, "timed event")) in the next two years; "
                 + "each chimes \(use.minutesText) (an event's own alarms replace these)"
@@ -164,7 +165,8 @@ final class CalendarRequests: RequestHandler {
                 $0 >= controller.today()
             }.count
             logger.notice(
-                "calendar \(name) added (#\(record.id ?? 0)): \(source), \(counted(days, "holiday date")) ahead")
+                "calendar \(name) added (#\(record.id ?? 0)): \(CalendarAddress.shown(source)), \(counted(days, "holiday date")) ahead"
+            )
             message =
                 "added calendar \(name) (#\(record.id ?? 0)): \(counted(days, "holiday date")) in the next two years; "
                 + "alarms with --skip-holidays stay silent on them"
@@ -188,7 +190,7 @@ final class CalendarRequests: RequestHandler {
         if let existing = calendars.entries.first(where: { $0.record.name == name }) {
             throw Refusal(
                 .conflict,
-                "a calendar named \(name) exists (#\(existing.record.id ?? 0), \(existing.record.source)); "
+                "a calendar named \(name) exists (#\(existing.record.id ?? 0), \(CalendarAddress.shown(existing.record.source))); "
                     + "'reveille calendar rm \(name)' first, or pick another name")
         }
     }
@@ -205,13 +207,16 @@ final class CalendarRequests: RequestHandler {
         let now = controller.nowSeconds()
         let record = try store.insert(use.record(name: name, source: url, addedAt: now))
         _ = calendars.add(
-            Calendars.Entry(record: record, problem: ("\(url) \(CalendarLoader.notFetchedYet)", now)), zone: zone)
+            Calendars.Entry(
+                record: record, problem: ("\(CalendarAddress.shown(url)) \(CalendarLoader.notFetchedYet)", now)),
+            zone: zone)
         controller.calendarsEdited()
         logger.notice(
-            "calendar \(name) added (#\(record.id ?? 0)): \(url), to be fetched by 'reveille calendar refresh'")
+            "calendar \(name) added (#\(record.id ?? 0)): \(CalendarAddress.shown(url)), to be fetched by 'reveille calendar refresh'"
+        )
         return Response(
             message:
-                "added calendar \(name) (#\(record.id ?? 0)) from \(url); it is read once fetched: "
+                "added calendar \(name) (#\(record.id ?? 0)) from \(CalendarAddress.shown(url)); it is read once fetched: "
                 + "'reveille calendar refresh --background' now (the timer does it every six hours), "
                 + "or 'reveille calendar refresh' as a user who may write \(calendars.fetchFolder)")
     }
@@ -266,7 +271,7 @@ final class CalendarRequests: RequestHandler {
     private func calendarInfo(_ entry: Calendars.Entry, fetchAsked asked: Int?) -> CalendarInfo {
         let today = controller.today()
         var info = CalendarInfo(
-            id: Int(entry.record.id ?? 0), name: entry.record.name, source: entry.record.source,
+            id: Int(entry.record.id ?? 0), name: entry.record.name, source: CalendarAddress.shown(entry.record.source),
             purpose: entry.record.purpose,
             problem: entry.problem.map { "\($0.text) (since \(AppSupervisor.stamp($0.since, zone: zone)))" },
             loadedAt: entry.loadedAt.map { AppSupervisor.stamp($0, zone: zone) })

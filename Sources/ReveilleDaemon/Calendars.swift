@@ -181,7 +181,8 @@ struct CalendarLoader: Sendable {
     let reader: CalendarReader
     let logger: Logger
 
-    static let notFetchedYet = "not fetched yet: 'reveille calendar refresh' fetches it (the reveille-calendar timer)"
+    static let notFetchedYet =
+        "not fetched yet: the clock fetches web calendars two minutes after it starts and every six hours ('reveille calendar refresh' fetches it now)"
 
     /// The file read for a calendar: its own, or the fetched copy of a web calendar.
     func file(of record: CalendarRecord) -> String {
@@ -278,18 +279,20 @@ struct CalendarLoader: Sendable {
             if changed {
                 logger.info(
                     record.purpose == .reminders
-                        ? "\(name): \(counted(occurrences.filter { $0.start != nil }.count, "timed event")) read from \(record.source)"
-                        : "\(name): \(counted(CalendarOccurrence.holidays(entry.holidays.kept).count, "holiday date")) read from \(record.source)"
+                        ? "\(name): \(counted(occurrences.filter { $0.start != nil }.count, "timed event")) read from \(CalendarAddress.shown(record.source))"
+                        : "\(name): \(counted(CalendarOccurrence.holidays(entry.holidays.kept).count, "holiday date")) read from \(CalendarAddress.shown(record.source))"
                 )
             }
             if let fetchProblem {
                 note(fetchProblem, in: &entry, name: name)
             } else {
-                if entry.problem != nil { logger.notice("\(name): \(record.source) reads again") }
+                if entry.problem != nil {
+                    logger.notice("\(name): \(CalendarAddress.shown(record.source)) reads again")
+                }
                 entry.problem = nil
             }
         case .failure(let error):
-            note(fetchProblem ?? ("\(record.source) \(error)", now), in: &entry, name: name)
+            note(fetchProblem ?? ("\(CalendarAddress.shown(record.source)) \(error)", now), in: &entry, name: name)
             if entry.loadedAt == nil { readCopy(of: record, into: &entry, span: span, zone: zone) }
         }
         return entry
@@ -316,7 +319,7 @@ struct CalendarLoader: Sendable {
     /// The fetcher's last failure for a web calendar, with since when; nil when it went well.
     private func fetchProblem(of record: CalendarRecord) -> (text: String, since: Int)? {
         guard let state = fetchState(of: record), let error = state.error else { return nil }
-        return ("\(record.source): \(error)", state.errorSince ?? 0)
+        return ("\(CalendarAddress.shown(record.source)): \(error)", state.errorSince ?? 0)
     }
 
     /// Keeps a problem (a new one replaces the old, with its own since) and logs it once.

@@ -79,11 +79,11 @@ public struct CalendarRefresh {
                 state.etag = etag
                 state.lastModified = lastModified
                 succeed(&state, now: now)
-                line = "\(source.name): fetched \(body.count / 1024) KiB from \(source.url)"
+                line = "\(source.name): fetched \(body.count / 1024) KiB from \(CalendarAddress.shown(source.url))"
             }
         case .notModified:
             succeed(&state, now: now)
-            line = "\(source.name): not modified (\(source.url))"
+            line = "\(source.name): not modified (\(CalendarAddress.shown(source.url)))"
         case .failed(let reason):
             line = fail(&state, reason, hasBody: hasBody, name: source.name, now: now)
             failed = true
@@ -108,7 +108,8 @@ public struct CalendarRefresh {
         state.failures += 1
         state.retryAfter = now + FetchState.backoff(failures: state.failures)
         let kept = hasBody ? "keeping the copy fetched \(state.fetchedAt.map(stamp) ?? "earlier")" : "no copy yet"
-        return "\(name): \(state.url): \(reason); \(kept); next try after \(stamp(state.retryAfter!))"
+        return
+            "\(name): \(CalendarAddress.shown(state.url)): \(reason); \(kept); next try after \(stamp(state.retryAfter!))"
     }
 
     private func failures(_ state: FetchState) -> String {

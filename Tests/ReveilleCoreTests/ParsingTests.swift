@@ -165,3 +165,15 @@ import Testing
         #expect(program("missing") == .unlimitable("its program missing is not installed or not executable"))
     }
 }
+
+/// A calendar's credentials are never shown back (README, "Calendars on the web").
+@Suite struct CalendarAddressTests {
+    @Test func credentialsAreNeverShown() {
+        #expect(
+            CalendarAddress.shown("https://leo:s3cret@cal.example.com/school.ics")
+                == "https://…@cal.example.com/school.ics")
+        #expect(CalendarAddress.shown("https://cal.example.com/a@b.ics") == "https://cal.example.com/a@b.ics")
+        #expect(CalendarAddress.shown("http://u@h:8080/x?y=@z") == "http://…@h:8080/x?y=@z")
+        #expect(CalendarAddress.shown("/home/leo/school.ics") == "/home/leo/school.ics")
+    }
+}

@@ -150,7 +150,7 @@ extension CalendarTests {
         #expect(server.requests.isEmpty)  // the daemon never fetches
         #expect(
             try daemon.request(.status).status?.calendarProblems?.first?.contains(
-                "not fetched yet: 'reveille calendar refresh' fetches it") == true)
+                "not fetched yet: the clock fetches web calendars two minutes after it starts and every six hours ('reveille calendar refresh' fetches it now)") == true)
 
         outcome = try daemon.cli("calendar", "refresh")
         #expect(outcome.status == 0, "\(outcome)")

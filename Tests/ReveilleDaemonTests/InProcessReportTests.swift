@@ -191,7 +191,7 @@ import Testing
         #expect(shown.contains("  on          no\n"))
         #expect(
             shown.contains(
-                "  warning     it was set for 2026-11-25 07:00, which has passed; to use it again, give it a new date: 'reveille alarm edit 1 --date tomorrow'\n"
+                "  warning     it was set for 2026-11-25 07:00, which has passed; to use it again, give it a new date ('reveille alarm edit 1 --date tomorrow')\n"
             ), "\(shown)")
         #expect(
             StatusCommand.render(try #require(clock.request(.status).status)).contains("alarms: on (2 of 3 enabled)"))

@@ -395,7 +395,7 @@ import Testing
         #expect(!alarm.enabled)
         #expect(
             alarm.warnings == [
-                "it was set for 2026-11-24 09:01, which has passed; to use it again, give it a new date: 'reveille alarm edit 1 --date tomorrow'"
+                "it was set for 2026-11-24 09:01, which has passed; to use it again, give it a new date ('reveille alarm edit 1 --date tomorrow')"
             ])
         var spec = AlarmSpec()
         spec.date = "tomorrow"

@@ -15,6 +15,8 @@ BINARIES = os.path.join(REPO, ".build", "debug")
 SHOTS = os.path.join(REPO, ".build", "web-screenshots")
 # Sets a form field's value: browser.run(FILL, "f-time", "05:30").
 FILL = "document.getElementById(arguments[0]).value = arguments[1];"
+# The rule form's change by touch: "ring at" and the time picked, or "stay silent".
+RULE = "ruleChange(arguments[0]);"
 
 
 class PageTests(unittest.TestCase):
@@ -122,6 +124,9 @@ class PageTests(unittest.TestCase):
         wait_for(lambda: not self.browser.visible("#ring"), what="the ring screen to go")
         history = request(self.clock.sock, {"history": {"days": 1}})["payload"]["history"]
         self.assertEqual(history[0]["dismissedBy"], "math")
+        # The page's history says the wrong answer, as the CLI's does.
+        self.browser.click('nav button[data-view="more"]')
+        wait_for(lambda: "1 wrong answer" in (self.browser.text("#historyview") or ""), what="the wrong answer in the history")
 
     def test_4_a_tag_alarm_without_a_reader_falls_back_to_math(self):
         self.open_page()
@@ -242,7 +247,13 @@ class PageTests(unittest.TestCase):
             self.assertFalse(stranger.visible("#clock"))
             stranger.screenshot(os.path.join(SHOTS, "7-pairing.png"))
             code = self.clock.cli("web", "pair", "--name", "phone").stdout.split("\n")[0].split()[-1]
-            stranger.run("document.getElementById('paircode').value = arguments[0];", code)
+            # Typed by touch, on the page's own keypad (a kiosk has no keyboard): the dash comes by itself.
+            stranger.click('#pairpad button[data-key="9"]')
+            stranger.click('#pairpad button[data-key="⌫"]')
+            for digit in code.replace("-", ""):
+                stranger.click(f'#pairpad button[data-key="{digit}"]')
+            self.assertEqual(stranger.run("return document.getElementById('paircode').value"),
+                             code if "-" in code else code[:4] + "-" + code[4:])
             stranger.click("#pairbtn")
             wait_for(lambda: stranger.visible("#clock") and stranger.run("return !!S"), what="the paired page")
             self.assertEqual(stranger.run("return S.status.payload.status.role"), "user")
@@ -354,7 +365,7 @@ class PageTests(unittest.TestCase):
         self.browser.click('nav button[data-view="lists"]')
         wait_for(lambda: self.browser.visible(f'button[data-act="ruleedit"][data-id="{rule["id"]}"]'), what="the rule")
         self.browser.click(f'button[data-act="ruleedit"][data-id="{rule["id"]}"]')
-        self.browser.run(FILL, "r-change", "10:15")
+        self.browser.run(RULE, "10:15")
         self.browser.click("#r-add")
         wait_for(lambda: any(r["id"] == rule["id"] and r["change"] == "10:15"
                              for r in request(self.clock.sock, {"ruleList": {}})["payload"]["rules"]),
@@ -473,6 +484,10 @@ class PageTests(unittest.TestCase):
         self.assertEqual(added()[0]["followUps"], ["2 h: Stretched?"])
         self.assertEqual(added()[0].get("person"), "root")
         ident = added()[0]["id"]
+        # The card says whom it is for and its follow-up; one for the household says so too.
+        wait_for(lambda: "then 2 h later: “Stretched?”" in (self.browser.text("#reminders") or ""), what="the follow-up")
+        self.assertIn("for root", self.browser.text("#reminders"))
+        self.assertIn("for everyone", self.browser.text("#reminders"))
         wait_for(lambda: self.browser.visible(f'button[data-act="qedit"][data-id="{ident}"]'), what="its edit button")
         self.browser.click(f'button[data-act="qedit"][data-id="{ident}"]')
         self.assertEqual(self.browser.run("return document.getElementById('q-body').value"), "Reflect on your training")
@@ -497,11 +512,11 @@ class PageTests(unittest.TestCase):
         self.browser.click('nav button[data-view="lists"]')
         wait_for(lambda: self.browser.visible("#r-add"), what="the rule form")
         self.browser.run(FILL, "r-days", "wed")
-        self.browser.run(FILL, "r-change", "09:00")
+        self.browser.run(RULE, "09:00")
         self.browser.click("#r-add")
         wait_for(lambda: self.browser.text("#r-add") == "Save rule", what="the existing rule's editor")
         self.assertIn("Those days have a rule already", self.browser.text("#toast"))
-        self.assertEqual(self.browser.run("return document.getElementById('r-change').value"), "09:00")
+        self.assertEqual(self.browser.run("return ruleChange()"), "09:00")
         self.browser.click("#r-add")
         wait_for(lambda: any(r["id"] == rule["id"] and r["change"] == "09:00"
                              for r in request(self.clock.sock, {"ruleList": {}})["payload"]["rules"]), what="the rule saved")
@@ -562,7 +577,7 @@ class PageTests(unittest.TestCase):
             self.browser.click('nav button[data-view="lists"]')
             wait_for(lambda: self.browser.visible("#r-add"), what="the rule form")
             self.browser.run(FILL, "r-days", "sat,sun")
-            self.browser.run(FILL, "r-change", "09:05")
+            self.browser.run(RULE, "09:05")
             self.browser.click("#r-add")
             weekend = lambda: [e for d in request(self.clock.sock, {"next": {"days": 8}})["payload"]["schedule"]["days"]
                                for e in d.get("lines", "").split(";") if e.startswith("09:05|0|rule|r")]
@@ -972,6 +987,8 @@ class WakingPageTests(unittest.TestCase):
         wait_for(lambda: not self.browser.visible("#awake"), what="the question to go")
         history = request(self.clock.sock, {"history": {"days": 1}})["payload"]["history"]
         self.assertEqual(history[-1].get("wakeCheck"), "passed")
+        self.browser.click('nav button[data-view="more"]')
+        wait_for(lambda: "answered “Are you up?”" in (self.browser.text("#historyview") or ""), what="the check in the history")
         self.assertIn("wake-up check of alarm", self.clock.log())
         self.assertIn("passed (the page", self.clock.log())
 
