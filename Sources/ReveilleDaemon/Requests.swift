@@ -109,6 +109,10 @@ final class Requests {
         relayed: Bool = false, refusal: () -> String
     ) -> Handled {
         guard role >= command.requiredRole else { return .answer(.failure(.forbidden, refusal())) }
+        // A browser sees nothing about the household's people unless it is an admin's.
+        if relayed, role < .admin, command.forAdminBrowsersOnly {
+            return .answer(.failure(.forbidden, Command.notAnAdminsBrowser))
+        }
         if case .watch = command { return .watching }
         if command.changesSchedule, let committed = CommitmentGate(controller: controller).refusal(for: command) {
             logger.notice("\(command.name) refused: \(committed.error?.message ?? "")")

@@ -262,6 +262,24 @@ public enum Command: Codable, Sendable, Equatable {
     /// Whether it changes alarms, rules, overrides, the master switch, calendars or reminders.
     public var changesSchedule: Bool { reach == .schedule }
 
+    /// What a browser gets only when it is paired as an admin (README, "Who may use it"): what
+    /// the household's people use and do (apps and minutes, the policy, requests, the history,
+    /// the calendars) and a ring at will (a test). Any other browser, the kiosk's loopback
+    /// included, is refused it, whatever its rights on the socket.
+    public var forAdminBrowsersOnly: Bool {
+        switch self {
+        case .appsOverview, .appList, .appExport, .appRequests, .history, .stats, .calendarList, .calendarShow,
+            .alarmTest:
+            true
+        case .appsStatus(let user), .appCheck(_, let user): user != nil
+        default: false
+        }
+    }
+
+    /// Why a browser that is not an admin's is refused a command `forAdminBrowsersOnly`.
+    public static let notAnAdminsBrowser =
+        "only a browser paired as an admin sees the household's apps, history and calendars, or rings a test: pair this one as an admin"
+
     /// Who may do it (README, "Who may do what").
     public var requiredRole: Role {
         switch self {

@@ -679,3 +679,42 @@ extension CommitmentJudgesTheRightRingTests {
         #expect(clock.request(.status).status?.nextRing?.date == "2026-11-29")
     }
 }
+
+/// A browser that is not an admin's, the kiosk's loopback included, gets nothing about the
+/// household's people (README, "Who may use it"); the socket's own users keep what their role gives.
+@Suite struct BrowserPrivacyTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    @Test(arguments: [
+        Command.appsOverview, .appList, .appExport, .appRequests, .history(days: 1), .stats(days: 1), .calendarList,
+        .calendarShow(calendar: "x", days: 1), .alarmTest(id: 1), .appsStatus(user: "leo"),
+        .appCheck(name: "x", user: "leo"),
+    ])
+    func aUsersBrowserIsRefusedWhatIsAboutPeople(command: Command) throws {
+        let clock = try Clock(now: instant("2026-11-28 09:00:00"))
+        let served = { (role: Role, relayed: Bool) -> Response? in
+            guard
+                case .answer(let response) = clock.daemon.requests.serve(
+                    command, role: role, relayed: relayed, refusal: { "no" })
+            else { return nil }
+            return response
+        }
+        let browser = try #require(served(.user, true))
+        #expect(browser.error?.code == .forbidden && browser.error?.message == Command.notAnAdminsBrowser, "\(browser)")
+        // The same request from the socket's user, or from an admin's browser, is not refused so.
+        #expect(served(.user, false)?.error?.message != Command.notAnAdminsBrowser)
+        #expect(served(.admin, true)?.error?.message != Command.notAnAdminsBrowser)
+    }
+
+    @Test func whatTheClockFaceNeedsIsServed() throws {
+        let clock = try Clock(now: instant("2026-11-28 09:00:00"))
+        for command in [Command.status, .alarmList, .next(days: 2), .appsStatus(user: nil), .reminderList, .snooze] {
+            #expect(!command.forAdminBrowsersOnly, "\(command.name)")
+        }
+        guard
+            case .answer(let status) = clock.daemon.requests.serve(
+                .status, role: .user, relayed: true, refusal: { "no" })
+        else { return }
+        #expect(status.ok)
+    }
+}

@@ -987,8 +987,33 @@ class WakingPageTests(unittest.TestCase):
         wait_for(lambda: not self.browser.visible("#awake"), what="the question to go")
         history = request(self.clock.sock, {"history": {"days": 1}})["payload"]["history"]
         self.assertEqual(history[-1].get("wakeCheck"), "passed")
+        # This browser (loopback, not paired) is no admin's: nothing about the household's people
+        # reaches it, not the history, the calendars or the apps, whatever the kiosk's address.
         self.browser.click('nav button[data-view="more"]')
-        wait_for(lambda: "answered “Are you up?”" in (self.browser.text("#historyview") or ""), what="the check in the history")
+        wait_for(lambda: "paired as an admin" in (self.browser.text("#historyview") or ""), what="the history refused")
+        self.assertNotIn("answered", self.browser.text("#historyview"))
+        self.assertIn("paired as an admin", self.browser.text("#calendars"))
+        self.browser.click('nav button[data-view="apps"]')
+        wait_for(lambda: "paired as an admin" in (self.browser.text("#appslist") or ""), what="the apps refused")
+        state = self.browser.run("return fetch('/api/state').then(r => r.json())")
+        self.assertEqual(state["apps"]["error"]["code"], "forbidden")
+        self.assertNotIn("payload", state["appRequests"])
+        reply = self.browser.run(
+            "return fetch('/api/command', {method: 'POST', headers: {'Content-Type': 'application/json',"
+            " 'X-Reveille-CSRF': CFG.csrf}, body: JSON.stringify({history: {days: 1}})}).then(r => r.json())")
+        self.assertEqual(reply["error"]["code"], "forbidden")
+        # An admin's browser sees the check in the history.
+        admin = Browser()
+        try:
+            admin.open(self.clock.url)
+            wait_for(lambda: admin.run("return typeof S !== 'undefined' && S !== null"), what="the admin's page")
+            self.assertTrue(pair_as_admin(admin, self.clock, "history")["ok"])
+            admin.open(self.clock.url)
+            wait_for(lambda: admin.run("return !!S && S.status.payload.status.role === 'admin'"), what="admin rights")
+            admin.click('nav button[data-view="more"]')
+            wait_for(lambda: "answered “Are you up?”" in (admin.text("#historyview") or ""), what="the check in the history")
+        finally:
+            admin.close()
         self.assertIn("wake-up check of alarm", self.clock.log())
         self.assertIn("passed (the page", self.clock.log())
 
