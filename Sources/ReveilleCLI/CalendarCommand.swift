@@ -47,14 +47,14 @@ struct CalendarCommand: ParsableCommand {
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "With --holidays: only events whose title or category contains one of these words, like 'holiday|break|no school' (any case).",
+                "Only events whose title or category contains one of these words, like 'holiday|break|no school' (any case): the holidays, or the events that chime.",
                 valueName: "words"))
         var only: String?
 
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "With --holidays: never events whose title or category contains one of these, like 'night|meeting'.",
+                "Never events whose title or category contains one of these, like 'night|meeting'.",
                 valueName: "words"))
         var except: String?
 
@@ -92,8 +92,8 @@ struct CalendarCommand: ParsableCommand {
                 throw ValidationError("--minutes and --sound go with --reminders")
             }
             if holidays && person != nil { throw ValidationError("--for goes with --reminders") }
-            if reminders && (only != nil || except != nil || timed) {
-                throw ValidationError("--only, --except and --timed go with --holidays")
+            if reminders && timed {
+                throw ValidationError("--timed goes with --holidays (a reminder calendar chimes before every event)")
             }
             do {
                 _ = try HolidayFilter(only: only, except: except, timed: timed)
@@ -138,7 +138,7 @@ struct CalendarCommand: ParsableCommand {
                 reminders
                 ? .calendarAdd(
                     name: name, source: source, purpose: "reminders", minutes: try offsets(), sounds: try sounds(),
-                    person: person)
+                    only: only, except: except, person: person)
                 : .calendarAdd(name: name, source: source, only: only, except: except, timed: timed ? true : nil)
             report(try send(command, to: connection))
         }

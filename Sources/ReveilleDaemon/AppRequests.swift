@@ -88,6 +88,7 @@ final class AppRequests: RequestHandler {
         case .appCatalog:
             var reply = AppsReply(apps: [])
             reply.installed = catalog.installed(listed: apps.listedPaths)
+            reply.people = LoginAccounts.people()
             response.payload = .apps(reply)
         case .appExport:
             var reply = AppsReply(apps: [])

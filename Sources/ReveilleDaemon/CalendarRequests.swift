@@ -296,6 +296,8 @@ final class CalendarRequests: RequestHandler {
             info.next = ahead.first.map { "\(controller.view.chimeStamp($0.instant)) \($0.text)" }
             info.minutes = entry.record.reminderMinutes
             info.person = entry.record.person
+            let filter = entry.record.holidayFilter
+            if !filter.only.isEmpty || !filter.except.isEmpty { info.filter = filter.description }
             let sounds = entry.record.reminderSounds
             info.sounds =
                 sounds.isEmpty ? nil : Dictionary(uniqueKeysWithValues: sounds.map { (String($0.key), $0.value) })
@@ -364,10 +366,12 @@ struct CalendarUse: Sendable {
                 throw InputError("--for is for reminder calendars (--reminders): holidays are the household's")
             }
         case .reminders:
-            guard only == nil, except == nil, timed == nil else {
-                throw InputError("--only, --except and --timed are for holiday calendars, not reminders")
+            guard timed == nil else {
+                throw InputError("--timed is for holiday calendars: a reminder calendar chimes before every event")
             }
-            holidays = .allDay
+            // Words to keep or leave out, as a holiday calendar's (the notifier design): every
+            // event, timed or all-day, that they let through chimes.
+            holidays = try HolidayFilter(only: only, except: except, timed: true)
             let given = minutes ?? [15]
             guard !given.isEmpty, given.count <= 6, given.allSatisfy({ (0...10_080).contains($0) }) else {
                 throw InputError(

@@ -154,7 +154,8 @@ final class Calendars {
         chimes = CalendarReminders.sorted(
             entries.filter { $0.record.purpose == .reminders }.flatMap { entry in
                 CalendarReminders.chimes(
-                    calendarID: Int(entry.record.id ?? 0), name: entry.record.name, occurrences: entry.occurrences,
+                    calendarID: Int(entry.record.id ?? 0), name: entry.record.name,
+                    occurrences: entry.occurrences.filter { entry.record.holidayFilter.dropped($0) == nil },
                     minutes: entry.record.reminderMinutes, sounds: entry.record.reminderSounds, zone: zone,
                     person: entry.record.person)
             })

@@ -16,6 +16,9 @@ public struct AppsReply: Codable, Sendable, Equatable {
     public var text: String?
     /// `apps installed`: the applications of the machine, by name.
     public var installed: [InstalledApp]?
+    /// With `installed`: the household's people (the login accounts of the machine, not root or
+    /// system accounts), for the page's lists of whom a reminder or a limit is for.
+    public var people: [String]?
 
     public init(apps: [AppStatusInfo], executable: String? = nil) {
         self.apps = apps

@@ -402,6 +402,20 @@ extension AlarmSpec: Codable {
         sound = try container.decodeIfPresent(String.self, forKey: .sound)
         tags = try container.decodeIfPresent([String].self, forKey: .tags)
         settings = try SettingValues(from: decoder).values
+        // A key this version does not know is refused, never dropped: a page or script that sends
+        // "difficulty" for "mathDifficulty" hears so, instead of an alarm saved without it.
+        let known = Set(["label", "time", "days", "date", "inSeconds", "enabled", "sound", "tags"])
+            .union(Alarm.settings.map(\.key))
+        if let unknown = try decoder.container(keyedBy: SettingKey.self).allKeys.map(\.stringValue)
+            .filter({ !known.contains($0) }).sorted().first
+        {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath + [SettingKey(unknown)],
+                    debugDescription:
+                        "alarm: unknown setting \"\(unknown)\"; the settings are \(known.sorted().joined(separator: ", "))"
+                ))
+        }
     }
 }
 

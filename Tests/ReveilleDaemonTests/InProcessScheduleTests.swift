@@ -718,3 +718,69 @@ extension CommitmentJudgesTheRightRingTests {
         #expect(status.ok)
     }
 }
+
+/// An alarm's sheet with a key this version does not know is refused with the key named, never
+/// saved without it ("difficulty" for "mathDifficulty").
+@Suite struct UnknownSettingTests {
+    @Test func anUnknownKeyInAnAlarmsSpecIsNamed() throws {
+        let line = Array(#"{"v":1,"op":{"alarmAdd":{"spec":{"time":"06:45","difficulty":"hard"}}}}"#.utf8)
+        guard case .failure(let error) = Connection.decode(line) else {
+            Issue.record("an alarm with \"difficulty\" was taken")
+            return
+        }
+        let message = error.response.error?.message ?? ""
+        #expect(error.response.error?.code == .invalid)
+        #expect(message.hasPrefix("alarm: unknown setting \"difficulty\"; the settings are "), "\(message)")
+        #expect(message.contains("mathDifficulty"))
+        let good = Array(#"{"v":1,"op":{"alarmAdd":{"spec":{"time":"06:45","mathDifficulty":"hard"}}}}"#.utf8)
+        guard case .success = Connection.decode(good) else {
+            Issue.record("a good alarm was refused")
+            return
+        }
+    }
+}
+
+/// A reminder calendar's keyword filters, as a holiday calendar's (the notifier design): only the
+/// events whose title has one of the words chime, never those with an excluded one.
+@Suite struct ReminderCalendarFilterTests {
+    typealias Clock = InProcessRingTests.Clock
+
+    @Test func onlyTheEventsTheWordsLetThroughChime() throws {
+        let clock = try Clock(now: instant("2026-11-24 08:00:00"))
+        let file = clock.folder.appendingPathComponent("club.ics")
+        try CalendarTests.ics(
+            """
+            BEGIN:VEVENT
+            UID:training
+            SUMMARY:Training (juniors)
+            DTSTART;TZID=Europe/Berlin:20261124T170000
+            END:VEVENT
+            BEGIN:VEVENT
+            UID:meeting
+            SUMMARY:Board meeting
+            DTSTART;TZID=Europe/Berlin:20261124T180000
+            END:VEVENT
+            BEGIN:VEVENT
+            UID:night
+            SUMMARY:Training night run
+            DTSTART;TZID=Europe/Berlin:20261124T200000
+            END:VEVENT
+
+            """
+        ).write(to: file, atomically: true, encoding: .utf8)
+        let added = clock.request(
+            .calendarAdd(
+                name: "club", source: file.path, purpose: "reminders", minutes: [15], only: "training",
+                except: "night"))
+        #expect(added.ok, "\(added.error?.message ?? "")")
+        let chimes = try #require(clock.request(.next(days: 1)).schedule?.reminders).map(\.text)
+        #expect(chimes.contains { $0.contains("Training (juniors)") }, "\(chimes)")
+        #expect(!chimes.contains { $0.contains("Board meeting") || $0.contains("night run") }, "\(chimes)")
+        let listed = try #require(clock.request(.calendarList).calendars?.first)
+        #expect(listed.filter == "all events matching training, except night")
+        // --timed stays a holiday calendar's.
+        let timed = clock.request(
+            .calendarAdd(name: "club2", source: file.path, purpose: "reminders", minutes: [15], timed: true))
+        #expect(timed.error?.message.hasPrefix("--timed is for holiday calendars") == true)
+    }
+}

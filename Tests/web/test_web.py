@@ -472,9 +472,18 @@ class PageTests(unittest.TestCase):
         self.browser.run(FILL, "q-body", "Reflect on your training")
         self.browser.run(FILL, "q-time", "19:00")
         self.browser.run(FILL, "q-days", "tue,thu")
-        # A follow-up two hours later, and for one person (root is a user here).
+        # A follow-up two hours later, and for one person. "For" lists the household's people (the
+        # clock's login accounts, as the daemon reads them), or someone else by name (root here).
         self.browser.run(FILL, "q-then0", "7200")
         self.browser.run(FILL, "q-thentext0", "Stretched?")
+        people = request(self.clock.sock, {"appCatalog": {}})["payload"]["apps"]["people"]
+        wait_for(lambda: self.browser.run("return [...document.querySelectorAll('select[data-person=\"q-for\"] option')]"
+                                          ".map(o => o.textContent)") == ["everyone", *people, "someone else…"],
+                 what="the household's people to choose from")
+        self.assertFalse(self.browser.visible("#q-for"), "a typed name where a list will do")
+        self.browser.run("const s = document.querySelector('select[data-person=\"q-for\"]'); s.value = '*other';"
+                         " s.dispatchEvent(new Event('change'));")
+        self.assertTrue(self.browser.visible("#q-for"))
         self.browser.run(FILL, "q-for", "root")
         self.browser.click("#q-save")
         added = lambda: [r for r in request(self.clock.sock, {"reminderList": {}})["payload"]["reminders"]
@@ -774,6 +783,21 @@ class PageTests(unittest.TestCase):
             wait_for(lambda: self.summary("chess") == "⚠️ Not configured", what="the warning on the app")
             self.assertIn("1 app is not configured, and blocked until set up: chess", self.browser.text("#a-unset"))
             self.shot("19-not-configured")
+            # Its card says so by its border too (grey), and a tap on it opens its sheet, where
+            # "Full day" is chosen already (the per-app design); saved, the card is set (blue).
+            border = ("const probe = document.createElement('i'); document.body.appendChild(probe);"
+                      "probe.style.color = `var(${arguments[1]})`; const want = getComputedStyle(probe).color; probe.remove();"
+                      "const cell = document.querySelector(`#applist tr[data-name='${arguments[0]}'] td`);"
+                      "return getComputedStyle(cell).borderLeftColor === want;")
+            self.assertTrue(self.browser.run(border, "chess", "--holiday"), "a grey border")
+            self.assertIn("Tap to configure", self.browser.text("#applist tr[data-name='chess']"))
+            self.browser.click("#applist tr[data-name='chess'] td")
+            wait_for(lambda: self.browser.visible("#a-save"), what="its sheet, from a tap on the card")
+            self.assertEqual(self.browser.run("return document.getElementById('a-hours').value"), "full")
+            self.browser.click("#a-save")
+            wait_for(lambda: self.summary("chess") not in (None, "⚠️ Not configured"), what="the card set up")
+            self.assertTrue(self.browser.run(border, "chess", "--rule"), "a blue border")
+            self.assertNotIn("Tap to configure", self.browser.text("#applist tr[data-name='chess']"))
         finally:
             self.remove_app("chess")
 
@@ -954,6 +978,96 @@ class PageTests(unittest.TestCase):
         wait_for(lambda: not self.browser.visible("#banner"), seconds=15, what="the page to reconnect")
         wait_for(lambda: "Next:" in (self.browser.text("#next") or "") or "No alarm" in (self.browser.text("#next") or ""),
                  what="the clock face again")
+
+
+class DesignRowsPageTests(unittest.TestCase):
+    """The school-calendar design's rows on the page, against a daemon of their own with no alarm:
+    a day nothing covers, the household ring's days, the lists in the layers' colours, an override
+    edited in its day's sheet."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.clock = Clock(BINARIES)
+        cls.browser = Browser()
+
+    tearDownClass = classmethod(PageTests.tearDownClass.__func__)
+    setUp = PageTests.setUp
+    open_page = PageTests.open_page
+
+    def admin(self):
+        self.open_page()
+        self.assertTrue(pair_as_admin(self.browser, self.clock, "design")["ok"])
+        self.open_page()
+        wait_for(lambda: self.browser.run("return !!S && S.status.payload.status.role === 'admin'"), what="admin rights")
+
+    def tap(self, day):
+        self.browser.click('nav button[data-view="month"]')
+        if day[:7] != status(self.clock.sock)["now"][:7]:
+            self.browser.click("#nextmonth")
+        wait_for(lambda: self.browser.visible(f'.day[data-date="{day}"]'), what="the month grid")
+        self.browser.click(f'.day[data-date="{day}"]')
+
+    def test_40_a_day_nothing_covers_says_so_and_a_layers_day_opens_its_sheet(self):
+        self.admin()
+        now = status(self.clock.sock)["now"][:10]
+        days = request(self.clock.sock, {"next": {"days": 14}})["payload"]["schedule"]["days"]
+        empty = days[2]["date"]
+        self.tap(empty)
+        wait_for(lambda: "there is nothing to silence" in (self.browser.text("#toast") or ""), what="the toast")
+        self.assertIn("as the household ring", self.browser.text("#toast"))
+        # Its sheet offers a ring (the household's), not a silence of nothing.
+        wait_for(lambda: self.browser.visible("#dayring"), what="the day's sheet")
+        self.assertFalse(self.browser.visible("#dayoff"), "“Silence this day” on a day nothing rings")
+        # A weekly rule for all alarms makes its days alarm days (the household ring): a tap opens the sheet.
+        weekday = time.strftime("%a", time.strptime(empty, "%Y-%m-%d")).lower()[:3]
+        rule = request(self.clock.sock, {"ruleAdd": {"days": weekday, "change": "09:00"}})
+        self.assertTrue(rule["ok"], rule)
+        try:
+            wait_for(lambda: self.browser.run("return !!document.querySelector(arguments[0])", f'.day[data-date="{empty}"][data-layer="rule"]'),
+                     what="the day as the rule's")
+            self.browser.click(f'.day[data-date="{empty}"]')
+            wait_for(lambda: self.browser.visible("#daysheet"), what="the day's sheet")
+            self.assertIn("rings at 09:00", self.browser.text("#daysheet"))
+            self.assertTrue(self.browser.visible("#dayoff"))
+        finally:
+            request(self.clock.sock, {"ruleRemove": {"id": rule["payload"]["rules"][0]["id"]}})
+        self.assertNotEqual(now, empty)
+
+    def test_41_the_lists_wear_the_layers_colours_and_an_override_is_edited_in_its_days_sheet(self):
+        alarm = request(self.clock.sock, {"alarmAdd": {"spec": {"time": "06:30", "days": "daily", "label": "school"}}})
+        ident = alarm["payload"]["alarms"][0]["id"]
+        day = request(self.clock.sock, {"next": {"days": 14}})["payload"]["schedule"]["days"][3]["date"]
+        override = request(self.clock.sock, {"overrideAdd": {"date": day, "change": "07:10", "alarmID": ident}})
+        self.assertTrue(override["ok"], override)
+        rule = request(self.clock.sock, {"ruleAdd": {"days": "sun", "change": "off"}})
+        try:
+            self.admin()
+            self.browser.click('nav button[data-view="lists"]')
+            wait_for(lambda: self.browser.visible("#overridesheet"), what="the lists")
+            colours = self.browser.run(
+                "const probe = document.createElement('i'); document.body.appendChild(probe);"
+                "const of = (v) => { probe.style.color = `var(${v})`; return getComputedStyle(probe).color; };"
+                "const out = { rule: of('--rule'), override: of('--override'),"
+                " rules: getComputedStyle(document.getElementById('rulesheet')).borderLeftColor,"
+                " overrides: getComputedStyle(document.getElementById('overridesheet')).borderLeftColor };"
+                "probe.remove(); return out;")
+            self.assertEqual(colours["rules"], colours["rule"])
+            self.assertEqual(colours["overrides"], colours["override"])
+            # The override's row: Edit opens its day's sheet, filled in with it.
+            self.browser.click(f'button[data-act="overrideedit"][data-id="{override["payload"]["overrides"][0]["id"]}"]')
+            wait_for(lambda: self.browser.visible("#daysheet") and self.browser.visible("#month"), what="the day's sheet")
+            self.assertTrue(self.browser.visible("#dayclear"), "its Remove override")
+            self.assertEqual(self.browser.run("return document.getElementById('dayat').value"), "07:10")
+            self.assertEqual(self.browser.run("return document.getElementById('dayfor').value"), str(ident))
+            self.browser.run("setPicker('dayat', '07:20');")
+            self.browser.click("#dayring")
+            wait_for(lambda: any(o["date"] == day and o["change"] == "07:20"
+                                 for o in request(self.clock.sock, {"overrideList": {}})["payload"]["overrides"]),
+                     what="the override changed in place")
+            self.assertEqual(len(request(self.clock.sock, {"overrideList": {}})["payload"]["overrides"]), 1)
+        finally:
+            request(self.clock.sock, {"ruleRemove": {"id": rule["payload"]["rules"][0]["id"]}})
+            request(self.clock.sock, {"alarmRemove": {"id": ident}})
 
 
 class WakingPageTests(unittest.TestCase):
