@@ -149,6 +149,9 @@ public struct AlarmClock: Sendable {
     /// Occurrences handled while the clock was not trusted (`clockTrusted`): a correction of the
     /// clock may judge them again. Those handled under a trusted clock never are.
     private var untrustedHandled: Set<Occurrence> = []
+    /// The missed records made while the clock was not trusted, by occurrence: a correction that
+    /// finds an occurrence still to come withdraws its record (`withdrawMissed`).
+    private var untrustedMissed: [Occurrence: Int] = [:]
 
     /// Whether what is judged now stands whatever the clock does later: the kernel says the clock
     /// is synchronized, or the machine has seen no forward jump of it that nothing has confirmed
@@ -294,6 +297,7 @@ public struct AlarmClock: Sendable {
         {
             lastJumpFrom = nil
             untrustedHandled = []  // judged under a clock now known right: they stand
+            untrustedMissed = [:]
             actions.append(
                 .log(
                     .info,
@@ -1031,6 +1035,7 @@ public struct AlarmClock: Sendable {
         evaluatedThrough = seconds
         handled = handled.filter { $0.instant > seconds - limits.lookBackSeconds }
         untrustedHandled = untrustedHandled.filter { $0.instant > seconds - limits.lookBackSeconds }
+        untrustedMissed = untrustedMissed.filter { $0.key.instant > seconds - limits.lookBackSeconds }
         guard !due.isEmpty else { return [] }
         return AlarmClock.oneTransaction(ringDue(due, now: now))
     }
@@ -1055,6 +1060,10 @@ public struct AlarmClock: Sendable {
         // What was judged under the wrong clock comes due again in its time.
         handled = handled.filter { $0.instant <= seconds || !untrustedHandled.contains($0) }
         untrustedHandled = untrustedHandled.filter { $0.instant <= seconds }
+        // A missed record of an occurrence still to come goes: it rings in its time, and is
+        // recorded then (not missed and then dismissed, twice in the history).
+        let withdrawn = untrustedMissed.filter { $0.key.instant > seconds }
+        untrustedMissed = untrustedMissed.filter { $0.key.instant <= seconds }
         chimes.rewind(now: seconds, from: from, forgetHandled: lastJumpFrom != nil)
         evaluatedThrough = from
         waitingForClock = nil
@@ -1069,6 +1078,20 @@ public struct AlarmClock: Sendable {
             ),
             .persist([], evaluatedThrough: from),
         ]
+        if !withdrawn.isEmpty {
+            let resolver = ZoneResolver(zone: zone)
+            let which = withdrawn.keys.sorted { ($0.instant, $0.alarmID) < ($1.instant, $1.alarmID) }.map {
+                let at = resolver.local(at: $0.instant)
+                return "alarm #\($0.alarmID) at \(at.date) \(at.time.hoursAndMinutes)"
+            }
+            actions += [
+                .withdrawMissed(withdrawn.values.sorted()),
+                .log(
+                    .notice,
+                    "withdrawn from the history, recorded as missed while the clock was wrong and still to come: \(which.joined(separator: ", "))"
+                ),
+            ]
+        }
         catchUpReason = "passed while the clock was wrong"
         actions += catchUp(now: now)
         catchUpReason = nil
@@ -1094,6 +1117,7 @@ public struct AlarmClock: Sendable {
             ).numbered(takeID())
             records.append(record)
             markHandled(Occurrence(alarmID: alarm.id, instant: record.scheduledAt))
+            if !clockTrusted { untrustedMissed[Occurrence(alarmID: alarm.id, instant: record.scheduledAt)] = record.id }
             let local = ZoneResolver(zone: zone).local(at: record.scheduledAt).time.hoursAndMinutes
             actions.append(
                 .log(

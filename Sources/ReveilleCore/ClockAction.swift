@@ -25,6 +25,9 @@ public enum ClockAction: Hashable, Sendable {
     /// Write these sessions (by id: new rows or updates) and, when given, how far occurrences are
     /// handled, in one transaction.
     case persist([RingSession], evaluatedThrough: Int?)
+    /// Delete these missed records: made while the clock read wrong, for occurrences that a
+    /// corrected clock finds still to come (they ring in their time, and are recorded then).
+    case withdrawMissed([Int])
     /// A one-shot alarm has rung: turn it off in the store.
     case disableAlarm(id: Int)
     /// Say this aloud (the bedside voice): the machine words it (`Spoken`).

@@ -43,6 +43,12 @@ final class Effects {
                 } catch {
                     logger.error("could not save the ring state: \(error); it goes on in memory")
                 }
+            case .withdrawMissed(let ids):
+                do {
+                    try store.withdrawMissed(ids, evaluatedThrough: nil)
+                } catch {
+                    logger.error("could not withdraw missed records \(ids): \(error); the history keeps them")
+                }
             case .disableAlarm(let id): disableOneShot(id)
             case .purge(let before): purge(before: before)
             case .removeOverride(let id):

@@ -60,7 +60,7 @@ public struct WebCommand: AsyncParsableCommand {
         let server = WebServer(
             socketPath: paths.socket, hosts: HostCheck(hostName: hostName, extra: settings.web.hosts),
             newAlarm: ["volume": .int(settings.audio.volume), "fadeInSeconds": .int(settings.audio.fadeInSeconds)],
-            logger: logger)
+            icons: AppIcons(system: paths.system), logger: logger)
         let log = logger
         try await server.run(host: host, port: port ?? settings.web.port) { bound in
             let shown = host.contains(":") ? "[\(host)]" : host

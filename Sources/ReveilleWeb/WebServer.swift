@@ -62,12 +62,15 @@ public final class WebServer: Sendable {
 
     /// What the page's alarm sheet shows for a new alarm, and each setting's help (`Page.settings`).
     let pageSettings: String
+    /// The installed apps' icons, for the app sheet (`GET /icon/NAME`).
+    let icons: AppIcons
 
     public init(
         socketPath: String, hosts: HostCheck = HostCheck(hostName: "localhost"),
-        newAlarm: [String: SettingValue] = [:], logger: Logger
+        newAlarm: [String: SettingValue] = [:], icons: AppIcons = AppIcons(system: { $0 }), logger: Logger
     ) {
         self.hosts = hosts
+        self.icons = icons
         self.pageSettings = Page.settings(newAlarm: newAlarm)
         self.link = DaemonLink(socketPath: socketPath)
         self.hub = EventHub(logger: logger)
@@ -131,9 +134,13 @@ public final class WebServer: Sendable {
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        headers[HTTPField.Name("Content-Security-Policy")!] =
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
-            + "img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        // An answer that set its own (an icon's, sandboxed) keeps it.
+        let policy = HTTPField.Name("Content-Security-Policy")!
+        if headers[policy] == nil {
+            headers[policy] =
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+                + "img-src data: 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        }
     }
 
     func router() -> Router<WebContext> {
@@ -143,6 +150,7 @@ public final class WebServer: Sendable {
         router.post("/api/command") { [self] request, context in try await command(request, context) }
         router.post("/pair") { [self] request, context in try await pair(request, context) }
         router.get("/events") { [self] request, context in try await events(request, context) }
+        router.get("/icon/:name") { [self] request, context in try icon(request, context) }
         return router
     }
 
@@ -163,6 +171,19 @@ public final class WebServer: Sendable {
         return WebResponse(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// An installed app's icon (`AppIcons`), for a browser that may see the page. An SVG is served
+    /// sandboxed, with no script: opened on its own, it runs nothing in the page's origin.
+    func icon(_ request: WebRequest, _ context: WebContext) throws -> WebResponse {
+        guard client(request, context) != .stranger else { throw Self.notPaired }
+        guard let name = context.parameters.get("name"), let found = icons.icon(named: name) else {
+            return WebResponse(status: .notFound)
+        }
+        var headers: HTTPFields = [.contentType: found.type]
+        headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        return WebResponse(
+            status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: found.bytes)))
     }
 
     /// Everything the page shows, in one answer: status, alarms, layers, two months of schedule

@@ -17,6 +17,9 @@ import Testing
         var synchronized: Bool
         var rang: [Int] = []
         var hooks: [HookEvent] = []
+        /// The missed records written, and those withdrawn again.
+        var missed: [Int] = []
+        var withdrawn: [Int] = []
 
         init(_ alarms: [Alarm], synchronized: Bool) {
             clock = AlarmClock(
@@ -47,6 +50,10 @@ import Testing
             for action in actions {
                 if case .play = action { rang.append(wall) }
                 if case .runHook(let event, _) = action { hooks.append(event) }
+                if case .persist(let sessions, _) = action {
+                    missed += sessions.filter { $0.state == .missed }.map(\.id)
+                }
+                if case .withdrawMissed(let ids) = action { withdrawn += ids }
             }
         }
 
@@ -108,6 +115,10 @@ import Testing
         #expect(look.rang == (synchronizedAtStart ? [] : [Self.six + 2700]))
         look.pass(to: Self.six + 3600)
         #expect(look.rang.count == (synchronizedAtStart ? 0 : 1), "once")
+        // In the history once: the missed record made under the wrong clock is withdrawn when
+        // the ring it stood for is still to come; under network time it stands.
+        #expect(look.missed.count == 1)
+        #expect(look.withdrawn == (synchronizedAtStart ? [] : look.missed))
     }
 
     /// `alarm add --in 150s`, the clock set a year ahead and back 6 s later: the one-shot is not

@@ -19,6 +19,14 @@ FILL = "document.getElementById(arguments[0]).value = arguments[1];"
 RULE = "ruleChange(arguments[0]);"
 
 
+def one_pixel_png():
+    """A PNG of one red pixel, made here."""
+    import struct, zlib
+    chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
+
+
 class PageTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -748,6 +756,64 @@ class PageTests(unittest.TestCase):
             self.browser.click("#a-cancel")
         finally:
             self.remove_app("tux")
+
+    def test_27b_an_apps_icon_heads_its_sheet_and_several_are_added_at_once(self):
+        """The sheet's header shows the icon the .desktop entry names (from the icon theme's
+        folders, under the clock's root), or a letter tile; several apps are added at once, each
+        not configured until its sheet is saved."""
+        root = self.clock.root
+        png = one_pixel_png()
+        files = [
+            ("usr/games/penguin", b"#!/bin/sh\n", 0o755), ("usr/games/snail", b"#!/bin/sh\n", 0o755),
+            ("usr/games/crab", b"#!/bin/sh\n", 0o755),
+            ("usr/share/applications/penguin.desktop",
+             b"[Desktop Entry]\nType=Application\nName=Penguin\nExec=penguin\nIcon=penguin-game\n", 0o644),
+            ("usr/share/applications/snail.desktop",
+             b"[Desktop Entry]\nType=Application\nName=Snail\nExec=snail\nIcon=../../../etc/passwd\n", 0o644),
+            ("usr/share/applications/crab.desktop", b"[Desktop Entry]\nType=Application\nName=Crab\nExec=crab\n", 0o644),
+            ("usr/share/icons/hicolor/48x48/apps/penguin-game.png", png, 0o644),
+        ]
+        for path, data, mode in files:
+            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+            with open(os.path.join(root, path), "wb") as f:
+                f.write(data)
+            os.chmod(os.path.join(root, path), mode)
+        # The server: the icon by its name, nothing by a path; an SVG would be sandboxed.
+        status_code, headers, body = http(self.clock.url + "icon/penguin-game")
+        self.assertEqual((status_code, headers.get("Content-Type"), body), (200, "image/png", png))
+        self.assertIn("sandbox", headers.get("Content-Security-Policy"))
+        self.assertEqual(http(self.clock.url + "icon/..%2F..%2Fetc%2Fpasswd")[0], 404)
+        self.assertEqual(http(self.clock.url + "icon/nothing-here")[0], 404)
+        self.apps_page()
+        try:
+            self.browser.click("#a-add")
+            wait_for(lambda: self.browser.visible("#a-installed"), what="the installed apps")
+            self.assertEqual(self.browser.run("return document.getElementById('a-icon').tagName"), "SPAN", "a tile before a pick")
+            penguin = self.browser.run("return [...document.querySelectorAll('#a-installed option')].find(o => o.textContent === 'Penguin').value")
+            self.choose("a-installed", penguin)
+            wait_for(lambda: self.browser.run("const i = document.getElementById('a-icon'); return i.tagName === 'IMG' && i.complete && i.naturalWidth === 1"),
+                     what="the penguin's icon in the sheet's header")
+            snail = self.browser.run("return [...document.querySelectorAll('#a-installed option')].find(o => o.textContent === 'Snail').value")
+            self.choose("a-installed", snail)
+            wait_for(lambda: self.browser.run("const i = document.getElementById('a-icon'); return i.tagName === 'SPAN' && i.textContent.length === 1"),
+                     what="a letter tile for an icon that is a path")
+            self.browser.click("#a-cancel")
+            # Several at once: each is added, not configured, and its card says so.
+            self.browser.click("#a-add")
+            wait_for(lambda: self.browser.visible("#a-installed"), what="the installed apps again")
+            self.browser.run("document.getElementById('a-several').open = true;")
+            for name in ("Penguin", "Crab"):
+                self.browser.run("[...document.querySelectorAll('#a-several label')].find(l => l.textContent.trim() === arguments[0])"
+                                 ".querySelector('input').click();", name)
+            self.browser.click("#a-addseveral")
+            wait_for(lambda: {"penguin", "crab"} <= {a["name"] for a in self.policy()["apps"]}, what="both apps added")
+            for name in ("penguin", "crab"):
+                wait_for(lambda: self.summary(name) == "⚠️ Not configured", what=f"{name} not configured")
+                app = next(a for a in self.policy()["apps"] if a["name"] == name)
+                self.assertFalse(app["configured"])
+        finally:
+            for name in ("penguin", "crab"):
+                self.remove_app(name)
 
     def test_18_a_learning_app_cannot_be_saved_without_limits_nor_with_seven_minutes(self):
         self.apps_page()
