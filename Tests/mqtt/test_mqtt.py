@@ -5,7 +5,7 @@ The clock is a real reveilled (sound into ALSA's file plugin) and a real reveill
 
     python3 Tests/mqtt/test_mqtt.py [BINARIES]    (default: .build/debug; `make test` runs it)
 """
-import json, os, ssl, shutil, signal, subprocess, sys, tempfile, threading, time, unittest
+import json, os, re, socket, ssl, shutil, signal, subprocess, sys, tempfile, threading, time, unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "web"))
 from webdriver import REPO, end_session, free_port, request, ring_soon, solve, status, wait_for
@@ -18,8 +18,31 @@ except ImportError:  # a Python of its own on PATH (pyenv): Debian's python3-pah
     import paho.mqtt.client as paho
 
 BINARIES = os.path.join(REPO, ".build", "debug")
-PASSWORDS = {"clock": "clock-secret", "ha": "ha-secret", "guest": "guest-secret", "clock-a": "a-secret",
-             "clock-b": "b-secret"}
+
+
+def topic_name(name):
+    """The bridge's TopicName.safe: letters, digits, _ and - kept (ASCII), anything else _, and a
+    name that changed gets its FNV-1a hash."""
+    kept = "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "_" for c in name[:40])
+    if kept == name and name:
+        return name
+    value = 2166136261
+    for byte in name.encode():
+        value = ((value ^ byte) * 16777619) % 2**32
+    return (kept or "_") + "-" + f"{value:08x}"
+
+
+# The clock of BridgeTests is a machine whose MQTT user is named as its host name, as the
+# README's ACL asks: its topics and entities are then its user's.
+MACHINE = topic_name(socket.gethostname())
+PASSWORDS = {MACHINE: "machine-secret", "homeassistant": "ha-secret", "guest": "guest-secret",
+             "clock": "clock-secret", "laptop": "laptop-secret"}
+
+
+def readme_acl(name):
+    """An ACL block of the README (`<!-- acl: NAME -->`), as written there."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        return re.search(r"<!-- acl: " + name + r" -->\n```\n(.*?)```", f.read(), re.S).group(1)
 
 
 class Broker:
@@ -45,16 +68,10 @@ class Broker:
         for user, password in PASSWORDS.items():
             run("mosquitto_passwd", "-b", "passwd", user, password)
         with open(os.path.join(folder, "acl"), "w") as f:
-            f.write("user clock\ntopic readwrite reveille/#\ntopic readwrite homeassistant/#\n\n"
-                    "user ha\ntopic read #\ntopic write reveille/+/master/set\ntopic write reveille/+/snooze/press\n"
-                    "topic write reveille/+/alarm/+/set\ntopic write reveille/+/apps/answer\n\n"
-                    "user guest\ntopic read #\n\n"
-                    # The household's hub (clock-a): only its user may set the household's policy and grants.
-                    "user clock-a\ntopic write reveille-household/+/hub/#\n\n"
-                    # The household's machines: each writes its own topics and its own counts only (%u:
-                    # its user name). Their discovery is left out here: both run on this one host.
-                    "pattern readwrite reveille/%u/#\n"
-                    "pattern read reveille-household/#\npattern write reveille-household/+/usage/%u\n")
+            # The README's ACLs as written (each machine its own topics and entities; Home
+            # Assistant's commands; the household's machines, block by block), and a guest with
+            # no rights of Reveille's.
+            f.write(readme_acl("machines") + "\n" + readme_acl("household") + "\nuser guest\n")
         with open(os.path.join(folder, "mosquitto.conf"), "w") as f:
             f.write(f"user root\npersistence false\nlog_dest stderr\nlog_type error\nlog_type warning\n"
                     f"listener {self.port} 127.0.0.1\ncafile {folder}/ca.pem\ncertfile {folder}/server.pem\n"
@@ -91,7 +108,7 @@ class Broker:
 class Subscriber:
     """Home Assistant, or a guest: a paho client over TLS that keeps every message it gets."""
 
-    def __init__(self, broker, user="ha", topics=("#",)):
+    def __init__(self, broker, user="homeassistant", topics=("#",)):
         self.messages = []
         self.lock = threading.Lock()
         self.client = paho.Client(client_id=f"test-{user}-{time.monotonic_ns()}", protocol=paho.MQTTv311)
@@ -234,7 +251,8 @@ class BridgeTests(unittest.TestCase):
         cls.folder = tempfile.mkdtemp(prefix="reveille-mqtt-test.")
         os.chmod(cls.folder, 0o755)
         cls.broker = Broker(cls.folder)
-        cls.clock = Clock(BINARIES, cls.broker, os.path.join(cls.folder, "clock"))
+        cls.clock = Clock(BINARIES, cls.broker, os.path.join(cls.folder, "clock"), base=f"reveille/{MACHINE}",
+                          user=MACHINE)
         cls.base = cls.clock.base
 
     @classmethod
@@ -390,17 +408,27 @@ class BridgeTests(unittest.TestCase):
         finally:
             late.close()
 
-    def test_7_the_brokers_acls_keep_a_guest_from_commanding_the_clock(self):
+    def test_7_the_brokers_acls_keep_a_guest_and_another_machine_from_the_clock(self):
+        """The README's ACL as written: a guest reads nothing of the clock's and commands nothing;
+        another machine of the house (the laptop's user) cannot command the clock either."""
+        wait_for(lambda: self.ha.latest(f"{self.base}/master") == "ON", what="Home Assistant reads the state")
         guest = Subscriber(self.broker, user="guest")
+        laptop = Subscriber(self.broker, user="laptop", topics=(f"{self.base}/#",))
         try:
-            wait_for(lambda: guest.latest(f"{self.base}/master") == "ON", what="the guest reads the state")
-            guest.publish(f"{self.base}/master/set", "OFF")
-            guest.publish(f"homeassistant/switch/x/y/config", "{}")
+            time.sleep(1)
+            self.assertEqual([t for t, *_ in guest.messages if t.startswith("reveille")], [], "the guest read the clock")
+            self.assertEqual(laptop.messages, [], "another machine read the clock")
+            for forger in (guest, laptop):
+                forger.publish(f"{self.base}/master/set", "OFF")
+                forger.publish(f"{self.base}/alarm/1/set", "OFF")
+                forger.publish("homeassistant/switch/x/y/config", "{}")
             time.sleep(1)
             self.assertEqual(status(self.clock.sock)["master"], "on")
             self.assertIsNone(self.ha.latest("homeassistant/switch/x/y/config"))
+            self.assertNotIn("done over MQTT", self.clock.bridge_said().split("alarms on")[-1])
         finally:
             guest.close()
+            laptop.close()
 
     def test_8_a_password_file_others_may_read_is_refused(self):
         os.chmod(self.clock.password_file, 0o644)
@@ -445,12 +473,12 @@ class HouseholdTests(unittest.TestCase):
         os.chmod(cls.folder, 0o755)
         cls.broker = Broker(cls.folder)
         cls.clocks = {}
-        for user, mark in (("clock-a", "A"), ("clock-b", "B")):
+        for user, mark in (("clock", "A"), ("laptop", "B")):
             root = os.path.join(cls.folder, user)
             policy = TICKER_POLICY.format(path=ticker(root, mark))
             cls.clocks[user] = Clock(BINARIES, cls.broker, root, base=f"reveille/{user}", user=user,
-                                     household="smiths", apps=policy, shifted=True, hub=user == "clock-a")
-        cls.a, cls.b = cls.clocks["clock-a"], cls.clocks["clock-b"]
+                                     household="smiths", apps=policy, shifted=True, hub=user == "clock")
+        cls.a, cls.b = cls.clocks["clock"], cls.clocks["laptop"]
         for clock in (cls.a, cls.b):
             wait_for(lambda: clock.app("ticker"), what="the policy loaded")
 
@@ -465,16 +493,18 @@ class HouseholdTests(unittest.TestCase):
         a, b = self.a, self.b
         # A machine writes its own counts only (the broker's ACL, by user name): B cannot forge A's,
         # nor a guest anyone's.
-        forger = Subscriber(self.broker, user="clock-b", topics=())
-        guest = Subscriber(self.broker, user="guest", topics=())
+        forger = Subscriber(self.broker, user="laptop", topics=())
+        guest = Subscriber(self.broker, user="guest", topics=("reveille-household/#",))
         try:
             day = json.dumps({"day": request(b.sock, {"status": {}})["payload"]["status"]["now"][:10],
                               "usage": [{"user": "root", "app": "ticker", "seconds": 290}]})
-            forger.publish("reveille-household/smiths/usage/clock-a", day)
+            forger.publish("reveille-household/smiths/usage/clock", day)
             guest.publish("reveille-household/smiths/usage/laptop", day)
             time.sleep(1)
             self.assertIsNone(b.app("ticker").get("usedSecondsElsewhere"))
             self.assertIsNone(a.app("ticker").get("usedSecondsElsewhere"))
+            # Nor does a guest read any machine's counts, or the hub's policy (retained for the machines).
+            self.assertEqual(guest.messages, [], "a guest read the household")
         finally:
             forger.close()
             guest.close()
@@ -520,7 +550,7 @@ class HouseholdTests(unittest.TestCase):
 
     def test_2_the_hubs_policy_and_grants_are_followed_and_only_the_hub_may_set_them(self):
         a, b = self.a, self.b
-        hub_says = "the household's policy, from its hub clock-a"
+        hub_says = "the household's policy, from its hub clock"
         wait_for(lambda: hub_says in b.cli("apps", "list").stdout, what="B to follow A's policy")
         self.assertEqual(b.cli("apps", "export").stdout, a.cli("apps", "export").stdout)
 
@@ -531,7 +561,7 @@ class HouseholdTests(unittest.TestCase):
         wait_for(lambda: "drawing" in b.cli("apps", "export").stdout, what="B to take A's new app")
         refused = b.cli("apps", "rm", "drawing")
         self.assertNotEqual(refused.returncode, 0)
-        self.assertIn("follows the household's app policy from clock-a", refused.stderr)
+        self.assertIn("follows the household's app policy from clock", refused.stderr)
         with open(os.path.join(b.root, "etc/reveille/apps.toml"), "w") as f:
             f.write("")  # a child with the laptop's admin password would empty it: nothing changes
         wait_for(lambda: "is not enforced after a change" in b.log(), what="B to say apps.toml is not used")
@@ -540,12 +570,12 @@ class HouseholdTests(unittest.TestCase):
         # Only the hub's user may write the household's policy: a policy B's user or a guest
         # publishes (emptying it) reaches no one.
         today = request(b.sock, {"status": {}})["payload"]["status"]["now"][:10]
-        for user in ("clock-b", "guest"):
+        for user in ("laptop", "guest"):
             forger = Subscriber(self.broker, user=user, topics=())
             try:
-                forger.publish("reveille-household/smiths/hub/policy", json.dumps({"hub": "clock-a", "policy": ""}))
+                forger.publish("reveille-household/smiths/hub/policy", json.dumps({"hub": "clock", "policy": ""}))
                 forger.publish("reveille-household/smiths/hub/grants",
-                               json.dumps({"hub": "clock-a", "day": today,
+                               json.dumps({"hub": "clock", "day": today,
                                            "grants": [{"app": "ticker", "user": "root", "minutes": 600}]}))
             finally:
                 forger.close()
@@ -559,7 +589,7 @@ class HouseholdTests(unittest.TestCase):
         self.assertEqual(granted.returncode, 0, granted)
         wait_for(lambda: b.app("ticker").get("grantMinutes") == 10, what="B to take A's grant")
         self.assertTrue(b.app("ticker")["allowed"])
-        self.assertIn("app grants from the household's hub clock-a", b.log())
+        self.assertIn("app grants from the household's hub clock", b.log())
 
         # B restarted still follows the hub, and keeps its policy and grant; and what the hub
         # changed while B's daemon was down reaches it when it is back.
@@ -567,7 +597,7 @@ class HouseholdTests(unittest.TestCase):
         b.daemon.wait()
         removed = a.cli("apps", "rm", "drawing")
         self.assertEqual(removed.returncode, 0, removed)
-        wait_for(lambda: "refused from the household: the household's policy from clock-a" in b.bridge_said(),
+        wait_for(lambda: "refused from the household: the household's policy from clock" in b.bridge_said(),
                  what="B's bridge to hear the hub's change with B's daemon down")
         b.start_daemon()
         self.assertIn(hub_says, b.cli("apps", "list").stdout)
