@@ -181,6 +181,18 @@ public enum Daemon {
         // What the core's decisions reach: built first, so that nothing is wired later.
         let feed = WatchFeed()
         let watches = FolderWatches(loop: loop, logger: logger)
+        // An unplugged reader's node goes (a USB serial adapter's, a pseudo-terminal's link): the
+        // reader looks at once, so the machine hears of it when it happened, not at the next ring.
+        if let reader, let node = NFCReader.devicePath(reader.connstring), let slash = node.lastIndex(of: "/") {
+            let folder = slash == node.startIndex ? "/" : String(node[..<slash])
+            do {
+                try watches.watch(folder: folder, names: [String(node[node.index(after: slash)...])]) {
+                    reader.checkNow()
+                }
+            } catch {
+                logger.warning("NFC reader: cannot watch \(folder) for \(node) coming and going: \(error)")
+            }
+        }
         let wake = try LoopTimer(.realtime, logger: logger)
         let retry = try LoopTimer(.monotonic, logger: logger)
         let outlets = LoopOutlets(

@@ -19,7 +19,7 @@ public final class NFCReader: TagReader, Sendable {
     let idleCheckSeconds: Double
     private let logger: Logger
     /// Why tags are wanted now (a ring, a registration), and whether the thread must end.
-    private let control = Mutex<(reasons: Set<String>, stopping: Bool)>(([], false))
+    private let control = Mutex<(reasons: Set<String>, stopping: Bool, check: Bool)>(([], false, false))
     /// Rung (eventfd) when `control` changes, to wake the thread from its sleep.
     private let bell: Descriptor?
     private let healthState: Mutex<ReaderHealth>
@@ -88,6 +88,25 @@ public final class NFCReader: TagReader, Sendable {
 
     public var health: ReaderHealth { healthState.withLock { $0 } }
 
+    /// The device's node came or went (the daemon watches it: `devicePath`): the idle thread looks
+    /// at once, instead of at its next idle check, so that an unplugged reader is known when it
+    /// was unplugged (and a ring's record says how long before it), with no wake-up while idle.
+    public func checkNow() {
+        control.withLock { $0.check = true }
+        ring()
+    }
+
+    /// The device node a connstring names (`pn532_uart:/dev/ttyUSB0`, `pn532_i2c:/dev/i2c-1`, with
+    /// an optional `:115200`), to watch for its coming and going; nil for USB readers and
+    /// autodetection.
+    public static func devicePath(_ connstring: String?) -> String? {
+        guard let connstring, let colon = connstring.firstIndex(of: ":") else { return nil }
+        let rest = connstring[connstring.index(after: colon)...]
+        guard rest.hasPrefix("/") else { return nil }
+        let path = rest.split(separator: ":", maxSplits: 1).first.map(String.init) ?? String(rest)
+        return path.count > 1 ? path : nil
+    }
+
     /// The health before the first attempt to open the device.
     public static let opening = ReaderHealth.absent("not opened yet")
 
@@ -120,8 +139,11 @@ public final class NFCReader: TagReader, Sendable {
     private func sleep(_ seconds: Double, untilActive: Bool) -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while true {
-            let (wanted, stopping) = control.withLock { (!$0.reasons.isEmpty, $0.stopping) }
-            if stopping || (untilActive && wanted) { return wanted }
+            let (wanted, stopping, check) = control.withLock { state in
+                defer { state.check = false }
+                return (!state.reasons.isEmpty, state.stopping, state.check)
+            }
+            if stopping || (untilActive && wanted) || check { return wanted }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return wanted }
             let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000

@@ -149,6 +149,28 @@ import Testing
     }
 
     /// (A tag added by its UID without a reader: ControllerTests and the in-process tag tests.)
+    /// A reader unplugged while the clock is idle is noticed when its device node goes (no request,
+    /// no idle check needed), so a ring two minutes later says the reader stopped two minutes
+    /// before it, and offers math.
+    @Test func aReaderUnpluggedWhileIdleIsNoticedAtOnce() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-24 06:00:00"), nfcReader: true)
+        let emulator = try #require(daemon.emulator)
+        #expect(try daemon.cli("tag", "add", "--label", "bathroom", "--uid", UIDText.bathroom).status == 0)
+        #expect(try daemon.cli("alarm", "add", "6:05", "--challenge", "nfc").status == 0)
+        emulator.unplug()
+        #expect(
+            daemon.waitFor(3) {
+                daemon.logText().contains("NFC reader: absent") || daemon.logText().contains("NFC reader: failing")
+            },
+            "the unplug was not noticed by itself: \(daemon.logText())")
+        try daemon.setNow(instant("2026-11-24 06:05:00"))
+        #expect(try daemon.waitFor(5) { try daemon.session()?.state == .ringing })
+        let session = try #require(try daemon.session())
+        #expect(session.fellBackToMath)
+        let lost = try #require(session.readerLostSecondsBeforeRing)
+        #expect((290...305).contains(lost), "lost \(lost) s before the ring, not 5 min")
+    }
+
     @Test func withoutAReaderTagsNeedTheirUID() throws {
         let daemon = SharedDaemon.unchanged
         #expect(
