@@ -539,11 +539,7 @@ import Testing
     @Test func aWeekendRuleForAllAlarmsIsNotAWeekdayAlarmsRing() throws {
         // Saturday 2026-11-28, 07:00 in Berlin.
         let clock = try Clock(now: instant("2026-11-28 07:00:00"))
-        #expect(
-            clock.request(
-                .ruleAdd(alarmID: nil, days: try DaySet.parse("sat,sun"), change: .at(LocalTime(hour: 9, minute: 0)!))
-            )
-            .ok)
+        #expect(try clock.addWeekendRule())
         var spec = AlarmSpec()
         spec.label = "Kid school"
         spec.time = LocalTime(hour: 6, minute: 30)
@@ -589,11 +585,7 @@ extension CommitmentJudgesTheRightRingTests {
     /// ring was taken for the nap's, and the nap's 10:00 for a ring moved later).
     @Test func turningACommittedNapBackOnIsFree() throws {
         let clock = try Clock(now: instant("2026-11-27 20:00:00"))
-        #expect(
-            clock.request(
-                .ruleAdd(alarmID: nil, days: try DaySet.parse("sat,sun"), change: .at(LocalTime(hour: 9, minute: 0)!))
-            )
-            .ok)
+        #expect(try clock.addWeekendRule())
         var spec = AlarmSpec()
         spec.label = "Committed nap"
         spec.time = LocalTime(hour: 10, minute: 0)
@@ -618,11 +610,7 @@ extension CommitmentJudgesTheRightRingTests {
     /// override (the month colours its day from the same rows).
     @Test func anOverrideOffSilencesTheHouseholdRingAndSaysSo() throws {
         let clock = try Clock(now: instant("2026-11-27 20:00:00"))
-        #expect(
-            clock.request(
-                .ruleAdd(alarmID: nil, days: try DaySet.parse("sat,sun"), change: .at(LocalTime(hour: 9, minute: 0)!))
-            )
-            .ok)
+        #expect(try clock.addWeekendRule())
         let off = clock.request(.overrideAdd(alarmID: nil, date: "2026-11-29", change: .off))
         #expect(off.ok)
         #expect(off.warnings == nil, "\(off.warnings ?? [])")
@@ -782,5 +770,14 @@ extension CommitmentJudgesTheRightRingTests {
         let timed = clock.request(
             .calendarAdd(name: "club2", source: file.path, purpose: "reminders", minutes: [15], timed: true))
         #expect(timed.error?.message.hasPrefix("--timed is for holiday calendars") == true)
+    }
+}
+
+extension InProcessRingTests.Clock {
+    /// A weekly rule for all alarms, Saturdays and Sundays at 09:00 (a custody weekend): whether
+    /// it was added.
+    func addWeekendRule() throws -> Bool {
+        request(.ruleAdd(alarmID: nil, days: try DaySet.parse("sat,sun"), change: .at(LocalTime(hour: 9, minute: 0)!)))
+            .ok
     }
 }

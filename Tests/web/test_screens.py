@@ -21,9 +21,8 @@ from webdriver import REPO, Browser, Clock, pair_as_admin, request, solve, statu
 BINARIES = os.path.join(REPO, ".build", "debug")
 SHOTS = os.path.join(REPO, ".build", "web-screenshots", "screens")
 
-# What is measured, in the page: returns {overflow, contrast, outside, time}.
-AUDIT = r"""
-const primary = arguments[0];
+# Colours and what is shown, in the page: shared by the measures below.
+SEEN = r"""
 const parse = (c) => { const m = (c || "").match(/[\d.]+/g); if (!m) return null;
   return { r: +m[0], g: +m[1], b: +m[2], a: m.length > 3 ? +m[3] : 1 }; };
 const over = (top, under) => ({ r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a),
@@ -39,6 +38,11 @@ const behind = (e) => { const chain = []; for (let x = e; x; x = x.parentElement
   for (const x of chain) { const c = parse(getComputedStyle(x).backgroundColor); if (c && c.a > 0) bg = over(c, bg); }
   return bg; };
 const opacity = (e) => { let o = 1; for (let x = e; x; x = x.parentElement) o *= +getComputedStyle(x).opacity; return o; };
+"""
+
+# What is measured, in the page: returns {overflow, contrast, outside, time}.
+AUDIT = SEEN + r"""
+const primary = arguments[0];
 const exempt = (e) => e.disabled || e.closest("button:disabled, select:disabled, .past, #sunrise, option");
 const contrast = [];
 for (const e of document.querySelectorAll("body *")) {
@@ -85,24 +89,10 @@ CLOCKS = {"ring": "#ringclock", "ring-answering": "#ringclock", "snoozed": "#rin
 # primary control (each key, OK, Cancel, SNOOZE, DISMISS) and the time inside the screen and not
 # covered by anything else (the element at its centre is itself), and each text of the screen at
 # WCAG AA contrast. Returns the problems found and how many states were measured.
-SWEEP = r"""
+SWEEP = SEEN + r"""
 const [combos, unlocks, keep] = arguments;
 const problems = [];
 const saved = { status: S.status, shown: problemShown, entry: entry };
-const parse = (c) => { const m = (c || "").match(/[\d.]+/g); if (!m) return null;
-  return { r: +m[0], g: +m[1], b: +m[2], a: m.length > 3 ? +m[3] : 1 }; };
-const over = (top, under) => ({ r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a),
-  b: top.b * top.a + under.b * (1 - top.a), a: 1 });
-const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
-  return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
-const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
-const shown = (e) => { if (e.closest("[hidden]")) return false; const r = e.getBoundingClientRect();
-  const s = getComputedStyle(e); return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
-const behind = (e) => { const chain = []; for (let x = e; x; x = x.parentElement) chain.unshift(x);
-  let bg = { r: 255, g: 255, b: 255, a: 1 };
-  for (const x of chain) { const c = parse(getComputedStyle(x).backgroundColor); if (c && c.a > 0) bg = over(c, bg); }
-  return bg; };
-const opacity = (e) => { let o = 1; for (let x = e; x; x = x.parentElement) o *= +getComputedStyle(x).opacity; return o; };
 function check(name, screen, primary, clock) {
   const root = document.getElementById(screen);
   for (const css of primary) {
