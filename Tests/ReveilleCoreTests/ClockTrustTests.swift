@@ -157,3 +157,39 @@ import Testing
         #expect(look.rang.isEmpty)
     }
 }
+
+/// The night the clocks fall back in New York (2027-11-07: 01:30 comes twice): a 01:30 ring,
+/// dismissed, then the wall clock stepped back an hour (the 120-day soak's step) rings no more,
+/// at neither 01:30.
+@Suite struct FallBackStepTests {
+    @Test(arguments: [false, true])
+    func aDismissedRingOnTheFallBackNightDoesNotRingAgainAfterAStepBack(synchronized: Bool) {
+        let midnight = utc("2027-11-07T04:00:00Z")  // 00:00 EDT
+        var clock = AlarmClock(
+            schedule: ScheduleState(alarms: [daily(1, "01:30")]), zone: zone("America/New_York"),
+            readerHealth: .notConfigured,
+            stored: AlarmClock.Stored(evaluatedThrough: midnight, activeSession: nil, handled: [], lastSessionID: 0),
+            limits: AlarmClock.Limits(), random: ProblemRandom(seed: 3))
+        var monotonic = 1000.0
+        var rang: [Int] = []
+        func look(_ wall: Int, step: Bool = false) {
+            monotonic += step ? 1 : Double(wall) - (clock.evaluatedThrough.map(Double.init) ?? Double(wall))
+            for action in clock.tick(
+                at: Instant(wall: Double(wall), monotonic: monotonic), clockWasSet: step,
+                clockSynchronized: synchronized)
+            {
+                if case .play = action { rang.append(wall) }
+            }
+        }
+        let first = utc("2027-11-07T05:30:00Z")  // 01:30 EDT
+        look(first - 60)
+        look(first)
+        #expect(rang == [first])
+        let problem = try! clock.requestProblem(now: first + 60).result.get().problem!
+        _ = clock.answer(problem.answer, now: first + 61)
+        look(first + 300)
+        look(first + 300 - 3600, step: true)  // 00:35 EDT again
+        for wall in stride(from: first + 300 - 3600, through: utc("2027-11-07T08:00:00Z"), by: 60) { look(wall) }
+        #expect(rang == [first], "rang once: \(rang.map { $0 - first })")
+    }
+}
