@@ -23,7 +23,7 @@ public enum RingWarnings {
         if !alarm.enabled {
             // A one-shot whose moment has passed would only be turned on to warn again: give it a
             // new date instead.
-            if case .once(let date) = alarm.repeats, date < today || (date == today && alarm.time <= time) {
+            if case .once(let date) = alarm.repeats, hasPassed(alarm, today: today, time: time) {
                 warnings.append(
                     "it was set for \(date) \(alarm.time), which has passed; to use it again, give it a new date ('reveille alarm edit \(alarm.id) --date tomorrow')"
                 )
@@ -67,10 +67,17 @@ public enum RingWarnings {
     /// Why turning `alarm` on is refused, if it is: a one-shot whose moment has passed rings
     /// nothing once on (a switch would show it on and it would never ring). Its date says when.
     public static func passedOneShot(_ alarm: Alarm, enabling: Bool, today: CivilDate, time: LocalTime) -> String? {
-        guard enabling, case .once(let date) = alarm.repeats, date < today || (date == today && alarm.time <= time)
-        else { return nil }
+        guard enabling, case .once(let date) = alarm.repeats, hasPassed(alarm, today: today, time: time) else {
+            return nil
+        }
         return
             "alarm \(alarm.name) was set for \(date.weekday.displayName) \(date) \(alarm.time), which has passed: a one-time alarm rings once, so it stays off. Give it a new date or time to turn it on ('reveille alarm edit \(alarm.id) --date tomorrow')"
+    }
+
+    /// Whether `alarm` is a one-shot whose moment (its date and time) is before `today` at `time`.
+    static func hasPassed(_ alarm: Alarm, today: CivilDate, time: LocalTime) -> Bool {
+        guard case .once(let date) = alarm.repeats else { return false }
+        return date < today || (date == today && alarm.time <= time)
     }
 
     /// A disabled weekly alarm skips its base only: its own rules and overrides that set a time

@@ -45,7 +45,7 @@ final class Effects {
                 }
             case .withdrawMissed(let ids):
                 do {
-                    try store.withdrawMissed(ids, evaluatedThrough: nil)
+                    try store.withdrawMissed(ids)
                 } catch {
                     logger.error("could not withdraw missed records \(ids): \(error); the history keeps them")
                 }

@@ -127,12 +127,11 @@ extension Store {
         }
     }
 
-    /// Deletes the missed records `ids` (only missed ones: a session that rang is history), with
-    /// how far occurrences are handled, in one transaction.
-    public func withdrawMissed(_ ids: [Int], evaluatedThrough instant: Int?) throws {
+    /// Deletes the missed records `ids` (only missed ones: a session that rang is history), in one
+    /// transaction.
+    public func withdrawMissed(_ ids: [Int]) throws {
         try write { db in
             for id in ids { try db.execute(#"DELETE FROM ring_session WHERE id = ? AND state = 'missed'"#, id) }
-            if let instant { try Store.setSetting(db, "evaluated_through", String(instant)) }
         }
     }
 

@@ -150,7 +150,7 @@ public final class WebServer: Sendable {
         router.post("/api/command") { [self] request, context in try await command(request, context) }
         router.post("/pair") { [self] request, context in try await pair(request, context) }
         router.get("/events") { [self] request, context in try await events(request, context) }
-        router.get("/icon/:name") { [self] request, context in try icon(request, context) }
+        router.get("/icon/:name") { [self] request, context in try await icon(request, context) }
         return router
     }
 
@@ -174,10 +174,14 @@ public final class WebServer: Sendable {
     }
 
     /// An installed app's icon (`AppIcons`), for a browser that may see the page. An SVG is served
-    /// sandboxed, with no script: opened on its own, it runs nothing in the page's origin.
-    func icon(_ request: WebRequest, _ context: WebContext) throws -> WebResponse {
+    /// sandboxed, with no script: opened on its own, it runs nothing in the page's origin. The file
+    /// is read off the event loop, as the daemon's answers are (`state`).
+    func icon(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
         guard client(request, context) != .stranger else { throw Self.notPaired }
-        guard let name = context.parameters.get("name"), let found = icons.icon(named: name) else {
+        let icons = self.icons
+        guard let name = context.parameters.get("name"),
+            let found = try await NIOThreadPool.singleton.runIfActive({ icons.icon(named: name) })
+        else {
             return WebResponse(status: .notFound)
         }
         var headers: HTTPFields = [.contentType: found.type]
