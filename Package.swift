@@ -172,7 +172,7 @@ let package = Package(
         .target(
             name: "ReveilleMQTT",
             dependencies: [
-                "ReveilleProtocol", "ReveilleConfig", "ReveilleSystem", "CReveilleShims", "CMosquitto",
+                "ReveilleProtocol", "ReveilleConfig", "ReveilleSystem", "CReveilleShims", "CMosquitto", "CGcrypt",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleStore", "CSQLite"], exclude: ["Fixtures"]),
         .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig", "ReveilleTestSupport"]),
-        .testTarget(name: "ReveilleMQTTTests", dependencies: ["ReveilleMQTT", "ReveilleProtocol", "ReveilleConfig"]),
+        .testTarget(name: "ReveilleMQTTTests", dependencies: ["ReveilleMQTT", "ReveilleProtocol", "ReveilleConfig", "ReveilleSystem"]),
         .testTarget(name: "ReveilleWebTests", dependencies: ["ReveilleWeb", "ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleAudioTests",

@@ -62,7 +62,33 @@ struct Doctor {
         {
             findings.append(bridge)
         }
+        if let household = Self.household(settings.mqtt, BridgeHealth.read(paths.bridgeHealth)) {
+            findings.append(household)
+        }
         return findings
+    }
+
+    /// A household's keys: this machine's code (what the others pin), and what is not pinned here.
+    static func household(_ mqtt: Settings.MQTT?, _ health: BridgeHealth?) -> Finding? {
+        guard let mqtt, let household = mqtt.household else { return nil }
+        let code = health?.householdCode.map { "this machine's household code is \($0)" }
+            ?? "reveille-mqtt has not made this machine's household key yet"
+        if mqtt.followsHub && mqtt.hubKey == nil {
+            return Finding(
+                level: .warning, subject: "household \(household)",
+                detail: "\(code); no hub key is pinned, so nothing from the household is taken",
+                fix: "on the hub, 'reveille-mqtt --household-key' prints its code: add hub_key = \"CODE\" to [mqtt], and list this machine on the hub")
+        }
+        if mqtt.hub && mqtt.machines.isEmpty {
+            return Finding(
+                level: .warning, subject: "household \(household)",
+                detail: "\(code); the hub lists no other machine, so no one else's counts are taken",
+                fix: "add machines = [\"NAME=CODE\"] to [mqtt], with each machine's code ('reveille-mqtt --household-key' on it)")
+        }
+        return Finding(
+            level: .ok, subject: "household \(household)",
+            detail: "\(code)"
+                + (mqtt.hub ? "; the hub, listing \(mqtt.machines.keys.sorted().joined(separator: ", "))" : "; the hub's key is pinned"))
     }
 
     /// The smart home's bridge, when `[mqtt]` names a broker: connected, and since when; or why

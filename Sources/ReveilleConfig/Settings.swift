@@ -48,6 +48,12 @@ public struct Settings: Sendable, Equatable {
         /// Whether this machine is the household's hub: its app policy and today's grants are the
         /// household's, and every other machine of the household follows them.
         public var hub = false
+        /// On a member, the code of the hub's household key (`reveille-mqtt --household-key` on
+        /// the hub): the hub's messages are taken only when that key signed them.
+        public var hubKey: String?
+        /// On the hub, the household's other machines by MQTT user name, with their keys' codes:
+        /// only their counts are taken, and the hub lists them to the members.
+        public var machines: [String: String] = [:]
 
         /// A machine of a household that is not its hub: it follows the hub's policy and grants.
         public var followsHub: Bool { household != nil && !hub }
@@ -187,7 +193,7 @@ public struct Settings: Sendable, Equatable {
     ]
     static let mqttKeys = [
         "host", "port", "ca_file", "username", "password_file", "base_topic", "discovery_prefix", "approvals",
-        "keepalive_seconds", "household", "hub",
+        "keepalive_seconds", "household", "hub", "hub_key", "machines",
     ]
     static let webKeys = ["address", "port", "hosts"]
     static let inputKeys = [
@@ -341,6 +347,47 @@ public struct Settings: Sendable, Equatable {
         mqtt.hub = try document.bool(table, "hub", in: section) ?? false
         if mqtt.hub && mqtt.household == nil {
             throw document.error("hub", in: section, "a hub is a household's: add household = \"NAME\"")
+        }
+        if let code = try document.string(table, "hub_key", in: section) {
+            guard mqtt.followsHub else {
+                throw document.error(
+                    "hub_key", in: section,
+                    mqtt.hub
+                        ? "the hub pins no hub: remove hub_key (the hub lists its machines in machines = [...])"
+                        : "a hub key is a household's: add household = \"NAME\"")
+            }
+            guard let normalized = HouseholdCode.normalized(code) else {
+                throw document.error(
+                    "hub_key", in: section,
+                    "\"\(code)\" is not a key's code: give the 16 letters and digits `reveille-mqtt --household-key` prints on the hub, like \"7KQ2-M9XC-40TF-HZ3D\""
+                )
+            }
+            mqtt.hubKey = normalized
+        }
+        if let entries = try document.strings(table, "machines", in: section) {
+            guard mqtt.hub else {
+                throw document.error(
+                    "machines", in: section, "only the hub lists the household's machines: add hub = true, or remove machines")
+            }
+            for entry in entries {
+                let parts = entry.split(separator: "=", maxSplits: 1).map { String($0.filter { $0 != " " }) }
+                guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 40,
+                    parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
+                    let code = HouseholdCode.normalized(parts[1])
+                else {
+                    throw document.error(
+                        "machines", in: section,
+                        "\"\(entry)\" is not NAME=CODE: a machine's MQTT user name, =, and the code `reveille-mqtt --household-key` prints on it"
+                    )
+                }
+                guard mqtt.machines[parts[0]] == nil else {
+                    throw document.error("machines", in: section, "\(parts[0]) is listed twice; keep one")
+                }
+                mqtt.machines[parts[0]] = code
+            }
+            guard mqtt.machines.count < 32 else {
+                throw document.error("machines", in: section, "a household has at most 31 machines besides its hub")
+            }
         }
         for key in ["base_topic", "discovery_prefix"] {
             guard let topic = try document.string(table, key, in: section) else { continue }

@@ -18,9 +18,19 @@ public struct BridgeCommand: ParsableCommand {
             switches, snooze, events, and each limited user's time left. Nothing over MQTT dismisses \
             a ring, and the daemon refuses a switch that would weaken a committed one. With \
             household = "NAME", the household's machines count a limited user's time together, and \
-            follow the app policy and today's grants of the one with hub = true. Without an \
+            follow the app policy and today's grants of the one with hub = true. The household's \
+            messages are signed with each machine's Ed25519 key: the hub takes the counts of the \
+            machines its [mqtt] machines lists by their keys' codes, and a member takes what the hub \
+            signed when its hub_key is the hub's code (--household-key prints a machine's). Without an \
             [mqtt] table it says so and exits (status 0): the unit stays off until configured.
             """)
+
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Print this machine's household code (making its key if there is none yet), and exit.",
+            discussion: "Run it as the bridge's user: sudo -u reveille-mqtt reveille-mqtt --household-key"))
+    var householdKey = false
 
     @Option(name: .long, help: ArgumentHelp("Keep everything under this folder (development).", valueName: "dir"))
     var root: String?
@@ -35,6 +45,10 @@ public struct BridgeCommand: ParsableCommand {
         } catch {
             Stdio.err(Data("reveille-mqtt: \(error)\n".utf8))
             throw ExitCode(78)
+        }
+        if householdKey {
+            try printHouseholdKey(paths)
+            return
         }
         guard let mqtt = settings.mqtt else {
             Stdio.err(
@@ -62,6 +76,31 @@ public struct BridgeCommand: ParsableCommand {
             if status != 0 { throw ExitCode(status) }
         } catch let error as BridgeError {
             logger.critical("\(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// `--household-key`: the key's code, and what to do with it.
+    func printHouseholdKey(_ paths: Paths) throws {
+        let path = paths.bridgeState + "/household.key"
+        do {
+            let (key, made) = try HouseholdKey.loadOrMake(path)
+            if made, geteuid() == 0 {
+                // Made by root for the bridge's user: the file is the folder's owner's.
+                var folder = stat()
+                if stat(paths.bridgeState, &folder) == 0 { _ = chown(path, folder.st_uid, folder.st_gid) }
+            }
+            Stdio.out(
+                Data(
+                    """
+                    \(key.code)
+                    This machine's household code. On the hub, list this machine in [mqtt]: \
+                    machines = ["NAME=\(key.code)"] (NAME: its MQTT user name). On a member, when this \
+                    machine is the hub, set hub_key = "\(key.code)".
+
+                    """.utf8))
+        } catch {
+            Stdio.err(Data("reveille-mqtt: \(error)\n".utf8))
             throw ExitCode(1)
         }
     }

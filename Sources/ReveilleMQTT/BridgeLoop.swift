@@ -34,6 +34,9 @@ public final class BridgeLoop {
     /// line at most every `ignoredLogSeconds`, with the count, so that a flood is not a flood of
     /// the log too.
     private var ignored = (count: 0, loggedAt: -Double.infinity)
+    /// The same for what the household's topics bring, kept apart per hub topic (and one for
+    /// all machines' counts), so that a flood of forged counts does not hide a forged policy.
+    private var householdIgnored: [String: (count: Int, loggedAt: Double)] = [:]
     static let ignoredLogSeconds = 10.0
 
     /// What the broker holds from this bridge, retained, by topic.
@@ -47,6 +50,10 @@ public final class BridgeLoop {
     /// then, so that an idle clock is not woken by its bridge.
     private var running: Set<AppUsageKey> = []
     private var usageMoved = true
+    /// In a household: this machine's key, the numbers it signs with, and what it takes.
+    private let householdKey: HouseholdKey?
+    private var numbers = HouseholdNumbers()
+    private var trust: HouseholdTrust
 
     public init(settings: Settings.MQTT, paths: Paths, host: String, password: String?, logger: Logger)
         throws(BridgeError)
@@ -58,7 +65,25 @@ public final class BridgeLoop {
         let topics = BridgeTopics(
             base: settings.baseTopic, discoveryPrefix: settings.discoveryPrefix, host: host,
             household: settings.household, username: settings.username, hub: settings.hub)
-        model = BridgeModel(topics: topics, host: host, approvals: settings.approvals)
+        var key: HouseholdKey?
+        var machines = settings.machines
+        var seen: [String: Int] = [:]
+        if settings.household != nil {
+            let (made, isNew) = try HouseholdKey.loadOrMake(paths.bridgeState + "/household.key")
+            key = made
+            if isNew { logger.notice("made this machine's household key: its code is \(made.code)") }
+            if topics.hub {
+                machines[topics.machine] = made.code
+                numbers = HouseholdNumbers(last: Self.readNumber(paths.bridgeState + "/household.n"))
+            } else {
+                seen = Self.readSeen(paths.bridgeState + "/household.seen", hubCode: settings.hubKey)
+            }
+        }
+        householdKey = key
+        trust = HouseholdTrust(topics: topics, hubCode: settings.hubKey, machines: machines, seen: seen)
+        model = BridgeModel(
+            topics: topics, host: host, approvals: settings.approvals,
+            householdMachines: topics.hub ? machines : [:])
         try MosquittoClient.setUpLibrary()
         client = try MosquittoClient(clientID: "\(topics.node)-\(getpid())")
         do {
@@ -69,6 +94,7 @@ public final class BridgeLoop {
         health = BridgeHealth(
             broker: "\(settings.host):\(settings.port)", connected: false, since: time(nil), lastConnected: nil,
             problem: nil, daemonUp: false, pid: Int(getpid()))
+        health.householdCode = key?.code
         try client.configure(
             username: settings.username, password: password, caFile: settings.caFile,
             will: Publication(topics.availability, "offline", retain: true))
@@ -85,6 +111,20 @@ public final class BridgeLoop {
         logger.info(
             "reveille-mqtt \(reveilleVersion): broker \(settings.host):\(settings.port)\(settings.caFile == nil ? "" : " over TLS"), topics under \(model.topics.base), discovery under \(settings.discoveryPrefix)"
         )
+        if let household = model.topics.household, let code = householdKey?.code {
+            let others = trust.machines.keys.filter { $0 != model.topics.machine }.sorted()
+            if model.topics.hub {
+                logger.info(
+                    "household \(household): the hub, its key's code \(code); taking the counts of \(others.isEmpty ? "no other machine (list them in [mqtt] machines)" : others.joined(separator: ", "))"
+                )
+            } else if let hub = settings.hubKey {
+                logger.info("household \(household): following the hub whose key's code is \(hub); this machine's is \(code)")
+            } else {
+                logger.warning(
+                    "household \(household): no hub_key in [mqtt], so nothing from the household is taken; this machine's code is \(code)"
+                )
+            }
+        }
         var retryAt = 0.0
         var backoff = 1.0
         writeHealth()
@@ -209,7 +249,32 @@ public final class BridgeLoop {
 
     /// Decides, rate-limits and sends one inbound command; true when the daemon was asked.
     private func handle(_ message: MosquittoClient.Message) -> Bool {
-        switch model.inbound(topic: message.topic, payload: message.payload, snapshot: snapshot) {
+        var payload = message.payload
+        switch trust.open(topic: message.topic, payload: message.payload) {
+        case .notHousehold:
+            break
+        case .echo:
+            return false
+        case .drop(let why):
+            let kind = trust.isHubTopic(message.topic) ? message.topic : "counts"
+            var state = householdIgnored[kind] ?? (0, -Double.infinity)
+            noteIgnored("from the household: \(why)", state: &state)
+            householdIgnored[kind] = state
+            return false
+        case .machines(let changed):
+            keepSeen(message.topic)
+            if changed {
+                logger.info(
+                    "the household's hub lists \(trust.machines.keys.sorted().joined(separator: ", ")): their counts are taken")
+                // Counts heard before the list are asked for again: the broker retains them.
+                if client.connected, let all = model.topics.householdUsage("+") { client.subscribe(all) }
+            }
+            return false
+        case .body(let body):
+            keepSeen(message.topic)
+            payload = body
+        }
+        switch model.inbound(topic: message.topic, payload: payload, snapshot: snapshot) {
         case .echo:
             return false
         case .ownRetained(let topic, let empty):
@@ -256,12 +321,16 @@ public final class BridgeLoop {
     /// Says what was ignored: the first at once, then at most one line every `ignoredLogSeconds`,
     /// counting those left unsaid.
     private func noteIgnored(_ why: String, count: Int = 1) {
-        ignored.count += count
+        noteIgnored(why, count: count, state: &ignored)
+    }
+
+    private func noteIgnored(_ why: String, count: Int = 1, state: inout (count: Int, loggedAt: Double)) {
+        state.count += count
         let now = Monotonic.seconds()
-        guard now - ignored.loggedAt >= Self.ignoredLogSeconds else { return }
-        let others = ignored.count - count
+        guard now - state.loggedAt >= Self.ignoredLogSeconds else { return }
+        let others = state.count - count
         logger.notice("ignored: \(why)\(others > 0 ? " (and \(others) more ignored since the last such line)" : "")")
-        ignored = (0, now)
+        state = (0, now)
     }
 
     /// Reads the clock's state, and publishes what changed.
@@ -300,8 +369,60 @@ public final class BridgeLoop {
         }
         guard let snapshot else { return }
         let state = model.retained(snapshot)
-        for publication in BridgeModel.changes(from: published, to: state) { client.publish(publication) }
+        for publication in BridgeModel.changes(from: published, to: state) { client.publish(sealed(publication)) }
         published = state
+    }
+
+    /// A household message of this machine's, signed; anything else as it is.
+    private func sealed(_ publication: Publication) -> Publication {
+        guard let key = householdKey, !publication.payload.isEmpty, model.topics.isSignedHousehold(publication.topic)
+        else { return publication }
+        let n = numbers.next(wallSeconds: time(nil))
+        if model.topics.hub && publication.topic != model.topics.householdUsage(model.topics.machine) {
+            // The hub's numbers survive a restart: a member refuses a number lower than it took.
+            writeSmall(paths.bridgeState + "/household.n", "\(n)\n")
+        }
+        var out = publication
+        out.payload = HouseholdSeal.seal(topic: publication.topic, body: publication.payload, n: n, key: key)
+        return out
+    }
+
+    /// A member keeps the numbers of the hub's messages it took, so that after a restart an older
+    /// one replayed is still refused; written only when the hub said something new.
+    private func keepSeen(_ topic: String) {
+        guard trust.isHubTopic(topic), !model.topics.hub, let hub = trust.hubCode else { return }
+        guard let text = CanonicalJSON.text(SeenFile(hub: hub, seen: trust.seen)) else { return }
+        if text != lastSeenWritten {
+            writeSmall(paths.bridgeState + "/household.seen", text)
+            lastSeenWritten = text
+        }
+    }
+
+    private var lastSeenWritten: String?
+
+    private func writeSmall(_ path: String, _ text: String) {
+        do {
+            try RegularFile.replace(path, with: Array(text.utf8), mode: 0o600, durable: true)
+        } catch {
+            logger.warning("cannot write \(path): \(error)")
+        }
+    }
+
+    /// What a member took from its hub: the hub's code, and the numbers per topic.
+    struct SeenFile: Codable {
+        var hub: String
+        var seen: [String: Int]
+    }
+
+    static func readSeen(_ path: String, hubCode: String?) -> [String: Int] {
+        guard let bytes = RegularFile.head(path, count: 4096),
+            let file = try? JSONDecoder().decode(SeenFile.self, from: Data(bytes)), file.hub == hubCode
+        else { return [:] }
+        return file.seen
+    }
+
+    static func readNumber(_ path: String) -> Int {
+        RegularFile.head(path, count: 32).flatMap { Int(String(decoding: $0, as: UTF8.self).trimmingSpaces) } ?? 0
     }
 
     private func stop() {

@@ -73,6 +73,9 @@ public struct BridgeModel: Sendable {
     public let topics: BridgeTopics
     public let host: String
     public let approvals: Bool
+    /// On the hub, the household's machines and their keys' codes, itself included: published
+    /// signed, so that the members take those machines' counts and no one else's.
+    public let householdMachines: [String: String]
     /// Every event type the event entity can show.
     public static let eventTypes = [
         "fired", "snoozed", "dismissed", "missed", "wake-check-failed", "silent", "chime", "refused",
@@ -84,10 +87,11 @@ public struct BridgeModel: Sendable {
     /// The hub publishes no larger policy (about a hundred apps): the members would not take it.
     public static let maxPolicyBytes = 12 * 1024
 
-    public init(topics: BridgeTopics, host: String, approvals: Bool) {
+    public init(topics: BridgeTopics, host: String, approvals: Bool, householdMachines: [String: String] = [:]) {
         self.topics = topics
         self.host = host
         self.approvals = approvals
+        self.householdMachines = householdMachines
     }
 
     // MARK: Retained state
@@ -151,6 +155,9 @@ public struct BridgeModel: Sendable {
             }.sorted { ($0.app, $0.user) < ($1.app, $1.user) }
             out[grantsTopic] = CanonicalJSON.text(
                 HubGrantsMessage(hub: topics.machine, day: String(status.now.prefix(10)), grants: grants))
+            if let machinesTopic = topics.hubMachines {
+                out[machinesTopic] = CanonicalJSON.text(HubMachines(hub: topics.machine, machines: householdMachines))
+            }
         }
         return out
     }

@@ -34,6 +34,10 @@ public struct BridgeTopics: Sendable, Equatable {
     /// `reveille-household/NAME/hub/grants`, retained: the hub's grants of today.
     public var hubGrants: String? { household.map { "reveille-household/\($0)/hub/grants" } }
 
+    /// `reveille-household/NAME/hub/machines`, retained: the machines the hub lists, with their
+    /// keys' codes (`HubMachines`): the members take only their counts.
+    public var hubMachines: String? { household.map { "reveille-household/\($0)/hub/machines" } }
+
     /// `reveille-household/NAME/usage/MACHINE`, retained: a machine's seconds per user and app today.
     public func householdUsage(_ machine: String) -> String? {
         household.map { "reveille-household/\($0)/usage/\(machine)" }
@@ -91,7 +95,13 @@ public struct BridgeTopics: Sendable, Equatable {
     /// counts and, on a member, the hub's policy and grants. Subscribed again when the daemon
     /// comes back, so that the broker gives them again.
     public var fromHousehold: [String] {
-        [householdUsage("+")].compactMap { $0 } + (hub ? [] : [hubPolicy, hubGrants].compactMap { $0 })
+        [householdUsage("+")].compactMap { $0 } + (hub ? [] : [hubMachines, hubPolicy, hubGrants].compactMap { $0 })
+    }
+
+    /// Whether `topic` is one of the household's that this machine publishes signed: its counts
+    /// and, on the hub, its policy, grants and list of machines.
+    public func isSignedHousehold(_ topic: String) -> Bool {
+        topic == householdUsage(machine) || (hub && (topic == hubPolicy || topic == hubGrants || topic == hubMachines))
     }
 
     /// `homeassistant/switch/reveille_kitchen/alarm_3/config`.

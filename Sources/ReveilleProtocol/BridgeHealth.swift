@@ -18,6 +18,8 @@ public struct BridgeHealth: Codable, Sendable, Equatable {
     /// The bridge's process, so that a reader can tell a bridge that stopped without a word
     /// (`kill -9`, out of memory) from one that runs: the file keeps its last state.
     public var pid: Int?
+    /// In a household, the code of this machine's key, which the other machines' owners pin.
+    public var householdCode: String?
 
     public init(
         broker: String, connected: Bool, since: Int, lastConnected: Int?, problem: String?, daemonUp: Bool,

@@ -34,7 +34,10 @@ public struct Paths: Sendable, Equatable {
     public var fetchRequest: String { runtimeDirectory + "/calendar-fetch-wanted" }
     /// `reveille-mqtt`'s own state: whether it is connected to the broker, and when it last was
     /// (`BridgeHealth`), for `reveille doctor`.
-    public var bridgeHealth: String { under("/var/lib/reveille-mqtt") + "/health.json" }
+    public var bridgeHealth: String { bridgeState + "/health.json" }
+    /// `reveille-mqtt`'s state folder (the unit's StateDirectory): its health, and in a household
+    /// its key (`household.key`) and what it has taken from the hub.
+    public var bridgeState: String { under("/var/lib/reveille-mqtt") }
     /// Open to every local user, for their own apps only (README, "A child's side").
     public var appsSocket: String { runtimeDirectory + "/apps.sock" }
     /// Where the installed applications' `.desktop` files are, for the app picker: the system's,

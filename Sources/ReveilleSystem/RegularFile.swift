@@ -34,8 +34,11 @@ public enum RegularFile {
     }
 
     /// Writes `bytes` beside `path` (as `path.new`, with exactly `mode`), then renames it over
-    /// `path`: whoever reads `path` never sees half a file.
-    public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644) throws(SystemCallError) {
+    /// `path`: whoever reads `path` never sees half a file. `durable`: on the disk (the file, then
+    /// its folder) before this returns, so that a power cut leaves the old file or the new one.
+    public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = false)
+        throws(SystemCallError)
+    {
         let temporary = path + ".new"
         let file = try Descriptor.open("open", temporary) {
             Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
@@ -47,7 +50,15 @@ public enum RegularFile {
                 bytes[offset...].withUnsafeBytes { Glibc.write(file.raw, $0.baseAddress, $0.count) }
             }
         }
+        if durable { _ = try systemCall("fsync", temporary) { fsync(file.raw) } }
         _ = try systemCall("rename", path) { rename(temporary, path) }
+        if durable {
+            let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            let directory = try Descriptor.open("open", folder.isEmpty ? "." : folder) {
+                Glibc.open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            }
+            _ = try systemCall("fsync", folder) { fsync(directory.raw) }
+        }
     }
 
     /// The first `count` bytes (fewer when the file is shorter) of the regular file at `path`; nil

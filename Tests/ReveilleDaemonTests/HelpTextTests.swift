@@ -165,6 +165,26 @@ import ReveilleProtocol
 
 /// `reveille doctor` on the smart home's bridge, from its health file.
 @Suite struct DoctorBridgeTests {
+    @Test func doctorSaysThisMachinesHouseholdCodeAndWhatIsNotPinned() {
+        var mqtt = Settings.MQTT(host: "broker.home.arpa")
+        #expect(Doctor.household(mqtt, nil) == nil)
+        mqtt.household = "smiths"
+        var health = BridgeHealth(
+            broker: "b:1883", connected: true, since: 1, lastConnected: 1, problem: nil, daemonUp: true)
+        health.householdCode = "7KQ2-M9XC-40TF-HZ3D"
+        let member = Doctor.household(mqtt, health)
+        #expect(member?.level == .warning && member?.detail.contains("7KQ2-M9XC-40TF-HZ3D") == true)
+        #expect(member?.detail.contains("no hub key is pinned") == true && member?.fix?.contains("hub_key") == true)
+        mqtt.hubKey = "0000-1111-2222-3333"
+        #expect(Doctor.household(mqtt, health)?.level == .ok)
+        mqtt.hubKey = nil
+        mqtt.hub = true
+        #expect(Doctor.household(mqtt, health)?.detail.contains("lists no other machine") == true)
+        mqtt.machines = ["laptop": "0000-1111-2222-3333"]
+        #expect(Doctor.household(mqtt, health)?.detail.hasSuffix("the hub, listing laptop") == true)
+        #expect(Doctor.household(mqtt, nil)?.detail.contains("has not made") == true)
+    }
+
     @Test func doctorSaysWhetherTheBridgeIsConnectedAndWhenItLastWas() {
         let mqtt = Settings.MQTT(host: "broker.home.arpa")
         #expect(Doctor.bridge(nil, nil, now: 1000) == nil)

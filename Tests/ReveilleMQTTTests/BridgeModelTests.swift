@@ -332,7 +332,7 @@ import Testing
                 == #"{"day":"2026-11-28","grants":[{"app":"minecraft","minutes":20,"user":"léa\/#"}],"hub":"clock"}"#)
         // A member publishes neither, and listens to both; the hub listens to neither.
         #expect(!laptop.retained(snapshot).keys.contains { $0.contains("/hub/") })
-        #expect(laptop.topics.subscriptions.filter { $0.contains("/hub/") }.count == 2)
+        #expect(laptop.topics.subscriptions.filter { $0.contains("/hub/") }.count == 3)
         #expect(!hub.topics.subscriptions.contains { $0.contains("/hub/") })
         // Nor does a machine of no household, even one that says it is a hub.
         let alone = BridgeTopics(base: nil, discoveryPrefix: "homeassistant", host: "kitchen", hub: true)
@@ -426,6 +426,34 @@ import Testing
         #expect(try follows("household = \"smiths\"") == true)
         #expect(try follows("household = \"smiths\"\nhub = true") == false)
         #expect(try follows("") == false)
+        // The household's pins: a member's hub_key, the hub's machines, as codes in one spelling.
+        let member = try Settings.parse(
+            TOMLDocument(path: "reveille.toml", text: "[mqtt]\nhost = \"h\"\nhousehold = \"smiths\"\nhub_key = \"7kq2 m9xc 40tf hz3d\""))
+        #expect(member.mqtt?.hubKey == "7KQ2-M9XC-40TF-HZ3D")
+        let hub = try Settings.parse(
+            TOMLDocument(
+                path: "reveille.toml",
+                text: "[mqtt]\nhost = \"h\"\nhousehold = \"smiths\"\nhub = true\nmachines = [\"laptop = 7KQ2-M9XC-40TF-HZ3D\"]"))
+        #expect(hub.mqtt?.machines == ["laptop": "7KQ2-M9XC-40TF-HZ3D"])
+        for (bad, says) in [
+            ("household = \"s\"\nhub_key = \"7KQ2-M9XC-40TF\"", "not a key's code"),
+            ("hub_key = \"7KQ2-M9XC-40TF-HZ3D\"", "a hub key is a household's"),
+            ("household = \"s\"\nhub = true\nhub_key = \"7KQ2-M9XC-40TF-HZ3D\"", "the hub pins no hub"),
+            ("household = \"s\"\nmachines = [\"laptop=7KQ2-M9XC-40TF-HZ3D\"]", "only the hub lists"),
+            ("household = \"s\"\nhub = true\nmachines = [\"laptop\"]", "is not NAME=CODE"),
+            ("household = \"s\"\nhub = true\nmachines = [\"a/b=7KQ2-M9XC-40TF-HZ3D\"]", "is not NAME=CODE"),
+            (
+                "household = \"s\"\nhub = true\nmachines = [\"a=7KQ2-M9XC-40TF-HZ3D\", \"a=7KQ2-M9XC-40TF-HZ3E\"]",
+                "listed twice"
+            ),
+        ] {
+            do {
+                _ = try Settings.parse(TOMLDocument(path: "reveille.toml", text: "[mqtt]\nhost = \"h\"\n" + bad))
+                Issue.record("\(bad) was taken")
+            } catch {
+                #expect("\(error)".contains(says), "\(error)")
+            }
+        }
         for bad in [
             "[mqtt]\nport = 1883", "[mqtt]\nhost = \"a b\"", "[mqtt]\nhost = \"h\"\nbase_topic = \"a/+/b\"",
             "[mqtt]\nhost = \"h\"\nbase_topic = \"a//b\"", "[mqtt]\nhost = \"h\"\npassword_file = \"/p\"",

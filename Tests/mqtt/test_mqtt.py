@@ -50,7 +50,7 @@ class Broker:
     with openssl, users from a password file, and ACLs that let the clock write its own topics,
     Home Assistant send commands, and a guest only read."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, acl=True):
         self.folder = folder
         self.port = free_port()
         self.process = None
@@ -76,7 +76,7 @@ class Broker:
             f.write(f"user root\npersistence false\nlog_dest stderr\nlog_type error\nlog_type warning\n"
                     f"listener {self.port} 127.0.0.1\ncafile {folder}/ca.pem\ncertfile {folder}/server.pem\n"
                     f"keyfile {folder}/server.key\nallow_anonymous false\npassword_file {folder}/passwd\n"
-                    f"acl_file {folder}/acl\nmessage_size_limit 1048576\n")
+                    + (f"acl_file {folder}/acl\n" if acl else "") + "message_size_limit 1048576\n")
         self.start()
 
     def start(self):
@@ -151,7 +151,7 @@ class Clock:
     """reveilled and reveille-mqtt under a temporary root."""
 
     def __init__(self, binaries, broker, root, base="reveille/clock", user="clock", household=None, apps=None,
-                 shifted=False, hub=False):
+                 shifted=False, hub=False, pins=""):
         self.binaries = binaries
         self.root = root
         self.base = base
@@ -175,7 +175,7 @@ class Clock:
                     f"[mqtt]\nhost = \"127.0.0.1\"\nport = {broker.port}\nca_file = \"{broker.folder}/ca.pem\"\n"
                     f"username = \"{user}\"\npassword_file = \"{self.password_file}\"\nbase_topic = \"{base}\"\n"
                     f"keepalive_seconds = 10\n" + (f"household = \"{household}\"\n" if household else "")
-                    + ("hub = true\n" if hub else ""))
+                    + ("hub = true\n" if hub else "") + pins)
         self.sock = os.path.join(root, "run/reveille/control.sock")
         self.start_daemon()
         self.bridge = None
@@ -462,6 +462,29 @@ def ticker(root, mark):
     return path
 
 
+def household_code(root):
+    """The household code of the machine under `root` (its key made now, as its owner would)."""
+    result = subprocess.run([os.path.join(BINARIES, "reveille-mqtt"), "--root", root, "--household-key"],
+                            capture_output=True, text=True, check=True)
+    return result.stdout.split("\n")[0]
+
+
+def household(folder, broker, cls):
+    """A hub (user clock) and a member (user laptop) with their keys pinned, as the README says:
+    the hub lists the laptop's code, the laptop pins the hub's."""
+    codes = {user: household_code(os.path.join(folder, user)) for user in ("clock", "laptop")}
+    pins = {"clock": f"machines = [\"laptop={codes['laptop']}\"]\n", "laptop": f"hub_key = \"{codes['clock']}\"\n"}
+    clocks = {}
+    for user, mark in (("clock", "A"), ("laptop", "B")):
+        root = os.path.join(folder, user)
+        policy = TICKER_POLICY.format(path=ticker(root, mark))
+        clocks[user] = Clock(BINARIES, broker, root, base=f"reveille/{user}", user=user, household="smiths",
+                             apps=policy, shifted=True, hub=user == "clock", pins=pins[user])
+    for clock in clocks.values():
+        wait_for(lambda: clock.app("ticker"), what="the policy loaded")
+    return clocks, codes
+
+
 class HouseholdTests(unittest.TestCase):
     """Two clocks of one household, with different roots, one broker: time used on one counts on
     the other, through a broker outage too; A is the household's hub, whose policy and grants B
@@ -472,15 +495,8 @@ class HouseholdTests(unittest.TestCase):
         cls.folder = tempfile.mkdtemp(prefix="reveille-household-test.")
         os.chmod(cls.folder, 0o755)
         cls.broker = Broker(cls.folder)
-        cls.clocks = {}
-        for user, mark in (("clock", "A"), ("laptop", "B")):
-            root = os.path.join(cls.folder, user)
-            policy = TICKER_POLICY.format(path=ticker(root, mark))
-            cls.clocks[user] = Clock(BINARIES, cls.broker, root, base=f"reveille/{user}", user=user,
-                                     household="smiths", apps=policy, shifted=True, hub=user == "clock")
+        cls.clocks, cls.codes = household(cls.folder, cls.broker, cls)
         cls.a, cls.b = cls.clocks["clock"], cls.clocks["laptop"]
-        for clock in (cls.a, cls.b):
-            wait_for(lambda: clock.app("ticker"), what="the policy loaded")
 
     @classmethod
     def tearDownClass(cls):
@@ -603,6 +619,88 @@ class HouseholdTests(unittest.TestCase):
         self.assertIn(hub_says, b.cli("apps", "list").stdout)
         self.assertEqual(b.app("ticker").get("grantMinutes"), 10)
         wait_for(lambda: "drawing" not in b.cli("apps", "export").stdout, what="B to take the change it missed")
+
+
+class SignedHouseholdTests(unittest.TestCase):
+    """The household on a broker with no ACL at all, where anyone may publish anything, retained:
+    forged, moved and replayed messages from the hub and from machines change nothing on a
+    member, and each is dropped with a line in its bridge's log."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp(prefix="reveille-signed-test.")
+        os.chmod(cls.folder, 0o755)
+        cls.broker = Broker(cls.folder, acl=False)
+        cls.clocks, cls.codes = household(cls.folder, cls.broker, cls)
+        cls.a, cls.b = cls.clocks["clock"], cls.clocks["laptop"]
+
+    @classmethod
+    def tearDownClass(cls):
+        for clock in cls.clocks.values():
+            clock.close()
+        cls.broker.close()
+        shutil.rmtree(cls.folder, ignore_errors=True)
+
+    def test_forged_hub_and_count_messages_change_nothing_on_a_member(self):
+        a, b = self.a, self.b
+        wait_for(lambda: "the household's policy, from its hub clock" in b.cli("apps", "list").stdout,
+                 what="B to follow A's signed policy")
+        # The hub's genuine messages as the broker holds them, to be moved and replayed below.
+        spy = Subscriber(self.broker, user="guest", topics=("reveille-household/#",))
+        wait_for(lambda: spy.latest("reveille-household/smiths/hub/policy")
+                 and spy.latest("reveille-household/smiths/usage/clock"), what="the hub's retained messages")
+        old_policy = spy.latest("reveille-household/smiths/hub/policy")
+        hub_counts = spy.latest("reveille-household/smiths/usage/clock")
+        self.assertTrue(old_policy.startswith('{"key":'), old_policy[:80])
+        spy.close()
+        drawing = ticker(os.path.join(a.root, "drawing"), "drawing")
+        added = a.cli("apps", "add", "drawing", "--path", drawing, "--limit", "30", "--user", "root")
+        self.assertEqual(added.returncode, 0, added)
+        wait_for(lambda: "drawing" in b.cli("apps", "export").stdout, what="B to take A's new app")
+        before = b.cli("apps", "export").stdout
+
+        today = request(b.sock, {"status": {}})["payload"]["status"]["now"][:10]
+        counts = json.dumps({"day": today, "usage": [{"user": "root", "app": "ticker", "seconds": 290}]})
+        grants = json.dumps({"hub": "clock", "day": today,
+                             "grants": [{"app": "ticker", "user": "root", "minutes": 600}]})
+        header, _, body = old_policy.partition("\n")
+        forger = Subscriber(self.broker, user="guest", topics=())
+        try:
+            for topic, payload in [
+                # Unsigned, as every message was before: an empty policy, 600 minutes, counts.
+                ("hub/policy", json.dumps({"hub": "clock", "policy": ""})),
+                ("hub/grants", grants),
+                ("hub/machines", json.dumps({"hub": "clock", "machines": {"evil": self.codes["laptop"]}})),
+                ("usage/clock", counts),
+                # The hub's genuine signature on another body, and on another topic.
+                ("hub/policy", header + "\n" + json.dumps({"hub": "clock", "policy": ""})),
+                ("hub/grants", old_policy),
+                ("usage/laptop", hub_counts),
+                # An older genuine policy (without drawing) replayed.
+                ("hub/policy", old_policy),
+            ] + [(f"usage/filler{i}", counts) for i in range(40)]:
+                forger.client.publish("reveille-household/smiths/" + topic, payload, qos=1, retain=True).wait_for_publish(5)
+        finally:
+            forger.close()
+        # The hub's genuine grant, after them on the same connection: when B has it, B has read
+        # them all; and B shows 10 minutes, not the forged 600 (a grant only ever rises).
+        granted = a.cli("apps", "grant", "ticker", "--minutes", "10")
+        self.assertEqual(granted.returncode, 0, granted)
+        wait_for(lambda: b.app("ticker").get("grantMinutes") == 10, what="B to take A's signed grant")
+        self.assertEqual(b.cli("apps", "export").stdout, before, "a forged or replayed policy changed B's")
+        self.assertIsNone(b.app("ticker").get("usedSecondsElsewhere"), "forged counts reached B")
+        self.assertIsNone(a.app("ticker").get("usedSecondsElsewhere"), "forged counts reached the hub")
+        self.assertRegex(b.bridge_said(), r"ignored: from the household: .*(not signed|does not verify|a replay)")
+        self.assertRegex(a.bridge_said(), r"ignored: from the household: .*(not signed|does not list|does not verify)")
+        # B's bridge restarted gets the replayed policy, retained, first: the numbers it took are
+        # kept on disk, and it still refuses it.
+        b.bridge.terminate()
+        b.bridge.wait()
+        mark = len(b.bridge_said())
+        b.start_bridge()
+        wait_for(lambda: "a replay" in b.bridge_said()[mark:], what="B's bridge to drop the replay after a restart")
+        time.sleep(1)
+        self.assertEqual(b.cli("apps", "export").stdout, before, "a replay was taken after a restart")
 
 
 class HostileBrokerTests(unittest.TestCase):
