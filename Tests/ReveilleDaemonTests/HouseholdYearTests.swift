@@ -47,19 +47,22 @@ import Testing
         var wake: Int { daemon.outlets.wakes.last ?? 0 }
         var database: String { folder.appendingPathComponent("state.sqlite").path }
 
-        init(folder: URL, now: Int) throws {
+        let zone: Zone
+
+        init(folder: URL, now: Int, zone: Zone = HouseholdYearTests.zone) throws {
             self.folder = folder
+            self.zone = zone
             clock = ManualClocks(Double(now))
-            daemon = try Household.boot(folder: folder, clock: clock, audio: audio, reader: reader)
+            daemon = try Household.boot(folder: folder, clock: clock, audio: audio, reader: reader, zone: zone)
             controller.start()
         }
 
-        static func boot(folder: URL, clock: ManualClocks, audio: MemoryAudioOutput, reader: MemoryTagReader)
-            throws -> InProcessDaemon
-        {
+        static func boot(
+            folder: URL, clock: ManualClocks, audio: MemoryAudioOutput, reader: MemoryTagReader, zone: Zone
+        ) throws -> InProcessDaemon {
             try InProcessDaemon(
                 store: try Store(path: folder.appendingPathComponent("state.sqlite").path), clock: clock,
-                zone: HouseholdYearTests.zone,
+                zone: zone,
                 ring: RingEnvironment(audio: audio, reader: reader, hooksDirectory: "/nonexistent/hooks.d"),
                 calendarCache: folder.appendingPathComponent("calendars").path,
                 calendarFetchFolder: folder.appendingPathComponent("fetched").path,
@@ -68,7 +71,7 @@ import Testing
 
         /// `kill -9` and a new start: the old daemon is told nothing.
         func crash() throws {
-            daemon = try Household.boot(folder: folder, clock: clock, audio: audio, reader: reader)
+            daemon = try Household.boot(folder: folder, clock: clock, audio: audio, reader: reader, zone: zone)
             controller.start()
         }
 
