@@ -5,13 +5,22 @@ import ReveilleProtocol
 /// schedule, by the same `ScheduleEdit` its handler writes; when the copy weakens a committed ring (`Commitment`, the core's rule) whose alarm was
 /// not unlocked by its challenge, the change is refused before anything is written, from any
 /// client and for every role. A change the copy cannot be made with (a bad id, a bad date) goes on
-/// to its handler, which refuses it with its own words.
+/// to its handler, which refuses it with its own words. When the schedule cannot be read, the
+/// gate cannot judge, and it refuses: commitment fails closed.
 struct CommitmentGate {
     let controller: Controller
 
     func refusal(for command: Command) -> Response? {
-        guard let before = try? controller.currentState(), before.alarms.contains(where: { $0.commitSeconds > 0 }),
-            let after = try? draft(command, on: before)
+        let before: ScheduleState
+        do {
+            before = try controller.currentState()
+        } catch {
+            return .failure(
+                .internal,
+                "the schedule cannot be read to judge whether this \(command.name) weakens a committed ring (\(error)): nothing was changed. Try again; if it goes on, 'reveille doctor' checks the state"
+            )
+        }
+        guard before.alarms.contains(where: { $0.commitSeconds > 0 }), let after = try? draft(command, on: before)
         else { return nil }
         let now = controller.nowSeconds()
         let weakened = Commitment.weakenings(before: before, after: after, zone: controller.zone, now: now).filter {
