@@ -72,6 +72,10 @@ public struct Settings: Sendable, Equatable {
         /// Names the page is also served under (besides IP addresses, `localhost` and this machine's
         /// host name): a DNS name a household gave the clock. Any other `Host` is refused.
         public var hosts: [String] = []
+        /// The local account whose browsers on this machine are the kiosk: the household's rights
+        /// without pairing. Any other local user's browser pairs, as a phone does. nil: the
+        /// package's `reveille-kiosk` when installed; under `--root`, whoever runs reveille-web.
+        public var kioskUser: String?
 
         /// Whether browsers reach it only from this machine.
         public var loopbackOnly: Bool { address == "::1" || address.hasPrefix("127.") || address == "localhost" }
@@ -195,7 +199,7 @@ public struct Settings: Sendable, Equatable {
         "host", "port", "ca_file", "username", "password_file", "base_topic", "discovery_prefix", "approvals",
         "keepalive_seconds", "household", "hub", "hub_key", "machines",
     ]
-    static let webKeys = ["address", "port", "hosts"]
+    static let webKeys = ["address", "port", "hosts", "kiosk_user"]
     static let inputKeys = [
         "devices", "snooze_keys", "answer_keys", "enter_keys", "backspace_keys", "long_press_ms",
         "answer_timeout_seconds",
@@ -286,6 +290,15 @@ public struct Settings: Sendable, Equatable {
                         "hosts", in: "web", "\"\(host)\" is not a host name; give names like \"clock.home.arpa\"")
                 }
                 settings.web.hosts = hosts
+            }
+            if let user = try document.string(web, "kiosk_user", in: "web") {
+                guard !user.isEmpty, user.count <= 32,
+                    user.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+                else {
+                    throw document.error(
+                        "kiosk_user", in: "web", "\"\(user)\" is not a user name; give the account whose session shows the page, like \"pi\"")
+                }
+                settings.web.kioskUser = user
             }
         }
         if let mqtt = try document.table("mqtt") {

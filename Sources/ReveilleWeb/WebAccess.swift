@@ -3,19 +3,21 @@ import ReveilleProtocol
 /// Who a browser is, and what the page may ask the daemon for: the decisions of `reveille-web`,
 /// kept apart from HTTP so tests can check them one by one.
 public enum WebClient: Equatable, Sendable {
-    /// On this machine (the kiosk), not paired: the household's rights (see, snooze, answer).
-    case loopback
+    /// The kiosk: a browser on this machine, of the kiosk's own user (`[web] kiosk_user`), not
+    /// paired: the household's rights (see, snooze, answer).
+    case kiosk
     /// Paired with `reveille web pair`: the device's rights, as the daemon keeps them.
     case paired(token: String)
-    /// Elsewhere on the network and not paired: only the pairing form.
+    /// Anyone else not paired, another local user on loopback too: only the pairing form.
     case stranger
 
-    /// From the connection's address and the device cookie, if any.
-    public init(remoteIsLoopback: Bool, token: String?) {
+    /// From the device cookie, if any, and else whether the connection is the kiosk's (asked
+    /// only then: it reads the kernel's table of sockets, `LoopbackPeer`).
+    public init(token: String?, isKiosk: @autoclosure () -> Bool) {
         if let token, WebClient.isWellFormed(token) {
             self = .paired(token: token)
         } else {
-            self = remoteIsLoopback ? .loopback : .stranger
+            self = isKiosk() ? .kiosk : .stranger
         }
     }
 
@@ -28,7 +30,7 @@ public enum WebClient: Equatable, Sendable {
     /// household's rights. nil: nothing is relayed.
     public func relay(_ operation: Command) -> Request? {
         switch self {
-        case .loopback: Request(operation, cap: .user)
+        case .kiosk: Request(operation, cap: .user)
         case .paired(let token): Request(operation, cap: .admin, device: token)
         case .stranger: nil
         }

@@ -57,10 +57,24 @@ public struct WebCommand: AsyncParsableCommand {
         let host = address ?? settings.web.address
         var name = [CChar](repeating: 0, count: 256)
         let hostName = gethostname(&name, name.count) == 0 ? String(cString: name) : "localhost"
+        // The kiosk is one user's browser: the package's reveille-kiosk, or [web] kiosk_user; under
+        // --root (development), whoever runs the page's server.
+        let kioskUser = settings.web.kioskUser ?? (paths.isSystem ? "reveille-kiosk" : nil)
+        var kiosk: uid_t? = getuid()
+        if let kioskUser {
+            kiosk = getpwnam(kioskUser)?.pointee.pw_uid
+            if let kiosk {
+                logger.info("the kiosk: browsers of \(kioskUser) (uid \(kiosk)) on this machine; any other browser pairs")
+            } else {
+                logger.warning(
+                    "there is no user \(kioskUser): no browser has the kiosk's rights, every one pairs; set [web] kiosk_user to the account whose session shows the page"
+                )
+            }
+        }
         let server = WebServer(
             socketPath: paths.socket, hosts: HostCheck(hostName: hostName, extra: settings.web.hosts),
             newAlarm: ["volume": .int(settings.audio.volume), "fadeInSeconds": .int(settings.audio.fadeInSeconds)],
-            icons: AppIcons(system: paths.system), logger: logger)
+            icons: AppIcons(system: paths.system), kiosk: kiosk, logger: logger)
         let log = logger
         try await server.run(host: host, port: port ?? settings.web.port) { bound in
             let shown = host.contains(":") ? "[\(host)]" : host

@@ -19,10 +19,21 @@ typealias WebResponse = HummingbirdCore.Response
 public struct WebContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     let remoteAddress: SocketAddress?
+    let localAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        localAddress = source.channel.localAddress
+    }
+
+    /// Whether the browser is this machine's kiosk: on loopback, and its socket owned by `kiosk`.
+    func isKiosk(_ kiosk: uid_t?) -> Bool {
+        guard let kiosk, remoteIsLoopback, let remote = remoteAddress, let local = localAddress,
+            let browser = remote.ipAddress.flatMap({ LoopbackPeer.End($0, port: remote.port ?? -1) }),
+            let server = local.ipAddress.flatMap({ LoopbackPeer.End($0, port: local.port ?? -1) })
+        else { return false }
+        return LoopbackPeer.owner(browser: browser, server: server) == kiosk
     }
 
     var remoteIsLoopback: Bool {
@@ -64,11 +75,15 @@ public final class WebServer: Sendable {
     let pageSettings: String
     /// The installed apps' icons, for the app sheet (`GET /icon/NAME`).
     let icons: AppIcons
+    /// The kiosk's user: its browsers on loopback get the household's rights unpaired. nil: no one's.
+    let kiosk: uid_t?
 
     public init(
         socketPath: String, hosts: HostCheck = HostCheck(hostName: "localhost"),
-        newAlarm: [String: SettingValue] = [:], icons: AppIcons = AppIcons(system: { $0 }), logger: Logger
+        newAlarm: [String: SettingValue] = [:], icons: AppIcons = AppIcons(system: { $0 }), kiosk: uid_t? = getuid(),
+        logger: Logger
     ) {
+        self.kiosk = kiosk
         self.hosts = hosts
         self.icons = icons
         self.pageSettings = Page.settings(newAlarm: newAlarm)
@@ -157,13 +172,13 @@ public final class WebServer: Sendable {
     // MARK: Routes
 
     func client(_ request: WebRequest, _ context: WebContext) -> WebClient {
-        WebClient(remoteIsLoopback: context.remoteIsLoopback, token: request.cookies[WebServer.deviceCookie]?.value)
+        WebClient(token: request.cookies[WebServer.deviceCookie]?.value, isKiosk: context.isKiosk(kiosk))
     }
 
     func page(_ request: WebRequest, _ context: WebContext) -> WebResponse {
         let access =
             switch client(request, context) {
-            case .loopback: "loopback"
+            case .kiosk: "kiosk"
             case .paired: "paired"
             case .stranger: "stranger"
             }

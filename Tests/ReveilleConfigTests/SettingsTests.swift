@@ -39,6 +39,10 @@ import Testing
                 + "only, \"0.0.0.0\" the home network too")
         #expect(error("[web]\nport = 70000\n").hasPrefix("reveille.toml:2: [web] port"))
         #expect(error("[web]\nlisten = 1\n").contains("listen"))
+        #expect(try parse("[web]\nkiosk_user = \"pi\"\n").web.kioskUser == "pi")
+        #expect(Settings().web.kioskUser == nil)
+        #expect(error("[web]\nkiosk_user = \"a b\"\n").contains("is not a user name"))
+        #expect(error("[web]\nkiosk_user = \"\"\n").contains("is not a user name"))
     }
 
     @Test func aMissingFileIsTheDefaults() throws {
@@ -206,6 +210,8 @@ import Testing
         expected.audio.backupDevices = []
         expected.audio.sound = nil
         expected.audio.mixerControl = nil
+        #expect(settings.web.kioskUser == "reveille-kiosk")  // what nil means when installed
+        expected.web.kioskUser = nil
         var mqtt = Settings.MQTT(host: "homeassistant.local")
         mqtt.caFile = "/etc/reveille/mqtt-ca.pem"
         mqtt.username = "reveille"

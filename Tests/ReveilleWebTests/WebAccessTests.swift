@@ -8,17 +8,17 @@ import Testing
     static let token = String(repeating: "ab", count: 32)
 
     @Test func aBrowserIsTheKioskAPairedDeviceOrAStranger() {
-        #expect(WebClient(remoteIsLoopback: true, token: nil) == .loopback)
-        #expect(WebClient(remoteIsLoopback: false, token: nil) == .stranger)
-        #expect(WebClient(remoteIsLoopback: false, token: Self.token) == .paired(token: Self.token))
+        #expect(WebClient(token: nil, isKiosk: true) == .kiosk)
+        #expect(WebClient(token: nil, isKiosk: false) == .stranger)
+        #expect(WebClient(token: Self.token, isKiosk: false) == .paired(token: Self.token))
         // A cookie that is not a token is ignored, not passed on.
-        #expect(WebClient(remoteIsLoopback: false, token: "1; DROP TABLE") == .stranger)
-        #expect(WebClient(remoteIsLoopback: false, token: String(repeating: "AB", count: 32)) == .stranger)
-        #expect(WebClient(remoteIsLoopback: true, token: "") == .loopback)
+        #expect(WebClient(token: "1; DROP TABLE", isKiosk: false) == .stranger)
+        #expect(WebClient(token: String(repeating: "AB", count: 32), isKiosk: false) == .stranger)
+        #expect(WebClient(token: "", isKiosk: true) == .kiosk)
     }
 
     @Test func relayedRequestsCarryTheBrowsersRights() {
-        #expect(WebClient.loopback.relay(.snooze) == Request(.snooze, cap: .user))
+        #expect(WebClient.kiosk.relay(.snooze) == Request(.snooze, cap: .user))
         #expect(WebClient.paired(token: Self.token).relay(.status) == Request(.status, cap: .admin, device: Self.token))
         #expect(WebClient.stranger.relay(.status) == nil)
     }

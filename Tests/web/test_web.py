@@ -271,6 +271,45 @@ class PageTests(unittest.TestCase):
             stranger.close()
         # Guessing from here: test_z (last, since it holds addresses off for ten minutes).
 
+    def test_7b_another_local_user_on_loopback_is_no_kiosk_and_pairs(self):
+        """Kiosk rights belong to the kiosk's user (here, whoever runs reveille-web: the tests'
+        own), not to loopback: a second local user (nobody, through setpriv) on 127.0.0.1 is a
+        stranger, refused until paired, as a child with a login would be."""
+        if os.geteuid() != 0 or not shutil.which("setpriv"):
+            self.skipTest("needs root and setpriv to be a second local user")
+        url = f"http://127.0.0.1:{self.clock.port}/"
+        self.assertEqual(page_config(url)["access"], "kiosk", "this machine's kiosk user lost its rights")
+        code = self.clock.cli("web", "pair", "--name", "child").stdout.split("\n")[0].split()[-1]
+        script = r"""
+import json, re, sys, urllib.request, urllib.error
+url, code = sys.argv[1], sys.argv[2]
+def http(path, body=None, headers={}):
+    request = urllib.request.Request(url + path, data=body, headers=headers, method="POST" if body else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+_, _, page = http("")
+config = json.loads(re.search(rb'<script id="cfg" type="application/json">(.*?)</script>', page).group(1))
+csrf = {"X-Reveille-CSRF": config["csrf"], "Content-Type": "application/json"}
+out = {"access": config["access"], "state": http("api/state")[0], "events": http("events")[0],
+       "command": http("api/command", json.dumps({"appsOverview": {}}).encode(), csrf)[0]}
+status, headers, _ = http("pair", json.dumps({"code": code}).encode(), csrf)
+cookie = headers.get("Set-Cookie", "").split(";")[0]
+out["pair"] = status
+out["paired_state"] = http("api/state", headers={"Cookie": cookie})[0]
+print(json.dumps(out))
+"""
+        result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+                                 script, url, code], capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        seen = json.loads(result.stdout)
+        self.assertEqual(seen["access"], "stranger", seen)
+        self.assertEqual((seen["state"], seen["events"], seen["command"]), (403, 403, 403), seen)
+        self.assertEqual((seen["pair"], seen["paired_state"]), (200, 200), seen)
+        self.assertIn("child", self.clock.cli("web", "devices").stdout)
+
     def test_10_a_thousand_half_sent_headers_do_not_keep_the_page_from_answering(self):
         import resource, socket
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
