@@ -12,7 +12,7 @@ let daemonLinking: [LinkerSetting] = [
             "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/reveilled.order",
             "-Xlinker", "--no-warn-symbol-ordering",
             "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            "-Xlinker", "--no-export-dynamic",
+            "-Xlinker", "--no-export-dynamic", "-Xlinker", "--icf=all",
         ],
         .when(platforms: [.linux], configuration: .release)
     )
@@ -22,7 +22,7 @@ let daemonLinking: [LinkerSetting] = [
 // and no exported symbols take about 1.5 MB off each (BENCHMARKS.md, "Smaller programs").
 let programLinking: [LinkerSetting] = [
     .unsafeFlags(
-        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic", "-Xlinker", "--icf=all"],
         .when(platforms: [.linux], configuration: .release)
     )
 ]
@@ -235,4 +235,17 @@ let package = Package(
 // dependency that imports it.
 for target in package.targets where target.type != .system && !target.name.hasSuffix("Tests") {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}
+
+// Modules where no time is spent in a loop (commands, the page's server, the bridge, settings, the
+// state, the devices' edges) are built for size: about 1.5 MB less in all (BENCHMARKS.md, "Smaller
+// programs"). The schedule engine (ReveilleCore), the wire types (ReveilleProtocol) and the sound
+// (ReveilleAudio) stay built for speed: `next --days 365` and the engine's figures are theirs.
+let builtForSize: Set<String> = [
+    "ReveilleCLI", "ReveilleWeb", "ReveilleMQTT", "ReveilleCalendar", "ReveilleFetch", "ReveilleConfig",
+    "ReveilleNotify", "ReveilleDaemon", "ReveilleStore", "ReveilleInput", "ReveilleNFC", "ReveilleLaunch",
+    "ReveilleSystem",
+]
+for target in package.targets where builtForSize.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
 }
