@@ -50,6 +50,10 @@ public final class BridgeLoop {
     /// then, so that an idle clock is not woken by its bridge.
     private var running: Set<AppUsageKey> = []
     private var usageMoved = true
+    /// The retained state is to be published again without a read (a refused command).
+    private var republish = false
+    /// Requests made to the daemon since the bridge started, said when it stops.
+    private var daemonRequests = 0
     /// In a household: this machine's key, the numbers it signs with, and what it takes.
     private let householdKey: HouseholdKey?
     private var numbers = HouseholdNumbers()
@@ -163,12 +167,14 @@ public final class BridgeLoop {
                 if signal == SIGHUP {
                     logger.info("SIGHUP: publishing everything again")
                     published.removeAll()
+                    republish = true
                 } else if signal > 0 {
                     stop()
                     return 0
                 }
             }
-            var refresh = ready == 0 && daemonUp && (!running.isEmpty || usageMoved)
+            // The keepalive's wake-up: while a limited app runs, its time left (and the day) again.
+            var wanted: DaemonReads = ready == 0 && daemonUp && (!running.isEmpty || usageMoved) ? [.status, .apps] : []
             if socket >= 0 {
                 let events = fds[2].revents
                 var open = true
@@ -193,7 +199,7 @@ public final class BridgeLoop {
                 let held = published
                 published = [:]
                 for topic in held.keys { published[topic] = "" }
-                refresh = daemonUp
+                wanted = daemonUp ? .all : []
                 if !daemonUp { publishState() }
             }
             for note in follower.take() {
@@ -208,7 +214,7 @@ public final class BridgeLoop {
                     daemonUp = true
                     running.removeAll()
                     snapshot = nil
-                    refresh = true
+                    wanted = .all
                 case .down:
                     if daemonUp { logger.warning("reveilled went away; the clock shows as offline until it is back") }
                     daemonUp = false
@@ -219,20 +225,21 @@ public final class BridgeLoop {
                         let key = AppUsageKey(app: app.app, user: app.user)
                         if app.running { running.insert(key) } else { running.remove(key) }
                     }
-                    refresh = true
+                    wanted.formUnion(DaemonReads.after(line.event))
                 }
             }
             if health.daemonUp != daemonUp {
                 health.daemonUp = daemonUp
                 writeHealth()
             }
-            for message in client.takeInbox() where handle(message) { refresh = true }
+            for message in client.takeInbox() { wanted.formUnion(handle(message)) }
             let tooLarge = client.takeDroppedTooLarge()
             if tooLarge > 0 {
                 noteIgnored(
                     "\(tooLarge) message(s) larger than \(MosquittoClient.maximumPacketSize) bytes", count: tooLarge)
             }
-            if refresh { readDaemon() }
+            if !wanted.isEmpty { readDaemon(wanted) } else if republish { publishState() }
+            republish = false
             if client.connected {
                 for event in events { client.publish(event) }
                 if snapshot != nil {
@@ -247,20 +254,21 @@ public final class BridgeLoop {
         }
     }
 
-    /// Decides, rate-limits and sends one inbound command; true when the daemon was asked.
-    private func handle(_ message: MosquittoClient.Message) -> Bool {
+    /// Decides, rate-limits and sends one inbound command; what to read from the daemon after it
+    /// (the household's counts and the hub's words change no event; the rest the events say).
+    private func handle(_ message: MosquittoClient.Message) -> DaemonReads {
         var payload = message.payload
         switch trust.open(topic: message.topic, payload: message.payload) {
         case .notHousehold:
             break
         case .echo:
-            return false
+            return []
         case .drop(let why):
             let kind = trust.isHubTopic(message.topic) ? message.topic : "counts"
             var state = householdIgnored[kind] ?? (0, -Double.infinity)
             noteIgnored("from the household: \(why)", state: &state)
             householdIgnored[kind] = state
-            return false
+            return []
         case .machines(let changed):
             keepSeen(message.topic)
             if changed {
@@ -269,20 +277,20 @@ public final class BridgeLoop {
                 // Counts heard before the list are asked for again: the broker retains them.
                 if client.connected, let all = model.topics.householdUsage("+") { client.subscribe(all) }
             }
-            return false
+            return []
         case .body(let body):
             keepSeen(message.topic)
             payload = body
         }
         switch model.inbound(topic: message.topic, payload: payload, snapshot: snapshot) {
         case .echo:
-            return false
+            return []
         case .ownRetained(let topic, let empty):
             if empty { leftovers.remove(topic) } else { leftovers.insert(topic) }
-            return false
+            return []
         case .ignore(let why):
             noteIgnored(why)
-            return false
+            return []
         case .send(let command, let what):
             let household =
                 switch command {
@@ -298,10 +306,10 @@ public final class BridgeLoop {
                         "commands from the broker come too fast: \(dropped) dropped (at most 5 at once, then 1 a second)"
                     )
                 }
-                return false
+                return []
             }
             dropped = 0
-            let reply = Self.ask(command, socket: paths.socket)
+            let reply = ask(command)
             if let error = reply.error, household {
                 logger.notice("refused from the household: \(what): \(error.message)")
             } else if let error = reply.error {
@@ -309,12 +317,13 @@ public final class BridgeLoop {
                 if client.connected { client.publish(model.refused(what, why: error.message)) }
                 // The entity shows the state that stands: published again below, whatever it was.
                 for topic in published.keys where !topic.hasSuffix("/config") { published[topic] = "" }
+                republish = true
             } else if !household {
                 logger.info("done over MQTT: \(what)")
             } else if case .appsFromHub = command, let said = reply.message {
                 logger.info("\(what): \(said)")
             }
-            return true
+            return household ? .apps : []
         }
     }
 
@@ -333,20 +342,20 @@ public final class BridgeLoop {
         state = (0, now)
     }
 
-    /// Reads the clock's state, and publishes what changed.
-    private func readDaemon() {
-        let socket = paths.socket
-        guard let status = Self.ask(.status, socket: socket).status else { return }
-        let alarms = Self.ask(.alarmList, socket: socket).alarms ?? snapshot?.alarms ?? []
-        let apps = Self.ask(.appsOverview, socket: socket)
-        let requests = Self.ask(.appRequests, socket: socket)
-        // The household's hub publishes its policy: the text `apps export` prints.
-        let policy = model.topics.hub ? Self.ask(.appExport, socket: socket).appsReply?.text : nil
+    /// Reads what `wanted` names of the clock's state (all of it when nothing was read yet), and
+    /// publishes what changed.
+    private func readDaemon(_ wanted: DaemonReads) {
         let previous = snapshot
+        let reads = previous == nil ? DaemonReads.all : wanted
+        guard let status = reads.contains(.status) ? ask(.status).status : previous?.status else { return }
+        let alarms = reads.contains(.alarms) ? ask(.alarmList).alarms : nil
+        let apps = reads.contains(.apps) ? ask(.appsOverview).apps : nil
+        let requests = reads.contains(.requests) ? ask(.appRequests).appsReply?.requests : nil
+        // The household's hub publishes its policy: the text `apps export` prints.
+        let policy = model.topics.hub && reads.contains(.policy) ? ask(.appExport).appsReply?.text : nil
         let current = Snapshot(
-            status: status, alarms: alarms, apps: apps.apps ?? previous?.apps ?? [],
-            requests: requests.appsReply?.requests ?? previous?.requests ?? [],
-            policyText: policy ?? previous?.policyText)
+            status: status, alarms: alarms ?? previous?.alarms ?? [], apps: apps ?? previous?.apps ?? [],
+            requests: requests ?? previous?.requests ?? [], policyText: policy ?? previous?.policyText)
         if let policy, policy != previous?.policyText, model.hubPolicyMessage(policy) == nil {
             logger.warning(
                 "the app policy is \(policy.utf8.count) bytes, more than the household's machines take (\(BridgeModel.maxPolicyBytes) as a message): not published; they keep the last one"
@@ -426,7 +435,7 @@ public final class BridgeLoop {
     }
 
     private func stop() {
-        logger.info("stopping: the clock shows as offline")
+        logger.info("stopping after \(daemonRequests) requests to reveilled: the clock shows as offline")
         if client.connected {
             client.publish(Publication(model.topics.availability, "offline", retain: true))
             client.disconnect()
@@ -454,6 +463,12 @@ public final class BridgeLoop {
         } catch {
             logger.warning("cannot write \(path): \(error)")
         }
+    }
+
+    /// One request to the daemon, counted (`requests`: what a press over MQTT costs).
+    private func ask(_ command: Command) -> Response {
+        daemonRequests += 1
+        return Self.ask(command, socket: paths.socket)
     }
 
     /// One request on a connection of its own; the daemon's error, or ours when it cannot be reached.

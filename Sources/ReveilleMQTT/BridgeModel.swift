@@ -66,6 +66,38 @@ public enum Inbound: Sendable, Equatable {
     case ownRetained(String, empty: Bool)
 }
 
+/// What the bridge reads from the daemon: each a request on the control socket.
+public struct DaemonReads: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// `status`: the next ring, the ring state, the master switch, the day.
+    public static let status = DaemonReads(rawValue: 1)
+    /// `alarm list`: each alarm's switch.
+    public static let alarms = DaemonReads(rawValue: 2)
+    /// `apps status --all`: time left, this machine's counts, today's grants.
+    public static let apps = DaemonReads(rawValue: 4)
+    /// `apps requests`.
+    public static let requests = DaemonReads(rawValue: 8)
+    /// `apps export`: the policy, which the household's hub publishes.
+    public static let policy = DaemonReads(rawValue: 16)
+    public static let all: DaemonReads = [.status, .alarms, .apps, .requests, .policy]
+
+    /// What the daemon must be asked again after it streamed `event`: only what the event can
+    /// have changed, so that a snooze pressed over MQTT costs the snooze and one `status`.
+    public static func after(_ event: WatchEvent) -> DaemonReads {
+        switch event {
+        case .session, .missed, .wakeCheck, .sunrise, .silent, .nextRing, .tagOnReader, .readerHealth, .input,
+            .reminder:
+            .status
+        case .schedule, .overrideRemoved: [.status, .alarms]
+        case .appPolicy, .policyRejected: [.apps, .requests, .policy]
+        case .appNotice, .appRunning, .appGranted: .apps
+        case .appRequest: .requests
+        }
+    }
+}
+
 /// The bridge's decisions, as a pure function of what it knows: the retained state a snapshot
 /// makes, the events a change makes, and what an inbound message asks for. The edge
 /// (`BridgeLoop`) only reads the daemon, publishes, and sends what this decides.

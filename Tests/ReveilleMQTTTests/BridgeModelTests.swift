@@ -465,4 +465,16 @@ import Testing
             }
         }
     }
+
+    @Test func aSnoozePressCostsTheSnoozeAndOneStatus() {
+        // A snooze streams the session and the next ring: only `status` is read again.
+        let snoozed = WatchEvent.session(Self.session(.snoozed, snoozes: 1))
+        #expect(DaemonReads.after(snoozed) == .status)
+        #expect(DaemonReads.after(.nextRing(nil)) == .status)
+        // A switch or a pause: the alarms too; the apps only when they change.
+        #expect(DaemonReads.after(.schedule) == [.status, .alarms])
+        #expect(DaemonReads.after(.appGranted(AppGranted(app: "a", user: nil, minutes: 5))) == .apps)
+        #expect(DaemonReads.after(.appPolicy(3)).isSuperset(of: [.apps, .policy]))
+        #expect(!DaemonReads.after(.appPolicy(3)).contains(.status))
+    }
 }
