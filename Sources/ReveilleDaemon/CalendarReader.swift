@@ -58,16 +58,15 @@ struct CalendarReader {
         let pid = child.pid
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        let deadline = Deadline(in: timeoutSeconds)
         var failure: CalendarError?
         while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else {
+            guard !deadline.hasPassed else {
                 failure = CalendarError("the calendar reader took longer than \(Int(timeoutSeconds)) s")
                 break
             }
             var poller = pollfd(fd: child.output.raw, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(left * 1000)) >= 0 || errno == EINTR else { break }
+            guard poll(&poller, 1, deadline.pollMilliseconds) >= 0 || errno == EINTR else { break }
             let count = chunk.withUnsafeMutableBytes { Glibc.read(child.output.raw, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 {

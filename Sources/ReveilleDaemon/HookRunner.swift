@@ -119,18 +119,15 @@ final class HookRunner: Sendable {
         // Read what it prints until it closes its output or its time is up.
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeLimit * 1000))
+        let deadline = Deadline(in: timeLimit)
         var timedOut = false
         while true {
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else {
+            guard !deadline.hasPassed else {
                 timedOut = true
                 break
             }
             var poller = pollfd(fd: child.output.raw, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(
-                left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
-            let ready = poll(&poller, 1, max(1, milliseconds))
+            let ready = poll(&poller, 1, max(1, deadline.pollMilliseconds))
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else { continue }
             let count = chunk.withUnsafeMutableBytes { read(child.output.raw, $0.baseAddress, $0.count) }
