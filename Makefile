@@ -38,9 +38,10 @@ test:
 	python3 Tests/web/test_screens.py  # every screen at 800x480 and 390x844, day and night
 	python3 Tests/packaging/test_deb.py  # the Debian package, built from the debug build and read back
 	python3 Tests/mqtt/test_mqtt.py  # reveille-mqtt against a real mosquitto (TLS, passwords, ACLs)
+	python3 Tests/docs/test_docs.py  # the docs' links, named sections and commands; the file formats' man pages
 
 ## The daemon's end-to-end suite and the page's tests against the release programs, which link
-## FoundationEssentials only (README, "Tests and benchmarks").
+## FoundationEssentials only (docs/TESTING.md, "Tests and benchmarks").
 test-release:
 	scripts/install-deps.sh test
 	$(MAKE) release-build
@@ -116,7 +117,7 @@ deb:
 	$(MAKE) man
 	scripts/make-deb.sh .build/release $(MANPAGES) .build
 
-## The appliance booted (README, "The appliance, booted"): the package of `make deb` installed by apt
+## The appliance booted (docs/TESTING.md, "The appliance, booted"): the package of `make deb` installed by apt
 ## in a Debian 12 image made by mmdebstrap (cached in VM_DIR, rebuilt when the package or the image
 ## script changes), booted in qemu on a fresh overlay and driven through its serial console: systemd
 ## starts the unit at boot, a ring is captured on the kernel's snd-aloop card, uinput keys, the
@@ -138,7 +139,7 @@ vm-test:
 vm-smoke:
 	$(MAKE) vm-test VM_ONLY="sound,nfc,power cuts" VM_CUTS=2
 
-## reveille_VERSION_arm64.deb under .build/, for a Raspberry Pi on a 64-bit OS (README, "Building for a
+## reveille_VERSION_arm64.deb under .build/, for a Raspberry Pi on a 64-bit OS (docs/TESTING.md, "Building for a
 ## Raspberry Pi"): cross-compiled by Debian unstable's swiftlang in a build root of its own (cached in
 ## ARM64_ROOT, made by mmdebstrap), checked for glibc symbols newer than Debian 13's, and packaged
 ## with arm64's dpkg-shlibdeps. Root only.
@@ -168,7 +169,7 @@ vm-test-arm64: deb-arm64
 vm-soak:
 	$(MAKE) vm-test VM_CUTS=50
 
-## The clock in a real Home Assistant (README, "The clock in the smart home"): Home Assistant
+## The clock in a real Home Assistant (docs/guide/smart-home.md, "The clock in the smart home"): Home Assistant
 ## from PyPI in a venv of its own (HA_PYTHON: a Python 3.13; about 400 MB, cached in HA_VENV), a
 ## mosquitto with passwords and ACLs, the debug build. Onboards it, adds MQTT through its config
 ## flow, checks every entity and the README's automation, and saves the device's page as

@@ -43,11 +43,15 @@ files=(
     "$prefix/share/man/man8/reveille-web.8"
     "$prefix/share/man/man8/reveille-calendar.8"
     "$prefix/share/man/man8/reveille-mqtt.8"
+    "$prefix/share/man/man5/reveille.toml.5"
+    "$prefix/share/man/man5/apps.toml.5"
     "$docdir/README.md"
     "$docdir/hardware.md"
     "$docdir/reveille.toml.example"
     "$docdir/apps.toml.example"
 )
+# The guide, by topic (docs/guide: README.md's "The manual").
+for page in docs/guide/*.md; do files+=("$docdir/guide/${page##*/}"); done
 
 live() { [ -z "$dest" ] && [ "$(id -u)" -eq 0 ]; }
 
@@ -62,7 +66,8 @@ install)
         "$dest$prefix/lib/tmpfiles.d" \
         "$dest/etc/udev/rules.d" "$dest/etc/modprobe.d" "$dest/etc/xdg/autostart" "$dest$prefix/share/bash-completion/completions" \
         "$dest$prefix/share/zsh/site-functions" "$dest$prefix/share/fish/vendor_completions.d" \
-        "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man8" "$dest$docdir" "$dest/etc/reveille/hooks.d"
+        "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man5" "$dest$prefix/share/man/man8" "$dest$docdir" \
+        "$dest$docdir/guide" "$dest/etc/reveille/hooks.d"
     # The daemon and the page's server are one program (README, "Installing on the clock"):
     # reveille-web, the MQTT bridge reveille-mqtt and the desktop notifier reveille-notify are
     # links to reveilled, which becomes what it is called.
@@ -70,7 +75,7 @@ install)
     ln -sfn reveilled "$dest$bindir/reveille-web"
     ln -sfn reveilled "$dest$bindir/reveille-notify"
     ln -sfn reveilled "$dest$bindir/reveille-mqtt"
-    # Every graphical session starts its user's notifier (README, "A child's side").
+    # Every graphical session starts its user's notifier (docs/guide/apps.md, "A child's side").
     sed -e "s|@BINDIR@|$bindir|g" config/reveille-notify.desktop >"$dest/etc/xdg/autostart/reveille-notify.desktop"
     chmod 0644 "$dest/etc/xdg/autostart/reveille-notify.desktop"
     for unit in reveille.service reveille-web.service reveille-calendar.service reveille-calendar.timer reveille-calendar.path \
@@ -97,6 +102,9 @@ install)
             "$dest$prefix/share/man/man8/reveille-calendar.8" "$dest$prefix/share/man/man8/reveille-mqtt.8"
     fi
     install -m 0644 README.md hardware.md "$dest$docdir/"
+    install -m 0644 docs/guide/*.md "$dest$docdir/guide/"
+    # The two files' pages, made from the examples by scripts/file_manpage.py (committed, checked by a test).
+    install -m 0644 man/reveille.toml.5 man/apps.toml.5 "$dest$prefix/share/man/man5/"
     for file in reveille.toml apps.toml; do
         install -m 0644 "config/$file" "$dest$docdir/$file.example"
         if [ -e "$dest/etc/reveille/$file" ]; then
@@ -118,7 +126,7 @@ install)
 uninstall)
     if live && [ -d /run/systemd/system ]; then systemctl disable --now reveille-calendar.path reveille-calendar.timer reveille-web reveille 2>/dev/null || true; fi
     for file in "${files[@]}"; do rm -f "$dest$file"; done
-    rmdir "$dest$docdir" 2>/dev/null || true
+    rmdir "$dest$docdir/guide" "$dest$docdir" 2>/dev/null || true
     live && [ -d /run/systemd/system ] && systemctl daemon-reload
     echo "uninstalled; kept /etc/reveille (settings, app policy, hooks) and /var/lib/reveille (alarms, history, usage)"
     ;;

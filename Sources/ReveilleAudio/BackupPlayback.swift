@@ -2,7 +2,7 @@ import Glibc
 import Logging
 import ReveilleCore
 
-/// Escalation's second voice (README, "Escalation, and sound that cannot be heard"): the ring at
+/// Escalation's second voice (docs/guide/ringing.md, "Escalation, and sound that cannot be heard"): the ring at
 /// full volume on one backup device, beside the device the alarm plays on, until the ring stops
 /// (its job is replaced). It writes without blocking — a full device is waited for in 5 ms
 /// slices, and one that takes nothing for 3 s is given up — and leaves the main writer's status,

@@ -4,8 +4,8 @@ import Glibc
 import ReveilleCore
 import ReveilleProtocol
 
-// `reveille apps list|add|edit|rm|export` (README, "Setting up apps") and the child's side,
-// `apps ask|requests`, with the admin's `apps approve|refuse` (README, "A child's side").
+// `reveille apps list|add|edit|rm|export` (docs/guide/apps.md, "Setting up apps") and the child's side,
+// `apps ask|requests`, with the admin's `apps approve|refuse` (docs/guide/apps.md, "A child's side").
 
 /// What `apps add` and `apps edit` may set. Hours and limits come in three levels: every day,
 /// weekdays and weekends, or day by day (`--day`).

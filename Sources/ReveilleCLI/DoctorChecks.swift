@@ -463,7 +463,7 @@ struct Doctor {
     }
 
     /// Where the guard watches execs, whether it keeps up, and whether the places users can write
-    /// let programs run (README, "What counts as the app"). Only while apps.toml lists apps.
+    /// let programs run (docs/guide/apps.md, "What counts as the app"). Only while apps.toml lists apps.
     private func checkExecWatch(_ guardState: AppGuardState, _ findings: inout [Finding]) {
         if let stalled = guardState.stalledSeconds {
             findings.append(

@@ -1,11 +1,11 @@
 import ReveilleCore
 
 /// The policy written as apps.toml text, in the shape `AppPolicyFile` reads: what `reveille apps
-/// export` prints and what the state keeps (README, "Where the app policy lives"). Days are
+/// export` prints and what the state keeps (docs/guide/apps.md, "Where the app policy lives"). Days are
 /// grouped as a person would write them: one value, weekdays and weekends, or day by day.
 public enum AppPolicyText {
     public static let header = """
-        # The app policy (README, "App time windows and daily limits").
+        # The app policy (docs/guide/apps.md, "App time windows and daily limits").
         # Written by 'reveille apps export'; a hand edit here is merged app by app.
 
         """

@@ -43,7 +43,7 @@ public struct Settings: Sendable, Equatable {
         public var approvals = false
         public var keepaliveSeconds = 60
         /// The household's name: every machine with the same one counts a limited user's time
-        /// together (README, "One limit across the household's machines"). nil: this machine alone.
+        /// together (docs/guide/smart-home.md, "One limit across the household's machines"). nil: this machine alone.
         public var household: String?
         /// Whether this machine is the household's hub: its app policy and today's grants are the
         /// household's, and every other machine of the household follows them.

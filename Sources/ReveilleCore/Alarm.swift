@@ -8,7 +8,7 @@ public enum Challenge: String, Codable, Sendable, CaseIterable {
     case any
 }
 
-/// How hard the math problem is (README, "When an alarm rings").
+/// How hard the math problem is (docs/guide/ringing.md, "When an alarm rings").
 public enum MathDifficulty: String, Codable, Sendable, CaseIterable {
     /// `a + b`, 2-digit.
     case easy
@@ -142,7 +142,7 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public static let householdID = 0
 
     /// The household's ring: what a weekly rule or a date override for all alarms rings with on a
-    /// day no alarm rings (README, "How the schedule decides"). It has the settings every new alarm
+    /// day no alarm rings (docs/guide/schedule.md, "How the schedule decides"). It has the settings every new alarm
     /// gets (`[audio]` volume and fade-in, every other setting's default), no days of its own, and
     /// is never stored.
     public static func household(volume: Int = defaultVolume, fadeInSeconds: Int = defaultFadeInSeconds) -> Alarm {

@@ -451,7 +451,7 @@ public struct AlarmClock: Sendable {
     }
 
     /// A calendar that changes inside a commitment window cannot newly silence the committed ring
-    /// (README, "What a commitment holds"): a ring the new holidays would silence, whose alarm is
+    /// (docs/guide/ringing.md, "What a commitment holds"): a ring the new holidays would silence, whose alarm is
     /// committed and not unlocked, is held (it rings; the holiday applies to that alarm after it).
     /// The holds kept in the state (`stored`) stay; holds of days gone by go. Returns the holds and what is said of the new ones.
     private func holdCommittedRings(against holidays: [CivilDate: String], stored: Set<HeldRing>, now: Int) -> (

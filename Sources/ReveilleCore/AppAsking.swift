@@ -1,4 +1,4 @@
-/// The rules for asking for more time (README, "A child's side"): a few minutes at a time, one
+/// The rules for asking for more time (docs/guide/apps.md, "A child's side"): a few minutes at a time, one
 /// request waiting per user, a few a day, and a short reason.
 public enum AppAsking {
     public static let minuteRange = 5...120

@@ -55,7 +55,7 @@ public enum AppCategory: String, Hashable, Sendable, CaseIterable, Codable {
     case reward
 }
 
-/// What the policy file says about one app (README, "App time windows and daily limits").
+/// What the policy file says about one app (docs/guide/apps.md, "App time windows and daily limits").
 public struct AppRule: Hashable, Sendable {
     public var name: String
     /// nil: neither learning nor reward.
@@ -135,7 +135,7 @@ extension AppRule {
     }
 
     /// Set up: its hours or its daily limits were chosen. An app only listed is not, and is
-    /// blocked until it is (README, "Setting up apps").
+    /// blocked until it is (docs/guide/apps.md, "Setting up apps").
     public var isConfigured: Bool { windows != nil || !limits.isEmpty }
 
     /// Why this app cannot be saved as it is, or nil: a learning app needs its daily limits.

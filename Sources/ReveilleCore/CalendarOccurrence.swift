@@ -67,7 +67,7 @@ public struct CalendarOccurrence: Sendable, Hashable, Codable {
 
 }
 
-/// Which events of a holiday calendar are holidays (README, "Holidays"): all-day events only,
+/// Which events of a holiday calendar are holidays (docs/guide/schedule.md, "Holidays"): all-day events only,
 /// unless `timed`; of those, the ones whose summary or a category contains one of `only` (all
 /// when `only` is empty) and none of `except`. Patterns are plain text, matched without regard to
 /// case: what a request sends is never a regular expression, so no pattern can cost more than a

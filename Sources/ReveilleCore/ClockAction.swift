@@ -89,7 +89,7 @@ public enum ClockChange: Hashable, Sendable {
     case overrideRemoved(DateOverride, holiday: String)
 }
 
-/// The light before a ring with `--lead` (README, "A sunrise"): from `startsAt` until it rings.
+/// The light before a ring with `--lead` (docs/guide/ringing.md, "A sunrise"): from `startsAt` until it rings.
 public struct Sunrise: Hashable, Sendable {
     public var alarmID: Int
     public var label: String

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Commitment (README, "Commitment"): within an alarm's `--commit` before its next ring, a change
+/// Commitment (docs/guide/ringing.md, "Commitment"): within an alarm's `--commit` before its next ring, a change
 /// that would weaken that ring needs the alarm's own challenge first. Which changes weaken is
 /// decided here, by comparing the schedule before and after the change, so that every way of
 /// making one (an edit, a rule, an override, a pause, from any client) is judged the same.
@@ -52,7 +52,7 @@ public enum Commitment {
         return found
     }
 
-    /// How commitment treats one field of an alarm (README, "What a commitment holds"): every
+    /// How commitment treats one field of an alarm (docs/guide/ringing.md, "What a commitment holds"): every
     /// stored field of `Alarm` has exactly one entry in `fields`, which a test checks, so that a
     /// new field cannot be added without a decision about it.
     public struct FieldRule: Sendable {

@@ -1,5 +1,5 @@
 /// An installed application, as its freedesktop `.desktop` file describes it (the Desktop Entry
-/// Specification): what the app picker offers a parent (README, "Setting up apps"). Pure: the
+/// Specification): what the app picker offers a parent (docs/guide/apps.md, "Setting up apps"). Pure: the
 /// file's text comes in; finding the program on disk is the caller's, through `resolve`.
 public struct DesktopEntry: Sendable, Hashable {
     /// The file's name: `org.example.Game.desktop`.

@@ -104,7 +104,7 @@ public protocol AudioOutput: Sendable {
     func problem(withSound path: String) -> String?
 }
 
-/// How the NFC reader is (README, "NFC tags").
+/// How the NFC reader is (docs/guide/devices.md, "NFC tags").
 public enum ReaderHealth: Sendable, Hashable, CustomStringConvertible {
     /// No reader in the configuration: math only.
     case notConfigured
@@ -169,7 +169,7 @@ public struct NoTagReader: TagReader {
     public func setPolling(_ reason: String, _ active: Bool) {}
 }
 
-/// The voice at the bedside (README, "Buttons, keypad and voice"): says what `Spoken` words,
+/// The voice at the bedside (docs/guide/devices.md, "Buttons, keypad and voice"): says what `Spoken` words,
 /// over the alarm, which is lowered while it speaks. Calls return at once.
 public protocol Voice: Sendable {
     func say(_ text: String)

@@ -1,4 +1,4 @@
-/// A problem the sleeper solves to prove they are awake (README, "When an alarm rings"). Answers are non-negative integers.
+/// A problem the sleeper solves to prove they are awake (docs/guide/ringing.md, "When an alarm rings"). Answers are non-negative integers.
 public struct MathProblem: Codable, Hashable, Sendable, CustomStringConvertible {
     /// As shown: `37 + 48`, `23 × 7 + 41`, `23 × 47 + 18 × 64`.
     public let text: String

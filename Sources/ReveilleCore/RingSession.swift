@@ -1,4 +1,4 @@
-/// Where a ring session is (README, "When an alarm rings"): `ringing` → (`snoozed` → `ringing`)* → `dismissed`, or
+/// Where a ring session is (docs/guide/ringing.md, "When an alarm rings"): `ringing` → (`snoozed` → `ringing`)* → `dismissed`, or
 /// `auto-stopped` after the longest ring time. `missed` records an occurrence that never rang.
 public enum SessionState: String, Codable, Sendable, Hashable {
     case ringing
@@ -43,9 +43,9 @@ public enum HookEvent: String, Codable, Sendable, Hashable, CaseIterable {
     case lead
     /// No sound device plays the ringing alarm (each one failed or stalled).
     case silent
-    /// An app's time runs out in a few minutes (README, "App time windows and daily limits"); not a ring event.
+    /// An app's time runs out in a few minutes (docs/guide/apps.md, "App time windows and daily limits"); not a ring event.
     case appWarning = "app-warning"
-    /// A reminder chimed (README, "Reminders"); not a ring event.
+    /// A reminder chimed (docs/guide/reminders.md, "Reminders"); not a ring event.
     case chime
 }
 
@@ -245,7 +245,7 @@ public struct RingRefusal: Error, Equatable, Sendable {
     }
 }
 
-/// The wake-up check of a dismissed session (README, "The wake-up check"): `waiting` until
+/// The wake-up check of a dismissed session (docs/guide/ringing.md, "The wake-up check"): `waiting` until
 /// `asksAt`, then `asking` "Are you up?" until `deadline`; answered, it `passed`; not, it `failed`
 /// and the alarm rings again as a new session.
 public struct WakeCheck: Sendable, Hashable {
@@ -742,7 +742,7 @@ public struct RingSession: Sendable, Hashable {
     }
 }
 
-/// Missed alarms (README, "When an alarm rings"): of the occurrences that came due while no one was looking (the daemon
+/// Missed alarms (docs/guide/ringing.md, "When an alarm rings"): of the occurrences that came due while no one was looking (the daemon
 /// was down, or the clock jumped), the latest one within the grace rings at once; every other one
 /// is recorded as missed and never rung late.
 public enum MissedAlarms {

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Which layer decided what an alarm does on a day (README, "How the schedule decides"), highest priority first.
+/// Which layer decided what an alarm does on a day (docs/guide/schedule.md, "How the schedule decides"), highest priority first.
 public enum Layer: String, Hashable, Sendable, Codable {
     /// The master toggle is off, or alarms are paused.
     case paused

@@ -29,7 +29,7 @@ public struct ZoneResolver {
         zone.secondsFromGMT(at: instant)
     }
 
-    /// The instant at which `time` on `date` happens, by the rules of README, "How the schedule decides".
+    /// The instant at which `time` on `date` happens, by the rules of docs/guide/schedule.md, "How the schedule decides".
     public mutating func resolve(_ date: CivilDate, _ time: LocalTime) -> (instant: Int, shift: ZoneShift) {
         let local = date.dayNumber * 86_400 + time.secondsOfDay
         if let offset = dayOffset(date) {

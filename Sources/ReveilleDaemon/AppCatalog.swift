@@ -4,7 +4,7 @@ import ReveilleCore
 import ReveilleProtocol
 import ReveilleSystem
 
-/// The app picker's list (README, "Setting up apps"): the machine's installed applications, from
+/// The app picker's list (docs/guide/apps.md, "Setting up apps"): the machine's installed applications, from
 /// their `.desktop` files, each with the program the guard would see start (`DesktopEntry`), and
 /// the app of the policy that already names it. Reads root's files only; bounded in files and bytes.
 struct AppCatalog {

@@ -7,7 +7,7 @@ import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
 
-/// The policy in force and its three ways in (README, "Where the app policy lives"): it is kept
+/// The policy in force and its three ways in (docs/guide/apps.md, "Where the app policy lives"): it is kept
 /// in the state with a revision; `reveille apps add|edit|rm` and the page change it there, each on
 /// the revision it saw; a hand edit of apps.toml is merged in app by app (`AppPolicyMerge`). On the
 /// event loop only.

@@ -7,7 +7,7 @@ import ReveilleLaunch
 import ReveilleProtocol
 import ReveilleStore
 
-/// `reveille apps ...` and `reveille run` (README, "App time windows and daily limits", "Setting
+/// `reveille apps ...` and `reveille run` (docs/guide/apps.md, "App time windows and daily limits", "Setting
 /// up apps", "A child's side").
 final class AppRequests: RequestHandler {
     /// The policy and its enforcement; nil where none runs (in-process tests).

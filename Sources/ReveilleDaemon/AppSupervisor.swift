@@ -10,11 +10,11 @@ import ReveilleStore
 import ReveilleSystem
 import Synchronization
 
-/// Keeps the app policy (README, "App time windows and daily limits") and carries out what
+/// Keeps the app policy (docs/guide/apps.md, "App time windows and daily limits") and carries out what
 /// `AppLimits` (ReveilleCore) decides: answers the guard's exec questions from memory, follows the
 /// apps it let start by pidfd, saves their time, warns, and signals them.
 ///
-/// An app is known by its content (README, "What counts as the app"): when the policy loads, each
+/// An app is known by its content (docs/guide/apps.md, "What counts as the app"): when the policy loads, each
 /// listed executable is hashed (SHA-256 and size) into an `ExecCatalog`, with the dynamic loaders;
 /// the guard then answers every exec on the watched file systems by the file's content, whatever
 /// its path or name, hashing only a file whose size is in the catalog, once per version

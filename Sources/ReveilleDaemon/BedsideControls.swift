@@ -6,7 +6,7 @@ import ReveilleInput
 import ReveilleProtocol
 import ReveilleSystem
 
-/// Buttons and keypads at the bed (README, "Buttons, keypad and voice"): evdev devices read on
+/// Buttons and keypads at the bed (docs/guide/devices.md, "Buttons, keypad and voice"): evdev devices read on
 /// the event loop (they never block), their keys turned into intents by `BedsideKeypad` (core),
 /// and those carried out through the machine as `reveille snooze` and `reveille dismiss` would
 /// be, with the outcome said aloud.

@@ -5,7 +5,7 @@ import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
 
-/// `calendar add|list|rm|show` (README, "Holidays" and "Reminders"). A file's `calendar add` is
+/// `calendar add|list|rm|show` (docs/guide/schedule.md, "Holidays" and "Reminders"). A file's `calendar add` is
 /// parked while the file is read off the loop (`calendarChecked` answers it).
 final class CalendarRequests: RequestHandler {
     private let controller: Controller

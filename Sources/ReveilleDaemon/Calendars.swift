@@ -6,7 +6,7 @@ import ReveilleCore
 import ReveilleStore
 import ReveilleSystem
 
-/// The calendars (README, "Holidays" and "Reminders"): holiday calendars, whose days silence
+/// The calendars (docs/guide/schedule.md, "Holidays" and "Reminders"): holiday calendars, whose days silence
 /// --skip-holidays alarms, and reminder calendars, whose events chime. Each is an iCalendar file (or the fetched copy of a web
 /// calendar, which `reveille calendar refresh` keeps in `Paths.calendarCache`) read with libical and
 /// expanded over two years from today. A good read is copied to `STATE/calendars/ID.ics`; when the

@@ -18,7 +18,7 @@ public protocol Clocks: Sendable {
     /// clock (nil: the system clock's own jump notices suffice).
     var checkInterval: Duration? { get }
     /// Whether network time is known to keep this clock right: it then ends a wait for a clock
-    /// that reads before the last handled instant (README, "When the clock was wrong").
+    /// that reads before the last handled instant (docs/guide/recovery.md, "When the clock was wrong").
     var isSynchronized: Bool { get }
 }
 

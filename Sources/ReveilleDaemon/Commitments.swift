@@ -1,7 +1,7 @@
 import ReveilleCore
 import ReveilleProtocol
 
-/// Commitment at the door (README, "Commitment"): a schedule change is first made on a copy of the
+/// Commitment at the door (docs/guide/ringing.md, "Commitment"): a schedule change is first made on a copy of the
 /// schedule, by the same `ScheduleEdit` its handler writes; when the copy weakens a committed ring (`Commitment`, the core's rule) whose alarm was
 /// not unlocked by its challenge, the change is refused before anything is written, from any
 /// client and for every role. A change the copy cannot be made with (a bad id, a bad date) goes on

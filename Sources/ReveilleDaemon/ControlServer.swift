@@ -6,11 +6,11 @@ import ReveilleSystem
 import ReveilleCore
 import ReveilleLaunch
 
-/// Serves the control socket (README, "Who may do what") on the event loop: accepts, reads request lines, answers
+/// Serves the control socket (docs/guide/rights.md, "Who may do what") on the event loop: accepts, reads request lines, answers
 /// them through the controller, parks what must wait (a tap, a sound device), and streams `watch`
 /// events. Nothing here blocks; a slow client never holds up another.
 ///
-/// Fair to everyone (README, "Limits on the control socket"):
+/// Fair to everyone (docs/guide/rights.md, "Limits on the control socket"):
 /// - a household member (user rights) holds at most `perUserConnections` connections, and they all
 ///   share `maxConnections`; admins have a reserve above that, and root and the daemon's own user
 ///   are admitted up to `hardLimit`, so a user's forgotten `status --watch` loops never lock root out;

@@ -6,7 +6,7 @@ import ReveilleCore
 import ReveilleSystem
 import Synchronization
 
-/// Runs the hooks (README, "When an alarm rings"): every executable file in the hooks folder, in name order, for every
+/// Runs the hooks (docs/guide/ringing.md, "When an alarm rings"): every executable file in the hooks folder, in name order, for every
 /// event, with the event in the environment. Each runs on a thread of its own with a time limit
 /// (SIGTERM, then SIGKILL 2 s later), without the daemon's capabilities; what it prints is logged. A hook that is missing, fails or
 /// hangs never touches the ring.

@@ -3,7 +3,7 @@ import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
 
-/// The layers over the alarms (README, "How the schedule decides"): weekly rules, date overrides,
+/// The layers over the alarms (docs/guide/schedule.md, "How the schedule decides"): weekly rules, date overrides,
 /// and the master switch (`pause`, `resume`).
 final class LayerRequests: RequestHandler {
     private let controller: Controller

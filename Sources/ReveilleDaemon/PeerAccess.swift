@@ -28,7 +28,7 @@ public struct Peer: Sendable, CustomStringConvertible {
     public var description: String { "pid \(pid) uid \(uid)" }
 }
 
-/// Decides a peer's rights (README, "Who may do what"): root and the daemon's own user can do everything; the admin
+/// Decides a peer's rights (docs/guide/rights.md, "Who may do what"): root and the daemon's own user can do everything; the admin
 /// group manages; the socket group reads, snoozes and answers.
 public struct PeerAccess: Sendable {
     public struct Group: Sendable {

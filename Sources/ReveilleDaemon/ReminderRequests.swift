@@ -6,7 +6,7 @@ import ReveilleLaunch
 import ReveilleProtocol
 import ReveilleStore
 
-/// `reminder add|list|rm|edit` (README, "Reminders").
+/// `reminder add|list|rm|edit` (docs/guide/reminders.md, "Reminders").
 final class ReminderRequests: RequestHandler {
     private let controller: Controller
     private let store: Store

@@ -24,7 +24,7 @@ enum SoundTest {
     }
 }
 
-/// `sound test|stop|devices` (README, "Sound"). A test plays on a thread of its own until its first
+/// `sound test|stop|devices` (docs/guide/devices.md, "Sound"). A test plays on a thread of its own until its first
 /// frame is out, then its request is answered; `sound stop` ends it early, never an alarm.
 final class SoundRequests: RequestHandler {
     private let controller: Controller

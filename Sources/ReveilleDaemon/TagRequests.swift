@@ -17,7 +17,7 @@ struct TagWait {
     let deadline: Double
 }
 
-/// NFC tags (README, "NFC tags"): registration, listing, removal, `tag test`, and the first say on
+/// NFC tags (docs/guide/devices.md, "NFC tags"): registration, listing, removal, `tag test`, and the first say on
 /// a tap, which a waiting `tag add` or `tag test` takes unless an alarm is ringing.
 final class TagRequests: RequestHandler {
     private let controller: Controller

@@ -6,7 +6,7 @@ import ReveilleLaunch
 import ReveilleProtocol
 import ReveilleStore
 
-/// Browsers paired with `reveille web pair` (README, "The screen"). An admin asks for a one-time
+/// Browsers paired with `reveille web pair` (docs/guide/screen.md, "The screen"). An admin asks for a one-time
 /// code; `reveille-web` trades it for a long random token, which the browser keeps as an HttpOnly
 /// cookie and `reveille-web` sends with each request it relays. Only the token's SHA-256 is stored,
 /// in the root-only state database; a request carrying a token is served with that device's rights.

@@ -5,7 +5,7 @@ import ReveilleCore
 import ReveilleLaunch
 import ReveilleProtocol
 
-/// `reveille-notify` (README, "A child's side"): one per graphical session, as the user. It
+/// `reveille-notify` (docs/guide/apps.md, "A child's side"): one per graphical session, as the user. It
 /// follows the daemon's stream for that user on the apps socket (open to everyone, own apps only) and shows desktop notifications through the
 /// session's notification service (freedesktop Notifications over D-Bus): 15, 5 and 1 minutes
 /// before an app's time runs out, when an app is refused, and the answer to a request for more

@@ -1,5 +1,5 @@
 /// The words for app notices and requests, one wording wherever they show: `status --watch`, the
-/// notifier's desktop notifications, `apps requests` (README, "A child's side").
+/// notifier's desktop notifications, `apps requests` (docs/guide/apps.md, "A child's side").
 public enum AppNoticeText {
     public static func title(_ notice: AppNotice) -> String {
         switch notice.kind {

@@ -1,6 +1,6 @@
 import ReveilleCore
 
-// Setting up apps (README, "Setting up apps"), asking for more time, and what a child's notifier hears.
+// Setting up apps (docs/guide/apps.md, "Setting up apps"), asking for more time, and what a child's notifier hears.
 
 /// One app as a parent sets it up: what `apps list` shows and what the page's sheet sends. Days
 /// are `mon`..`sun`; a day missing from `windows` has no hours, one missing from `limits` no limit.

@@ -1,4 +1,4 @@
-/// Where everything lives (README, "Where files live"). One root moves them all, for development and tests.
+/// Where everything lives (docs/guide/files.md, "Where files live"). One root moves them all, for development and tests.
 public struct Paths: Sendable, Equatable {
     /// `/` on the device; a folder of the developer's with `--root` or `REVEILLE_ROOT`.
     public let root: String
@@ -38,7 +38,7 @@ public struct Paths: Sendable, Equatable {
     /// `reveille-mqtt`'s state folder (the unit's StateDirectory): its health, and in a household
     /// its key (`household.key`) and what it has taken from the hub.
     public var bridgeState: String { under("/var/lib/reveille-mqtt") }
-    /// Open to every local user, for their own apps only (README, "A child's side").
+    /// Open to every local user, for their own apps only (docs/guide/apps.md, "A child's side").
     public var appsSocket: String { runtimeDirectory + "/apps.sock" }
     /// Where the installed applications' `.desktop` files are, for the app picker: the system's,
     /// the local ones, and those Flatpak and snapd export.

@@ -262,7 +262,7 @@ public enum Command: Codable, Sendable, Equatable {
     /// Whether it changes alarms, rules, overrides, the master switch, calendars or reminders.
     public var changesSchedule: Bool { reach == .schedule }
 
-    /// What a browser gets only when it is paired as an admin (README, "Who may use it"): what
+    /// What a browser gets only when it is paired as an admin (docs/guide/screen.md, "Who may use it"): what
     /// the household's people use and do (apps and minutes, the policy, requests, the history,
     /// the calendars) and a ring at will (a test). Any other browser, the kiosk's loopback
     /// included, is refused it, whatever its rights on the socket.
@@ -280,10 +280,10 @@ public enum Command: Codable, Sendable, Equatable {
     public static let notAnAdminsBrowser =
         "only a browser paired as an admin sees the household's apps, history and calendars, or rings a test: pair this one as an admin"
 
-    /// Who may do it (README, "Who may do what").
+    /// Who may do it (docs/guide/rights.md, "Who may do what").
     public var requiredRole: Role {
         switch self {
-        // Anyone on the machine, about their own apps only (README, "A child's side").
+        // Anyone on the machine, about their own apps only (docs/guide/apps.md, "A child's side").
         // "Again in 10 minutes" is the person's too, for their own chime (checked by its handler).
         case .appsStatus(nil), .appAsk, .appRequests, .watch, .chimeAgain:
             .none

@@ -95,7 +95,7 @@ public enum Payload: Codable, Sendable, Equatable {
     case unlock(UnlockInfo)
 }
 
-/// The challenge that unlocks an alarm for a change within its commitment (README, "Commitment").
+/// The challenge that unlocks an alarm for a change within its commitment (docs/guide/ringing.md, "Commitment").
 public struct UnlockInfo: Codable, Sendable, Equatable {
     public var alarmID: Int
     /// The problem to answer (a new one after a wrong answer); nil when only a tag unlocks it, or

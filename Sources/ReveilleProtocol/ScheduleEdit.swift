@@ -50,7 +50,7 @@ public enum ScheduleEdit: Sendable {
                     ?? .off)
         case .resume: return .master(.on)
         // New alarms, calendars and reminders weaken no ring by being added or removed here
-        // (calendars and reminders are not judged under commitment: README, "Commitment").
+        // (calendars and reminders are not judged under commitment: docs/guide/ringing.md, "Commitment").
         case .alarmAdd, .calendarAdd, .calendarRemove, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch,
             .chimeAgain:
             return nil

@@ -83,7 +83,7 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var name: String { Alarm.name(id: alarmID, label: label) }
 }
 
-/// The wake-up check after a dismissal (README, "The wake-up check").
+/// The wake-up check after a dismissal (docs/guide/ringing.md, "The wake-up check").
 public struct WakeCheckInfo: Codable, Sendable, Equatable {
     /// The session it follows.
     public var sessionID: Int

@@ -1,6 +1,6 @@
 import ReveilleCore
 
-/// The app policy in force and requests for more time (README, "Where the app policy lives").
+/// The app policy in force and requests for more time (docs/guide/apps.md, "Where the app policy lives").
 ///
 /// The policy in force is kept as apps.toml text (`AppPolicyText`), with `base`: the file as last
 /// merged, from which a later hand edit is told apart from a change made on the page or the CLI.

@@ -1,6 +1,6 @@
 import ReveilleCore
 
-/// App usage and grants per local day (README, "App time windows and daily limits"): seconds an app ran for a user, and extra
+/// App usage and grants per local day (docs/guide/apps.md, "App time windows and daily limits"): seconds an app ran for a user, and extra
 /// minutes an admin granted for the day.
 extension Store {
     static func addAppMigrations(_ migrations: inout Migrations) {

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import ReveilleCore
 
-/// A row of `ring_session`: the history, and the session in progress (README, "When an alarm rings"). The columns are
+/// A row of `ring_session`: the history, and the session in progress (docs/guide/ringing.md, "When an alarm rings"). The columns are
 /// what history and stats query; `detail` holds the whole session, as a `SessionDetail`, to resume
 /// it after a restart.
 struct SessionRecord {

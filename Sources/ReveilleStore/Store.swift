@@ -12,7 +12,7 @@ public struct StoreError: Error, CustomStringConvertible {
     }
 }
 
-/// The daemon's state in SQLite (README, "Where files live"): alarms, weekly rules, date overrides, the master switch.
+/// The daemon's state in SQLite (docs/guide/files.md, "Where files live"): alarms, weekly rules, date overrides, the master switch.
 ///
 /// Every change is one transaction, so a power cut leaves either the old state or the new one.
 /// Thread-safe: `DatabaseQueue` serializes access to the one connection.

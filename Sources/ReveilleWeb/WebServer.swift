@@ -48,7 +48,7 @@ public struct WebContext: RequestContext {
     var remoteName: String { remoteAddress?.ipAddress ?? "unknown" }
 }
 
-/// `reveille-web`: the page, its API and its event stream (README, "The screen").
+/// `reveille-web`: the page, its API and its event stream (docs/guide/screen.md, "The screen").
 public final class WebServer: Sendable {
     public static let deviceCookie = "reveille_device"
     /// The largest request body accepted: a command is a few hundred bytes.

@@ -268,7 +268,7 @@ print(
     "zone rules: Europe/Berlin from \(ZoneInfo.load("Europe/Berlin")?.origin ?? "?"), 1970-2100: median \(NumberText.fixed(zoneMilliseconds, 1)) ms"
 )
 
-// The state's write (README, "When the state is damaged"): an alarm edited through the store as
+// The state's write (docs/guide/recovery.md, "When the state is damaged"): an alarm edited through the store as
 // the daemon writes it (one transaction, synchronous=FULL, then the write-ahead log checkpointed
 // before the answer), against a bare SQLite WAL commit of the same size without the checkpoint.
 // On this machine's disk, under /var/tmp (a real file system, not tmpfs).

@@ -4,7 +4,7 @@ import Testing
 @testable import ReveilleConfig
 
 /// The policy as text and back, and how a hand edit of apps.toml joins the policy in force
-/// (README, "Where the app policy lives").
+/// (docs/guide/apps.md, "Where the app policy lives").
 @Suite struct AppPolicyMergeTests {
     func parse(_ text: String) throws -> AppPolicy {
         try AppPolicyFile.parse(TOMLDocument(path: "apps.toml", text: text))

@@ -3,7 +3,7 @@ import ReveilleCore
 import Testing
 
 /// A ring judged under a trusted clock is never rung again; a wrong clock never turns a one-shot
-/// off for good (README, "When the clock was wrong"). A manual wall and monotonic clock; the
+/// off for good (docs/guide/recovery.md, "When the clock was wrong"). A manual wall and monotonic clock; the
 /// kernel's synchronization flag is given with each look, as the daemon reads it (adjtimex).
 @Suite struct ClockTrustTests {
     /// 2026-11-24 (a Tuesday) 06:00 in Berlin.

@@ -185,7 +185,7 @@ import Testing
     }
 }
 
-/// Every field of an alarm has one decision under commitment (README, "What a commitment holds"),
+/// Every field of an alarm has one decision under commitment (docs/guide/ringing.md, "What a commitment holds"),
 /// and the fields found weakening by the household are judged so.
 @Suite struct CommitmentFieldTests {
     /// The table names each stored field of `Alarm` once: a new field without a decision fails here.
@@ -197,13 +197,13 @@ import Testing
         #expect(decided.count == Set(decided).count)
     }
 
-    /// The README's table lists every field with the same words.
+    /// The guide's table (docs/guide/ringing.md, "What a commitment holds") lists every field with the same words.
     @Test func theReadmeTableListsEveryFieldAsDecided() throws {
         let readme = try String(
             contentsOfFile: #filePath.replacingOccurrences(
-                of: "Tests/ReveilleCoreTests/CommitmentTests.swift", with: "README.md"), encoding: .utf8)
+                of: "Tests/ReveilleCoreTests/CommitmentTests.swift", with: "docs/guide/ringing.md"), encoding: .utf8)
         for rule in Commitment.fields {
-            #expect(readme.contains("| `\(rule.field)` | \(rule.treatment) |"), "README lacks the row of \(rule.field)")
+            #expect(readme.contains("| `\(rule.field)` | \(rule.treatment) |"), "the guide lacks the row of \(rule.field)")
         }
     }
 

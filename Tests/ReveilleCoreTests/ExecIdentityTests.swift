@@ -2,7 +2,7 @@ import ReveilleCore
 import Testing
 
 /// What the app guard knows a file by, and how it tells a program started through the loader
-/// (README, "What counts as the app").
+/// (docs/guide/apps.md, "What counts as the app").
 @Suite struct ExecIdentityTests {
     let game = ContentID(size: 1000, sha256: String(repeating: "a", count: 64))
     let loader = ContentID(size: 2000, sha256: String(repeating: "b", count: 64))

@@ -241,7 +241,7 @@ import Testing
     }
 }
 
-/// Which events of a holiday calendar are holidays (README, "Holidays").
+/// Which events of a holiday calendar are holidays (docs/guide/schedule.md, "Holidays").
 @Suite struct HolidayFilterTests {
     func event(_ summary: String, categories: [String]? = nil, timed: Bool = false) -> CalendarOccurrence {
         var occurrence = CalendarOccurrence(

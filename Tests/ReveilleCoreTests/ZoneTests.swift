@@ -2,7 +2,7 @@ import Testing
 
 @testable import ReveilleCore
 
-/// Wall-clock times against the zone's transitions (README, "How the schedule decides"): a time in a gap rings at the first
+/// Wall-clock times against the zone's transitions (docs/guide/schedule.md, "How the schedule decides"): a time in a gap rings at the first
 /// instant after it; a time that happens twice rings once, at the first.
 @Suite struct ZoneTests {
     /// UTC is the programs' fallback zone (no tzdata, a calendar checked before it is stored). It is

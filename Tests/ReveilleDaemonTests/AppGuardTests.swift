@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) enum AppGuardSuites {}
 
 extension AppGuardSuites {
-    /// The app policy end to end (README, "App time windows and daily limits"): real fanotify as root, `reveille run` everywhere.
+    /// The app policy end to end (docs/guide/apps.md, "App time windows and daily limits"): real fanotify as root, `reveille run` everywhere.
     @Suite struct AppGuardTests {
         /// A copy of /usr/bin/sleep in the daemon's root, made unique by a few bytes after its end (the
         /// guard knows an app by its content, and /usr/bin/sleep itself must stay unlisted): the app
@@ -429,7 +429,7 @@ extension AppGuardSuites {
                 "\(doctor)")
         }
 
-        /// The app picker (README, "Setting up apps"): the installed applications are read from
+        /// The app picker (docs/guide/apps.md, "Setting up apps"): the installed applications are read from
         /// `.desktop` files (the test's own, under the daemon's root), each with the program the
         /// guard sees; an app added from the list is that program, and the kernel refuses it.
         @Test(.enabled(if: isRoot, "needs root: fanotify permission events need CAP_SYS_ADMIN (CI runs as root)"))

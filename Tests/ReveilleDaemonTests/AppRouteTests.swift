@@ -3,7 +3,7 @@ import ReveilleProtocol
 import Testing
 
 /// Every way a user who wants more screen time would start a listed game outside its window
-/// (README, "What counts as the app"), as root with real fanotify: the game is known by its
+/// (docs/guide/apps.md, "What counts as the app"), as root with real fanotify: the game is known by its
 /// content, whatever its path or name.
 extension AppGuardSuites {
     @Suite struct AppRouteTests {

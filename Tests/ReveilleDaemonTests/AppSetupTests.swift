@@ -5,7 +5,7 @@ import Testing
 
 /// Setting up apps from the CLI, the policy in force and hand edits of apps.toml (README,
 /// "Setting up apps", "Where the app policy lives"), and a child's side: their own status,
-/// asking for more, and an admin's answer (README, "A child's side").
+/// asking for more, and an admin's answer (docs/guide/apps.md, "A child's side").
 @Suite struct AppSetupTests {
     static let nobody = 65_534
     /// Debian's `daemon` account (uid 1): a second user with no rights here.

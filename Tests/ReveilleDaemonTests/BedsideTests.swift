@@ -158,7 +158,7 @@ import Testing
     /// Answering at the bed: a number key begins and the problem is said; a long press of snooze
     /// says it again and does not snooze; a wrong answer gets a new problem, said aloud; the right
     /// one and Enter dismiss. The wake-up check is answered by a key. Then, with nothing ringing,
-    /// the snooze key right after a chime asks for it again (README, "Reminders").
+    /// the snooze key right after a chime asks for it again (docs/guide/reminders.md, "Reminders").
     @Test func aProblemIsSaidAnsweredWrongThenRightAndAKeyAnswersTheWakeUpCheck() throws {
         let bedside = try Bedside(input: "long_press_ms = 300")
         let daemon = bedside.daemon

@@ -245,6 +245,9 @@ import ReveilleProtocol
             ("/usr/local/share/man/man8/reveille-web.8", 0o644),
             ("/usr/local/share/man/man8/reveille-calendar.8", 0o644),
             ("/usr/local/share/doc/reveille/README.md", 0o644), ("/usr/local/share/doc/reveille/hardware.md", 0o644),
+            ("/usr/local/share/doc/reveille/guide/README.md", 0o644),
+            ("/usr/local/share/doc/reveille/guide/smart-home.md", 0o644),
+            ("/usr/local/share/man/man5/reveille.toml.5", 0o644), ("/usr/local/share/man/man5/apps.toml.5", 0o644),
             ("/usr/local/share/doc/reveille/reveille.toml.example", 0o644),
             ("/usr/local/share/doc/reveille/apps.toml.example", 0o644), ("/etc/reveille/apps.toml", 0o644),
         ]

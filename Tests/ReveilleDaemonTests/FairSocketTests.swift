@@ -3,7 +3,7 @@ import ReveilleProtocol
 import Testing
 
 /// The control socket under a household member who holds it open, drips bytes or pipelines
-/// without reading (README, "Limits on the control socket"): root is never locked out, memory
+/// without reading (docs/guide/rights.md, "Limits on the control socket"): root is never locked out, memory
 /// stays bounded, and a ring due meanwhile is not delayed.
 @Suite struct FairSocketTests {
     /// A Python client that opens connections as whoever runs it and holds them until killed:

@@ -125,7 +125,7 @@ import Testing
     }
 }
 
-/// A weekly rule never silently does nothing (README, "How the schedule decides"): one that would
+/// A weekly rule never silently does nothing (docs/guide/schedule.md, "How the schedule decides"): one that would
 /// decide no day is kept with a warning that says why and what rings instead.
 @Suite struct IdleRuleTests {
     typealias Clock = InProcessRingTests.Clock

@@ -6,7 +6,7 @@ import Testing
 
 /// What a household member can do to the sound with nothing but the socket: name a device that is
 /// really a program, or a sound file that is really a FIFO. Neither runs anything or keeps an
-/// alarm silent. (README, "Who may do what"; docs/ARCHITECTURE.md, "Strings from requests".)
+/// alarm silent. (docs/guide/rights.md, "Who may do what"; docs/ARCHITECTURE.md, "Strings from requests".)
 @Suite struct HouseholdSoundTests {
     /// Debian's `nobody` user and `nogroup` group: a household member of the socket group.
     static let nobody = PeerRightsTests.nobody
@@ -81,7 +81,7 @@ import Testing
     }
 }
 
-/// Text that reaches terminals and the log (README, "When the state is damaged": every log line
+/// Text that reaches terminals and the log (docs/guide/recovery.md, "When the state is damaged": every log line
 /// escapes control characters).
 @Suite struct OutputHygieneTests {
     @Test func aReminderWithAnEscapeSequenceIsRefusedAndLogLinesCannotBeForged() throws {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ReveilleDaemon
 
-/// Reminders that reach the person (README, "Reminders"): a reminder for someone is published to
+/// Reminders that reach the person (docs/guide/reminders.md, "Reminders"): a reminder for someone is published to
 /// their own watchers, and any chime can come again in 10 minutes, kept across a restart.
 /// In-process, on virtual time; `NotifierTests` takes the same chime to a desktop over D-Bus.
 @Suite struct InProcessReminderTests {

@@ -280,7 +280,7 @@ extension Response {
     }
 }
 
-/// A clock that was ahead and is put right (README, "When the clock was wrong"), and a silenced
+/// A clock that was ahead and is put right (docs/guide/recovery.md, "When the clock was wrong"), and a silenced
 /// day across a crash after midnight, in-process on virtual time.
 @Suite struct InProcessWrongClockTests {
     typealias Clock = InProcessRingTests.Clock

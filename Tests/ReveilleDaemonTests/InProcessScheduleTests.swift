@@ -529,7 +529,7 @@ import Testing
     }
 }
 
-/// Commitment judges the ring an alarm really has (README, "What a commitment holds").
+/// Commitment judges the ring an alarm really has (docs/guide/ringing.md, "What a commitment holds").
 @Suite struct CommitmentJudgesTheRightRingTests {
     typealias Clock = InProcessRingTests.Clock
 
@@ -669,7 +669,7 @@ extension CommitmentJudgesTheRightRingTests {
 }
 
 /// A browser that is not an admin's, the kiosk's loopback included, gets nothing about the
-/// household's people (README, "Who may use it"); the socket's own users keep what their role gives.
+/// household's people (docs/guide/screen.md, "Who may use it"); the socket's own users keep what their role gives.
 @Suite struct BrowserPrivacyTests {
     typealias Clock = InProcessRingTests.Clock
 

@@ -3,7 +3,7 @@ import ReveilleProtocol
 import ReveilleTestSupport
 import Testing
 
-/// Tags end to end: the real daemon reading an emulated PN532 through real libnfc (README, "NFC tags").
+/// Tags end to end: the real daemon reading an emulated PN532 through real libnfc (docs/guide/devices.md, "NFC tags").
 @Suite struct NFCTests {
     static let bathroom: [UInt8] = [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
     static let kitchen: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]

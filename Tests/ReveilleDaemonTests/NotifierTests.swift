@@ -67,7 +67,7 @@ final class SessionBus {
 }
 
 extension AppGuardSuites {
-    /// `reveille-notify` as a child, against a real session bus (README, "A child's side").
+    /// `reveille-notify` as a child, against a real session bus (docs/guide/apps.md, "A child's side").
     @Suite struct NotifierTests {
         static let nobody = 65_534
 

@@ -2,7 +2,7 @@ import Foundation
 import ReveilleProtocol
 import Testing
 
-/// The app guard on a shared machine (README, "Whom it limits"): a chroot whose root is an
+/// The app guard on a shared machine (docs/guide/apps.md, "Whom it limits"): a chroot whose root is an
 /// overlayfs, as a container or a newcomer's build box has, made by the test from this machine's
 /// own `true`, `sh` and their libraries. On overlayfs the kernel reports each file an exec opens
 /// twice (the overlay's, then the layer's), which must not be taken for the loader run directly.

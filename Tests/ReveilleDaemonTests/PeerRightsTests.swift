@@ -4,7 +4,7 @@ import Testing
 
 @testable import ReveilleDaemon
 
-/// Rights from SO_PEERCRED (README, "Who may do what").
+/// Rights from SO_PEERCRED (docs/guide/rights.md, "Who may do what").
 @Suite struct PeerRightsTests {
     /// Debian's `nobody` user and `nogroup` group.
     static let nobody = 65_534

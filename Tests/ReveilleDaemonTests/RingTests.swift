@@ -3,7 +3,7 @@ import Foundation
 import ReveilleProtocol
 import Testing
 
-/// Ring sessions end to end (README, "How the schedule decides" and "When an alarm rings"), with
+/// Ring sessions end to end (docs/guide/schedule.md, "How the schedule decides" and "When an alarm rings"), with
 /// the real daemon and CLI in real time: what needs the real processes (the CLI's words, a
 /// terminal, kill -9, inotify on the zone link, hooks). Clock jumps, DST nights and the rest of
 /// what the machine decides run in-process on virtual time (InProcessRingTests).

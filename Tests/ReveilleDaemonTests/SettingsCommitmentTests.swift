@@ -3,7 +3,7 @@ import ReveilleCore
 import ReveilleProtocol
 import Testing
 
-/// reveille.toml and a committed ring (README, "What a commitment holds"): root's edit that would
+/// reveille.toml and a committed ring (docs/guide/ringing.md, "What a commitment holds"): root's edit that would
 /// weaken the ring (a shorter longest ring, the reader removed) waits until after it, and says
 /// so; one that weakens nothing applies at once.
 @Suite(.serialized) struct SettingsCommitmentTests {

@@ -2,7 +2,7 @@ import Foundation
 import ReveilleProtocol
 import Testing
 
-/// Garbage on the control socket gets an error reply or a disconnect, never takes the daemon down (README, "Who may do what").
+/// Garbage on the control socket gets an error reply or a disconnect, never takes the daemon down (docs/guide/rights.md, "Who may do what").
 /// None of it is a request that changes anything, so it all goes to the shared daemon, which other
 /// tests use meanwhile.
 @Suite struct SocketRobustnessTests {

@@ -103,7 +103,7 @@ import Testing
     }
 }
 
-/// A full disk under the state and under the log (README, "When the state is damaged").
+/// A full disk under the state and under the log (docs/guide/recovery.md, "When the state is damaged").
 @Suite(.serialized) struct FullDiskTests {
     /// Mounts a small tmpfs at `path` (root only); unmounted by the returned closure.
     static func smallDisk(at path: String, kilobytes: Int) throws -> () -> Void {

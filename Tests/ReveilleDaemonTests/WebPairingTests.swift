@@ -3,7 +3,7 @@ import ReveilleCore
 import ReveilleProtocol
 import Testing
 
-/// Pairing a browser for reveille-web (README, "The screen"): codes, tokens, and the rights a
+/// Pairing a browser for reveille-web (docs/guide/screen.md, "The screen"): codes, tokens, and the rights a
 /// relayed request is served with.
 @Suite struct WebPairingTests {
     /// Sends `command` as reveille-web would for a browser: with a cap and a device token.

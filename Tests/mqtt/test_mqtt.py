@@ -40,8 +40,8 @@ PASSWORDS = {MACHINE: "machine-secret", "homeassistant": "ha-secret", "guest": "
 
 
 def readme_acl(name):
-    """An ACL block of the README (`<!-- acl: NAME -->`), as written there."""
-    with open(os.path.join(REPO, "README.md")) as f:
+    """An ACL block of the guide (`<!-- acl: NAME -->` in docs/guide/smart-home.md), as written there."""
+    with open(os.path.join(REPO, "docs", "guide", "smart-home.md")) as f:
         return re.search(r"<!-- acl: " + name + r" -->\n```\n(.*?)```", f.read(), re.S).group(1)
 
 

@@ -711,7 +711,7 @@ print(json.dumps(out))
         finally:
             kiosk.close()
 
-    # ---- Setting up apps (README, "Setting up apps") ----
+    # ---- Setting up apps (docs/guide/apps.md, "Setting up apps") ----
 
     def apps_page(self):
         self.admin_page()

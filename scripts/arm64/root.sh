@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The build roots for arm64 (README, "Building for a Raspberry Pi"), made by mmdebstrap:
+# The build roots for arm64 (docs/TESTING.md, "Building for a Raspberry Pi"), made by mmdebstrap:
 # - OUTDIR: Debian unstable for amd64, whose swiftlang 6.2.3 runs on this machine (Debian 13's is
 #   6.0.3, older than the package's tools version; unstable's needs glibc 2.42, so it lives in a
 #   root of its own, never on the host), with arm64's Swift runtime and modules unpacked in

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The appliance, booted (README, "The appliance, booted"): the image of scripts/vm/image.sh booted
+"""The appliance, booted (docs/TESTING.md, "The appliance, booted"): the image of scripts/vm/image.sh booted
 in qemu on a fresh overlay, driven from the host through its serial console (a root shell) and
 qemu's monitor (power cuts). Nothing in the guest is a stand-in: systemd starts the package's units
 at boot, the ring plays on the kernel's snd-aloop card and is captured on its other side.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The appliance's disk image for the VM bench (README, "The appliance, booted"): Debian made from
+# The appliance's disk image for the VM bench (docs/TESTING.md, "The appliance, booted"): Debian made from
 # Debian's packages by mmdebstrap, with a Debian kernel (snd-aloop, uinput, fanotify), and the
 # project's .deb installed by apt inside it, as a household installs it. amd64: Debian 12, the
 # console on ttyS0. arm64: Debian 13 (what Raspberry Pi OS is built on), made through qemu-user,
