@@ -166,7 +166,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The page, compiled into the binary as bytes: no bundle to install or find at run time.
-            resources: [.embedInCode("Resources/page.html")]
+            resources: [
+                .embedInCode("Resources/page.html"), .embedInCode("Resources/page.css"),
+                .embedInCode("Resources/page.js"),
+            ]
         ),
         // The smart home: a process of its own, unprivileged, a client of the socket and of the broker.
         .target(

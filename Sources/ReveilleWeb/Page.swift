@@ -1,8 +1,9 @@
 import FoundationEssentials
 import ReveilleCore
 
-/// The one page `reveille-web` serves (Resources/page.html): markup, style and script together,
-/// nothing fetched from elsewhere, so it works with no network. Sized for a 7" touchscreen at arm's length and for a
+/// The one page `reveille-web` serves, from three files: the markup (Resources/page.html), its
+/// style (page.css) and its script (page.js), put together once into one document, nothing
+/// fetched from elsewhere, so it works with no network. Sized for a 7" touchscreen at arm's length and for a
 /// phone; the ring screen takes over whenever an alarm rings.
 enum Page {
     static func html(csrf: String, access: String, settings: String) -> String {
@@ -27,6 +28,14 @@ enum Page {
         return #""settings":\#(helpText),"defaults":\#(defaultText)"#.replacing("</", with: "<\\/")
     }
 
-    /// Resources/page.html, embedded in the binary at build time (nothing is read at run time).
-    static let template = String(decoding: PackageResources.page_html, as: UTF8.self)
+    /// The three files, embedded in the binary at build time (nothing is read at run time), the
+    /// style and the script in the markup's `{{STYLE}}` and `{{SCRIPT}}` lines.
+    static let template = assemble(
+        html: String(decoding: PackageResources.page_html, as: UTF8.self),
+        css: String(decoding: PackageResources.page_css, as: UTF8.self),
+        js: String(decoding: PackageResources.page_js, as: UTF8.self))
+
+    static func assemble(html: String, css: String, js: String) -> String {
+        html.replacing("{{STYLE}}\n", with: css).replacing("{{SCRIPT}}\n", with: js)
+    }
 }
