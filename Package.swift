@@ -73,17 +73,20 @@ let package = Package(
         .target(name: "CEspeak", linkerSettings: [.linkedLibrary("dl")]),
         // Pure logic: schedule, layers, time zones. No I/O, no clock reads.
         .target(name: "ReveilleCore"),
+        // The second product: app time windows and daily limits, as pure rules and a pure machine
+        // (the policy, its evaluator, `AppLimits`, what counts as an app), apart from the clock's core.
+        .target(name: "ReveilleApps", dependencies: ["ReveilleCore"]),
         // System calls the one way: descriptors that close themselves, one error type naming the C
         // function and errno, a regular file opened without touching what it turns out to be.
         .target(name: "ReveilleSystem", dependencies: ["CReveilleShims"]),
         // Wire format shared by the CLI and the daemon.
-        .target(name: "ReveilleProtocol", dependencies: ["ReveilleCore", "ReveilleSystem"]),
+        .target(name: "ReveilleProtocol", dependencies: ["ReveilleApps", "ReveilleCore", "ReveilleSystem"]),
         // SQLite state through its C API; only the daemon writes it.
-        .target(name: "ReveilleStore", dependencies: ["ReveilleCore", "ReveilleSystem", "CSQLite"]),
+        .target(name: "ReveilleStore", dependencies: ["ReveilleApps", "ReveilleCore", "ReveilleSystem", "CSQLite"]),
         // /etc/reveille/reveille.toml, read and checked.
         .target(
             name: "ReveilleConfig",
-            dependencies: ["ReveilleCore", "ReveilleInput", .product(name: "TOMLKit", package: "TOMLKit")]
+            dependencies: ["ReveilleApps", "ReveilleCore", "ReveilleInput", .product(name: "TOMLKit", package: "TOMLKit")]
         ),
         // Sound through alsa-lib on a thread of its own; files decoded by libsndfile; the voice by libespeak-ng.
         .target(
@@ -110,7 +113,7 @@ let package = Package(
         // The app guard: fanotify permission events on a thread of its own; executables known by content.
         .target(
             name: "ReveilleLaunch",
-            dependencies: [
+            dependencies: ["ReveilleApps", 
                 "ReveilleCore", "ReveilleSystem", "ReveilleConfig", "CReveilleShims", "CGcrypt",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -118,7 +121,7 @@ let package = Package(
         // Services wiring core + store + control socket.
         .target(
             name: "ReveilleDaemon",
-            dependencies: [
+            dependencies: ["ReveilleApps", 
                 "ReveilleCore", "ReveilleSystem", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig",
                 "ReveilleAudio",
                 "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd",
@@ -129,7 +132,7 @@ let package = Package(
         // The `reveille` command tree, as a library so tests can check its help text.
         .target(
             name: "ReveilleCLI",
-            dependencies: [
+            dependencies: ["ReveilleApps", 
                 "ReveilleCore", "ReveilleProtocol", "ReveilleConfig", "CReveilleShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -142,7 +145,7 @@ let package = Package(
         // A child's desktop notifier: one more name of `reveilled` when installed; this target is
         // for development and tests, as `reveille-web`'s.
         .target(
-            name: "ReveilleNotify", dependencies: ["ReveilleProtocol", "ReveilleCore", "ReveilleLaunch", "CNotifyBus"]),
+            name: "ReveilleNotify", dependencies: ["ReveilleApps", "ReveilleProtocol", "ReveilleCore", "ReveilleLaunch", "CNotifyBus"]),
         .target(name: "CNotifyBus", dependencies: ["CSystemd"]),
         .executableTarget(name: "reveille-notify", dependencies: ["ReveilleNotify"]),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"], linkerSettings: programLinking),
@@ -174,7 +177,7 @@ let package = Package(
         // The smart home: a process of its own, unprivileged, a client of the socket and of the broker.
         .target(
             name: "ReveilleMQTT",
-            dependencies: [
+            dependencies: ["ReveilleApps", 
                 "ReveilleProtocol", "ReveilleConfig", "ReveilleSystem", "CReveilleShims", "CMosquitto", "CGcrypt",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -202,18 +205,18 @@ let package = Package(
                 .linkedLibrary($0, .when(configuration: .release))
             } + [.unsafeFlags(["-use-ld=lld"], .when(configuration: .release))]),  // lld: in any order
         .testTarget(name: "ReveilleNFCTests", dependencies: ["ReveilleNFC", "ReveilleTestSupport"]),
-        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
+        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleApps", "ReveilleCore"]),
         .testTarget(name: "ReveilleInputTests", dependencies: ["ReveilleInput", "ReveilleSystem"]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar"]),
         .testTarget(
             name: "ReveilleLaunchTests",
-            dependencies: ["ReveilleLaunch", "ReveilleCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ReveilleApps", "ReveilleLaunch", "ReveilleCore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(
-            name: "ReveilleStoreTests", dependencies: ["ReveilleStore", "CSQLite"], exclude: ["Fixtures"]),
-        .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleConfig", "ReveilleTestSupport"]),
-        .testTarget(name: "ReveilleMQTTTests", dependencies: ["ReveilleMQTT", "ReveilleProtocol", "ReveilleConfig", "ReveilleSystem"]),
+            name: "ReveilleStoreTests", dependencies: ["ReveilleApps", "ReveilleStore", "CSQLite"], exclude: ["Fixtures"]),
+        .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleApps", "ReveilleConfig", "ReveilleTestSupport"]),
+        .testTarget(name: "ReveilleMQTTTests", dependencies: ["ReveilleApps", "ReveilleMQTT", "ReveilleProtocol", "ReveilleConfig", "ReveilleSystem"]),
         .testTarget(name: "ReveilleWebTests", dependencies: ["ReveilleWeb", "ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleAudioTests",

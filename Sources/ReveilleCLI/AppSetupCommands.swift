@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import ReveilleApps
 import ReveilleCore
 import ReveilleProtocol
 

@@ -1,6 +1,7 @@
 import CReveilleShims
 import FoundationEssentials
 import Glibc
+import ReveilleApps
 import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol

@@ -1,3 +1,4 @@
+import ReveilleApps
 import ReveilleCore
 
 /// How a hand edit of apps.toml joins the policy in force, app by app (README, "Where the app

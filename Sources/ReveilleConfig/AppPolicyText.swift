@@ -1,3 +1,4 @@
+import ReveilleApps
 import ReveilleCore
 
 /// The policy written as apps.toml text, in the shape `AppPolicyFile` reads: what `reveille apps

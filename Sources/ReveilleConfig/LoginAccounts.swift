@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import ReveilleApps
 import ReveilleCore
 import Synchronization
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import ReveilleApps
 import ReveilleConfig
 import ReveilleCore
 import ReveilleLaunch

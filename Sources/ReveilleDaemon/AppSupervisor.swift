@@ -2,6 +2,7 @@ import CReveilleShims
 import FoundationEssentials
 import Glibc
 import Logging
+import ReveilleApps
 import ReveilleConfig
 import ReveilleCore
 import ReveilleLaunch

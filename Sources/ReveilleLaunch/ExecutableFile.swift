@@ -1,5 +1,6 @@
 import CGcrypt
 import Glibc
+import ReveilleApps
 import ReveilleSystem
 import ReveilleCore
 

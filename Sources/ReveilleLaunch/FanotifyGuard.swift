@@ -2,6 +2,7 @@ import CReveilleShims
 import Dispatch
 import FoundationEssentials
 import Glibc
+import ReveilleApps
 import ReveilleConfig
 import Logging
 import ReveilleCore

@@ -1,6 +1,7 @@
 import CNotifyBus
 import FoundationEssentials
 import Glibc
+import ReveilleApps
 import ReveilleCore
 import ReveilleLaunch
 import ReveilleProtocol

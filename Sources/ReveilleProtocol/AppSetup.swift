@@ -1,3 +1,4 @@
+import ReveilleApps
 import ReveilleCore
 
 // Setting up apps (docs/guide/apps.md, "Setting up apps"), asking for more time, and what a child's notifier hears.

@@ -1,3 +1,4 @@
+import ReveilleApps
 import ReveilleCore
 
 /// App usage and grants per local day (docs/guide/apps.md, "App time windows and daily limits"): seconds an app ran for a user, and extra

@@ -1,3 +1,4 @@
+import ReveilleApps
 import ReveilleCore
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReveilleApps
 import Testing
 
 @testable import ReveilleCore

@@ -1,3 +1,4 @@
+import ReveilleApps
 import Testing
 
 @testable import ReveilleCore

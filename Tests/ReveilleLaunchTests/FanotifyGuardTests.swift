@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ReveilleApps
 import ReveilleCore
 import ReveilleLaunch
 import Testing

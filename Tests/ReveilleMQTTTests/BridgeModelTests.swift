@@ -1,3 +1,4 @@
+import ReveilleApps
 import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol

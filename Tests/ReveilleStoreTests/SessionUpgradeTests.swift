@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ReveilleApps
 import ReveilleCore
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReveilleApps
 import ReveilleCore
 import Testing
 

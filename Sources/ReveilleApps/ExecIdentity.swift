@@ -1,3 +1,5 @@
+import ReveilleCore
+
 /// What a file is, by its content: its size and SHA-256 (hex). Two files with the same content are
 /// the same program, whatever their names or folders (docs/guide/apps.md, "What counts as the app").
 public struct ContentID: Hashable, Sendable, CustomStringConvertible {

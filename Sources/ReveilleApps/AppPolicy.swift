@@ -1,3 +1,5 @@
+import ReveilleCore
+
 /// A span of wall-clock time in a day during which an app may run: `07:00-20:00`, or
 /// `22:00-01:00`, which crosses midnight into the next day. `24:00` ends a window at midnight.
 public struct TimeWindow: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import ReveilleCore
+
 /// The app guard's decisions over time, as a pure state machine: the time each listed app runs is
 /// counted per app and user per local day; a running app is warned a few minutes before its time
 /// runs out (its window closes or its daily limit is reached), sent SIGTERM when it does, and

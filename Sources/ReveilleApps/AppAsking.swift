@@ -1,3 +1,5 @@
+import ReveilleCore
+
 /// The rules for asking for more time (docs/guide/apps.md, "A child's side"): a few minutes at a time, one
 /// request waiting per user, a few a day, and a short reason.
 public enum AppAsking {

@@ -1,3 +1,5 @@
+import ReveilleCore
+
 /// The answer to "may this app start now, for this user, with this much used today?".
 public struct AppDecision: Hashable, Sendable {
     public var allowed: Bool

@@ -1,3 +1,5 @@
+import ReveilleCore
+
 /// An installed application, as its freedesktop `.desktop` file describes it (the Desktop Entry
 /// Specification): what the app picker offers a parent (docs/guide/apps.md, "Setting up apps"). Pure: the
 /// file's text comes in; finding the program on disk is the caller's, through `resolve`.

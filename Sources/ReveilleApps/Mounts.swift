@@ -1,3 +1,5 @@
+import ReveilleCore
+
 /// A mount, as /proc/self/mountinfo lists it. Which file systems programs can be executed from:
 /// every one not mounted `noexec`, except the kernel's own (proc, sysfs, cgroup...), where nobody
 /// puts a program.
