@@ -30,8 +30,10 @@ struct BackupPlayback {
             pcm.drop()
             pcm.close()
         }
-        logger.notice("sound: ringing on backup device \(device) too, at full volume")
-        var loudness = Loudness(volume: 100, fadeInSeconds: 2, sampleRate: source.sampleRate)
+        let ceiling = job.request.ceiling
+        logger.notice(
+            "sound: ringing on backup device \(device) too, at \(ceiling < 100 ? "its ceiling, volume \(ceiling)" : "full volume")")
+        var loudness = Loudness(volume: ceiling, fadeInSeconds: 2, sampleRate: source.sampleRate, ceiling: ceiling)
         let chunk = max(source.sampleRate / 50, 64)
         var buffer = [Int16](repeating: 0, count: chunk * channels)
         let started = ContinuousClock.now

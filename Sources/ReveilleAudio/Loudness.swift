@@ -8,8 +8,10 @@ public struct Loudness: Sendable {
     public let glideFrames: Double
 
     public let sampleRate: Double
-    /// The alarm's volume; 100 once escalated (reached by a glide of `escalationFrames`).
+    /// The alarm's volume; `ceiling` once escalated (reached by a glide of `escalationFrames`).
     public private(set) var volume: Double
+    /// The loudest it gets: the alarm's `--volume-ceiling` (100: none).
+    public let ceiling: Double
     /// Raised to full volume: an alarm unanswered for its `--escalate-after`.
     public private(set) var isEscalated = false
     private var escalationStep = 0.0
@@ -19,21 +21,22 @@ public struct Loudness: Sendable {
     private var attenuation = 1.0
     private var attenuationTarget = 1.0
 
-    public init(volume: Int, fadeInSeconds: Int, sampleRate: Int) {
-        self.volume = Double(min(max(volume, 0), 100))
+    public init(volume: Int, fadeInSeconds: Int, sampleRate: Int, ceiling: Int = 100) {
+        self.ceiling = Double(min(max(ceiling, 0), 100))
+        self.volume = min(Double(min(max(volume, 0), 100)), self.ceiling)
         self.sampleRate = Double(sampleRate)
         self.fadeInFrames = Double(max(fadeInSeconds, 0)) * Double(sampleRate)
         self.glideFrames = 0.1 * Double(sampleRate)
     }
 
-    /// Rises to full volume over `escalationSeconds`, from wherever the fade-in is (the fade-in
+    /// Rises to full volume (its ceiling) over `escalationSeconds`, from wherever the fade-in is (the fade-in
     /// ends at once: an unanswered ring has faded in long since).
     public mutating func escalate() {
         guard !isEscalated else { return }
         isEscalated = true
         volume = currentVolume / max(attenuation, 0.01)
         fadeInFrames = 0
-        escalationStep = (100 - volume) / (Loudness.escalationSeconds * sampleRate)
+        escalationStep = max(0, ceiling - volume) / (Loudness.escalationSeconds * sampleRate)
     }
 
     /// How long the rise to full volume takes: fast enough to wake, slow enough not to click.
@@ -72,7 +75,7 @@ public struct Loudness: Sendable {
 
     private mutating func advance() {
         frame += 1
-        if isEscalated, volume < 100 { volume = min(100, volume + escalationStep) }
+        if isEscalated, volume < ceiling { volume = min(ceiling, volume + escalationStep) }
         if attenuation != attenuationTarget {
             let step = (1 - Loudness.attenuatedFraction) / glideFrames
             attenuation =

@@ -64,7 +64,8 @@ struct Playback {
             }
         }
         var loudness = Loudness(
-            volume: request.volume, fadeInSeconds: request.fadeInSeconds, sampleRate: source.sampleRate)
+            volume: request.volume, fadeInSeconds: request.fadeInSeconds, sampleRate: source.sampleRate,
+            ceiling: request.ceiling)
         let candidates = request.device.map { [$0] } ?? output.configuration.candidates
         while isCurrent {
             var failures: [String] = []
@@ -117,7 +118,8 @@ struct Playback {
                     source = ToneSource()
                     sourceName = source.name
                     loudness = Loudness(
-                        volume: request.volume, fadeInSeconds: 0, sampleRate: source.sampleRate)
+                        volume: request.volume, fadeInSeconds: 0, sampleRate: source.sampleRate,
+                        ceiling: request.ceiling)
                 }
             }
             guard isCurrent else { break }

@@ -150,7 +150,11 @@ struct AlarmCommand: ParsableCommand {
                 ("on", alarm.enabled ? "yes" : "no"),
                 ("next ring", alarm.nextRing.map { "\($0.weekday) \($0.date) \($0.time)" } ?? "-"),
                 ("sound", alarm.sound ?? "the configured sound, else the built-in tone"),
-                ("volume", "\(alarm.volume), rising over \(alarm.fadeInSeconds) s"),
+                (
+                    "volume",
+                    "\(min(alarm.volume, alarm.volumeCeiling)), rising over \(alarm.fadeInSeconds) s"
+                        + (alarm.volumeCeiling < 100 ? "; never above \(alarm.volumeCeiling)" : "")
+                ),
                 ("challenge", challenge),
                 ("tags", alarm.tags.isEmpty ? "any registered tag" : alarm.tags.joined(separator: ", ")),
                 ("snoozes", snoozes),
@@ -246,6 +250,7 @@ struct AlarmFields: ParsableArguments {
             valueName: "file"))
     var sound: String?
     @Option(name: .long, help: settingHelp("volume")) var volume: Int?
+    @Option(name: .long, help: settingHelp("volumeCeiling", valueName: "volume")) var volumeCeiling: Int?
     @Option(name: .long, help: settingHelp("fadeInSeconds", valueName: "seconds")) var fadeIn: Int?
     @Option(name: .long, help: settingHelp("challenge")) var challenge: Challenge?
     @Option(name: .long, help: settingHelp("mathDifficulty")) var difficulty: MathDifficulty?
@@ -290,6 +295,7 @@ struct AlarmFields: ParsableArguments {
                 $0.isEmpty || $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
             }
             spec.volume = volume
+            spec.volumeCeiling = volumeCeiling
             spec.fadeInSeconds = fadeIn
             spec.challenge = challenge
             spec.mathDifficulty = difficulty

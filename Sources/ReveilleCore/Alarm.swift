@@ -79,6 +79,9 @@ public struct Alarm: Hashable, Sendable, Identifiable {
     public var leadSound: Bool
     /// Right answers in a row that stop it by math (`--problems 3`); a tag still stops it at once.
     public var mathProblems = 1
+    /// The loudest any part of its ring plays, 0-100 (`--volume-ceiling`): the volume, the
+    /// escalation's rise and the backup device all stop there. 100: no ceiling.
+    public var volumeCeiling = 100
 
     public init(
         id: Int, label: String = "", time: LocalTime, repeats: Repeat, enabled: Bool = true,
@@ -308,6 +311,16 @@ extension Alarm {
             weakens: {
                 $0.mathProblems < $1.mathProblems
                     ? "asks fewer problems (\($1.mathProblems) → \($0.mathProblems))" : nil
+            }),
+        AlarmSetting(
+            \.volumeCeiling, key: "volumeCeiling", option: "--volume-ceiling",
+            help:
+                "The loudest it ever plays, 0-100 (default 100): its volume, the escalation and the backup device stop there (a quiet room, a sleeping partner).",
+            treatment: "lower needs the challenge",
+            problem: { (0...100).contains($0) ? nil : "volume ceiling \($0): must be 0-100" },
+            weakens: {
+                $0.volumeCeiling < $1.volumeCeiling
+                    ? "lowers its volume ceiling (\($1.volumeCeiling) → \($0.volumeCeiling))" : nil
             }),
         AlarmSetting(
             \.commitSeconds, key: "commitSeconds", option: "--commit",

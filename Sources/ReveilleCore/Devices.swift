@@ -14,6 +14,8 @@ public struct AudioRequest: Sendable, Hashable {
     public var sound: String?
     /// 0-100.
     public var volume: Int
+    /// The loudest it may get, 0-100: the volume, an escalation and a backup device stop there.
+    public var ceiling: Int = 100
     public var fadeInSeconds: Int
     public var length: PlaybackLength
     /// The one device to use (`sound test --device`); nil: the configured list, then `default`.
@@ -33,15 +35,23 @@ public struct AudioRequest: Sendable, Hashable {
 
 /// What each sound the machine asks for plays like: the choices live here, the edge only plays.
 extension AudioRequest {
-    /// A ring: the alarm's sound at its volume, fading in over its `--fade-in`.
+    /// A ring: the alarm's sound at its volume, fading in over its `--fade-in`, never above its
+    /// `--volume-ceiling`.
     public static func ring(_ settings: RingSettings) -> AudioRequest {
-        AudioRequest(sound: settings.sound, volume: settings.volume, fadeInSeconds: settings.fadeInSeconds)
+        var request = AudioRequest(
+            sound: settings.sound, volume: min(settings.volume, settings.volumeCeiling),
+            fadeInSeconds: settings.fadeInSeconds)
+        request.ceiling = settings.volumeCeiling
+        return request
     }
 
     /// `--lead-sound`: the alarm's sound at a quarter of its volume, fading in over 5 s, until the
     /// ring takes over.
     public static func lead(_ settings: RingSettings) -> AudioRequest {
-        AudioRequest(sound: settings.sound, volume: max(1, settings.volume / 4), fadeInSeconds: 5)
+        var request = AudioRequest(
+            sound: settings.sound, volume: max(1, min(settings.volume, settings.volumeCeiling) / 4), fadeInSeconds: 5)
+        request.ceiling = settings.volumeCeiling
+        return request
     }
 
     /// The short warning tone (an app's time runs out, "Are you up?"): one cycle of the built-in

@@ -139,7 +139,7 @@ public struct RingSettings: Sendable, Hashable {
     /// stricter, field by field, so that a ring is never easier to stop than any alarm in it. A
     /// tag only (nfc) over a tag or math (any) over math; the harder problem; the fewer snoozes
     /// (0, unlimited, counts as the most) and the shorter; the louder, the quicker fade-in, the
-    /// earlier escalation and wake-up check. The tags: those both alarms take, or, when they share
+    /// earlier escalation and wake-up check, the higher volume ceiling. The tags: those both alarms take, or, when they share
     /// none, the tags of the alarm with the stricter challenge (the first on a tie). The name,
     /// sound and one-shot flag stay the session's own.
     public func strictest(with other: RingSettings) -> RingSettings {
@@ -158,6 +158,7 @@ public struct RingSettings: Sendable, Hashable {
         joined.escalateAfterSeconds = RingSettings.sooner(self.escalateAfterSeconds, other.escalateAfterSeconds)
         joined.wakeCheckSeconds = RingSettings.sooner(self.wakeCheckSeconds, other.wakeCheckSeconds)
         joined.mathProblems = max(self.mathProblems, other.mathProblems)
+        joined.volumeCeiling = max(self.volumeCeiling, other.volumeCeiling)
         return joined
     }
 

@@ -149,7 +149,10 @@ public struct BridgeModel: Sendable {
         out[topics.ringing] = snapshot.ringState == "ringing" ? "ON" : "OFF"
         out[topics.ringState] = snapshot.ringState
         out[topics.master] = status.master == .on ? "ON" : "OFF"
-        for info in snapshot.alarms { out[topics.alarmEnabled(info.alarm.id)] = info.alarm.enabled ? "ON" : "OFF" }
+        for info in snapshot.alarms {
+            out[topics.alarmEnabled(info.alarm.id)] = info.alarm.enabled ? "ON" : "OFF"
+            out[topics.alarmAttributes(info.alarm.id)] = Self.attributes(info).text
+        }
         for user in snapshot.limitedUsers {
             let limited = snapshot.apps.filter { $0.user == user }.compactMap { app -> (String, Int)? in
                 guard let limit = app.limitMinutes else { return nil }
@@ -192,6 +195,37 @@ public struct BridgeModel: Sendable {
             }
         }
         return out
+    }
+
+    /// An alarm switch's attributes: its time and repeat, and every setting the declaration
+    /// names (`Alarm.settings`), under snake_case keys as Home Assistant's are (`volume_ceiling`).
+    static func attributes(_ info: AlarmInfo) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "time": .string(info.alarm.time.description), "repeats": .string(info.days ?? info.date ?? ""),
+            "label": .string(info.alarm.label),
+        ]
+        for setting in Alarm.settings {
+            let value: JSONValue =
+                switch setting.value(of: info.alarm) {
+                case .int(let number): .int(number)
+                case .bool(let flag): .bool(flag)
+                case .text(let text): .string(text)
+                case .ints(let numbers): .array(numbers.map(JSONValue.int))
+                }
+            fields[snakeCase(setting.key)] = value
+        }
+        return .object(fields)
+    }
+
+    /// `volumeCeiling` → `volume_ceiling`.
+    static func snakeCase(_ key: String) -> String {
+        key.reduce(into: "") { out, character in
+            if character.isUppercase {
+                out += "_" + character.lowercased()
+            } else {
+                out.append(character)
+            }
+        }
     }
 
     /// The hub's message for its policy (apps.toml's text); nil when it is larger than the
@@ -277,6 +311,7 @@ public struct BridgeModel: Sendable {
                 "alarm_\(alarm.id)", name,
                 [
                     "state_topic": .string(topics.alarmEnabled(alarm.id)),
+                    "json_attributes_topic": .string(topics.alarmAttributes(alarm.id)),
                     "command_topic": .string(topics.alarmSet(alarm.id)), "payload_on": "ON", "payload_off": "OFF",
                     "icon": "mdi:alarm",
                 ])

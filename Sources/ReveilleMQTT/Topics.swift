@@ -57,6 +57,9 @@ public struct BridgeTopics: Sendable, Equatable {
     public var event: String { base + "/event" }
     public func alarmEnabled(_ id: Int) -> String { base + "/alarm/\(id)/enabled" }
     public func alarmSet(_ id: Int) -> String { base + "/alarm/\(id)/set" }
+    /// An alarm's time, repeat and every setting (`Alarm.settings`, by key), retained: its
+    /// switch's attributes in Home Assistant.
+    public func alarmAttributes(_ id: Int) -> String { base + "/alarm/\(id)/attributes" }
     public var alarmSetPattern: String { base + "/alarm/+/set" }
     public func timeLeft(_ user: String) -> String { base + "/apps/\(TopicName.safe(user))/time_left" }
     public func requests(_ user: String) -> String { base + "/apps/\(TopicName.safe(user))/requests" }
@@ -73,7 +76,8 @@ public struct BridgeTopics: Sendable, Equatable {
     /// clock no longer has (an alarm removed while the bridge or the broker was down) is cleared.
     public var ownRetained: [String] {
         [
-            "\(discoveryPrefix)/+/\(node)/+/config", base + "/alarm/+/enabled", base + "/apps/+/time_left",
+            "\(discoveryPrefix)/+/\(node)/+/config", base + "/alarm/+/enabled", base + "/alarm/+/attributes",
+            base + "/apps/+/time_left",
             base + "/apps/+/requests",
         ]
     }

@@ -95,4 +95,19 @@ import Testing
         more.withUnsafeMutableBufferPointer { loudness.apply(to: $0, frames: 1000, channels: 1) }
         #expect(loudness.currentVolume == 100)
     }
+
+    /// A ceiling holds the volume and the escalation's rise.
+    @Test func aCeilingHoldsTheVolumeAndTheRise() {
+        var loudness = Loudness(volume: 80, fadeInSeconds: 0, sampleRate: 1000, ceiling: 60)
+        var samples = [Int16](repeating: 1000, count: 3000)
+        samples.withUnsafeMutableBufferPointer { loudness.apply(to: $0, frames: 10, channels: 1) }
+        #expect(loudness.currentVolume == 60)
+        loudness.escalate()
+        samples.withUnsafeMutableBufferPointer { loudness.apply(to: $0, frames: 3000, channels: 1) }
+        #expect(loudness.currentVolume == 60)
+        var lower = Loudness(volume: 40, fadeInSeconds: 0, sampleRate: 1000, ceiling: 60)
+        lower.escalate()
+        samples.withUnsafeMutableBufferPointer { lower.apply(to: $0, frames: 3000, channels: 1) }
+        #expect(lower.currentVolume == 60)
+    }
 }

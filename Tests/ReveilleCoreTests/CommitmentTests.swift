@@ -26,6 +26,15 @@ import Testing
     }
 
     @Test func weakeningChangesWithinTheWindowAreNamed() {
+        // A volume ceiling: lowering it weakens the ring, raising it does not.
+        #expect(weakened { $0.alarms[0].volumeCeiling = 50 } == ["lowers its volume ceiling (100 → 50)"])
+        var quiet = daily(1, "06:45")
+        quiet.volumeCeiling = 50
+        var raised = quiet
+        raised.volumeCeiling = 80
+        let ceiling = try! #require(Alarm.settings.first { $0.key == "volumeCeiling" })
+        #expect(ceiling.weakens(raised, quiet) == nil, "raising a ceiling is free")
+        #expect(ceiling.weakens(quiet, raised) == "lowers its volume ceiling (80 → 50)")
         #expect(weakened { $0.master = .off } == ["silences that ring"])
         #expect(
             weakened { $0.master = .pausedUntil(CivilDate(year: 2026, month: 11, day: 26)!) } == ["silences that ring"])

@@ -132,6 +132,42 @@ import Testing
         #expect(backupLoud > quiet * 10, "rms \(backupLoud) on the backup against \(quiet) before escalation")
     }
 
+    /// With `--volume-ceiling 60`, the escalation rises to 60 and no further, on the alarm's
+    /// device and on the backup device alike: about 3.4 times volume 40's level (the cubic curve:
+    /// (60/40)³), not the 15 times of full volume.
+    @Test func aVolumeCeilingHoldsTheEscalationAndTheBackupDevice() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ceiling-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let backup = folder.appendingPathComponent("backup.wav").path
+        let daemon = try DaemonHarness(
+            moreSettings: "backup_devices = [\"file:'\(backup)',wav\"]\n[voice]\nenabled = false\n")
+        let add = try daemon.cli(
+            "alarm", "add", "--in", "1s", "--fade-in", "0", "--volume", "40", "--volume-ceiling", "60",
+            "--escalate-after", "1m")
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try daemon.cli("alarm", "show", "1").stdout.contains("40, rising over 0 s; never above 60"))
+        #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
+        #expect(daemon.waitFor(5) { daemon.capturedBytes() > 44 + 96_000 * 2 })
+        let before = daemon.capturedBytes()
+        try daemon.advance(by: 60)
+        #expect(
+            daemon.waitFor {
+                daemon.logText().contains("sound: ringing on backup device file:'\(backup)',wav too, at its ceiling, volume 60")
+            })
+        func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: backup))?[.size] as? Int) ?? 0 }
+        #expect(daemon.waitFor(6) { daemon.capturedBytes() > before + 96_000 * 4 && size() > 44 + 96_000 * 3 })
+        #expect(try daemon.dismissByMath().status == 0)
+        #expect(daemon.waitFor(3) { daemon.captureClosed() && daemon.wavClosed(backup) })
+        let capture = try Recording(contentsOf: daemon.soundCapture)
+        let quiet = capture.rms(from: 0, to: 1.2)
+        let loud = capture.rms(from: capture.seconds - 1.3, to: capture.seconds - 0.1)
+        #expect(quiet > 0)
+        #expect(loud > quiet * 2.5 && loud < quiet * 4.5, "rms \(quiet) before, \(loud) after: not held at 60")
+        let backupLoud = try Recording(contentsOf: backup).rms(from: 2.0, to: 3.2)
+        #expect(backupLoud > quiet * 2.5 && backupLoud < quiet * 4.5, "the backup at rms \(backupLoud) against \(quiet)")
+    }
+
 }
 
 /// A sound device that stops taking frames while an alarm rings: ALSA's file plugin writing into

@@ -171,6 +171,7 @@ import Testing
         #expect(
             Set(changes.map(\.topic)) == [
                 "homeassistant/switch/reveille_kitchen/alarm_2/config", "reveille/kitchen/alarm/2/enabled",
+                "reveille/kitchen/alarm/2/attributes",
             ])
         #expect(changes.allSatisfy { $0.payload.isEmpty && $0.retain })
         // Everything from nothing: discovery before state.
@@ -477,5 +478,21 @@ import Testing
         #expect(DaemonReads.after(.appGranted(AppGranted(app: "a", user: nil, minutes: 5))) == .apps)
         #expect(DaemonReads.after(.appPolicy(3)).isSuperset(of: [.apps, .policy]))
         #expect(!DaemonReads.after(.appPolicy(3)).contains(.status))
+    }
+
+    @Test func anAlarmsSwitchCarriesEverySettingOfTheDeclarationAsAttributes() throws {
+        var snapshot = Self.snapshot
+        snapshot.alarms[0].alarm.volumeCeiling = 60
+        let out = Self.model.retained(snapshot)
+        let id = snapshot.alarms[0].alarm.id
+        let text = try #require(out["reveille/kitchen/alarm/\(id)/attributes"])
+        #expect(text.contains(#""volume_ceiling":60"#) && text.contains(#""volume":"#))
+        for setting in Alarm.settings {
+            #expect(text.contains("\"\(BridgeModel.snakeCase(setting.key))\":"), "no \(setting.key) in \(text)")
+        }
+        let config = try #require(out["homeassistant/switch/reveille_kitchen/alarm_\(id)/config"])
+        #expect(config.contains("reveille/kitchen/alarm/\(id)/attributes"))
+        // An earlier run's attributes are the bridge's own: cleared when the alarm is gone.
+        #expect(Self.topics.isOwnRetained("reveille/kitchen/alarm/9/attributes"))
     }
 }

@@ -1048,7 +1048,7 @@ print(json.dumps(out))
         self.browser.run("for (const d of document.querySelectorAll('#alarmform details')) d.open = true;")
         for field, value in (("f-challenge", "any"), ("f-difficulty", "hard"), ("f-problems", "3"), ("f-snoozes", "2"),
                              ("f-wakecheck", "300"), ("f-escalate", "600"), ("f-commit", "28800"), ("f-lead", "1200"),
-                             ("f-fade", "60")):
+                             ("f-fade", "60"), ("f-ceiling", "70")):
             self.choose(field, value)
         self.browser.run(FILL, "f-snoozemin", "9,7,5")
         self.browser.run("document.getElementById('f-volume').value = 60;")
@@ -1062,14 +1062,16 @@ print(json.dumps(out))
         try:
             self.assertEqual((a["sound"], a["challenge"], a["mathDifficulty"], a["mathProblems"], a["maxSnoozes"], a["snoozeMinutes"],
                               a["laterSnoozeMinutes"], a["wakeCheckSeconds"], a["escalateAfterSeconds"], a["commitSeconds"],
-                              a["leadSeconds"], a["leadSound"], a["skipHolidays"], a["volume"], a["fadeInSeconds"], a["time"]),
-                             (bell, "any", "hard", 3, 2, 9, [7, 5], 300, 600, 28800, 1200, True, True, 60, 60, "05:55"))
+                              a["leadSeconds"], a["leadSound"], a["skipHolidays"], a["volume"], a["fadeInSeconds"], a["time"],
+                              a["volumeCeiling"]),
+                             (bell, "any", "hard", 3, 2, 9, [7, 5], 300, 600, 28800, 1200, True, True, 60, 60, "05:55", 70))
             # The sheet opens on what was saved (once the list, redrawn on the daemon's change, shows it).
             edit = f'button[data-act="edit"][data-id="{a["id"]}"]'
             wait_for(lambda: self.browser.visible(edit), what="the saved alarm in the list")
             self.browser.click(edit)
             wait_for(lambda: self.browser.run("return document.getElementById('f-snoozemin').value") == "9,7,5", what="the sheet on the alarm")
             self.assertEqual(self.browser.run("return document.getElementById('f-sound').value"), bell)
+            self.assertEqual(self.browser.run("return document.getElementById('f-ceiling').value"), "70")
         finally:
             request(self.clock.sock, {"alarmRemove": {"id": a["id"]}})
 

@@ -625,6 +625,8 @@ function alarmForm(alarm) {
   h += '<details class="group" id="g-up"><summary>Make sure I get up</summary><div class="row"><label>Ask “Are you up?” ' +
     choice("f-wakecheck", durations([1, 2, 3, 5, 10, 15, 20, 30], "never"), value("wakeCheckSeconds", 0)) + " after</label></div>" +
     '<div class="row"><label>Full volume after ' + choice("f-escalate", durations([1, 2, 3, 5, 10, 15, 20, 30, 60], "never"), value("escalateAfterSeconds", 0)) + " of ringing</label></div>" +
+    '<div class="row"><label>Never louder than ' + choice("f-ceiling", [[100, "no limit"], ...[...new Set([90, 80, 70, 60, 50, 40, 30, 20, value("volumeCeiling", 100)])].filter((n) => n < 100).sort((a, b) => b - a).map((n) => [n, n + "%"])], value("volumeCeiling", 100)) +
+    '</label></div><div class="note">' + esc(hint("volumeCeiling")) + "</div>" +
     '<div class="row"><label>Committed ' + choice("f-commit", durations([60, 120, 180, 240, 360, 480, 600, 720, 1080, 1440], "no"), value("commitSeconds", 0)) +
     ' before it rings</label></div><div class="note">' + esc(hint("commitSeconds")) + "</div></details>";
   h += '<details class="group" id="g-sun"><summary>Sunrise</summary><div class="row"><label>Light up ' +
@@ -650,7 +652,7 @@ function formSpec() {
   const spec = { label: $("f-label").value, time: $("f-time").value, challenge: $("f-challenge").value, maxSnoozes: number("f-snoozes"),
     volume: number("f-volume"), fadeInSeconds: number("f-fade"), mathDifficulty: $("f-difficulty").value, mathProblems: number("f-problems"),
     snoozeMinutes: lengths[0], laterSnoozeMinutes: lengths.slice(1), wakeCheckSeconds: number("f-wakecheck"),
-    escalateAfterSeconds: number("f-escalate"), commitSeconds: number("f-commit"), leadSeconds: number("f-lead"),
+    escalateAfterSeconds: number("f-escalate"), volumeCeiling: number("f-ceiling"), commitSeconds: number("f-commit"), leadSeconds: number("f-lead"),
     leadSound: $("f-leadsound").checked, skipHolidays: $("f-skipholidays").checked, sound: $("f-sound").value,
     tags: [...document.querySelectorAll("#alarmform input[data-tag]")].filter((e) => e.checked).map((e) => e.dataset.tag) };
   if ($("f-date").value) spec.date = $("f-date").value; else spec.days = $("f-days").value.trim();
