@@ -88,28 +88,27 @@ final class LayerRequests: RequestHandler {
             guard try store.deleteOverride(id: id) else { throw Self.noOverride(id) }
             logger.info("override #\(id) removed")
             return .answer(Response(message: "removed override #\(id)"))
-        case .pause(let untilText):
-            guard let untilText else {
-                try store.setMaster(.off)
+        case .pause, .resume:
+            // What the commitment gate judged is what is written: the one edit, read once.
+            guard case .master(let master) = try ScheduleEdit.of(request.command, today: today) else {
+                throw misrouted(request.command)
+            }
+            try store.setMaster(master)
+            var response: Response
+            switch master {
+            case .on:
+                logger.notice("alarms resumed")
+                return .answer(Response(message: "alarms are on"))
+            case .off:
                 logger.notice("alarms paused until resumed")
-                var response = Response(message: "alarms are off until 'reveille resume'")
-                response.warnings = controller.stillRinging()
-                return .answer(response)
+                response = Response(message: "alarms are off until 'reveille resume'")
+            case .pausedUntil(let until):
+                logger.notice("alarms paused until \(until)")
+                response = Response(
+                    message: "alarms paused; they ring again from \(until.weekday.displayName) \(until)")
             }
-            let until = try CivilDate.parse(untilText, today: today)
-            guard until > today else {
-                throw InputError("--until \(until): must be after today (\(today)); alarms ring again from that date")
-            }
-            try store.setMaster(.pausedUntil(until))
-            logger.notice("alarms paused until \(until)")
-            var response = Response(
-                message: "alarms paused; they ring again from \(until.weekday.displayName) \(until)")
             response.warnings = controller.stillRinging()
             return .answer(response)
-        case .resume:
-            try store.setMaster(.on)
-            logger.notice("alarms resumed")
-            return .answer(Response(message: "alarms are on"))
         default: throw misrouted(request.command)
         }
     }

@@ -45,9 +45,12 @@ public enum ScheduleEdit: Sendable {
         case .overrideRemove(let id): return .removeOverride(id: id)
         case .tagRemove(let label): return .removeTag(label: label)
         case .pause(let until):
-            return .master(
-                try until.map { text throws(InputError) in .pausedUntil(try CivilDate.parse(text, today: today)) }
-                    ?? .off)
+            guard let until else { return .master(.off) }
+            let date = try CivilDate.parse(until, today: today)
+            guard date > today else {
+                throw InputError("--until \(date): must be after today (\(today)); alarms ring again from that date")
+            }
+            return .master(.pausedUntil(date))
         case .resume: return .master(.on)
         // New alarms, calendars and reminders weaken no ring by being added or removed here
         // (calendars and reminders are not judged under commitment: docs/guide/ringing.md, "Commitment").
@@ -84,6 +87,10 @@ public enum ScheduleEdit: Sendable {
         case .removeAlarm(let id):
             guard let at = state.alarms.firstIndex(where: { $0.id == id }) else { return nil }
             state.alarms.remove(at: at)
+            // As the store cascades: the rules, overrides and held rings of that alarm alone go with it.
+            state.rules.removeAll { $0.alarmID == id }
+            state.overrides.removeAll { $0.alarmID == id }
+            state.heldAgainstHolidays = state.heldAgainstHolidays.filter { $0.alarmID != id }
         case .enableAlarm(let id, let enabled):
             guard let at = state.alarms.firstIndex(where: { $0.id == id }) else { return nil }
             state.alarms[at].enabled = enabled

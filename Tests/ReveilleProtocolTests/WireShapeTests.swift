@@ -103,5 +103,35 @@ import Testing
         #expect(throws: InputError.self) {
             try ScheduleEdit.of(.overrideAdd(alarmID: nil, date: "soon", change: .off), today: today)
         }
+        // A pause until today or before is refused by the edit itself: the gate and the handler
+        // read the one answer.
+        for until in ["2026-11-27", "2026-11-01"] {
+            #expect(throws: InputError.self) { try ScheduleEdit.of(.pause(until: until), today: today) }
+        }
+    }
+
+    /// Removing an alarm takes its rules, overrides and held rings with it, as the store's cascade
+    /// does: the schedule the gate judges is the one the store then holds.
+    @Test func removingAnAlarmTakesWhatIsItsAloneAsTheStoreDoes() throws {
+        let today = CivilDate(year: 2026, month: 11, day: 27)!
+        var state = ScheduleState(alarms: [
+            Alarm(id: 1, time: LocalTime(hour: 6, minute: 45)!, repeats: .weekly(.daily)),
+            Alarm(id: 2, time: LocalTime(hour: 7, minute: 0)!, repeats: .weekly(.daily)),
+        ])
+        state.rules = [
+            WeeklyRule(id: 1, alarmID: 1, days: .daily, change: .off), WeeklyRule(id: 2, alarmID: nil, days: .daily, change: .off),
+        ]
+        state.overrides = [DateOverride(id: 1, alarmID: 1, date: today, change: .off)]
+        state.heldAgainstHolidays = [HeldRing(alarmID: 1, date: today), HeldRing(alarmID: 2, date: today)]
+        let after = try #require(
+            try ScheduleEdit.removeAlarm(id: 1).applied(
+                to: state,
+                now: SpecNow(
+                    instant: 1_795_755_600, date: today, time: LocalTime(hour: 5, minute: 0)!,
+                    zone: Zone(builtIn: "Europe/Berlin")!)))
+        #expect(after.alarms.map(\.id) == [2])
+        #expect(after.rules.map(\.id) == [2])
+        #expect(after.overrides.isEmpty)
+        #expect(after.heldAgainstHolidays == [HeldRing(alarmID: 2, date: today)])
     }
 }
