@@ -43,7 +43,7 @@ import Testing
         let info = AlarmInfo(weekly, nextRing: nil, warnings: ["paused"])
         #expect(
             try json(info)
-                == #"{"challenge":"math","commitSeconds":0,"days":"mon-fri","enabled":true,"escalateAfterSeconds":0,"fadeInSeconds":30,"id":3,"label":"work","laterSnoozeMinutes":[],"leadSeconds":0,"leadSound":false,"mathDifficulty":"medium","mathProblems":1,"maxSnoozes":3,"skipHolidays":false,"snoozeMinutes":9,"tags":["hall"],"time":"06:45","volume":80,"wakeCheckSeconds":0,"warnings":["paused"]}"#
+                == #"{"challenge":"math","commitSeconds":0,"days":"mon-fri","enabled":true,"escalateAfterSeconds":0,"fadeInSeconds":30,"id":3,"label":"work","laterSnoozeMinutes":[],"leadSeconds":0,"leadSound":false,"mathDifficulty":"medium","mathProblems":1,"maxSnoozes":3,"skipHolidays":false,"snoozeMinutes":9,"tags":["hall"],"time":"06:45","volume":80,"volumeCeiling":100,"wakeCheckSeconds":0,"warnings":["paused"]}"#
         )
         let once = AlarmInfo(
             Alarm(id: 4, time: try LocalTime.parse("07:30"), repeats: .once(try CivilDate.parse("2026-12-24"))),
