@@ -66,7 +66,28 @@ struct Doctor {
         if let household = Self.household(settings.mqtt, BridgeHealth.read(paths.bridgeHealth)) {
             findings.append(household)
         }
+        if let kiosk = Self.kiosk(settings.web, isSystem: paths.isSystem, userExists: { getpwnam($0) != nil }) {
+            findings.append(kiosk)
+        }
         return findings
+    }
+
+    /// The screen's kiosk: the user whose browser has the household's rights unpaired must exist,
+    /// or the bedside screen shows the pairing form (an upgrade from when loopback was the kiosk,
+    /// with the browser in a desktop user's session, meets it). Under --root there is no check.
+    static func kiosk(_ web: Settings.Web, isSystem: Bool, userExists: (String) -> Bool) -> Finding? {
+        guard isSystem else { return nil }
+        let user = web.kioskUser ?? "reveille-kiosk"
+        guard userExists(user) else {
+            return Finding(
+                level: .warning, subject: "screen",
+                detail:
+                    "there is no user \(user), so no browser on this machine has the kiosk's rights: the screen by the bed shows the pairing form",
+                fix:
+                    "set kiosk_user = \"pi\" under [web] in /etc/reveille/reveille.toml (the user whose session runs the browser), then: sudo systemctl restart reveille-web"
+            )
+        }
+        return Finding(level: .ok, subject: "screen", detail: "the kiosk is \(user)'s browser on this machine")
     }
 
     /// A household's keys: this machine's code (what the others pin), and what is not pinned here.

@@ -165,6 +165,17 @@ import ReveilleProtocol
 
 /// `reveille doctor` on the smart home's bridge, from its health file.
 @Suite struct DoctorBridgeTests {
+    @Test func doctorSaysWhenNoUserCanBeTheKiosk() {
+        var web = Settings.Web()
+        #expect(Doctor.kiosk(web, isSystem: false, userExists: { _ in false }) == nil, "under --root: no check")
+        let missing = Doctor.kiosk(web, isSystem: true, userExists: { _ in false })
+        #expect(missing?.level == .warning && missing?.detail.contains("no user reveille-kiosk") == true)
+        #expect(missing?.fix?.contains("kiosk_user") == true)
+        #expect(Doctor.kiosk(web, isSystem: true, userExists: { $0 == "reveille-kiosk" })?.level == .ok)
+        web.kioskUser = "pi"
+        #expect(Doctor.kiosk(web, isSystem: true, userExists: { $0 == "reveille-kiosk" })?.level == .warning)
+        #expect(Doctor.kiosk(web, isSystem: true, userExists: { $0 == "pi" })?.detail == "the kiosk is pi's browser on this machine")
+    }
     @Test func doctorSaysThisMachinesHouseholdCodeAndWhatIsNotPinned() {
         var mqtt = Settings.MQTT(host: "broker.home.arpa")
         #expect(Doctor.household(mqtt, nil) == nil)
