@@ -469,7 +469,7 @@ def household_code(root):
     return result.stdout.split("\n")[0]
 
 
-def household(folder, broker, cls):
+def household(folder, broker):
     """A hub (user clock) and a member (user laptop) with their keys pinned, as the README says:
     the hub lists the laptop's code, the laptop pins the hub's."""
     codes = {user: household_code(os.path.join(folder, user)) for user in ("clock", "laptop")}
@@ -485,17 +485,17 @@ def household(folder, broker, cls):
     return clocks, codes
 
 
-class HouseholdTests(unittest.TestCase):
-    """Two clocks of one household, with different roots, one broker: time used on one counts on
-    the other, through a broker outage too; A is the household's hub, whose policy and grants B
-    follows. Their clocks move on offset files: minutes pass at once."""
+class HouseholdFixture:
+    """A hub (A, user clock) and a member (B, user laptop) with their keys pinned, on a broker of
+    their own: with the README's ACLs (`acl`), or with none."""
+    prefix, acl = "reveille-household-test.", True
 
     @classmethod
     def setUpClass(cls):
-        cls.folder = tempfile.mkdtemp(prefix="reveille-household-test.")
+        cls.folder = tempfile.mkdtemp(prefix=cls.prefix)
         os.chmod(cls.folder, 0o755)
-        cls.broker = Broker(cls.folder)
-        cls.clocks, cls.codes = household(cls.folder, cls.broker, cls)
+        cls.broker = Broker(cls.folder, acl=cls.acl)
+        cls.clocks, cls.codes = household(cls.folder, cls.broker)
         cls.a, cls.b = cls.clocks["clock"], cls.clocks["laptop"]
 
     @classmethod
@@ -504,6 +504,12 @@ class HouseholdTests(unittest.TestCase):
             clock.close()
         cls.broker.close()
         shutil.rmtree(cls.folder, ignore_errors=True)
+
+
+class HouseholdTests(HouseholdFixture, unittest.TestCase):
+    """Two clocks of one household, with different roots, one broker: time used on one counts on
+    the other, through a broker outage too; A is the household's hub, whose policy and grants B
+    follows. Their clocks move on offset files: minutes pass at once."""
 
     def test_1_time_used_on_one_machine_counts_on_the_other_with_the_broker_up_and_down(self):
         a, b = self.a, self.b
@@ -621,25 +627,12 @@ class HouseholdTests(unittest.TestCase):
         wait_for(lambda: "drawing" not in b.cli("apps", "export").stdout, what="B to take the change it missed")
 
 
-class SignedHouseholdTests(unittest.TestCase):
+class SignedHouseholdTests(HouseholdFixture, unittest.TestCase):
     """The household on a broker with no ACL at all, where anyone may publish anything, retained:
     forged, moved and replayed messages from the hub and from machines change nothing on a
     member, and each is dropped with a line in its bridge's log."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.folder = tempfile.mkdtemp(prefix="reveille-signed-test.")
-        os.chmod(cls.folder, 0o755)
-        cls.broker = Broker(cls.folder, acl=False)
-        cls.clocks, cls.codes = household(cls.folder, cls.broker, cls)
-        cls.a, cls.b = cls.clocks["clock"], cls.clocks["laptop"]
-
-    @classmethod
-    def tearDownClass(cls):
-        for clock in cls.clocks.values():
-            clock.close()
-        cls.broker.close()
-        shutil.rmtree(cls.folder, ignore_errors=True)
+    prefix, acl = "reveille-signed-test.", False
 
     def test_forged_hub_and_count_messages_change_nothing_on_a_member(self):
         a, b = self.a, self.b
