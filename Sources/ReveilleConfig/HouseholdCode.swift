@@ -19,6 +19,12 @@ public enum HouseholdCode {
             out.append(read)
         }
         guard out.count == 16 else { return nil }
-        return stride(from: 0, to: 16, by: 4).map { String(out[$0..<$0 + 4]) }.joined(separator: "-")
+        return grouped(out)
+    }
+
+    /// 16 characters in four groups of four: `7KQ2-M9XC-40TF-HZ3D`.
+    public static func grouped(_ characters: [Character]) -> String {
+        stride(from: 0, to: characters.count, by: 4).map { String(characters[$0..<min($0 + 4, characters.count)]) }
+            .joined(separator: "-")
     }
 }

@@ -57,22 +57,18 @@ public struct HouseholdKey: Sendable, Equatable {
         rv_sha256(publicKey, publicKey.count, &digest)
         var bits = 0
         var value = 0
-        var out = ""
+        var out: [Character] = []
         for byte in digest.prefix(10) {
             value = (value << 8) | Int(byte)
             bits += 8
             while bits >= 5 {
                 bits -= 5
-                out.append(alphabet[(value >> bits) & 31])
+                out.append(HouseholdCode.alphabet[(value >> bits) & 31])
             }
             value &= (1 << bits) - 1
         }
-        return stride(from: 0, to: 16, by: 4).map {
-            String(out[out.index(out.startIndex, offsetBy: $0)..<out.index(out.startIndex, offsetBy: $0 + 4)])
-        }.joined(separator: "-")
+        return HouseholdCode.grouped(out)
     }
-
-    static var alphabet: [Character] { HouseholdCode.alphabet }
 
     // MARK: The file
 

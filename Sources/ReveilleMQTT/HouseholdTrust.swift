@@ -129,8 +129,7 @@ public struct HouseholdTrust: Sendable, Equatable {
 
     public mutating func open(topic: String, payload: [UInt8]) -> Verdict {
         let isHub = isHubTopic(topic)
-        let usagePrefix = topics.householdUsage("").map { $0 }
-        let machine = usagePrefix.flatMap { topic.hasPrefix($0) ? String(topic.dropFirst($0.count)) : nil }
+        let machine = topics.householdUsage("").flatMap { topic.hasPrefix($0) ? String(topic.dropFirst($0.count)) : nil }
         guard isHub || machine != nil else { return .notHousehold }
         if isHub && topics.hub { return .echo }
         if let machine, machine == topics.machine { return .echo }
