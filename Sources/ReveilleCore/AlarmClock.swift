@@ -210,7 +210,7 @@ public struct AlarmClock: Sendable {
     /// deadline and count; then whatever came due while the daemon was down.
     /// `clockSynchronized`: as for `tick`; a start after a long gap with no network time yet takes
     /// the gap for a jump ahead that nothing has confirmed (see `tick`).
-    public mutating func start(at instant: Instant, clockSynchronized: Bool = false) -> [ClockAction] {
+    mutating func start(at instant: Instant, clockSynchronized: Bool = false) -> [ClockAction] {
         let (now, monotonic) = (instant.wall, instant.monotonic)
         var actions: [ClockAction] = []
         if let session {
@@ -264,7 +264,7 @@ public struct AlarmClock: Sendable {
     /// Ends snoozes, stops a ring that lasted too long, rings what came due and records what was missed.
     /// `clockSynchronized`: the kernel says network time keeps the clock right (adjtimex), which
     /// ends a wait for a clock that reads before the last handled instant.
-    public mutating func tick(at instant: Instant, clockWasSet: Bool, clockSynchronized: Bool = false)
+    mutating func tick(at instant: Instant, clockWasSet: Bool, clockSynchronized: Bool = false)
         -> [ClockAction]
     {
         let (now, monotonic) = (instant.wall, instant.monotonic)
@@ -338,7 +338,7 @@ public struct AlarmClock: Sendable {
     // MARK: The bedside keys, and what the voice says
 
     /// The snooze key: a snooze, or, refused because none are left, the voice says how to stop it.
-    public mutating func snoozeByKey(now: Int) -> ClockReply {
+    mutating func snoozeByKey(now: Int) -> ClockReply {
         var reply = snooze(now: now)
         if case .failure = reply.result, let session, session.snoozesLeft == 0 {
             reply.actions.append(.say(Spoken.noSnoozesLeft(challenge: session.challenge)))
@@ -348,7 +348,7 @@ public struct AlarmClock: Sendable {
 
     /// A number key while an alarm rings: the problem aloud, or "tap your tag" for an alarm only
     /// a tag stops.
-    public mutating func problemByKey(now: Int) -> ClockReply {
+    mutating func problemByKey(now: Int) -> ClockReply {
         if let session, session.challenge == .nfc {
             return ClockReply(result: .success(session), actions: [.say(Spoken.tapYourTag)])
         }
@@ -360,7 +360,7 @@ public struct AlarmClock: Sendable {
     }
 
     /// An answer typed on the keypad: a wrong one brings a new problem, said aloud.
-    public mutating func answerByKey(_ value: Int, now: Int) -> ClockReply {
+    mutating func answerByKey(_ value: Int, now: Int) -> ClockReply {
         var reply = answer(value, now: now)
         if case .success(let session) = reply.result, session.state != .dismissed, let problem = session.problem {
             reply.actions.append(.say(Spoken.wrongAnswer(newProblem: problem)))
@@ -369,7 +369,7 @@ public struct AlarmClock: Sendable {
     }
 
     /// A key while nothing rings: the time and the next ring (the machine's own), aloud.
-    public func timeAndNext(now: Int) -> [ClockAction] {
+    func timeAndNext(now: Int) -> [ClockAction] {
         let resolver = ZoneResolver(zone: zone)
         let local = resolver.local(at: now)
         let next = nextRingDecision.flatMap { decision -> (String, LocalTime)? in
@@ -389,7 +389,7 @@ public struct AlarmClock: Sendable {
     /// An app's time runs out in `secondsLeft` (the app guard's machine says when): the hooks hear
     /// of it; a short tone sounds too, unless an alarm is on (ringing or snoozed), which it would
     /// only muddle.
-    public func appTimeRunningOut(app: String, user: String, secondsLeft: Int) -> [ClockAction] {
+    func appTimeRunningOut(app: String, user: String, secondsLeft: Int) -> [ClockAction] {
         (session == nil ? [.warningTone] : []) + [.appWarningHook(app: app, user: user, secondsLeft: secondsLeft)]
     }
 
@@ -421,7 +421,7 @@ public struct AlarmClock: Sendable {
     /// request was read). What was due by the old schedule rings first, by a look at `instant` with
     /// the schedule the machine still holds; from then on the new one holds (an alarm added for a
     /// time already past today is not taken for a missed one). Nobody has to remember to look first.
-    public mutating func scheduleChanged(
+    mutating func scheduleChanged(
         _ schedule: ScheduleState, at instant: Instant, clockSynchronized: Bool = false
     ) -> [ClockAction] {
         let due = tick(at: instant, clockWasSet: false, clockSynchronized: clockSynchronized)
@@ -506,7 +506,7 @@ public struct AlarmClock: Sendable {
 
     /// The time zone alarm times are read in changed: another zone, or new rules for the same one
     /// (a tzdata update).
-    public mutating func zoneChanged(to zone: Zone, now: Int) -> [ClockAction] {
+    mutating func zoneChanged(to zone: Zone, now: Int) -> [ClockAction] {
         guard zone != self.zone else { return [] }
         let from = self.zone
         self.zone = zone
@@ -520,7 +520,7 @@ public struct AlarmClock: Sendable {
     }
 
     /// The sleeper asks to snooze.
-    public mutating func snooze(now: Int) -> ClockReply {
+    mutating func snooze(now: Int) -> ClockReply {
         transition(now: now) { session, _ throws(RingRefusal) in
             let actions = try session.snooze(now: now)
             return [.log(.info, "alarm \(session.settings.name) snoozed (\(session.snoozeCount) used)")]
@@ -529,14 +529,14 @@ public struct AlarmClock: Sendable {
     }
 
     /// The sleeper asks for the math problem (the current one, or a new one): the sound drops.
-    public mutating func requestProblem(now: Int) -> ClockReply {
+    mutating func requestProblem(now: Int) -> ClockReply {
         transition(now: now) { session, random throws(RingRefusal) in
             try session.requestProblem(now: now, using: &random).1.map { .ring($0) }
         }
     }
 
     /// An answer to the current problem: right dismisses, wrong gives a new problem.
-    public mutating func answer(_ value: Int, now: Int) -> ClockReply {
+    mutating func answer(_ value: Int, now: Int) -> ClockReply {
         transition(now: now) { session, random throws(RingRefusal) in
             let (correct, actions) = try session.answer(value, now: now, using: &random)
             if correct, session.state.isActive {
@@ -562,7 +562,7 @@ public struct AlarmClock: Sendable {
     /// The reader sees a tag. `fresh`: it was placed while the reader was polling; otherwise it was
     /// already lying there when polling began (or the reader was reopened), which is no tap.
     /// `label`: the registered tag's label, nil for a tag that is not registered.
-    public mutating func tagPlaced(uid: String, label: String?, fresh: Bool, now: Int) -> [ClockAction] {
+    mutating func tagPlaced(uid: String, label: String?, fresh: Bool, now: Int) -> [ClockAction] {
         tagOnReader = true
         guard let active = session else {
             if isAskingIfAwake, fresh, let label {
@@ -595,7 +595,7 @@ public struct AlarmClock: Sendable {
     }
 
     /// The tag left the reader: the next placement is a tap.
-    public mutating func tagLifted() -> [ClockAction] {
+    mutating func tagLifted() -> [ClockAction] {
         guard tagOnReader else { return [] }
         tagOnReader = false
         return session == nil ? [] : [.publish(.tagOnReader(false))]
@@ -603,7 +603,7 @@ public struct AlarmClock: Sendable {
 
     /// The reader's health changed. An alarm that only a tag could stop takes math too while the
     /// reader is not working, so that no one is left with an alarm they cannot stop.
-    public mutating func readerHealthChanged(_ health: ReaderHealth, now: Int) -> [ClockAction] {
+    mutating func readerHealthChanged(_ health: ReaderHealth, now: Int) -> [ClockAction] {
         guard health != readerHealth else { return [] }
         let wasHealthy = readerHealth.isHealthy
         readerHealth = health
@@ -629,7 +629,7 @@ public struct AlarmClock: Sendable {
 
     /// `reveille alarm test`: rings `alarmID` now, as it would ring, recorded as a test (a one-shot
     /// stays on). Refused while another session is active.
-    public mutating func test(_ alarmID: Int, now: Int) -> ClockReply {
+    mutating func test(_ alarmID: Int, now: Int) -> ClockReply {
         if let active = session {
             return ClockReply(
                 result: .failure(
@@ -648,7 +648,7 @@ public struct AlarmClock: Sendable {
 
     /// A chime's `--unless` command finished: exit status 0 (`skip`) means it is not needed.
     /// `detail` says how the command ended, for the log.
-    public mutating func chimeChecked(key: String, skip: Bool, detail: String, now: Int) -> [ClockAction] {
+    mutating func chimeChecked(key: String, skip: Bool, detail: String, now: Int) -> [ClockAction] {
         guard let actions = chimes.checked(key: key, skip: skip, detail: detail, now: now, ringing: session, zone: zone)
         else { return [] }
         return actions + wake(now: now)
@@ -670,7 +670,7 @@ public struct AlarmClock: Sendable {
 
     /// `reveille unlock`: the alarm's own challenge, as its ring would ask it: its problem (the
     /// same one until answered), or its tag (math too when no reader works).
-    public mutating func unlockChallenge(for alarmID: Int, now: Int) -> (Result<UnlockAsk, RingRefusal>, [ClockAction])
+    mutating func unlockChallenge(for alarmID: Int, now: Int) -> (Result<UnlockAsk, RingRefusal>, [ClockAction])
     {
         guard let alarm = schedule.alarm(alarmID) else {
             return (.failure(RingRefusal("no alarm #\(alarmID); 'reveille alarm list' shows the ids")), [])
@@ -702,7 +702,7 @@ public struct AlarmClock: Sendable {
 
     /// An answer to the unlock problem: right, the alarm may be changed for `Commitment.unlockSeconds`;
     /// wrong, a new problem (the result carries it).
-    public mutating func unlockAnswer(for alarmID: Int, value: Int, now: Int) -> (
+    mutating func unlockAnswer(for alarmID: Int, value: Int, now: Int) -> (
         Result<MathProblem?, RingRefusal>, [ClockAction]
     ) {
         guard let problem = unlockProblems[alarmID], let alarm = schedule.alarm(alarmID)
@@ -724,7 +724,7 @@ public struct AlarmClock: Sendable {
     /// `reveille dismiss --next`: the next ring, up to `earlyDismissSeconds` before it, is dismissed
     /// now, once its alarm's challenge was passed (`unlockChallenge`); it will not ring. The result
     /// is the history's record; a refusal of `needsChallenge` names the alarm to unlock.
-    public mutating func dismissNextEarly(now: Int) -> (Result<RingSession, EarlyRefusal>, [ClockAction]) {
+    mutating func dismissNextEarly(now: Int) -> (Result<RingSession, EarlyRefusal>, [ClockAction]) {
         if let session {
             return (
                 .failure(
@@ -811,7 +811,7 @@ public struct AlarmClock: Sendable {
 
     /// The sound output says no device plays (every one failed or stalled), or one does again.
     /// While an alarm rings, that is said loudly: the log, the hooks' `silent`, the watchers.
-    public mutating func soundChanged(silent: Bool, now: Int) -> [ClockAction] {
+    mutating func soundChanged(silent: Bool, now: Int) -> [ClockAction] {
         guard silent != soundSilent else { return [] }
         soundSilent = silent
         guard let session, session.state == .ringing else { return [] }
@@ -833,7 +833,7 @@ public struct AlarmClock: Sendable {
 
     /// "Are you up?" answered: a key, a tap on the page, a tag, or `reveille awake` (`by` says
     /// which, for the log and the history).
-    public mutating func confirmAwake(now: Int, by: String) -> ClockReply {
+    mutating func confirmAwake(now: Int, by: String) -> ClockReply {
         guard var checked = wakeCheck else {
             return ClockReply(result: .failure(RingRefusal("no wake-up check is waiting")), actions: [])
         }
@@ -899,7 +899,7 @@ public struct AlarmClock: Sendable {
     }
 
     /// The daemon stops: the sound stops, how far occurrences were handled is kept.
-    public func shutDown() -> [ClockAction] {
+    func shutDown() -> [ClockAction] {
         [.stopSound, .persist([], evaluatedThrough: evaluatedThrough)]
     }
 

@@ -61,4 +61,11 @@ extension AlarmClock {
         }
         return nil
     }
+
+    /// `settingsMustWait` for settings that already wait, asked after each look: as of the last
+    /// instant the machine judged, not the wall clock (a clock that moved onto the ring before the
+    /// machine looked must not let the file in ahead of the ring).
+    public func settingsStillWait(from before: RingTerms, to after: RingTerms, now: Int) -> String? {
+        settingsMustWait(from: before, to: after, now: min(now, evaluatedThrough ?? now))
+    }
 }

@@ -105,13 +105,7 @@ final class BedsideControls {
     }
 
     private var phase: RingPhase {
-        switch controller.machine.session?.state {
-        case .ringing: .ringing
-        case .snoozed: .snoozed
-        default:
-            controller.machine.isAskingIfAwake
-                ? .checking : controller.machine.chimedLately(now: controller.nowSeconds()) ? .chimed : .idle
-        }
+        controller.view.keypadPhase(now: controller.nowSeconds())
     }
 
     // MARK: Devices
@@ -236,8 +230,7 @@ final class BedsideControls {
         for intent in intents {
             switch intent {
             case .snooze:
-                let reply = controller.send { $0.snoozeByKey(now: $1) }
-                switch reply.result {
+                switch controller.handle(.snoozeKey).ring {
                 case .success(let session):
                     logger.info("input: snoozed alarm \(session.settings.name)\(by)")
                 case .failure(let refusal):
@@ -245,44 +238,40 @@ final class BedsideControls {
                 }
             case .beginAnswering, .repeatProblem:
                 if intent == .beginAnswering { logger.info("input: answering begins\(by)") }
-                let reply = controller.send { $0.problemByKey(now: $1) }
-                if case .failure(let refusal) = reply.result {
+                if case .failure(let refusal) = controller.handle(.problemKey).ring {
                     logger.info("input: no problem to say: \(refusal.message)")
                 }
             case .typed(let digits):
                 logger.debug("input: typed \(digits.isEmpty ? "nothing" : digits)")
                 // Typing keeps the sound lowered, as `reveille dismiss` does while it waits.
-                controller.send { $0.requestProblem(now: $1) }
+                controller.handle(.problem)
             case .submit(let value):
-                let wrongBefore = controller.machine.session?.wrongAnswers ?? 0
-                let reply = controller.send { $0.answerByKey(value, now: $1) }
-                switch reply.result.map({ ($0, $0.answerOutcome(wrongBefore: wrongBefore)) }) {
-                case .success(let (session, .dismissed)):
+                switch controller.handle(.answerKey(value)) {
+                case .ring(.success(let session), .dismissed?):
                     logger.info("input: alarm \(session.settings.name) dismissed by the answer typed\(by)")
-                case .success(let (session, .rightWithMoreToGo)):
+                case .ring(.success(let session), .rightWithMoreToGo?):
                     logger.info("input: right answer typed, \(session.problemsLeft) more to go")
-                case .success:
-                    logger.info("input: wrong answer typed (\(value))")
-                case .failure(let refusal):
+                case .ring(.failure(let refusal), _):
                     logger.info("input: answer refused: \(refusal.message)")
+                default:
+                    logger.info("input: wrong answer typed (\(value))")
                 }
             case .cleared:
                 logger.info(
                     "input: the digits typed were cleared after \(Int(configuration.answerTimeoutSeconds)) s without a key"
                 )
             case .confirmAwake:
-                let reply = controller.send { $0.confirmAwake(now: $1, by: "key \(key ?? "?")") }
-                if case .failure(let refusal) = reply.result {
+                if case .failure(let refusal) = controller.handle(.awake(by: "key \(key ?? "?")")).ring {
                     logger.info("input: wake-up check not answered\(by): \(refusal.message)")
                 }
             case .sayTimeAndNext:
                 guard configuration.sayTimeWhenIdle else { continue }
-                controller.send { $0.timeAndNext(now: $1) }
+                controller.handle(.timeAndNext)
             case .chimeAgain:
                 do {
-                    guard let chime = controller.machine.lastChime else { continue }
+                    guard let chime = controller.view.playedChime(key: nil) else { continue }
                     _ = try controller.chimeAgain(chime, after: "key \(key ?? "?")")
-                    controller.send { _, _ in [.say(Spoken.again(chime))] }
+                    controller.say(Spoken.again(chime))
                 } catch {
                     logger.error("input: the chime could not be kept for again: \(error)")
                 }

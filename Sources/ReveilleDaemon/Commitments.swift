@@ -23,9 +23,7 @@ struct CommitmentGate {
         guard before.alarms.contains(where: { $0.commitSeconds > 0 }), let after = try? draft(command, on: before)
         else { return nil }
         let now = controller.nowSeconds()
-        let weakened = Commitment.weakenings(before: before, after: after, zone: controller.zone, now: now).filter {
-            !controller.machine.isUnlocked($0.alarm.id, now: now)
-        }
+        let weakened = controller.view.lockedWeakenings(before: before, after: after, now: now)
         guard let first = weakened.first else { return nil }
         let view = controller.view
         let ring = ZoneResolver(zone: controller.zone).local(at: first.ringsAt)

@@ -61,7 +61,7 @@ public final class Controller {
     /// Where the zone's rules come from, read again when they may have changed.
     let zoneSource: ZoneSource
     /// The one decision-maker.
-    private(set) var machine: AlarmClock
+    private var machine: AlarmClock
     /// Carries out what it decides.
     let effects: Effects
     /// The zone, for the app guard's thread.
@@ -176,18 +176,12 @@ public final class Controller {
     /// After a (re)start: a session that was ringing rings again at once; a snoozed one keeps its
     /// deadline and count; then what came due while the daemon was down.
     public func start() {
-        carryOut(
-            machine.start(
-                at: clock.instant(),
-                clockSynchronized: clock.isSynchronized))
+        handle(.start(clockSynchronized: clock.isSynchronized))
     }
 
     /// The wake timer fired, the clock was set, or the test clock's check came round.
     func tick(clockWasSet: Bool = false) {
-        carryOut(
-            machine.tick(
-                at: clock.instant(), clockWasSet: clockWasSet,
-                clockSynchronized: clock.isSynchronized))
+        handle(.tick(clockWasSet: clockWasSet, clockSynchronized: clock.isSynchronized))
         if let held = calendarsHeld {
             calendarsHeld = nil
             calendarsRead(held)
@@ -199,59 +193,44 @@ public final class Controller {
     /// recomputes only when they differ).
     func zoneFolderChanged() {
         let before = zone
-        carryOut(machine.zoneChanged(to: zoneSource.load(current: zone), now: nowSeconds()))
+        handle(.zoneChanged(zoneSource.load(current: zone)))
         if zone != before { reloadCalendars() }  // timed events fall on other local dates
         sharedZone.current = machine.zone
     }
 
-    /// A chime's `--unless` command finished.
-    func chimeChecked(key: String, skip: Bool, detail: String) {
-        carryOut(machine.chimeChecked(key: key, skip: skip, detail: detail, now: nowSeconds()))
-    }
-
-    /// The reader's health changed.
+    /// The reader's health changed (the reader's thread, through the loop).
     func readerHealthChanged(_ health: ReaderHealth) {
-        carryOut(machine.readerHealthChanged(health, now: nowSeconds()))
+        handle(.readerHealth(health))
     }
 
     /// The reader saw a tag (known as `label`, or not) that no tag wait took.
     func tagPlaced(uid: String, label: String?, fresh: Bool) {
-        carryOut(machine.tagPlaced(uid: uid, label: label, fresh: fresh, now: nowSeconds()))
+        handle(.tagPlaced(uid: uid, label: label, fresh: fresh))
     }
 
     func tagLifted() {
-        carryOut(machine.tagLifted())
+        handle(.tagLifted)
     }
 
-    /// An app's time runs out soon: the machine says what follows (`AlarmClock.appTimeRunningOut`).
-    func appTimeRunningOut(app: String, user: String, secondsLeft: Int) {
-        carryOut(machine.appTimeRunningOut(app: app, user: user, secondsLeft: secondsLeft))
-    }
-
-    /// A key, a request or a test hands the machine an event at the wall clock's second: what it
-    /// decides is carried out, and its answer returned.
+    /// The machine's one door, from the daemon's side (`AlarmClock.handle`): every event of every
+    /// edge (a request, a key, the reader, the sound, a timer) reaches the machine here, with one
+    /// reading of the clocks (`at`: when a request was read; else now). What it decides is carried
+    /// out, and its answer returned for the edge to word.
     @discardableResult
-    func send(_ event: (inout AlarmClock, _ now: Int) -> ClockReply) -> ClockReply {
-        let reply = event(&machine, nowSeconds())
-        carryOut(reply.actions)
-        return reply
-    }
-
-    /// `send` for events the machine answers with a result beside its actions.
-    func send<Result>(_ event: (inout AlarmClock, _ now: Int) -> (Result, [ClockAction])) -> Result {
-        let (result, actions) = event(&machine, nowSeconds())
+    func handle(_ event: ClockEvent, at instant: Instant? = nil) -> ClockAnswer {
+        let (answer, actions) = machine.handle(event, at: instant ?? clock.instant())
         carryOut(actions)
-        return result
+        return answer
     }
 
-    /// `send` for events the machine answers with actions alone.
-    func send(_ event: (inout AlarmClock, _ now: Int) -> [ClockAction]) {
-        carryOut(event(&machine, nowSeconds()))
+    /// A line for the voice that no machine state decides (a key's "again in 10 minutes").
+    func say(_ text: String) {
+        carryOut([.say(text)])
     }
 
     /// Before exit: remember how far occurrences were handled, stop the sound and running hooks.
     public func shutDown() {
-        carryOut(machine.shutDown())
+        handle(.shutDown)
         effects.hooks.stopAll()
     }
 
@@ -259,10 +238,7 @@ public final class Controller {
     /// one first (`AlarmClock.scheduleChanged`), then takes the new.
     func scheduleChanged(asOf: Instant, after what: String) {
         do {
-            carryOut(
-                machine.scheduleChanged(
-                    try currentState(), at: asOf,
-                    clockSynchronized: clock.isSynchronized))
+            handle(.scheduleChanged(try currentState(), clockSynchronized: clock.isSynchronized), at: asOf)
         } catch {
             logger.error("could not read the schedule after \(what): \(error)")
         }

@@ -267,16 +267,16 @@ public enum Daemon {
                 case .tagPlaced(let uid, let fresh): requests.handlers.tags.tagPlaced(uid, fresh: fresh)
                 case .tagLifted: controller.tagLifted()
                 case .readerHealth(let health): controller.readerHealthChanged(health)
-                case .soundSilent(let silent): controller.send { $0.soundChanged(silent: silent, now: $1) }
+                case .soundSilent(let silent): controller.handle(.soundSilent(silent))
                 case .reply(let id, let response): server.answerParked(id, response)
                 case .appNotice(let notice, let chimeSecondsLeft):
                     feed.publish(.appNotice(notice))
                     if let left = chimeSecondsLeft {
-                        controller.appTimeRunningOut(app: notice.app, user: notice.user, secondsLeft: left)
+                        controller.handle(.appTimeRunningOut(app: notice.app, user: notice.user, secondsLeft: left))
                     }
                 case .appFollowed(let pid, let pidfd): follower.follow(pid: pid, pidfd: pidfd)
                 case .chimeChecked(let key, let skip, let detail):
-                    controller.chimeChecked(key: key, skip: skip, detail: detail)
+                    controller.handle(.chimeChecked(key: key, skip: skip, detail: detail))
                 case .calendarsRead(let entries): controller.calendarsRead(entries)
                 case .calendarChecked(let id, let addition):
                     requests.handlers.calendars.calendarChecked(connection: id, addition)

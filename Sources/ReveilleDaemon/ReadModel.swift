@@ -6,11 +6,61 @@ import ReveilleProtocol
 /// and the reminders' engines (for what `next`, `alarm list` and `reminder list` show); the rings
 /// themselves are the machine's.
 struct ReadModel {
-    let machine: AlarmClock
+    private let machine: AlarmClock
+
+    init(machine: AlarmClock) { self.machine = machine }
 
     var zone: Zone { machine.zone }
 
     // MARK: The machine
+
+    /// The machine's part of `status`: the session, the wake-up check, the sunrise, a silent ring,
+    /// whether `dismiss --next` is open, how far it judged, and a wait for the clock.
+    func ringStatus(into status: inout StatusInfo, now: Int) {
+        if let through = machine.waitingForClock {
+            let local = ZoneResolver(zone: zone).local(at: through)
+            status.clockWaiting =
+                "the clock reads before \(local.date) \(local.time.withSeconds), the last instant handled; nothing rings until network time says the clock is right (timedatectl), or it reaches that instant"
+        }
+        status.session = machine.session.map(info)
+        status.wakeCheck = machine.wakeCheck.flatMap(wakeCheckInfo)
+        status.sunrise = machine.sunrise.map(sunriseInfo)
+        if machine.isRingingSilently { status.silent = true }
+        if machine.earlyDismissalOpen(now: now) { status.earlyDismissal = true }
+        status.judgedThrough = machine.evaluatedThrough
+    }
+
+    /// Why `use` must wait for the ring (`AlarmClock.refusal(for:)`), or nil.
+    func refusal(for use: SideUse) -> RingRefusal? { machine.refusal(for: use) }
+
+    /// What a bedside key does now (`AlarmClock.keypadPhase`).
+    func keypadPhase(now: Int) -> RingPhase { machine.keypadPhase(now: now) }
+
+    /// The chime played lately under `key` (the last one, for nil): what "again" repeats.
+    func playedChime(key: String?) -> Chime? {
+        if let key { machine.playedChime(key: key) } else { machine.lastChime }
+    }
+
+    /// The sound files the alarms name (`sound list` offers them too).
+    var alarmSounds: [String] { machine.schedule.alarms.compactMap(\.sound) }
+
+    /// The committed rings `after` weakens, whose alarms are still locked (`AlarmClock.lockedWeakenings`).
+    func lockedWeakenings(before: ScheduleState, after: ScheduleState, now: Int) -> [Commitment.Weakening] {
+        machine.lockedWeakenings(before: before, after: after, now: now)
+    }
+
+    /// Why settings that weaken the ring must wait (`AlarmClock.settingsMustWait`), or nil.
+    func settingsMustWait(from before: RingTerms, to after: RingTerms, now: Int) -> String? {
+        machine.settingsMustWait(from: before, to: after, now: now)
+    }
+
+    /// `settingsMustWait` after a look, as of what the machine judged (`AlarmClock.settingsStillWait`).
+    func settingsStillWait(from before: RingTerms, to after: RingTerms, now: Int) -> String? {
+        machine.settingsStillWait(from: before, to: after, now: now)
+    }
+
+    /// The session on, as `status` shows it.
+    var session: SessionInfo? { machine.session.map(info) }
 
     /// A change the machine published, as watchers get it.
     func event(_ change: ClockChange) -> WatchEvent {

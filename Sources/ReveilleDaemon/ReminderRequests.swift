@@ -31,8 +31,7 @@ final class ReminderRequests: RequestHandler {
     /// so that a restart keeps it. The household asks for any chime; a person with no rights here,
     /// for their own.
     private func again(_ key: String?, role: Role, peer: Peer?) throws -> Response {
-        let machine = controller.machine
-        let chime = if let key { machine.playedChime(key: key) } else { machine.lastChime }
+        let chime = controller.view.playedChime(key: key)
         guard let chime else {
             throw Refusal(
                 .notFound,

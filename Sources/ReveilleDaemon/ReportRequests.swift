@@ -77,17 +77,7 @@ final class ReportRequests: RequestHandler {
         info.calendarProblems = problems.isEmpty ? nil : problems
         let stateProblems = [notes.stateRestored, store.problem].compactMap { $0 }
         info.stateProblems = stateProblems.isEmpty ? nil : stateProblems
-        if let through = controller.machine.waitingForClock {
-            let local = ZoneResolver(zone: zone).local(at: through)
-            info.clockWaiting =
-                "the clock reads before \(local.date) \(local.time.withSeconds), the last instant handled; nothing rings until network time says the clock is right (timedatectl), or it reaches that instant"
-        }
-        info.session = controller.machine.session.map(view.info)
-        info.wakeCheck = controller.machine.wakeCheck.flatMap(view.wakeCheckInfo)
-        info.sunrise = controller.machine.sunrise.map(view.sunriseInfo)
-        if controller.machine.isRingingSilently { info.silent = true }
-        if controller.machine.earlyDismissalOpen(now: now.instant) { info.earlyDismissal = true }
-        info.judgedThrough = controller.machine.evaluatedThrough
+        view.ringStatus(into: &info, now: now.instant)
         info.reader = ReaderState(ring.reader.health)
         info.sound = ring.audio.statusLine
         info.appGuard = apps?.mode ?? AppGuardState(mode: .starting, detail: "")

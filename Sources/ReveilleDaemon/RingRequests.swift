@@ -11,56 +11,61 @@ final class RingRequests: RequestHandler {
     }
 
     func handle(_ request: Asked) throws -> Handled {
-        let reply: ClockReply
+        let event: ClockEvent
         switch request.command {
         case .unlock(let alarmID, let answer): return .answer(try unlock(alarmID, answer: answer))
         case .dismissNext: return .answer(try dismissNext())
-        case .snooze: reply = controller.send { $0.snooze(now: $1) }
-        case .problem: reply = controller.send { $0.requestProblem(now: $1) }
-        case .answer(let value):
-            // A wrong answer is counted: an answer that counted none and did not dismiss was right.
-            let wrongBefore = controller.machine.session?.wrongAnswers ?? 0
-            reply = controller.send { $0.answer(value, now: $1) }
-            return .answer(try response(reply, for: request.command, wrongBefore: wrongBefore))
+        case .snooze: event = .snooze
+        case .problem: event = .problem
+        case .answer(let value): event = .answer(value)
         case .awake:
-            let by = request.device.map { "the page (\($0))" } ?? (request.relayed ? "the page" : "reveille awake")
-            reply = controller.send { $0.confirmAwake(now: $1, by: by) }
+            event = .awake(
+                by: request.device.map { "the page (\($0))" } ?? (request.relayed ? "the page" : "reveille awake"))
         case .alarmTest(let id):
             controller.tick()  // what is due by the schedule rings first
-            reply = controller.send { $0.test(id, now: $1) }
+            event = .test(alarmID: id)
         default: throw misrouted(request.command)
         }
-        return .answer(try response(reply, for: request.command))
+        return .answer(try response(controller.handle(event), for: request.command))
     }
 
     /// `unlock`: the alarm's challenge (its problem, or a tap of its tag), or an answer to it.
     private func unlock(_ alarmID: Int, answer: Int?) throws -> Response {
-        let now = controller.nowSeconds()
-        if let answer {
-            let result = controller.send { $0.unlockAnswer(for: alarmID, value: answer, now: $1) }
-            if let next = try result.get() {
-                var response = Response(message: "wrong answer; a new problem: \(next.text)")
-                response.unlock = UnlockInfo(alarmID: alarmID, problem: next.text, tag: false, unlocked: false)
-                return response
-            }
-            return unlocked(alarmID, now: now)
+        let event: ClockEvent =
+            if let answer { .unlockAnswer(alarmID: alarmID, value: answer) } else { .unlock(alarmID: alarmID) }
+        guard case .unlock(let result) = controller.handle(event) else {
+            throw Refusal(.internal, "no answer to unlock")
         }
-        if controller.machine.isUnlocked(alarmID, now: now) { return unlocked(alarmID, now: now) }
-        let ask = try controller.send { $0.unlockChallenge(for: alarmID, now: $1) }.get()
-        let how =
-            switch (ask.problem, ask.tag) {
-            case (let problem?, true): "tap its tag on the reader, or answer: \(problem.text)"
-            case (let problem?, false): "answer: \(problem.text)"
-            default: "tap its tag on the reader (within 2 minutes)"
-            }
-        var response = Response(message: "to unlock alarm \(ask.alarm.name), \(how)")
-        response.unlock = UnlockInfo(alarmID: alarmID, problem: ask.problem?.text, tag: ask.tag, unlocked: false)
+        var response: Response
+        switch try result.get() {
+        case .wrong(let next):
+            response = Response(message: "wrong answer; a new problem: \(next.text)")
+            response.unlock = UnlockInfo(alarmID: alarmID, problem: next.text, tag: false, unlocked: false)
+        case .asks(let ask):
+            let how =
+                switch (ask.problem, ask.tag) {
+                case (let problem?, true): "tap its tag on the reader, or answer: \(problem.text)"
+                case (let problem?, false): "answer: \(problem.text)"
+                default: "tap its tag on the reader (within 2 minutes)"
+                }
+            response = Response(message: "to unlock alarm \(ask.alarm.name), \(how)")
+            response.unlock = UnlockInfo(
+                alarmID: alarmID, problem: ask.problem?.text, tag: ask.tag, unlocked: false)
+        case .unlocked(let until):
+            let time = controller.view.localTime(until, seconds: true)
+            response = Response(
+                message: "alarm #\(alarmID) is unlocked until \(time): changes that weaken its next ring are allowed")
+            response.unlock = UnlockInfo(alarmID: alarmID, problem: nil, tag: false, unlocked: true, until: time)
+        }
         return response
     }
 
     /// `dismiss --next`: the next ring dismissed before it rings, once its challenge is passed.
     private func dismissNext() throws -> Response {
-        switch controller.send({ $0.dismissNextEarly(now: $1) }) {
+        guard case .early(let result) = controller.handle(.dismissNextEarly) else {
+            throw Refusal(.internal, "no answer to dismiss --next")
+        }
+        switch result {
         case .success(let record):
             let view = controller.view
             return Response(
@@ -79,18 +84,9 @@ final class RingRequests: RequestHandler {
         }
     }
 
-    private func unlocked(_ alarmID: Int, now: Int) -> Response {
-        let until = controller.machine.unlockedUntil[alarmID] ?? now
-        let time = controller.view.localTime(until, seconds: true)
-        var response = Response(
-            message: "alarm #\(alarmID) is unlocked until \(time): changes that weaken its next ring are allowed")
-        response.unlock = UnlockInfo(alarmID: alarmID, problem: nil, tag: false, unlocked: true, until: time)
-        return response
-    }
-
     /// The answer to `snooze`, `dismiss` (the problem), `dismiss --answer` or `alarm test`.
-    private func response(_ reply: ClockReply, for command: Command, wrongBefore: Int = 0) throws -> Response {
-        let session = try reply.result.get()
+    private func response(_ answer: ClockAnswer, for command: Command) throws -> Response {
+        let session = try answer.ring.get()
         let view = controller.view
         var ring = RingReply(session: view.info(session))
         var message: String?
@@ -109,7 +105,10 @@ final class RingRequests: RequestHandler {
             message =
                 "alarm \(session.settings.name) rings now as a test; stop it as it asks: \(view.info(session).howToDismiss)"
         default:
-            let outcome = session.answerOutcome(wrongBefore: wrongBefore)
+            guard case .ring(_, let answered?) = answer else {
+                throw Refusal(.internal, "an answer without its outcome")
+            }
+            let outcome = answered
             ring.correct = outcome != .wrong
             switch outcome {
             case .rightWithMoreToGo:

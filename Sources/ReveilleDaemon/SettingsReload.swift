@@ -34,7 +34,7 @@ final class SettingsReload {
             notes.settingsRejected = nil
             let after = DaemonOptions(paths: options.paths, settings: settings).ringTerms
             let now = controller.now()
-            if let why = controller.machine.settingsMustWait(from: options.ringTerms, to: after, now: now.instant) {
+            if let why = controller.view.settingsMustWait(from: options.ringTerms, to: after, now: now.instant) {
                 waiting = after
                 notes.settingsWaiting =
                     "the new reveille.toml waits (since \(now.date) \(now.time.hoursAndMinutes)): \(why)"
@@ -56,8 +56,8 @@ final class SettingsReload {
     /// looked must not let the file in ahead of the ring).
     func afterTick() {
         guard let after = waiting else { return }
-        let now = min(controller.nowSeconds(), controller.machine.evaluatedThrough ?? controller.nowSeconds())
-        guard controller.machine.settingsMustWait(from: options.ringTerms, to: after, now: now) == nil else { return }
+        guard controller.view.settingsStillWait(from: options.ringTerms, to: after, now: controller.nowSeconds()) == nil
+        else { return }
         logger.notice("the committed ring is over: applying the reveille.toml that waited; starting again in place")
         restart()
     }

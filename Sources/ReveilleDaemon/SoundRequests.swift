@@ -58,7 +58,7 @@ final class SoundRequests: RequestHandler {
         case .soundList:
             var response = Response()
             response.sounds = SoundLibrary.list(
-                folders: folders, named: controller.machine.schedule.alarms.compactMap(\.sound))
+                folders: folders, named: controller.view.alarmSounds)
             return .answer(response)
         case .soundTest(let file, let device, let seconds, let volume):
             let sound = try plan(file: file, device: device, seconds: seconds, volume: volume)
@@ -87,11 +87,7 @@ final class SoundRequests: RequestHandler {
         }
         // Only what everyone may read: a file that does not decode plays the tone, with a note.
         if let file { try sounds.checkPublic(file, option: "sound file") }
-        if let session = controller.machine.session {
-            throw Refusal(
-                .busy,
-                "alarm \"\(session.settings.label)\" is \(session.state.rawValue); test the sound after dismissing it")
-        }
+        if let refusal = controller.view.refusal(for: .soundTest) { throw Refusal(.busy, refusal.message) }
         logger.info(
             "sound test: \(file ?? "the configured sound") for \(seconds) s on \(device ?? "the configured devices")")
         testUntil = controller.clock.elapsed() + Double(seconds)
@@ -102,12 +98,7 @@ final class SoundRequests: RequestHandler {
 
     /// `sound stop`: ends a sound test that still plays; never an alarm.
     private func stop() throws -> Response {
-        if let session = controller.machine.session {
-            throw Refusal(
-                .refused,
-                "alarm \(session.settings.name) is \(session.state.rawValue), not a sound test: 'reveille dismiss' stops it"
-            )
-        }
+        if let refusal = controller.view.refusal(for: .soundStop) { throw Refusal(.refused, refusal.message) }
         guard controller.clock.elapsed() < testUntil else { return Response(message: "no sound test is playing") }
         audio.stop()
         testUntil = 0

@@ -97,13 +97,7 @@ final class TagRequests: RequestHandler {
     }
 
     private func removeTag(_ label: String) throws -> Response {
-        // The ring copied its tags when it fired: a tag removed now could leave it with none.
-        if let session = controller.machine.session, session.settings.allowedTags.contains(label) {
-            throw Refusal(
-                .busy,
-                "alarm \(session.settings.name) is \(session.state.rawValue) and tag \"\(label)\" stops it: remove the tag once it is dismissed"
-            )
-        }
+        if let refusal = controller.view.refusal(for: .removeTag(label)) { throw Refusal(.busy, refusal.message) }
         guard let changed = try store.deleteTag(label: label) else {
             throw Refusal(.notFound, "no tag is registered as \"\(label)\"; see 'reveille tag list'")
         }
@@ -140,9 +134,7 @@ final class TagRequests: RequestHandler {
         guard (1...300).contains(timeout) else { throw InputError("--timeout \(timeout): must be 1-300 seconds") }
         let health = reader.health
         if let refusal = health.tapRefusal { throw Refusal(.unavailable, refusal) }
-        // While an alarm rings or is snoozed, every tap is the sleeper's: a wait would swallow
-        // the one that dismisses it.
-        if let session = controller.machine.session { throw Refusal(.busy, Self.tapsAreTheAlarms(session)) }
+        if let refusal = controller.view.refusal(for: .tagWait) { throw Refusal(.busy, refusal.message) }
         guard wait == nil else {
             throw Refusal(.busy, "another 'tag add' or 'tag test' is waiting for a tap; try again")
         }
@@ -155,11 +147,6 @@ final class TagRequests: RequestHandler {
         reader.setPolling(purpose, true)
         logger.info("\(purpose): waiting up to \(timeout) s for a tag (reader \(health))")
         return .parked
-    }
-
-    static func tapsAreTheAlarms(_ session: RingSession) -> String {
-        "alarm \(session.settings.name) is \(session.state.rawValue): "
-            + "a tap now is for it; try again once it is dismissed"
     }
 
     /// The waiting `tag add`/`tag test` ran out of time (or its client left: `answer` false).
@@ -200,13 +187,13 @@ final class TagRequests: RequestHandler {
     /// Otherwise the clock machine decides what it does.
     func tagPlaced(_ uid: [UInt8], fresh: Bool) {
         if let wait {
-            guard let session = controller.machine.session else {
+            guard let refusal = controller.view.refusal(for: .tagWait) else {
                 finishWait(wait, uid: uid)
                 return
             }
             self.wait = nil
             reader.setPolling(wait.purpose, false)
-            outlets.answer(wait.connection, .failure(.busy, Self.tapsAreTheAlarms(session)))
+            outlets.answer(wait.connection, .failure(.busy, refusal.message))
         }
         let hex = UID.hex(uid)
         let label: String?

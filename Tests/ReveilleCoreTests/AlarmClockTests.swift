@@ -1,5 +1,5 @@
 import Foundation
-import ReveilleCore
+@testable import ReveilleCore
 import Testing
 
 /// The daemon's decision-maker, driven by a manual clock: no sleeping, no I/O.

@@ -1,5 +1,5 @@
 import Foundation
-import ReveilleCore
+@testable import ReveilleCore
 import Testing
 
 /// A ring judged under a trusted clock is never rung again; a wrong clock never turns a one-shot

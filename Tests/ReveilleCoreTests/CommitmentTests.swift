@@ -1,5 +1,5 @@
 import Foundation
-import ReveilleCore
+@testable import ReveilleCore
 import Testing
 
 /// Commitment: within an alarm's `--commit` before its ring, what weakens the ring needs its

@@ -1,5 +1,5 @@
 import Foundation
-import ReveilleCore
+@testable import ReveilleCore
 import Testing
 
 /// Reminders: which chimes fall when (`ReminderPlan`, `CalendarReminders`), and how the clock

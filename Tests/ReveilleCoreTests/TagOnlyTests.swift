@@ -1,5 +1,5 @@
 import Foundation
-import ReveilleCore
+@testable import ReveilleCore
 import Testing
 
 /// A tag-only alarm is stopped only by its tag (README, "When alarms meet" and "No reader at the

@@ -1,5 +1,5 @@
 import Foundation
-import ReveilleCore
+@testable import ReveilleCore
 import Testing
 
 /// Waking up, enforced: the wake-up check after a dismissal and the escalation of an unanswered

@@ -88,7 +88,7 @@ import Testing
         }
 
         var now: Int { Int(clock.now().timeIntervalSince1970) }
-        var session: RingSession? { controller.machine.session }
+        var session: SessionInfo? { controller.view.session }
     }
 
     static func answer(_ problem: String) -> Int? {
