@@ -74,10 +74,6 @@ final class CalendarRequests: RequestHandler {
         case .calendarFetchNow:
             return try askForFetch()
         case .calendarShow(let which, let days):
-            guard (1...CalendarSpan.days).contains(days) else {
-                throw InputError(
-                    "--days \(days): must be 1-\(CalendarSpan.days) (calendars are read two years ahead)")
-            }
             let entry = try calendar(which)
             let today = controller.today()
             var info = calendarInfo(entry, fetchAsked: FetchState.requested(at: calendars.loader.fetchRequest))

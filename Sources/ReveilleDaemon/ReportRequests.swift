@@ -40,7 +40,6 @@ final class ReportRequests: RequestHandler {
         switch request.command {
         case .status: response.status = try status(role: request.role)
         case .next(let days):
-            guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
             let now = controller.now()
             let played = store.recentChimeKeys(before: now.instant)
             response.schedule = controller.view.schedule(
@@ -93,7 +92,6 @@ final class ReportRequests: RequestHandler {
 
     /// The sessions of the `days` calendar days that end today.
     private func sessions(days: Int) throws -> [RingSession] {
-        guard (1...3660).contains(days) else { throw InputError("--days \(days): must be 1-3660") }
         var resolver = ZoneResolver(zone: controller.zone)
         return try store.history(since: resolver.startOfDays(days, endingAt: controller.nowSeconds()))
     }

@@ -113,6 +113,11 @@ final class Requests {
         if relayed, role < .admin, command.forAdminBrowsersOnly {
             return .answer(.failure(.forbidden, Command.notAnAdminsBrowser))
         }
+        do {
+            try command.checkRanges()
+        } catch {
+            return .answer(.failure(.invalid, error.message))
+        }
         if case .watch = command { return .watching }
         if command.changesSchedule, let committed = CommitmentGate(controller: controller).refusal(for: command) {
             logger.notice("\(command.name) refused: \(committed.error?.message ?? "")")

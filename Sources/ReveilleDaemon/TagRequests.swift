@@ -131,7 +131,6 @@ final class TagRequests: RequestHandler {
         case .tagTest(let seconds): (timeout, purpose) = (seconds, "tag test")
         default: throw misrouted(request.command)
         }
-        guard (1...300).contains(timeout) else { throw InputError("--timeout \(timeout): must be 1-300 seconds") }
         let health = reader.health
         if let refusal = health.tapRefusal { throw Refusal(.unavailable, refusal) }
         if let refusal = controller.view.refusal(for: .tagWait) { throw Refusal(.busy, refusal.message) }

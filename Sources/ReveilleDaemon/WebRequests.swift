@@ -75,7 +75,6 @@ final class WebRequests: RequestHandler {
             response.web?.port = servingPort
             return response
         case .webServing(let port):
-            guard (1...65_535).contains(port) else { throw InputError("port \(port): must be 1-65535") }
             if servingPort != port { logger.info("web: reveille-web serves the page on port \(port)") }
             servingPort = port
             return Response()
