@@ -107,7 +107,7 @@ extension AlarmClock {
         case .awake(let by): return ring(confirmAwake(now: now, by: by))
         case .test(let alarmID): return ring(test(alarmID, now: now))
         case .unlock(let alarmID):
-            if let until = unlockedUntil[alarmID], until > now {
+            if let until = unlocks.openUntil(alarmID, now: now) {
                 return (.unlock(.success(.unlocked(until: until))), [])
             }
             let (result, actions) = unlockChallenge(for: alarmID, now: now)
@@ -115,7 +115,7 @@ extension AlarmClock {
         case .unlockAnswer(let alarmID, let value):
             let (result, actions) = unlockAnswer(for: alarmID, value: value, now: now)
             let state = result.map { next -> UnlockState in
-                next.map { .wrong(next: $0) } ?? .unlocked(until: unlockedUntil[alarmID] ?? now)
+                next.map { .wrong(next: $0) } ?? .unlocked(until: unlocks.openUntil(alarmID, now: now) ?? now)
             }
             return (.unlock(state), actions)
         case .dismissNextEarly:
