@@ -58,7 +58,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
     private let attenuatedFlag = Atomic<Bool>(false)
     private let escalatedFlag = Atomic<Bool>(false)
     private let status: Mutex<String>
-    private let stopRequested = Mutex<ContinuousClock.Instant?>(nil)
+    private let stopRequested = Mutex<Double?>(nil)
 
     // The stall watchdog: a device that takes nothing (its position stopped, or a write that
     // never returns) is dropped for the next one. The writer notes each frame written; while it is
@@ -132,11 +132,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
 
     // MARK: The stall watchdog
 
-    private static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
+    private static func monotonicNanoseconds() -> UInt64 { Monotonic.nanoseconds() }
 
     /// The writer begins work inside `device` for `job` (opening it counts): the watchdog looks from now.
     func enterDevice(_ device: String, for job: Playback.Job) {
@@ -251,7 +247,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
     }
 
     public func stop() {
-        stopRequested.withLock { $0 = .now }
+        stopRequested.withLock { $0 = Monotonic.seconds() }
         shared.withLock { shared in
             shared.pending = nil
             shared.speech.removeAll()  // a stop means quiet: the voice too
@@ -287,7 +283,8 @@ public final class ALSAOutput: AudioOutput, Sendable {
             let number = generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
             attenuatedFlag.store(false, ordering: .releasing)
             escalatedFlag.store(false, ordering: .releasing)
-            shared.pending = Playback.Job(request: request, generation: number, postedAt: .now, silentBed: nil)
+            shared.pending = Playback.Job(
+                request: request, generation: number, postedAt: Monotonic.seconds(), silentBed: nil)
             shared.waiting[number] = waiter
             shared.releaseWaiters(before: number)
             return number
@@ -330,14 +327,14 @@ public final class ALSAOutput: AudioOutput, Sendable {
         var samples: [Int16]
         var sampleRate: Int
         var text: String
-        var askedAt: ContinuousClock.Instant
+        var askedAt: Double
         /// The next sample, in the utterance's own rate.
         var position = 0.0
     }
 
     /// Mixes `samples` (mono, at `sampleRate`) over whatever plays, the sound lowered under it;
     /// when nothing plays, over silence. `askedAt`: when the words were asked for, for the log.
-    func speak(_ samples: [Int16], sampleRate: Int, text: String, askedAt: ContinuousClock.Instant) {
+    func speak(_ samples: [Int16], sampleRate: Int, text: String, askedAt: Double) {
         guard !samples.isEmpty else { return }
         // In one lock: a bed must never replace an alarm posted meanwhile.
         shared.withLock { shared in
@@ -353,7 +350,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
         let seconds = shared.speech.reduce(0.3) { $0 + Double($1.samples.count) / Double($1.sampleRate) }
         let bed = AudioRequest(sound: nil, volume: 100, fadeInSeconds: 0, length: .seconds(seconds))
         let number = generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
-        shared.pending = Playback.Job(request: bed, generation: number, postedAt: .now, silentBed: rate)
+        shared.pending = Playback.Job(request: bed, generation: number, postedAt: Monotonic.seconds(), silentBed: rate)
         shared.releaseWaiters(before: number)
     }
 
@@ -370,7 +367,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
             var frame = 0
             while frame < frames, var utterance = shared.speech.first {
                 // Words held back longer than this (no device worked meanwhile) are stale: dropped.
-                if utterance.position == 0, ContinuousClock.now - utterance.askedAt > .seconds(10) {
+                if utterance.position == 0, Monotonic.seconds() - utterance.askedAt > 10 {
                     shared.speech.removeFirst()
                     continue
                 }
@@ -405,7 +402,7 @@ public final class ALSAOutput: AudioOutput, Sendable {
     func setStatus(_ line: String) { status.withLock { $0 = line } }
 
     /// When `stop` was last called, to log how long stopping took.
-    func takeStopRequest() -> ContinuousClock.Instant? { stopRequested.withLock { $0.take() } }
+    func takeStopRequest() -> Double? { stopRequested.withLock { $0.take() } }
 
     func deliver(_ report: PlaybackReport, for job: Playback.Job) {
         shared.withLock { shared in

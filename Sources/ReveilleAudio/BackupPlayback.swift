@@ -1,3 +1,4 @@
+import ReveilleSystem
 import Glibc
 import Logging
 import ReveilleCore
@@ -32,11 +33,12 @@ struct BackupPlayback {
         }
         let ceiling = job.request.ceiling
         logger.notice(
-            "sound: ringing on backup device \(device) too, at \(ceiling < 100 ? "its ceiling, volume \(ceiling)" : "full volume")")
+            "sound: ringing on backup device \(device) too, at \(ceiling < 100 ? "its ceiling, volume \(ceiling)" : "full volume")"
+        )
         var loudness = Loudness(volume: ceiling, fadeInSeconds: 2, sampleRate: source.sampleRate, ceiling: ceiling)
         let chunk = max(source.sampleRate / 50, 64)
         var buffer = [Int16](repeating: 0, count: chunk * channels)
-        let started = ContinuousClock.now
+        let started = Monotonic.seconds()
         var written = 0
         while output.isCurrent(job) {
             let filled: Int
@@ -75,7 +77,7 @@ struct BackupPlayback {
             }
             written += filled
             // Paced to the wall clock, at most 0.3 s ahead, as the main writer is.
-            let ahead = Double(written) / Double(source.sampleRate) - (ContinuousClock.now - started).inSeconds
+            let ahead = Double(written) / Double(source.sampleRate) - (Monotonic.seconds() - started)
             if ahead > 0.3 { usleep(UInt32(min(ahead - 0.3, 0.02) * 1_000_000)) }
         }
         logger.info("sound: backup device \(device) stopped")

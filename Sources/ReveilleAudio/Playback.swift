@@ -1,3 +1,4 @@
+import ReveilleSystem
 import Logging
 import ReveilleCore
 
@@ -8,7 +9,7 @@ struct Playback {
     struct Job: Sendable {
         var request: AudioRequest
         var generation: UInt64
-        var postedAt: ContinuousClock.Instant
+        var postedAt: Double
         /// Silence at this rate instead of the request's sound: the bed speech rides on when
         /// nothing else plays.
         var silentBed: Int?
@@ -180,7 +181,7 @@ struct Playback {
 
     private func logStop(_ device: String?) {
         guard let requested = output.takeStopRequest() else { return }
-        let milliseconds = (ContinuousClock.now - requested).inSeconds * 1000
+        let milliseconds = (Monotonic.seconds() - requested) * 1000
         logger.info(
             "sound: stopped\(device.map { " on \($0)" } ?? ""), \(NumberText.fixed(milliseconds, 1)) ms after the request"
         )
@@ -194,7 +195,7 @@ struct Playback {
         let limit: Int? =
             if case .seconds(let seconds) = request.length { Int(seconds * Double(source.sampleRate)) } else { nil }
         var buffer = [Int16](repeating: 0, count: chunkFrames * channels)
-        let started = ContinuousClock.now
+        let started = Monotonic.seconds()
         var framesHere = 0
         var attenuated = false
         while true {
@@ -223,8 +224,8 @@ struct Playback {
                 return output.mixSpeech(into: samples, frames: filled, channels: channels, rate: source.sampleRate)
             }
             for utterance in spoken {
-                let asked = (ContinuousClock.now - utterance.askedAt).inSeconds * 1000
-                let ahead = Double(framesHere) / Double(source.sampleRate) - (ContinuousClock.now - started).inSeconds
+                let asked = (Monotonic.seconds() - utterance.askedAt) * 1000
+                let ahead = Double(framesHere) / Double(source.sampleRate) - (Monotonic.seconds() - started)
                 logger.info(
                     "voice: first frame of \"\(utterance.text)\" written \(NumberText.fixed(asked, 1)) ms after it was asked, \(NumberText.fixed(max(0, ahead) * 1000, 0)) ms of sound ahead of it"
                 )
@@ -305,7 +306,7 @@ struct Playback {
 
     private mutating func firstFrame(on device: String) {
         firstFrameWritten = true
-        let milliseconds = (ContinuousClock.now - job.postedAt).inSeconds * 1000
+        let milliseconds = (Monotonic.seconds() - job.postedAt) * 1000
         logger.info(
             "sound: first frame on \(device), \(NumberText.fixed(milliseconds, 1)) ms after the start (\(sourceName))"
         )
@@ -313,9 +314,9 @@ struct Playback {
     }
 
     /// Sleeps while more than `maximumLead` seconds of audio are written ahead of the wall clock.
-    private func pace(_ frames: Int, since started: ContinuousClock.Instant, rate: Int) {
+    private func pace(_ frames: Int, since started: Double, rate: Int) {
         while isCurrent {
-            let lead = Double(frames) / Double(rate) - (ContinuousClock.now - started).inSeconds
+            let lead = Double(frames) / Double(rate) - (Monotonic.seconds() - started)
             guard lead > Playback.maximumLead else { return }
             // On the output's condition, so that a stop or a new sound wakes it at once.
             output.pause(job, seconds: min(lead - Playback.maximumLead + 0.005, 0.02))

@@ -17,7 +17,7 @@ public final class EspeakVoice: Voice, Sendable {
     public let wordsPerMinute: Int
     private let output: ALSAOutput
     private let logger: Logger
-    private let queue = Mutex<[(text: String, askedAt: ContinuousClock.Instant)]>([])
+    private let queue = Mutex<[(text: String, askedAt: Double)]>([])
     private let wakeUp = DispatchSemaphore(value: 0)
     private let state: Mutex<String>
 
@@ -34,7 +34,7 @@ public final class EspeakVoice: Voice, Sendable {
 
     public func say(_ text: String) {
         logger.info("voice: saying \"\(text)\"")
-        queue.withLock { $0.append((text, .now)) }
+        queue.withLock { $0.append((text, Monotonic.seconds())) }
         wakeUp.signal()
     }
 

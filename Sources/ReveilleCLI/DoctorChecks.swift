@@ -5,6 +5,7 @@ import ReveilleApps
 import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol
+import ReveilleSystem
 
 /// One thing `reveille doctor` looked at.
 struct Finding: Equatable, Encodable {
@@ -59,7 +60,7 @@ struct Doctor {
         if status != nil { checkAppSetup(&findings) }
         checkFiles(settings, &findings)
         if let bridge = Self.bridge(
-            settings.mqtt, BridgeHealth.read(paths.bridgeHealth), now: time(nil), runs: BridgeHealth.bridgeRuns)
+            settings.mqtt, BridgeHealth.read(paths.bridgeHealth), now: Wall.seconds(), runs: BridgeHealth.bridgeRuns)
         {
             findings.append(bridge)
         }

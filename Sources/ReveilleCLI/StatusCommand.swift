@@ -124,7 +124,7 @@ struct StatusCommand: ParsableCommand {
     }
 
     private static func clock() -> String {
-        var now = time(nil)
+        var now = Wall.seconds()
         var parts = tm()
         localtime_r(&now, &parts)
         return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { NumberText.padded(Int($0), width: 2) }.joined(

@@ -2,6 +2,7 @@ import CReveilleShims
 import FoundationEssentials
 import Glibc
 import ReveilleCore
+import ReveilleSystem
 
 /// Where the daemon reads the time: the one value every part that reads a clock is given (the
 /// machine, the socket's deadlines, the tag waits, the bedside keypad, the app counter, the sound
@@ -51,11 +52,7 @@ public struct SystemClock: Clocks {
 }
 
 /// CLOCK_BOOTTIME in seconds.
-func bootTime() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_BOOTTIME, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-}
+func bootTime() -> Double { Monotonic.bootSeconds() }
 
 /// The system clock shifted by an offset that a test writes to a file (seconds, may be fractional).
 /// Lets end-to-end tests put the daemon on a chosen date, or make its clock jump, without touching

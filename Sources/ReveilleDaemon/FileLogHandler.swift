@@ -74,8 +74,7 @@ public struct FileLogHandler: LogHandler {
 
     /// `2026-11-21 06:45:00.012`, local time.
     static func stamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        let now = Wall.now()
         var seconds = now.tv_sec
         var parts = tm()
         localtime_r(&seconds, &parts)

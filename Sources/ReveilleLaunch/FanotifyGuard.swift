@@ -171,11 +171,7 @@ public final class FanotifyGuard: Sendable {
         return Double(now - since) / 1e9
     }
 
-    public static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
+    public static func monotonicNanoseconds() -> UInt64 { Monotonic.nanoseconds() }
 
     /// Answers events on a thread of its own: `decide(event)` true allows.
     public func start(decide: @escaping @Sendable (Event) -> Bool) {

@@ -97,7 +97,7 @@ public final class BridgeLoop {
             throw BridgeError("\(error)")
         }
         health = BridgeHealth(
-            broker: "\(settings.host):\(settings.port)", connected: false, since: time(nil), lastConnected: nil,
+            broker: "\(settings.host):\(settings.port)", connected: false, since: Wall.seconds(), lastConnected: nil,
             problem: nil, daemonUp: false, pid: Int(getpid()))
         health.householdCode = key?.code
         try client.configure(
@@ -387,7 +387,7 @@ public final class BridgeLoop {
     private func sealed(_ publication: Publication) -> Publication {
         guard let key = householdKey, !publication.payload.isEmpty, model.topics.isSignedHousehold(publication.topic)
         else { return publication }
-        let n = numbers.next(wallSeconds: time(nil))
+        let n = numbers.next(wallSeconds: Wall.seconds())
         if model.topics.hub && publication.topic != model.topics.householdUsage(model.topics.machine) {
             // The hub's numbers survive a restart: a member refuses a number lower than it took.
             writeSmall(paths.bridgeState + "/household.n", "\(n)\n")
@@ -447,7 +447,7 @@ public final class BridgeLoop {
     /// The connection began (`connected`) or ended (`problem`, why): said in the health file.
     private func connection(_ connected: Bool, problem: String?) {
         health.connected = connected
-        health.since = time(nil)
+        health.since = Wall.seconds()
         if connected { health.lastConnected = health.since }
         health.problem = problem
         writeHealth()

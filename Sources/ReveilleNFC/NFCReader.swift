@@ -137,16 +137,15 @@ public final class NFCReader: TagReader, Sendable {
     /// Returns whether polling is wanted.
     /// poll(2) on the bell, which `setPolling` and `stop` ring.
     private func sleep(_ seconds: Double, untilActive: Bool) -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let deadline = Deadline(in: seconds)
         while true {
             let (wanted, stopping, check) = control.withLock { state in
                 defer { state.check = false }
                 return (!state.reasons.isEmpty, state.stopping, state.check)
             }
             if stopping || (untilActive && wanted) || check { return wanted }
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { return wanted }
-            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            guard !deadline.hasPassed else { return wanted }
+            let milliseconds = deadline.pollMilliseconds
             // Without a bell (no eventfd), poll ignores the negative descriptor: a plain sleep.
             var descriptor = pollfd(fd: bell?.raw ?? -1, events: Int16(POLLIN), revents: 0)
             if poll(&descriptor, 1, Int32(clamping: max(1, milliseconds))) > 0, let bell {

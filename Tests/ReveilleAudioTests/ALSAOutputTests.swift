@@ -1,6 +1,7 @@
 import CSndFile
 import Foundation
 import ReveilleCore
+import ReveilleSystem
 import ReveilleTestSupport
 import Testing
 
@@ -139,7 +140,7 @@ import Testing
 
     @Test func speechWithNothingPlayingRidesOnSilenceAndThenStops() throws {
         let output = output(devices: [scratch.captureDevice("speech.wav")])
-        output.speak(words(seconds: 0.5), sampleRate: 22_050, text: "hello", askedAt: .now)
+        output.speak(words(seconds: 0.5), sampleRate: 22_050, text: "hello", askedAt: Monotonic.seconds())
         #expect(waitFor(5) { log.contains("voice: first frame of \"hello\" written") })
         #expect(waitIdle(output))
         let capture = try Recording(contentsOf: scratch.file("speech.wav"))
@@ -151,7 +152,7 @@ import Testing
 
     @Test func speechNoDeviceTakesIsDroppedNotRetriedInALoop() throws {
         let output = output(devices: ["reveille_no_such_device"])
-        output.speak(words(seconds: 0.5), sampleRate: 22_050, text: "hello", askedAt: .now)
+        output.speak(words(seconds: 0.5), sampleRate: 22_050, text: "hello", askedAt: Monotonic.seconds())
         Thread.sleep(forTimeInterval: 1)
         let rounds = log.messages.filter { $0.contains("no device could play") }.count
         #expect(rounds == 1, "one round of the devices, then the words are dropped: \(rounds)")
