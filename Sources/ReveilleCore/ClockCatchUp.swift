@@ -148,23 +148,10 @@ extension AlarmClock {
                         "the test of alarm \(test.settings.name) ends: alarm \(alarm.name) is due and rings as itself"))
                 actions += apply(test, steps.map { .ring($0) }, now: seconds)
             }
-            if var active = session {
-                // One session at a time: a second alarm wakes a snoozed one, or joins a ringing one,
-                // and the session takes the stricter of the two in every setting.
-                let was = active.state
-                let asked = active.howToDismiss
-                let steps = active.join(
-                    RingSettings(alarm), readerHealthy: readerHealth.isHealthy, readerLostAt: readerLostAt,
-                    readerState: readerHealth.stateWords, now: seconds)
-                actions.append(
-                    .log(
-                        .notice,
-                        "alarm \(alarm.name) is due while \(active.settings.name) is \(was.rawValue); it rings as that session"
-                            + (asked == active.howToDismiss
-                                ? "" : ", which now asks: \(active.howToDismiss) (the stricter of the two)")
-                    ))
-                if case .once = alarm.repeats { after += disable(alarm.id) }
-                actions += apply(active, steps.map { .ring($0) }, now: seconds)
+            if let active = session {
+                // One session at a time: a second alarm wakes a snoozed one, or joins a ringing one.
+                let why = "while \(active.settings.name) is \(active.state.rawValue)"
+                actions += join(alarm, into: active, why, now: seconds, after: &after)
             } else {
                 let (fired, steps) = fire(RingSettings(alarm), scheduledAt: scheduledAt, now: seconds)
                 let late = (now - Double(scheduledAt)) * 1000
@@ -181,24 +168,31 @@ extension AlarmClock {
         }
         // Alarms due at the very same instant ring as that one session, and say so.
         for decision in joining {
-            guard var active = session, let alarm = alarms[decision.alarmID] else { continue }
+            guard let active = session, let alarm = alarms[decision.alarmID] else { continue }
             markHandled(Occurrence(alarmID: alarm.id, instant: decision.ringInstant!))
-            let asked = active.howToDismiss
-            let steps = active.join(
-                RingSettings(alarm), readerHealthy: readerHealth.isHealthy, readerLostAt: readerLostAt,
-                readerState: readerHealth.stateWords, now: seconds)
-            actions.append(
-                .log(
-                    .notice,
-                    "alarm \(alarm.name) is due with \(active.settings.name); it rings as that session"
-                        + (asked == active.howToDismiss
-                            ? "" : ", which now asks: \(active.howToDismiss) (the stricter of the two)")
-                ))
-            if case .once = alarm.repeats { after += disable(alarm.id) }
-            actions += apply(active, steps.map { .ring($0) }, now: seconds)
+            actions += join(alarm, into: active, "with \(active.settings.name)", now: seconds, after: &after)
         }
         // The missed records and how far occurrences are handled go to disk together (one transaction).
         return actions + [.persist(records, evaluatedThrough: seconds)] + after
+    }
+
+    /// `alarm` rings as the session on, which takes the stricter of the two in every setting; `why`
+    /// says how it came to join, for the log. A one-shot is turned off after (`after`).
+    mutating func join(
+        _ alarm: Alarm, into active: RingSession, _ why: String, now: Int, after: inout [ClockAction]
+    ) -> [ClockAction] {
+        var active = active
+        let asked = active.howToDismiss
+        let steps = active.join(
+            RingSettings(alarm), readerHealthy: readerHealth.isHealthy, readerLostAt: readerLostAt,
+            readerState: readerHealth.stateWords, now: now)
+        let log = ClockAction.log(
+            .notice,
+            "alarm \(alarm.name) is due \(why); it rings as that session"
+                + (asked == active.howToDismiss
+                    ? "" : ", which now asks: \(active.howToDismiss) (the stricter of the two)"))
+        if case .once = alarm.repeats { after += disable(alarm.id) }
+        return [log] + apply(active, steps.map { .ring($0) }, now: now)
     }
 
     /// Folds every `.persist` of `actions` into one, where the first one stood: the sessions and how

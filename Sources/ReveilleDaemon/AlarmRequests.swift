@@ -35,17 +35,25 @@ final class AlarmRequests: RequestHandler {
             response.alarms = try alarmInfos()
             return .answer(response)
         case .alarmAdd(let spec): return .answer(try add(spec))
-        case .alarmEdit(let id, let spec): return .answer(try edit(id: id, spec))
-        case .alarmRemove(let id):
+        // A change is written as the gate judged it: its edit, as of the one reading it was judged at.
+        case .alarmEdit:
+            guard let judged = request.judged, case .alarm(let id, let spec) = judged.edit else {
+                throw misrouted(request.command)
+            }
+            return .answer(try edit(id: id, spec, now: judged.now))
+        case .alarmRemove:
+            guard case .removeAlarm(let id) = request.judged?.edit else { throw misrouted(request.command) }
             let alarm = try store.existingAlarm(id)
             guard try store.deleteAlarm(id: id) else { throw Store.noAlarm(id) }
             logger.info("alarm \(alarm.name) removed")
             var response = Response(message: "removed alarm \(alarm.name)")
             response.warnings = controller.stillRinging()
             return .answer(response)
-        case .alarmSetEnabled(let id, let enabled):
+        case .alarmSetEnabled:
+            guard let now = request.judged?.now, case .enableAlarm(let id, let enabled) = request.judged?.edit else {
+                throw misrouted(request.command)
+            }
             var alarm = try store.existingAlarm(id)
-            let now = controller.now()
             if let why = RingWarnings.passedOneShot(alarm, enabling: enabled, today: now.date, time: now.time) {
                 throw Refusal(.refused, why)
             }
@@ -66,17 +74,16 @@ final class AlarmRequests: RequestHandler {
         guard spec.time != nil || spec.inSeconds != nil else {
             throw InputError("an alarm needs a time (like 06:45) or --in (like 20m)")
         }
-        try apply(spec, to: &alarm, isNew: true)
+        try apply(spec, to: &alarm, isNew: true, now: controller.specNow())
         alarm = try store.insert(alarm)
         logger.info("alarm \(alarm.name) added: \(Self.describe(alarm))")
         return try response(alarm, "added alarm \(alarm.name): \(Self.describe(alarm))")
     }
 
-    private func edit(id: Int, _ spec: AlarmSpec) throws -> Response {
+    private func edit(id: Int, _ spec: AlarmSpec, now: SpecNow) throws -> Response {
         var alarm = try store.existingAlarm(id)
         let wasOn = alarm.enabled
-        try apply(spec, to: &alarm, isNew: false)
-        let now = controller.now()
+        try apply(spec, to: &alarm, isNew: false, now: now)
         if let why = RingWarnings.passedOneShot(
             alarm, enabling: alarm.enabled && !wasOn, today: now.date, time: now.time)
         {
@@ -137,9 +144,9 @@ final class AlarmRequests: RequestHandler {
     }
 
     /// Applies `spec` (`AlarmSpec.apply`): the store's tags, and the sounds the daemon can play.
-    private func apply(_ spec: AlarmSpec, to alarm: inout Alarm, isNew: Bool) throws {
+    private func apply(_ spec: AlarmSpec, to alarm: inout Alarm, isNew: Bool, now: SpecNow) throws {
         try spec.apply(
-            to: &alarm, isNew: isNew, now: controller.specNow, registeredTags: { Set(try store.tags().map(\.label)) },
+            to: &alarm, isNew: isNew, now: now, registeredTags: { Set(try store.tags().map(\.label)) },
             checkSound: { try sounds.check($0) })
     }
 }

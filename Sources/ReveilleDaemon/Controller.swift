@@ -310,10 +310,11 @@ public final class Controller {
 
     func today() -> CivilDate { now().date }
 
-    /// Where a request's spec is applied: now, in the machine's zone.
-    var specNow: SpecNow {
-        let now = self.now()
-        return SpecNow(instant: now.instant, date: now.date, time: now.time, zone: zone)
+    /// Where a request's spec is applied: now (or at `instant`), in the machine's zone.
+    func specNow(at instant: Instant? = nil) -> SpecNow {
+        let second = instant?.second ?? nowSeconds()
+        let local = ZoneResolver(zone: zone).local(at: second)
+        return SpecNow(instant: second, date: local.date, time: local.time, zone: zone)
     }
 
     func nowSeconds() -> Int { Int(clock.now().timeIntervalSince1970.rounded(.down)) }

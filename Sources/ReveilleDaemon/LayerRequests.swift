@@ -17,24 +17,26 @@ final class LayerRequests: RequestHandler {
     }
 
     func handle(_ request: Asked) throws -> Handled {
-        let today = controller.today()
+        // A change is written as the gate judged it: its edit, and the day it was judged on.
+        let today = request.judged?.now.date ?? controller.today()
+        let edit = request.judged?.edit
         switch request.command {
         case .ruleList:
             var response = Response()
             response.rules = try store.scheduleState().rules.map(RuleInfo.init)
             return .answer(response)
-        case .ruleAdd(let alarmID, let days, let change):
-            if let alarmID { _ = try store.existingAlarm(alarmID) }
-            guard !days.isEmpty else { throw InputError("days: a rule needs at least one day") }
-            let candidate = WeeklyRule(id: 0, alarmID: alarmID, days: days, change: change)
+        case .ruleAdd:
+            guard case .addRule(let candidate) = edit else { throw misrouted(request.command) }
+            if let alarmID = candidate.alarmID { _ = try store.existingAlarm(alarmID) }
+            guard !candidate.days.isEmpty else { throw InputError("days: a rule needs at least one day") }
             let rule = try store.insertRule(candidate) { existing in
                 try Self.asConflict { () throws(InputError) in try LayerConflicts.check(candidate, against: existing) }
             }
             return .answer(try ruleResponse(rule, "added", today: today))
-        case .ruleEdit(let id, let days, let change, let alarmID, let allAlarms):
-            if let alarmID { _ = try store.existingAlarm(alarmID) }
-            if let days, days.isEmpty { throw InputError("days: a rule needs at least one day") }
-            let patch = RulePatch(days: days, change: change, alarmID: alarmID, allAlarms: allAlarms)
+        case .ruleEdit:
+            guard case .rule(let id, let patch) = edit else { throw misrouted(request.command) }
+            if let alarmID = patch.alarmID { _ = try store.existingAlarm(alarmID) }
+            if let days = patch.days, days.isEmpty { throw InputError("days: a rule needs at least one day") }
             let rule = try store.updateRule(id: id) { rule, existing throws in
                 patch.apply(to: &rule)
                 let candidate = rule
@@ -44,7 +46,8 @@ final class LayerRequests: RequestHandler {
             }
             guard let rule else { throw Self.noRule(id) }
             return .answer(try ruleResponse(rule, "changed", today: today))
-        case .ruleRemove(let id):
+        case .ruleRemove:
+            guard case .removeRule(let id) = edit else { throw misrouted(request.command) }
             guard try store.deleteRule(id: id) else { throw Self.noRule(id) }
             logger.info("rule #\(id) removed")
             return .answer(Response(message: "removed rule #\(id)"))
@@ -55,11 +58,11 @@ final class LayerRequests: RequestHandler {
             response.overrides = try controller.currentState().overrides.filter { $0.date >= today }.map(
                 OverrideInfo.init)
             return .answer(response)
-        case .overrideAdd(let alarmID, let dateText, let change):
-            if let alarmID { _ = try store.existingAlarm(alarmID) }
-            let date = try CivilDate.parse(dateText, today: today)
+        case .overrideAdd:
+            guard case .addOverride(let candidate) = edit else { throw misrouted(request.command) }
+            if let alarmID = candidate.alarmID { _ = try store.existingAlarm(alarmID) }
+            let date = candidate.date
             guard date >= today else { throw InputError("date \(date) is in the past (today is \(today))") }
-            let candidate = DateOverride(id: 0, alarmID: alarmID, date: date, change: change)
             let state = try controller.currentState()
             try Self.refuseOnHoliday(candidate, in: state)
             let override = try store.insertOverride(candidate) { existing in
@@ -67,12 +70,13 @@ final class LayerRequests: RequestHandler {
             }
             return .answer(
                 try overrideResponse(override, "added", holidayNotes: Self.holidayNotes(candidate, in: state)))
-        case .overrideEdit(let id, let dateText, let change, let alarmID, let allAlarms):
-            if let alarmID { _ = try store.existingAlarm(alarmID) }
-            let date = try dateText.map { text in try CivilDate.parse(text, today: today) }
-            if let date, date < today { throw InputError("date \(date) is in the past (today is \(today))") }
+        case .overrideEdit:
+            guard case .override(let id, let patch) = edit else { throw misrouted(request.command) }
+            if let alarmID = patch.alarmID { _ = try store.existingAlarm(alarmID) }
+            if let date = patch.date, date < today {
+                throw InputError("date \(date) is in the past (today is \(today))")
+            }
             let state = try controller.currentState()
-            let patch = OverridePatch(date: date, change: change, alarmID: alarmID, allAlarms: allAlarms)
             let override = try store.updateOverride(id: id) { override, existing throws in
                 patch.apply(to: &override)
                 let candidate = override
@@ -84,15 +88,13 @@ final class LayerRequests: RequestHandler {
             guard let override else { throw Self.noOverride(id) }
             return .answer(
                 try overrideResponse(override, "changed", holidayNotes: Self.holidayNotes(override, in: state)))
-        case .overrideRemove(let id):
+        case .overrideRemove:
+            guard case .removeOverride(let id) = edit else { throw misrouted(request.command) }
             guard try store.deleteOverride(id: id) else { throw Self.noOverride(id) }
             logger.info("override #\(id) removed")
             return .answer(Response(message: "removed override #\(id)"))
         case .pause, .resume:
-            // What the commitment gate judged is what is written: the one edit, read once.
-            guard case .master(let master) = try ScheduleEdit.of(request.command, today: today) else {
-                throw misrouted(request.command)
-            }
+            guard case .master(let master) = edit else { throw misrouted(request.command) }
             try store.setMaster(master)
             var response: Response
             switch master {

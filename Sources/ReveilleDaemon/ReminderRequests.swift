@@ -118,7 +118,7 @@ final class ReminderRequests: RequestHandler {
 
     /// Applies `spec` (`ReminderSpec.apply`), with the sounds the daemon can play.
     private func apply(_ spec: ReminderSpec, to reminder: inout Reminder, isNew: Bool) throws {
-        try spec.apply(to: &reminder, isNew: isNew, now: controller.specNow) { try sounds.check($0) }
+        try spec.apply(to: &reminder, isNew: isNew, now: controller.specNow()) { try sounds.check($0) }
         if let person = reminder.person { try Self.checkUser(person) }
     }
 

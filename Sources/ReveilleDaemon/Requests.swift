@@ -28,6 +28,17 @@ struct Asked {
     var device: String? = nil
     /// It came through `reveille-web` (the page), which lowers its rights with a cap.
     var relayed = false
+    /// A schedule change, as the commitment gate judged it: its handler writes this edit, read on
+    /// this day, and nothing it reads again (`Requests.serve`).
+    var judged: Judged? = nil
+}
+
+/// A schedule change as the commitment gate judged it: the one `ScheduleEdit` the command makes,
+/// and the one reading of the clock it was judged at. The gate and the handler are one path: the
+/// handler writes `edit`, with `now`'s date for what "today" means.
+struct Judged {
+    let edit: ScheduleEdit
+    let now: SpecNow
 }
 
 /// What a handler made of a request.
@@ -119,15 +130,26 @@ final class Requests {
             return .answer(.failure(.invalid, error.message))
         }
         if case .watch = command { return .watching }
-        if command.changesSchedule, let committed = CommitmentGate(controller: controller).refusal(for: command) {
-            logger.notice("\(command.name) refused: \(committed.error?.message ?? "")")
-            return .answer(committed)
-        }
         // The instant the change is made at: `--in 1s` computed in one second must not find the
-        // machine already past its ring because the request ended in the next.
+        // machine already past its ring because the request ended in the next. A schedule change
+        // is judged and written as of this one reading.
         let asOf = controller.clock.instant()
+        var judged: Judged?
+        if command.changesSchedule {
+            let now = controller.specNow(at: asOf)
+            do {
+                judged = try ScheduleEdit.of(command, today: now.date).map { Judged(edit: $0, now: now) }
+            } catch {
+                return .answer(.failure(.invalid, error.message))
+            }
+            if let committed = CommitmentGate(controller: controller).refusal(for: command, judged) {
+                logger.notice("\(command.name) refused: \(committed.error?.message ?? "")")
+                return .answer(committed)
+            }
+        }
         let handled = Requests.answering(command, logger: logger) {
             var asked = Asked(command: command, role: role, peer: peer, connection: connection, relayed: relayed)
+            asked.judged = judged
             switch command {
             case .appAnswer, .awake: asked.device = device.flatMap { handlers.web.deviceName(token: $0) }
             default: break

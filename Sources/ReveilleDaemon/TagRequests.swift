@@ -44,7 +44,9 @@ final class TagRequests: RequestHandler {
             var response = Response()
             response.tags = try store.tags()
             return .answer(response)
-        case .tagRemove(let label): return .answer(try removeTag(label))
+        case .tagRemove:
+            guard case .removeTag(let label) = request.judged?.edit else { throw misrouted(request.command) }
+            return .answer(try removeTag(label))
         default: throw misrouted(request.command)
         }
     }
