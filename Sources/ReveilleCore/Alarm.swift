@@ -221,12 +221,15 @@ extension Alarm {
         AlarmSetting(
             \.volume, key: "volume", option: "--volume", help: "Volume, 0-100 (default 80).",
             treatment: "lower needs the challenge",
+            sheet: SheetField(.main, "Volume", .slider(min: 0, max: 100, step: 5, unit: "%")),
             problem: { (0...100).contains($0) ? nil : "volume \($0): must be 0-100" },
             weakens: { $0.volume < $1.volume ? "lowers its volume (\($1.volume) → \($0.volume))" : nil }),
         AlarmSetting(
             \.fadeInSeconds, key: "fadeInSeconds", option: "--fade-in",
             help: "Seconds to rise from quiet to full volume (default 30).",
             treatment: "a longer fade-in needs the challenge",
+            sheet: SheetField(
+                .main, "Rises over", .durations(seconds: [10, 30, 60, 120, 300, 600], off: "no fade-in"), row: "volume"),
             problem: { (0...3600).contains($0) ? nil : "fade-in \($0) s: must be 0-3600 seconds" },
             weakens: {
                 $0.fadeInSeconds > $1.fadeInSeconds
@@ -237,6 +240,11 @@ extension Alarm {
             \.challenge, key: "challenge", option: "--challenge",
             help: "What stops it: math, nfc or any (default math).",
             treatment: "anything that lets more stop it (nfc → any or math, any → math) needs the challenge",
+            sheet: SheetField(
+                .stop, "With",
+                SheetField.choices([
+                    (Challenge.math, "a math problem"), (.nfc, "its tag only"), (.any, "its tag or a math problem"),
+                ])),
             weakens: {
                 $0.challenge.strictness < $1.challenge.strictness
                     ? ($1.challenge == .nfc ? "lets something other than a tag stop it" : "lets math alone stop it")
@@ -245,11 +253,18 @@ extension Alarm {
         AlarmSetting(
             \.mathDifficulty, key: "mathDifficulty", option: "--difficulty",
             help: "Math problem: easy, medium or hard (default medium).", treatment: "easier needs the challenge",
+            sheet: SheetField(
+                .stop, "Problems",
+                SheetField.choices([(MathDifficulty.easy, "easy"), (.medium, "medium"), (.hard, "hard")]),
+                row: "challenge"),
             weakens: { $0.mathDifficulty < $1.mathDifficulty ? "makes its problem easier" : nil }),
         AlarmSetting(
             \.maxSnoozes, key: "maxSnoozes", option: "--max-snoozes",
             help: "Snoozes allowed, 0 for unlimited (default 3).",
             treatment: "more (or unlimited) needs the challenge",
+            sheet: SheetField(
+                .stop, "Snoozes",
+                SheetField.choices([(0, "unlimited")] + [1, 2, 3, 4, 5, 6, 8, 10].map { ($0, String($0)) })),
             problem: { (0...100).contains($0) ? nil : "max snoozes \($0): must be 0-100 (0 means unlimited)" },
             weakens: {
                 $1.maxSnoozes != 0 && ($0.maxSnoozes == 0 || $0.maxSnoozes > $1.maxSnoozes)
@@ -259,6 +274,9 @@ extension Alarm {
             \.snoozeMinutes, key: "snoozeMinutes", option: "--snooze-minutes",
             help: "Minutes a snooze lasts (default 9); 9,7,5 makes each later snooze shorter, the last for the rest.",
             treatment: "longer needs the challenge",
+            sheet: SheetField(
+                .stop, "of", .lengths(later: "laterSnoozeMinutes"), after: "min", row: "maxSnoozes",
+                note: "9,7,5: each later snooze shorter"),
             problem: { (1...120).contains($0) ? nil : "snooze minutes \($0): must be 1-120" },
             weakens: { $0.snoozeMinutes > $1.snoozeMinutes ? "makes its snoozes longer" : nil }),
         AlarmSetting(
@@ -275,11 +293,15 @@ extension Alarm {
         AlarmSetting(
             \.skipHolidays, key: "skipHolidays", option: "--skip-holidays",
             help: "Stay silent on holidays (from holiday calendars).",
-            treatment: "judged on the schedule: on, when the ring's day is a holiday, needs the challenge"),
+            treatment: "judged on the schedule: on, when the ring's day is a holiday, needs the challenge",
+            sheet: SheetField(.holidays, "Stay silent on holidays (from the holiday calendars)", .check)),
         AlarmSetting(
             \.wakeCheckSeconds, key: "wakeCheckSeconds", option: "--wake-check",
             help: "Ask \"Are you up?\" this long after the dismissal (1m-30m); unanswered, it rings again. off: none.",
             treatment: "off needs the challenge; another delay is free",
+            sheet: SheetField(
+                .up, "Ask “Are you up?”", SheetField.minutes([1, 2, 3, 5, 10, 15, 20, 30], off: "never"), after: "after"
+            ),
             problem: offOr(Alarm.wakeCheckRange, "wake-up check", "1-30 minutes after the dismissal"),
             weakens: { $1.wakeCheckSeconds > 0 && $0.wakeCheckSeconds == 0 ? "turns its wake-up check off" : nil }),
         AlarmSetting(
@@ -287,6 +309,9 @@ extension Alarm {
             help:
                 "Rise to full volume, on the backup devices too, after ringing this long unanswered (1m-60m). off: never.",
             treatment: "later or off needs the challenge",
+            sheet: SheetField(
+                .up, "Full volume after", SheetField.minutes([1, 2, 3, 5, 10, 15, 20, 30, 60], off: "never"),
+                after: "of ringing"),
             problem: offOr(Alarm.escalateRange, "escalate after", "1-60 minutes of ringing"),
             weakens: {
                 $1.escalateAfterSeconds > 0
@@ -298,15 +323,20 @@ extension Alarm {
             help:
                 "Begin a sunrise this long before the ring (1m-2h): a lead event for a lamp, and the page's light. off: none.",
             treatment: "free: the sunrise comes before the ring and does not stop it",
+            sheet: SheetField(
+                .sun, "Light up", SheetField.minutes([5, 10, 15, 20, 30, 45, 60, 90, 120], off: "no sunrise"),
+                after: "before"),
             problem: offOr(Alarm.leadRange, "lead", "1-120 minutes before the ring")),
         AlarmSetting(
             \.leadSound, key: "leadSound", option: "--lead-sound",
             help: "With --lead: the sound begins quietly in the sunrise's last minute, then rings as usual.",
-            treatment: "free: the quiet sound before the ring does not stop it"),
+            treatment: "free: the quiet sound before the ring does not stop it",
+            sheet: SheetField(.sun, "with a quiet sound in its last minute", .check, row: "leadSeconds")),
         AlarmSetting(
             \.mathProblems, key: "mathProblems", option: "--problems",
             help: "Math problems to answer right to stop it, 1-10 (default 1); a tag still stops it at once.",
             treatment: "fewer needs the challenge",
+            sheet: SheetField(.stop, "×", SheetField.choices((1...10).map { ($0, String($0)) }), row: "challenge"),
             problem: { (1...10).contains($0) ? nil : "problems \($0): must be 1-10" },
             weakens: {
                 $0.mathProblems < $1.mathProblems
@@ -317,6 +347,9 @@ extension Alarm {
             help:
                 "The loudest it ever plays, 0-100 (default 100): its volume, the escalation and the backup device stop there (a quiet room, a sleeping partner).",
             treatment: "lower needs the challenge",
+            sheet: SheetField(
+                .up, "Never louder than",
+                .atMost(percents: [90, 80, 70, 60, 50, 40, 30, 20], none: 100, noneWords: "no limit"), explained: true),
             problem: { (0...100).contains($0) ? nil : "volume ceiling \($0): must be 0-100" },
             weakens: {
                 $0.volumeCeiling < $1.volumeCeiling
@@ -327,6 +360,9 @@ extension Alarm {
             help:
                 "This long before a ring (1h-24h), turning it off, later or softer needs its challenge first. off: none.",
             treatment: "shorter or off needs the challenge",
+            sheet: SheetField(
+                .up, "Committed", SheetField.minutes([60, 120, 180, 240, 360, 480, 600, 720, 1080, 1440], off: "no"),
+                after: "before it rings", explained: true),
             problem: offOr(Alarm.commitRange, "commit", "1-24 hours before the ring"),
             weakens: { $0.commitSeconds < $1.commitSeconds ? "shortens its commitment" : nil }),
     ]

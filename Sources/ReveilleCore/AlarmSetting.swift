@@ -80,6 +80,9 @@ public struct AlarmSetting: Sendable {
     public let defaultValue: SettingValue
     /// The key path it is read through (`AlarmSpec`'s `spec.volume`).
     public let path: PartialKeyPath<Alarm> & Sendable
+    /// Where and how the page's alarm sheet shows it (nil: the sheet does not, or as part of
+    /// another field).
+    public let sheet: SheetField?
 
     let read: @Sendable (Alarm) -> SettingValue
     let write: @Sendable (inout Alarm, SettingValue) -> Bool
@@ -92,9 +95,10 @@ public struct AlarmSetting: Sendable {
     /// A setting of type `Value` at `path`.
     public init<Value: SettingValueType>(
         _ path: WritableKeyPath<Alarm, Value> & Sendable, key: String, option: String, help: String,
-        treatment: String, problem: @escaping @Sendable (Value) -> String? = { _ in nil },
+        treatment: String, sheet: SheetField? = nil, problem: @escaping @Sendable (Value) -> String? = { _ in nil },
         weakens: @escaping @Sendable (_ changed: Alarm, _ alarm: Alarm) -> String? = { _, _ in nil }
     ) {
+        self.sheet = sheet
         self.key = key
         self.option = option
         self.help = help

@@ -24,8 +24,31 @@ enum Page {
         let helpText = (try? encoder.encode(help)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         let defaultText =
             (try? encoder.encode(SettingValues(defaults))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let sheetText = (try? encoder.encode(Sheet())).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         // Inside a <script> element: "</" would end it.
-        return #""settings":\#(helpText),"defaults":\#(defaultText)"#.replacing("</", with: "<\\/")
+        return #""settings":\#(helpText),"defaults":\#(defaultText),"sheet":\#(sheetText)"#.replacing(
+            "</", with: "<\\/")
+    }
+
+    /// The alarm sheet as the settings declare it (`AlarmSetting.sheet`): its parts in order, with
+    /// their titles, and each field with its setting's key. The page builds the sheet from it.
+    struct Sheet: Encodable {
+        struct Part: Encodable {
+            let group: String
+            let title: String
+        }
+        struct Field: Encodable {
+            let key: String
+            let field: SheetField
+
+            func encode(to encoder: any Encoder) throws {
+                try field.encode(to: encoder)
+                var container = encoder.container(keyedBy: SettingKey.self)
+                try container.encode(key, forKey: SettingKey("key"))
+            }
+        }
+        let parts = SheetField.Group.allCases.map { Part(group: $0.rawValue, title: $0.title) }
+        let fields = Alarm.settings.compactMap { setting in setting.sheet.map { Field(key: setting.key, field: $0) } }
     }
 
     /// The three files, embedded in the binary at build time (nothing is read at run time), the

@@ -1046,14 +1046,14 @@ print(json.dumps(out))
         self.browser.run(FILL, "f-label", "every setting")
         self.browser.run(FILL, "f-time", "05:55")
         self.browser.run("for (const d of document.querySelectorAll('#alarmform details')) d.open = true;")
-        for field, value in (("f-challenge", "any"), ("f-difficulty", "hard"), ("f-problems", "3"), ("f-snoozes", "2"),
-                             ("f-wakecheck", "300"), ("f-escalate", "600"), ("f-commit", "28800"), ("f-lead", "1200"),
-                             ("f-fade", "60"), ("f-ceiling", "70")):
+        for field, value in (("f-challenge", "any"), ("f-mathDifficulty", "hard"), ("f-mathProblems", "3"), ("f-maxSnoozes", "2"),
+                             ("f-wakeCheckSeconds", "300"), ("f-escalateAfterSeconds", "600"), ("f-commitSeconds", "28800"), ("f-leadSeconds", "1200"),
+                             ("f-fadeInSeconds", "60"), ("f-volumeCeiling", "70")):
             self.choose(field, value)
-        self.browser.run(FILL, "f-snoozemin", "9,7,5")
+        self.browser.run(FILL, "f-snoozeMinutes", "9,7,5")
         self.browser.run("document.getElementById('f-volume').value = 60;")
-        self.browser.click("#f-skipholidays")
-        self.browser.click("#f-leadsound")
+        self.browser.click("#f-skipHolidays")
+        self.browser.click("#f-leadSound")
         self.shot("31-alarm-sheet")
         self.browser.click("#f-save")
         alarms = lambda: [a for a in request(self.clock.sock, {"alarmList": {}})["payload"]["alarms"] if a["label"] == "every setting"]
@@ -1069,9 +1069,9 @@ print(json.dumps(out))
             edit = f'button[data-act="edit"][data-id="{a["id"]}"]'
             wait_for(lambda: self.browser.visible(edit), what="the saved alarm in the list")
             self.browser.click(edit)
-            wait_for(lambda: self.browser.run("return document.getElementById('f-snoozemin').value") == "9,7,5", what="the sheet on the alarm")
+            wait_for(lambda: self.browser.run("return document.getElementById('f-snoozeMinutes').value") == "9,7,5", what="the sheet on the alarm")
             self.assertEqual(self.browser.run("return document.getElementById('f-sound').value"), bell)
-            self.assertEqual(self.browser.run("return document.getElementById('f-ceiling').value"), "70")
+            self.assertEqual(self.browser.run("return document.getElementById('f-volumeCeiling').value"), "70")
         finally:
             request(self.clock.sock, {"alarmRemove": {"id": a["id"]}})
 

@@ -597,43 +597,61 @@ function choice(id, choices, value) {
 }
 const durations = (list, off) => [[0, off], ...list.map((m) => [m * 60, duration(m * 60)])];
 const hint = (key) => (CFG.settings && CFG.settings[key]) || "";
-// The alarm sheet: every setting, the common ones first, the rest in groups (defaults as the daemon's).
+// One field of the alarm sheet, as its setting declares it (CFG.sheet, from the daemon's one
+// declaration of an alarm's settings): its control, with the words around it. Its element is "f-" + its key.
+function sheetField(f, value) {
+  const id = "f-" + f.key, c = f.control, v = value(f.key, (CFG.defaults || {})[f.key]);
+  let control;
+  switch (c.kind) {
+    case "slider":
+      control = '<input id="' + id + '" type="range" min="' + c.min + '" max="' + c.max + '" step="' + c.step + '" value="' + esc(v) +
+        '" oninput="this.nextElementSibling.textContent = this.value + &quot;' + esc(c.unit) + '&quot;"><span>' + esc(v) + esc(c.unit) + "</span>";
+      break;
+    case "choice": control = choice(id, c.choices.map((o) => [o.value, o.words]), v); break;
+    case "durations": control = choice(id, [[0, c.off], ...c.seconds.map((n) => [n, duration(n)])], v); break;
+    case "atMost":
+      control = choice(id, [[c.none, c.noneWords], ...[...new Set([...c.percents, v])].filter((n) => n < c.none).sort((a, b) => b - a).map((n) => [n, n + "%"])], v);
+      break;
+    case "check":
+      return '<label class="check"><input type="checkbox" id="' + id + '"' + (v ? " checked" : "") + "> " + esc(f.label) + "</label>";
+    case "lengths":
+      control = '<input id="' + id + '" inputmode="numeric" style="width:6em" value="' + esc([String(v)].concat((value(c.later, []) || []).map(String)).join(",")) + '">';
+      break;
+  }
+  return "<label>" + esc(f.label) + " " + control + (f.after ? " " + esc(f.after) : "") + "</label>";
+}
+// The alarm sheet: the time, its days and its sound, then every setting in its part (CFG.sheet),
+// with the daemon's defaults for a new alarm. A new setting needs no edit here.
 function alarmForm(alarm) {
-  const a = alarm || CFG.defaults || {}, tags = payload(S.tags, "tags") || [];
+  const a = alarm || CFG.defaults || {}, tags = payload(S.tags, "tags") || [], sheet = CFG.sheet || { parts: [], fields: [] };
   const value = (key, fallback) => a[key] !== undefined ? a[key] : fallback;
-  const check = (id, on, words) => '<label class="check"><input type="checkbox" id="' + id + '"' + (on ? " checked" : "") + "> " + words + "</label>";
-  const snoozes = [String(value("snoozeMinutes", 9))].concat((value("laterSnoozeMinutes", []) || []).map(String)).join(",");
+  // A part's rows: fields that name a row join it, the rest have one of their own.
+  const rows = (group) => {
+    const list = [];
+    for (const f of sheet.fields.filter((f) => f.group === group)) {
+      const row = list.find((r) => r.key === (f.row || f.key));
+      if (row) row.fields.push(f); else list.push({ key: f.row || f.key, fields: [f] });
+    }
+    return list.map((r) => '<div class="row">' + r.fields.map((f) => sheetField(f, value)).join("") +
+      r.fields.filter((f) => f.note).map((f) => '<span class="note">' + esc(f.note) + "</span>").join("") + "</div>" +
+      r.fields.filter((f) => f.explained).map((f) => '<div class="note">' + esc(hint(f.key)) + "</div>").join(""));
+  };
+  const tagRow = tags.length ? '<div class="row">Tags: ' + tags.map((t, i) => '<label class="check"><input type="checkbox" id="f-tag-' + i + '" data-tag="' + esc(t.label) + '"' +
+      (alarm && (alarm.tags || []).includes(t.label) ? " checked" : "") + "> " + esc(t.label) + "</label>").join(" ") +
+      '<span class="note">none ticked: any registered tag</span></div>' : '<div class="row note">No tags registered yet (More → Tags).</div>';
   let h = '<div class="row"><label>Time ' + timePicker("f-time", alarm ? alarm.time.slice(0, 5) : "07:00") + "</label>" +
     '<input id="f-label" placeholder="label, like work" value="' + esc(alarm ? alarm.label : "") + '"></div>' +
     '<div class="row">Repeats ' + daysPicker("f-days", alarm && alarm.date ? "" : alarm && alarm.days ? alarm.days : "mon-fri") +
     '</div><div class="row"><label>or once on ' + datePicker("f-date", alarm && alarm.date ? alarm.date : "", "— (repeats)") + "</label></div>" +
-    '<div class="row"><label>Volume <input id="f-volume" type="range" min="0" max="100" step="5" value="' + value("volume", 80) +
-    '" oninput="this.nextElementSibling.textContent = this.value + &quot;%&quot;"><span>' + value("volume", 80) + "%</span></label>" +
-    "<label>Rises over " + choice("f-fade", [[0, "no fade-in"], [10, "10 s"], [30, "30 s"], [60, "1 min"], [120, "2 min"], [300, "5 min"], [600, "10 min"]], value("fadeInSeconds", 30)) + "</label></div>" +
+    rows("main").join("") +
     '<div class="row"><label>Sound ' + choice("f-sound", soundChoices("the clock's own"),
       alarm && alarm.sound != null ? alarm.sound : "") + '</label><button type="button" id="f-hear">Hear it</button></div>';
-  h += '<details class="group" id="g-stop"><summary>How to stop it</summary><div class="row"><label>With ' +
-    choice("f-challenge", [["math", "a math problem"], ["nfc", "its tag only"], ["any", "its tag or a math problem"]], value("challenge", "math")) + "</label>" +
-    "<label>Problems " + choice("f-difficulty", [["easy", "easy"], ["medium", "medium"], ["hard", "hard"]], value("mathDifficulty", "medium")) + "</label>" +
-    "<label>× " + choice("f-problems", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => [n, String(n)]), value("mathProblems", 1)) + "</label></div>" +
-    (tags.length ? '<div class="row">Tags: ' + tags.map((t, i) => '<label class="check"><input type="checkbox" id="f-tag-' + i + '" data-tag="' + esc(t.label) + '"' +
-      (alarm && (alarm.tags || []).includes(t.label) ? " checked" : "") + "> " + esc(t.label) + "</label>").join(" ") +
-      '<span class="note">none ticked: any registered tag</span></div>' : '<div class="row note">No tags registered yet (More → Tags).</div>') +
-    '<div class="row"><label>Snoozes ' + choice("f-snoozes", [[0, "unlimited"], ...[1, 2, 3, 4, 5, 6, 8, 10].map((n) => [n, String(n)])], value("maxSnoozes", 3)) + "</label>" +
-    '<label>of <input id="f-snoozemin" inputmode="numeric" style="width:6em" value="' + esc(snoozes) + '"> min</label>' +
-    '<span class="note">9,7,5: each later snooze shorter</span></div></details>';
-  h += '<details class="group" id="g-up"><summary>Make sure I get up</summary><div class="row"><label>Ask “Are you up?” ' +
-    choice("f-wakecheck", durations([1, 2, 3, 5, 10, 15, 20, 30], "never"), value("wakeCheckSeconds", 0)) + " after</label></div>" +
-    '<div class="row"><label>Full volume after ' + choice("f-escalate", durations([1, 2, 3, 5, 10, 15, 20, 30, 60], "never"), value("escalateAfterSeconds", 0)) + " of ringing</label></div>" +
-    '<div class="row"><label>Never louder than ' + choice("f-ceiling", [[100, "no limit"], ...[...new Set([90, 80, 70, 60, 50, 40, 30, 20, value("volumeCeiling", 100)])].filter((n) => n < 100).sort((a, b) => b - a).map((n) => [n, n + "%"])], value("volumeCeiling", 100)) +
-    '</label></div><div class="note">' + esc(hint("volumeCeiling")) + "</div>" +
-    '<div class="row"><label>Committed ' + choice("f-commit", durations([60, 120, 180, 240, 360, 480, 600, 720, 1080, 1440], "no"), value("commitSeconds", 0)) +
-    ' before it rings</label></div><div class="note">' + esc(hint("commitSeconds")) + "</div></details>";
-  h += '<details class="group" id="g-sun"><summary>Sunrise</summary><div class="row"><label>Light up ' +
-    choice("f-lead", durations([5, 10, 15, 20, 30, 45, 60, 90, 120], "no sunrise"), value("leadSeconds", 0)) + " before</label>" +
-    check("f-leadsound", value("leadSound", false), "with a quiet sound in its last minute") + "</div></details>";
-  h += '<details class="group" id="g-holidays"><summary>Holidays</summary><div class="row">' +
-    check("f-skipholidays", value("skipHolidays", false), "Stay silent on holidays (from the holiday calendars)") + "</div></details>";
+  for (const part of sheet.parts.filter((p) => p.group !== "main")) {
+    const body = rows(part.group);
+    // Tags stop an alarm: they follow the first row of how it is stopped.
+    if (part.group === "stop") body.splice(1, 0, tagRow);
+    if (body.length) h += '<details class="group" id="g-' + part.group + '"><summary>' + esc(part.title) + "</summary>" + body.join("") + "</details>";
+  }
   return h;
 }
 // The sound files the clock offers (sound list), read when the Alarms tab first opens.
@@ -647,16 +665,22 @@ async function loadSounds() {
   if (view === "more") renderMore();
 }
 function formSpec() {
-  const number = (id) => Number($(id).value);
-  const lengths = $("f-snoozemin").value.split(/[\s,]+/).filter(Boolean).map(Number);
-  const spec = { label: $("f-label").value, time: $("f-time").value, challenge: $("f-challenge").value, maxSnoozes: number("f-snoozes"),
-    volume: number("f-volume"), fadeInSeconds: number("f-fade"), mathDifficulty: $("f-difficulty").value, mathProblems: number("f-problems"),
-    snoozeMinutes: lengths[0], laterSnoozeMinutes: lengths.slice(1), wakeCheckSeconds: number("f-wakecheck"),
-    escalateAfterSeconds: number("f-escalate"), volumeCeiling: number("f-ceiling"), commitSeconds: number("f-commit"), leadSeconds: number("f-lead"),
-    leadSound: $("f-leadsound").checked, skipHolidays: $("f-skipholidays").checked, sound: $("f-sound").value,
+  const spec = { label: $("f-label").value, time: $("f-time").value, sound: $("f-sound").value,
     tags: [...document.querySelectorAll("#alarmform input[data-tag]")].filter((e) => e.checked).map((e) => e.dataset.tag) };
+  // Each setting the sheet shows, read back as its control holds it.
+  for (const f of (CFG.sheet || { fields: [] }).fields) {
+    const e = $("f-" + f.key), c = f.control;
+    if (!e) continue;
+    if (c.kind === "check") spec[f.key] = e.checked;
+    else if (c.kind === "lengths") {
+      const lengths = e.value.split(/[\s,]+/).filter(Boolean).map(Number);
+      spec[f.key] = lengths[0];
+      spec[c.later] = lengths.slice(1);
+      if (lengths.some((n) => !Number.isInteger(n))) spec.problem = "Snooze minutes: give whole minutes, like 9 or 9,7,5";
+    } else if (c.kind === "choice" && typeof c.choices[0].value === "string") spec[f.key] = e.value;
+    else spec[f.key] = Number(e.value);
+  }
   if ($("f-date").value) spec.date = $("f-date").value; else spec.days = $("f-days").value.trim();
-  if (lengths.some((n) => !Number.isInteger(n))) spec.problem = "Snooze minutes: give whole minutes, like 9 or 9,7,5";
   return spec;
 }
 // A new alarm is sent with what was changed on its sheet only: the rest are the clock's defaults.
