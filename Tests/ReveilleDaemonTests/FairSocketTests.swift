@@ -9,8 +9,8 @@ import Testing
     /// A Python client that opens connections as whoever runs it and holds them until killed:
     /// `watch` streams, then connections that drip one byte of a request every few seconds.
     static let holder = #"""
-        import json, socket, sys, time
-        path, watches, drips = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+        import json, select, socket, sys, time
+        path, watches, drips, expected = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
         held, refused = [], 0
         def connect():
             s = socket.socket(socket.AF_UNIX)
@@ -26,14 +26,20 @@ import Testing
             try: s.sendall(b'{"v":1,')
             except OSError: pass
             held.append(s)
-        time.sleep(0.5)
-        for s in held:
-            s.setblocking(False)
-            try:
-                data = s.recv(4096)
+        # The refusals as they come, not after a guessed pause: until as many as expected came (then
+        # one more look, for any beyond them), or 10 s passed.
+        def look(pending, timeout):
+            global refused
+            ready, _, _ = select.select(pending, [], [], timeout)
+            for s in ready:
+                try: data = s.recv(4096)
+                except OSError: data = b""
                 if b'"busy"' in data: refused += 1
-            except OSError:
-                pass
+                pending.remove(s)
+        pending, deadline = list(held), time.monotonic() + 10
+        while pending and refused < expected and time.monotonic() < deadline:
+            look(pending, deadline - time.monotonic())
+        if pending: look(pending, 0)
         print(refused, flush=True)
         time.sleep(120)
         """#
@@ -90,7 +96,7 @@ import Testing
     @Test(.enabled(if: isRoot, "needs root: the holder runs as another user (setpriv) to be a household member"))
     func aHouseholdMemberHoldingEveryConnectionDoesNotLockRootOut() throws {
         let daemon = try DaemonHarness(arguments: ["--socket-group", "nogroup"])
-        let (holder, output) = try Self.python(Self.holder, [daemon.paths.socket, "40", "32"], asNobody: true)
+        let (holder, output) = try Self.python(Self.holder, [daemon.paths.socket, "40", "32", "\(72 - 8)"], asNobody: true)
         defer {
             kill(holder.processIdentifier, SIGKILL)
             holder.waitUntilExit()
@@ -167,7 +173,7 @@ extension FairSocketTests {
         let limit = try runProcess(
             URL(fileURLWithPath: "/usr/bin/prlimit"), ["--pid", "\(pid)", "--nofile=\(open + 6):\(open + 6)"])
         #expect(limit.status == 0, "\(limit)")
-        let (holder, output) = try Self.python(Self.holder, [daemon.paths.socket, "40", "0"], asNobody: false)
+        let (holder, output) = try Self.python(Self.holder, [daemon.paths.socket, "40", "0", "0"], asNobody: false)
         defer {
             kill(holder.processIdentifier, SIGKILL)
             holder.waitUntilExit()
