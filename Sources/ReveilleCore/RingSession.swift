@@ -1,334 +1,48 @@
-/// Where a ring session is (docs/guide/ringing.md, "When an alarm rings"): `ringing` → (`snoozed` → `ringing`)* → `dismissed`, or
-/// `auto-stopped` after the longest ring time. `missed` records an occurrence that never rang.
-public enum SessionState: String, Codable, Sendable, Hashable {
-    case ringing
-    case snoozed
-    case dismissed
-    case autoStopped = "auto-stopped"
-    case missed
-
-    /// Still needs the sleeper.
-    public var isActive: Bool { self == .ringing || self == .snoozed }
-}
-
-/// What an answer to a ring's problem did.
-public enum AnswerOutcome: Sendable, Hashable {
-    /// It stopped the ring.
-    case dismissed
-    /// Right, with more problems to go (math standing in for a lost reader's tag).
-    case rightWithMoreToGo
-    /// Wrong: a new problem is asked.
-    case wrong
-}
-
-/// How a session was dismissed.
-public enum DismissalMethod: String, Codable, Sendable, Hashable {
-    case math
-    case tag
-}
-
-/// What the hooks are told happened.
-public enum HookEvent: String, Codable, Sendable, Hashable, CaseIterable {
-    case fire
-    case snooze
-    case dismiss
-    case missed
-    case autoStop = "auto-stop"
-    /// The wake-up check asks "Are you up?" (`wake-check`), was answered (`awake`), or was not
-    /// (`wake-check-failed`, the alarm then rings again as a new session).
-    case wakeCheck = "wake-check"
-    case awake
-    case wakeCheckFailed = "wake-check-failed"
-    /// The sunrise before a ring with `--lead` begins (for a lamp).
-    case lead
-    /// No sound device plays the ringing alarm (each one failed or stalled).
-    case silent
-    /// An app's time runs out in a few minutes (docs/guide/apps.md, "App time windows and daily limits"); not a ring event.
-    case appWarning = "app-warning"
-    /// A reminder chimed (docs/guide/reminders.md, "Reminders"); not a ring event.
-    case chime
-}
-
-/// What the edges must do after a transition. The core decides; the daemon acts.
-public enum RingAction: Hashable, Sendable {
-    /// Start (or restart) the alarm sound: fade in from quiet to the alarm's volume.
-    case startAudio
-    /// Stop the sound now.
-    case stopAudio
-    /// Lower the sound while the sleeper answers.
-    case attenuate
-    /// Bring the sound back to the alarm's volume.
-    case restoreVolume
-    /// It rang unanswered for the alarm's `--escalate-after`: full volume, from now on.
-    case escalate
-    case runHook(HookEvent)
-    /// A one-shot alarm has rung: turn it off.
-    case disableAlarm(id: Int)
-}
-
-/// The alarm as it was when it fired, for its session (an edit during the ring changes nothing):
-/// its id, name, sound, tags and every setting (`Alarm.settings`), read as the alarm's own
-/// (`settings.volume`). Alarms that join the ring make it stricter (`strictest`).
-@dynamicMemberLookup
-public struct RingSettings: Sendable, Hashable {
-    /// The alarm's copy; its settings may be stricter than the alarm's own once others joined.
-    public internal(set) var alarm: Alarm
-    public internal(set) var isOneShot: Bool
-
-    public var alarmID: Int { alarm.id }
-    public var label: String { alarm.label }
-    public var sound: String? { alarm.sound }
-    /// Labels of the tags that dismiss it; empty means any registered tag.
-    public internal(set) var allowedTags: [String] {
-        get { alarm.tags }
-        set { alarm.tags = newValue }
-    }
-
-    public internal(set) var snoozeMinutes: Int {
-        get { alarm.snoozeMinutes }
-        set { alarm.snoozeMinutes = newValue }
-    }
-    public internal(set) var laterSnoozeMinutes: [Int] {
-        get { alarm.laterSnoozeMinutes }
-        set { alarm.laterSnoozeMinutes = newValue }
-    }
-
-    /// A setting, as the session rings it: `settings.volume`, `settings.maxSnoozes`.
-    public internal(set) subscript<Value>(dynamicMember path: WritableKeyPath<Alarm, Value>) -> Value {
-        get { alarm[keyPath: path] }
-        set { alarm[keyPath: path] = newValue }
-    }
-
-    public init(
-        alarmID: Int, label: String, sound: String?, volume: Int, fadeInSeconds: Int, challenge: Challenge,
-        mathDifficulty: MathDifficulty, allowedTags: [String], maxSnoozes: Int, snoozeMinutes: Int, isOneShot: Bool,
-        wakeCheckSeconds: Int = 0, escalateAfterSeconds: Int = 0, laterSnoozeMinutes: [Int] = []
-    ) {
-        var alarm = Alarm(
-            id: alarmID, label: label, time: LocalTime(secondsOfDay: 0)!, repeats: .weekly(.daily), sound: sound,
-            volume: volume, fadeInSeconds: fadeInSeconds, challenge: challenge, mathDifficulty: mathDifficulty,
-            tags: allowedTags, maxSnoozes: maxSnoozes, snoozeMinutes: snoozeMinutes,
-            wakeCheckSeconds: wakeCheckSeconds, escalateAfterSeconds: escalateAfterSeconds)
-        alarm.laterSnoozeMinutes = laterSnoozeMinutes
-        self.alarm = alarm
-        self.isOneShot = isOneShot
-    }
-
-    public init(_ alarm: Alarm) {
-        if case .once = alarm.repeats { isOneShot = true } else { isOneShot = false }
-        // When it rings is the session's, not the settings': two copies of one alarm's settings
-        // are equal whatever its time.
-        var copy = alarm
-        copy.time = LocalTime(secondsOfDay: 0)!
-        copy.repeats = .weekly(.daily)
-        copy.enabled = true
-        self.alarm = copy
-    }
-
-    /// With `values` (a setting's key and value, as a session kept them) over its own.
-    public func with(_ values: [String: SettingValue]) -> RingSettings {
-        var copy = self
-        _ = copy.alarm.set(values)
-        return copy
-    }
-
-    /// `#3 work` or `#3`.
-    public var name: String { label.isEmpty ? "#\(alarmID)" : "#\(alarmID) \(label)" }
-
-    /// These settings joined by another alarm's (README, "When alarms meet"): whichever is
-    /// stricter, field by field, so that a ring is never easier to stop than any alarm in it. A
-    /// tag only (nfc) over a tag or math (any) over math; the harder problem; the fewer snoozes
-    /// (0, unlimited, counts as the most) and the shorter; the louder, the quicker fade-in, the
-    /// earlier escalation and wake-up check, the higher volume ceiling. The tags: those both alarms take, or, when they share
-    /// none, the tags of the alarm with the stricter challenge (the first on a tie). The name,
-    /// sound and one-shot flag stay the session's own.
-    public func strictest(with other: RingSettings) -> RingSettings {
-        var joined = self
-        joined.challenge = Challenge.stricter(self.challenge, other.challenge)
-        joined.mathDifficulty = max(self.mathDifficulty, other.mathDifficulty)
-        joined.allowedTags = RingSettings.stricterTags(self, other)
-        joined.maxSnoozes = RingSettings.sooner(self.maxSnoozes, other.maxSnoozes)
-        joined.snoozeMinutes = min(self.snoozeMinutes, other.snoozeMinutes)
-        let steps = max(self.laterSnoozeMinutes.count, other.laterSnoozeMinutes.count)
-        joined.laterSnoozeMinutes = (0..<steps).map {
-            min(minutes(ofSnooze: $0 + 2), other.minutes(ofSnooze: $0 + 2))
-        }
-        joined.volume = max(self.volume, other.volume)
-        joined.fadeInSeconds = min(self.fadeInSeconds, other.fadeInSeconds)
-        joined.escalateAfterSeconds = RingSettings.sooner(self.escalateAfterSeconds, other.escalateAfterSeconds)
-        joined.wakeCheckSeconds = RingSettings.sooner(self.wakeCheckSeconds, other.wakeCheckSeconds)
-        joined.mathProblems = max(self.mathProblems, other.mathProblems)
-        joined.volumeCeiling = max(self.volumeCeiling, other.volumeCeiling)
-        return joined
-    }
-
-    /// The smaller of two limits where 0 means none (unlimited, never).
-    static func sooner(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
-
-    static func stricterTags(_ a: RingSettings, _ b: RingSettings) -> [String] {
-        // A math-only alarm takes no tag: its list says nothing.
-        let (left, right) = (a.challenge == .math ? nil : a.allowedTags, b.challenge == .math ? nil : b.allowedTags)
-        switch (left, right) {
-        case (nil, nil): return a.allowedTags
-        case (let only?, nil), (nil, let only?): return only
-        case (let x?, let y?):
-            if x.isEmpty { return y }
-            if y.isEmpty { return x }
-            let both = x.filter { y.contains($0) }
-            if !both.isEmpty { return both }
-            return b.challenge.strictness > a.challenge.strictness ? y : x
-        }
-    }
-
-    /// What a math fallback asks when a tag-only alarm meets no working reader: the hardest
-    /// problem (README, "No reader at the ring").
-    func forFallback() -> RingSettings {
-        var harder = self
-        harder.mathDifficulty = .hard
-        return harder
-    }
-}
-
-extension Challenge {
-    /// How much it asks: math < any (a tag or math) < nfc (a tag only).
-    public var strictness: Int {
-        switch self {
-        case .math: 0
-        case .any: 1
-        case .nfc: 2
-        }
-    }
-
-    /// The stricter of two challenges.
-    public static func stricter(_ a: Challenge, _ b: Challenge) -> Challenge { b.strictness > a.strictness ? b : a }
-}
-
-extension MathDifficulty: Comparable {
-    private var rank: Int {
-        switch self {
-        case .easy: 0
-        case .medium: 1
-        case .hard: 2
-        }
-    }
-
-    public static func < (a: MathDifficulty, b: MathDifficulty) -> Bool { a.rank < b.rank }
-}
-
-/// Limits that apply to every session.
-public struct RingPolicy: Sendable, Hashable {
-    /// Ringing longer than this without an answer stops, recorded as unattended; 0 means never.
-    public var maxRingSeconds: Int
-    /// How long the sound stays low after a problem is asked for.
-    public var attenuationSeconds: Int
-    /// How long the wake-up check waits for an answer (`[alarm] wake_check_seconds`).
-    public var wakeCheckWaitSeconds: Int
-    /// How long before it the next ring may be dismissed early (`early_dismiss_minutes`).
-    public var earlyDismissSeconds: Int
-
-    public init(
-        maxRingSeconds: Int = 30 * 60, attenuationSeconds: Int = 60, wakeCheckWaitSeconds: Int = 60,
-        earlyDismissSeconds: Int = 3600
-    ) {
-        self.earlyDismissSeconds = earlyDismissSeconds
-        self.maxRingSeconds = maxRingSeconds
-        self.attenuationSeconds = attenuationSeconds
-        self.wakeCheckWaitSeconds = wakeCheckWaitSeconds
-    }
-}
-
-/// A request the session refuses, with what to do instead.
-public struct RingRefusal: Error, Equatable, Sendable {
-    public let message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-}
-
-/// The wake-up check of a dismissed session (docs/guide/ringing.md, "The wake-up check"): `waiting` until
-/// `asksAt`, then `asking` "Are you up?" until `deadline`; answered, it `passed`; not, it `failed`
-/// and the alarm rings again as a new session.
-public struct WakeCheck: Sendable, Hashable {
-    public enum Outcome: String, Sendable, Hashable {
-        case waiting, asking, passed, failed
-    }
-
-    public var asksAt: Int
-    public var deadline: Int
-    public var outcome: Outcome
-    /// When it was answered or failed.
-    public var endedAt: Int?
-    /// What answered it: `key KEY_SPACE`, `the page`, `tag "blue"`, `reveille awake`.
-    public var answeredBy: String?
-
-    public init(asksAt: Int, deadline: Int, outcome: Outcome = .waiting, endedAt: Int? = nil, answeredBy: String? = nil)
-    {
-        self.asksAt = asksAt
-        self.deadline = deadline
-        self.outcome = outcome
-        self.endedAt = endedAt
-        self.answeredBy = answeredBy
-    }
-
-    /// Still to be answered (asked or not yet).
-    public var isOpen: Bool { outcome == .waiting || outcome == .asking }
-
-    /// The next instant at which it has something to do.
-    public var nextDeadline: Int? {
-        switch outcome {
-        case .waiting: asksAt
-        case .asking: deadline
-        default: nil
-        }
-    }
-}
-
 /// One alarm ringing until the sleeper proves they are awake: a pure state machine. Every
 /// method takes `now` (seconds since the epoch) and returns the actions for the edges.
 public struct RingSession: Sendable, Hashable {
     /// The history row; 0 until stored.
-    public private(set) var id: Int
-    public private(set) var settings: RingSettings
+    public internal(set) var id: Int
+    public internal(set) var settings: RingSettings
     /// When the occurrence was due.
-    public private(set) var scheduledAt: Int
+    public internal(set) var scheduledAt: Int
     /// When it first rang.
-    public private(set) var startedAt: Int
-    public private(set) var state: SessionState
-    public private(set) var snoozeCount: Int
-    public private(set) var snoozedUntil: Int?
+    public internal(set) var startedAt: Int
+    public internal(set) var state: SessionState
+    public internal(set) var snoozeCount: Int
+    public internal(set) var snoozedUntil: Int?
     /// When the current ringing phase began (auto-stop counts from here).
-    public private(set) var ringingSince: Int
+    public internal(set) var ringingSince: Int
     /// What dismisses it now: the alarm's challenge, or math when NFC was asked but no reader was healthy.
-    public private(set) var challenge: Challenge
-    public private(set) var fellBackToMath: Bool
-    public private(set) var problem: MathProblem?
-    public private(set) var wrongAnswers: Int
-    public private(set) var attenuatedUntil: Int?
-    public private(set) var endedAt: Int?
-    public private(set) var dismissedBy: DismissalMethod?
+    public internal(set) var challenge: Challenge
+    public internal(set) var fellBackToMath: Bool
+    public internal(set) var problem: MathProblem?
+    public internal(set) var wrongAnswers: Int
+    public internal(set) var attenuatedUntil: Int?
+    public internal(set) var endedAt: Int?
+    public internal(set) var dismissedBy: DismissalMethod?
     /// The registered tag that dismissed it.
-    public private(set) var dismissedTag: String?
+    public internal(set) var dismissedTag: String?
     /// Alarms that came due while it rang or was snoozed, and rang as this session.
-    public private(set) var joined: [Int]
+    public internal(set) var joined: [Int]
     /// Rung by `reveille alarm test`, not by the schedule.
-    public private(set) var isTest: Bool
-    public private(set) var maxRingSeconds: Int
-    public private(set) var attenuationSeconds: Int
+    public internal(set) var isTest: Bool
+    public internal(set) var maxRingSeconds: Int
+    public internal(set) var attenuationSeconds: Int
     /// It rang unanswered for `settings.escalateAfterSeconds`: at full volume until it stops or is snoozed.
-    public private(set) var escalated: Bool
+    public internal(set) var escalated: Bool
     /// The wake-up check planned at its dismissal (`settings.wakeCheckSeconds`), and how it went.
-    public private(set) var wakeCheck: WakeCheck?
+    public internal(set) var wakeCheck: WakeCheck?
     /// Right answers still needed to dismiss it by math: 1, or `fallbackProblems` when math
     /// stands in for a tag because no reader works.
-    public private(set) var problemsLeft: Int
+    public internal(set) var problemsLeft: Int
     /// When math stands in for a tag: when the reader stopped working, if the daemon saw it
     /// (nil: it was not working when the daemon started).
-    public private(set) var readerLostAt: Int?
+    public internal(set) var readerLostAt: Int?
     /// When math stands in for a tag: the reader's state then (`unplugged`, `absent: ...`).
-    public private(set) var readerState: String?
+    public internal(set) var readerState: String?
     /// It rings because its wake-up check went unanswered ("Are you up?"), not at its time.
-    public private(set) var afterWakeCheck: Bool
+    public internal(set) var afterWakeCheck: Bool
 
     /// How many right answers math asks when it stands in for a tag (README, "No reader at the ring").
     public static let fallbackProblems = 3
@@ -679,55 +393,6 @@ public struct RingSession: Sendable, Hashable {
         return max(ringingSince + settings.escalateAfterSeconds, attenuatedUntil ?? .min)
     }
 
-    /// Plans the wake-up check of a session just dismissed, when its alarm has one.
-    mutating func planWakeCheck(now: Int, waitSeconds: Int) -> Bool {
-        guard state == .dismissed, wakeCheck == nil, settings.wakeCheckSeconds > 0 else { return false }
-        let asks = now + settings.wakeCheckSeconds
-        wakeCheck = WakeCheck(asksAt: asks, deadline: asks + waitSeconds)
-        return true
-    }
-
-    /// The wake-up check's time passed: it asks, or, unanswered, fails.
-    mutating func advanceWakeCheck(now: Int) -> WakeCheck.Outcome? {
-        guard var check = wakeCheck else { return nil }
-        switch check.outcome {
-        case .waiting where now >= check.asksAt:
-            // Asked late (the daemon was down): the full wait still applies from now.
-            check.deadline = max(check.deadline, now + (check.deadline - check.asksAt))
-            check.outcome = .asking
-        case .asking where now >= check.deadline:
-            check.outcome = .failed
-            check.endedAt = now
-        default:
-            return nil
-        }
-        wakeCheck = check
-        return check.outcome
-    }
-
-    /// Another session rang before the check asked: its challenge stands for the question.
-    mutating func giveWay(now: Int, to session: Int) throws(RingRefusal) {
-        guard var check = wakeCheck, check.isOpen else { throw RingRefusal("no wake-up check is waiting") }
-        check.outcome = .passed
-        check.endedAt = now
-        check.answeredBy = "session #\(session) rang first"
-        wakeCheck = check
-    }
-
-    /// The sleeper answered "Are you up?".
-    mutating func passWakeCheck(now: Int, by: String) throws(RingRefusal) {
-        guard var check = wakeCheck, check.isOpen else { throw RingRefusal("no wake-up check is waiting") }
-        guard check.outcome == .asking else {
-            throw RingRefusal(
-                "the wake-up check has not asked yet; it asks in \(DurationText.format(seconds: check.asksAt - now)) (a confirmation before then does not count)"
-            )
-        }
-        check.outcome = .passed
-        check.endedAt = now
-        check.answeredBy = by
-        wakeCheck = check
-    }
-
     private func requireActive() throws(RingRefusal) {
         guard state.isActive else { throw RingRefusal("nothing is ringing") }
     }
@@ -742,31 +407,3 @@ public struct RingSession: Sendable, Hashable {
         return [.stopAudio, .runHook(.dismiss)]
     }
 }
-
-/// Missed alarms (docs/guide/ringing.md, "When an alarm rings"): of the occurrences that came due while no one was looking (the daemon
-/// was down, or the clock jumped), the latest one within the grace rings at once; every other one
-/// is recorded as missed and never rung late.
-public enum MissedAlarms {
-    /// `ring`: the latest within the grace; `joining`: others due at that same instant, which ring
-    /// as its session (two alarms set for one time are one ring, not a ring and a miss);
-    /// `missed`: the rest.
-    public static func sort(_ due: [Decision], now: Int, graceSeconds: Int) -> (
-        ring: Decision?, joining: [Decision], missed: [Decision]
-    ) {
-        // Pairs of (instant, decision), oldest first. (Swift 6.3.1's optimizer crashed on a version
-        // that unwrapped `ringInstant` inside the guard below.)
-        var rings: [(instant: Int, decision: Decision)] = []
-        for decision in due {
-            if let instant = decision.ringInstant, instant <= now { rings.append((instant, decision)) }
-        }
-        rings.sort { ($0.instant, $0.decision.alarmID) < ($1.instant, $1.decision.alarmID) }
-        guard let latest = rings.last, now - latest.instant <= graceSeconds else {
-            return (nil, [], rings.map(\.decision))
-        }
-        let together = rings.filter { $0.instant == latest.instant }.map(\.decision)
-        let earlier = rings.filter { $0.instant < latest.instant }.map(\.decision)
-        return (together.first, Array(together.dropFirst()), earlier)
-    }
-}
-
-extension RingSettings: SnoozeLengths {}
