@@ -127,30 +127,17 @@ public struct AlarmClock: Sendable {
     /// While the clock reads before `evaluatedThrough` and is not known to be right: that instant.
     /// Nothing rings meanwhile (`status` says so); see `catchUp`.
     public internal(set) var waitingForClock: Int?
-    /// The wall-clock second before the last forward jump seen while running: where a clock that
-    /// then turns out to have been wrong went wrong.
-    var lastJumpFrom: Int?
-    /// The monotonic reading at that jump: a day of steady running after it confirms it.
-    var lastJumpAt: Double?
-    /// How long a clock runs steadily after a jump ahead before the jump is taken as right.
-    static let jumpConfirmedSeconds = 86_400.0
+    /// Trust in the clock: a jump ahead not confirmed yet, and what was judged under it (`ClockTrust`).
+    var trust = ClockTrust()
     /// A start this long after the last instant handled, with no network time, counts as a jump.
     static let startGapSeconds = 600
-    /// The kernel said at the last look that network time keeps the clock right (adjtimex).
-    var clockSynchronized = false
-    /// Occurrences handled while the clock was not trusted (`clockTrusted`): a correction of the
-    /// clock may judge them again. Those handled under a trusted clock never are.
-    var untrustedHandled: Set<Occurrence> = []
-    /// The missed records made while the clock was not trusted, by occurrence: a correction that
-    /// finds an occurrence still to come withdraws its record (`withdrawMissed`).
-    var untrustedMissed: [Occurrence: Int] = [:]
 
     /// Whether what is judged now stands whatever the clock does later: the kernel says the clock
     /// is synchronized, or the machine has seen no forward jump of it that nothing has confirmed
     /// since (a clock set ahead by hand, a wrong RTC found while running; network time or a day
     /// of steady running confirms a jump). A step back of a trusted clock is an error of the
     /// clock, not a correction.
-    public var clockTrusted: Bool { clockSynchronized || lastJumpFrom == nil }
+    public var clockTrusted: Bool { trust.trusted }
     /// Why the occurrences being caught up were not rung at their time, for the missed records' log.
     var catchUpReason: String?
     /// How often the machine looks again while it waits for the clock.
@@ -241,8 +228,7 @@ public struct AlarmClock: Sendable {
             // that lasted, or a clock that is ahead (a wrong RTC or fake-hwclock file). The machine
             // cannot tell them apart, so the gap counts as a jump ahead until network time or a day
             // of steady running confirms it; a correction meanwhile judges again what it judged.
-            lastJumpFrom = through
-            lastJumpAt = monotonic
+            trust.jump = .unconfirmed(from: through, at: monotonic)
             actions.append(
                 .log(
                     .info,
@@ -268,14 +254,14 @@ public struct AlarmClock: Sendable {
                 actions.append(.log(.notice, "the clock jumped by \(AlarmClock.signed(drift)); checking what came due"))
             }
             if drift > 2 {
-                lastJumpFrom = Int(last.wall.rounded(.down)) + Int(monotonic - last.monotonic)
-                lastJumpAt = monotonic
+                trust.jump = .unconfirmed(
+                    from: Int(last.wall.rounded(.down)) + Int(monotonic - last.monotonic), at: monotonic)
             }
             // Set back while running: someone (time sync, an admin) corrected a clock that was ahead.
             steppedBack = drift < -2
         }
         lastTick = instant
-        self.clockSynchronized = clockSynchronized
+        trust.synchronized = clockSynchronized
         let seconds = instant.second
         actions += advanceSession(now: seconds)
         actions += advanceWakeCheck(now: seconds)
@@ -284,12 +270,8 @@ public struct AlarmClock: Sendable {
         actions += chimes.due(now: seconds, schedule: schedule, zone: zone, limits: limits, ringing: session)
         // Network time confirms the clock, or a day of steady running: a jump ahead seen before
         // was right after all.
-        if lastJumpFrom != nil, waitingForClock == nil,
-            clockSynchronized || monotonic - (lastJumpAt ?? monotonic) >= AlarmClock.jumpConfirmedSeconds
-        {
-            lastJumpFrom = nil
-            untrustedHandled = []  // judged under a clock now known right: they stand
-            untrustedMissed = [:]
+        if waitingForClock == nil, trust.confirms(at: monotonic) {
+            trust.confirm()  // judged under a clock now known right: they stand
             actions.append(
                 .log(
                     .info,

@@ -43,8 +43,8 @@ extension AlarmClock {
         }
         evaluatedThrough = seconds
         handled = handled.filter { $0.instant > seconds - limits.lookBackSeconds }
-        untrustedHandled = untrustedHandled.filter { $0.instant > seconds - limits.lookBackSeconds }
-        untrustedMissed = untrustedMissed.filter { $0.key.instant > seconds - limits.lookBackSeconds }
+        trust.untrustedHandled = trust.untrustedHandled.filter { $0.instant > seconds - limits.lookBackSeconds }
+        trust.untrustedMissed = trust.untrustedMissed.filter { $0.key.instant > seconds - limits.lookBackSeconds }
         guard !due.isEmpty else { return [] }
         return AlarmClock.oneTransaction(ringDue(due, now: now))
     }
@@ -63,22 +63,22 @@ extension AlarmClock {
     {
         let seconds = Int(now.rounded(.down))
         let from =
-            stepSeen && lastJumpFrom == nil
-            ? seconds : max(seconds - limits.lookBackSeconds, min(lastJumpFrom ?? .min, seconds))
+            stepSeen && trust.jumpedFrom == nil
+            ? seconds : max(seconds - limits.lookBackSeconds, min(trust.jumpedFrom ?? .min, seconds))
         // What was judged under a trusted clock stays judged: the step back was the clock's error.
         // What was judged under the wrong clock comes due again in its time.
-        handled = handled.filter { $0.instant <= seconds || !untrustedHandled.contains($0) }
-        untrustedHandled = untrustedHandled.filter { $0.instant <= seconds }
+        handled = handled.filter { $0.instant <= seconds || !trust.untrustedHandled.contains($0) }
+        trust.untrustedHandled = trust.untrustedHandled.filter { $0.instant <= seconds }
         // A missed record of an occurrence still to come goes: it rings in its time, and is
         // recorded then (not missed and then dismissed, twice in the history).
-        let withdrawn = untrustedMissed.filter { $0.key.instant > seconds }
-        untrustedMissed = untrustedMissed.filter { $0.key.instant <= seconds }
-        chimes.rewind(now: seconds, from: from, forgetHandled: lastJumpFrom != nil)
+        let withdrawn = trust.untrustedMissed.filter { $0.key.instant > seconds }
+        trust.untrustedMissed = trust.untrustedMissed.filter { $0.key.instant <= seconds }
+        chimes.rewind(now: seconds, from: from, forgetHandled: trust.jumpedFrom != nil)
         evaluatedThrough = from
         waitingForClock = nil
         warnedClockBehind = false
         nextRing = nil
-        lastJumpFrom = nil
+        trust.jump = .none
         let local = ZoneResolver(zone: zone).local(at: wrongThrough)
         var actions: [ClockAction] = [
             .log(
@@ -126,7 +126,9 @@ extension AlarmClock {
             ).numbered(takeID())
             records.append(record)
             markHandled(Occurrence(alarmID: alarm.id, instant: record.scheduledAt))
-            if !clockTrusted { untrustedMissed[Occurrence(alarmID: alarm.id, instant: record.scheduledAt)] = record.id }
+            if !clockTrusted {
+                trust.untrustedMissed[Occurrence(alarmID: alarm.id, instant: record.scheduledAt)] = record.id
+            }
             let local = ZoneResolver(zone: zone).local(at: record.scheduledAt).time.hoursAndMinutes
             actions.append(
                 .log(

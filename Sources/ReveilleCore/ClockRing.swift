@@ -351,7 +351,7 @@ extension AlarmClock {
     /// unless it was judged under an untrusted clock that is then corrected.
     mutating func markHandled(_ occurrence: Occurrence) {
         handled.insert(occurrence)
-        if !clockTrusted { untrustedHandled.insert(occurrence) }
+        if !clockTrusted { trust.untrustedHandled.insert(occurrence) }
     }
 
     mutating func takeID() -> Int {
