@@ -36,28 +36,38 @@ public enum RegularFile {
     /// Writes `bytes` beside `path` (as `path.new`, with exactly `mode`), then renames it over
     /// `path`: whoever reads `path` never sees half a file. `durable`: on the disk (the file, then
     /// its folder) before this returns, so that a power cut leaves the old file or the new one.
-    public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = false)
-        throws(SystemCallError)
-    {
+    /// When a call fails (a full disk, an I/O error, a read-only file system), `path` keeps what it
+    /// had and `path.new` is removed: a full disk is not left fuller. `calls`: the system's, or a
+    /// test's that fails one of them.
+    public static func replace(
+        _ path: String, with bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = false, calls: FileCalls = .system
+    ) throws(SystemCallError) {
         let temporary = path + ".new"
         let file = try Descriptor.open("open", temporary) {
-            Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+            calls.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         }
-        _ = try systemCall("fchmod", temporary) { fchmod(file.raw, mode) }
-        var offset = 0
-        while offset < bytes.count {
-            offset += try systemCall("write", temporary) {
-                bytes[offset...].withUnsafeBytes { Glibc.write(file.raw, $0.baseAddress, $0.count) }
+        do throws(SystemCallError) {
+            _ = try systemCall("fchmod", temporary) { fchmod(file.raw, mode) }
+            var offset = 0
+            while offset < bytes.count {
+                let wrote = try systemCall("write", temporary) {
+                    bytes[offset...].withUnsafeBytes { calls.write(file.raw, $0.baseAddress, $0.count) }
+                }
+                guard wrote > 0 else { throw SystemCallError("write", temporary, errno: EIO, reason: "wrote nothing") }
+                offset += wrote
             }
+            if durable { _ = try systemCall("fsync", temporary) { calls.fsync(file.raw) } }
+            _ = try systemCall("rename", path) { calls.rename(temporary, path) }
+        } catch {
+            unlink(temporary)
+            throw error
         }
-        if durable { _ = try systemCall("fsync", temporary) { fsync(file.raw) } }
-        _ = try systemCall("rename", path) { rename(temporary, path) }
         if durable {
             let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
             let directory = try Descriptor.open("open", folder.isEmpty ? "." : folder) {
                 Glibc.open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             }
-            _ = try systemCall("fsync", folder) { fsync(directory.raw) }
+            _ = try systemCall("fsync", folder) { calls.fsync(directory.raw) }
         }
     }
 
@@ -99,4 +109,30 @@ public enum RegularFile {
         default: "not a plain file"
         }
     }
+}
+
+/// The system calls `RegularFile.replace` makes, as values: the system's (`system`), or a test's
+/// that fails one of them, with the errno a full disk, a failing card or a read-only file system
+/// gives, so that the error paths are tested in-process, as swift-system tests its own. A failing
+/// call returns -1 with `errno` set, as the system's do.
+public struct FileCalls: Sendable {
+    public var open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
+    public var write: @Sendable (_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int
+    public var fsync: @Sendable (_ fd: Int32) -> Int32
+    public var rename: @Sendable (_ from: String, _ to: String) -> Int32
+
+    public init(
+        open: @escaping @Sendable (String, Int32, mode_t) -> Int32,
+        write: @escaping @Sendable (Int32, UnsafeRawPointer?, Int) -> Int,
+        fsync: @escaping @Sendable (Int32) -> Int32, rename: @escaping @Sendable (String, String) -> Int32
+    ) {
+        self.open = open
+        self.write = write
+        self.fsync = fsync
+        self.rename = rename
+    }
+
+    public static let system = FileCalls(
+        open: { Glibc.open($0, $1, $2) }, write: { Glibc.write($0, $1, $2) }, fsync: { Glibc.fsync($0) },
+        rename: { Glibc.rename($0, $1) })
 }
