@@ -110,7 +110,7 @@ NO_FOUNDATION := $(foreach library,Foundation CoreFoundation FoundationInternati
 	-Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc $(library))
 
 ## reveille_VERSION_ARCH.deb under .build/ from the release build, with dpkg-deb and
-## dpkg-shlibdeps (README, "Installing on the clock"). As yourself, like `make release`.
+## dpkg-shlibdeps (docs/guide/installing.md). As yourself, like `make release`.
 deb:
 	scripts/install-deps.sh deb
 	$(MAKE) release-build

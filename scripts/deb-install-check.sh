@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs a Reveille package in a fresh Debian 12 (debootstrap minbase: no Swift toolchain, no -dev
-# package) on an overlay, as a clock would get it, and checks (README, "Installing on the clock"):
+# package) on an overlay, as a clock would get it, and checks (docs/guide/installing.md):
 # - `apt install ./reveille_*.deb` pulls only runtime libraries;
 # - `reveilled --root DIR` starts, and `reveille status` and `reveille-web` answer;
 # - an edited /etc/reveille/reveille.toml survives the install of a newer build;

@@ -68,7 +68,7 @@ install)
         "$dest$prefix/share/zsh/site-functions" "$dest$prefix/share/fish/vendor_completions.d" \
         "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man5" "$dest$prefix/share/man/man8" "$dest$docdir" \
         "$dest$docdir/guide" "$dest/etc/reveille/hooks.d"
-    # The daemon and the page's server are one program (README, "Installing on the clock"):
+    # The daemon and the page's server are one program (docs/guide/installing.md):
     # reveille-web, the MQTT bridge reveille-mqtt and the desktop notifier reveille-notify are
     # links to reveilled, which becomes what it is called.
     install -m 0755 "$binaries/reveilled" "$binaries/reveille" "$binaries/reveille-calendar" "$dest$bindir/"

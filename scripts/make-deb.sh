@@ -9,7 +9,7 @@
 # checked, never installed). Prints the path of the package; reveille-dbgsym_VERSION_ARCH.deb, the
 # programs' debug information, is written beside it.
 #
-# What the package is (README, "Installing on the clock"):
+# What the package is (docs/guide/installing.md):
 # - the programs, stripped, in /usr/bin; units, sysusers.d and tmpfiles.d in /usr/lib; man pages
 #   and completions in their Debian places; README, hardware.md and the settings' examples in
 #   /usr/share/doc/reveille;
