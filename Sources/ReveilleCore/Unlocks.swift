@@ -43,9 +43,7 @@ struct Unlocks: Sendable {
     var nextTapDeadline: Int? { phases.keys.compactMap(tapUntil).min() }
 
     /// Whether a tap is waited for: the reader must poll.
-    var waitsForTap: Bool {
-        phases.values.contains { if case .asked(_, _?) = $0 { true } else { false } }
-    }
+    var waitsForTap: Bool { nextTapDeadline != nil }
 
     /// The alarms a tap now would unlock.
     func waitingForTap(now: Int) -> [Int] {

@@ -27,9 +27,8 @@ struct CommitmentGate {
             let after = try? judged.edit.applied(to: before, now: judged.now)
         else { return nil }
         let now = judged.now.instant
-        let weakened = controller.view.lockedWeakenings(before: before, after: after, now: now)
-        guard let first = weakened.first else { return nil }
         let view = controller.view
+        guard let first = view.lockedWeakenings(before: before, after: after, now: now).first else { return nil }
         let ring = ZoneResolver(zone: controller.zone).local(at: first.ringsAt)
         var response = Response()
         response.error = ErrorReply(

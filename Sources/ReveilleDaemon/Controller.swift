@@ -302,19 +302,20 @@ public final class Controller {
 
     // MARK: Readings
 
-    func now() -> (instant: Int, date: CivilDate, time: LocalTime) {
-        let instant = nowSeconds()
-        let local = ZoneResolver(zone: zone).local(at: instant)
-        return (instant, local.date, local.time)
+    func now() -> (instant: Int, date: CivilDate, time: LocalTime) { local(at: nowSeconds()) }
+
+    /// `second` on the wall clock, in the machine's zone.
+    private func local(at second: Int) -> (instant: Int, date: CivilDate, time: LocalTime) {
+        let local = ZoneResolver(zone: zone).local(at: second)
+        return (second, local.date, local.time)
     }
 
     func today() -> CivilDate { now().date }
 
     /// Where a request's spec is applied: now (or at `instant`), in the machine's zone.
     func specNow(at instant: Instant? = nil) -> SpecNow {
-        let second = instant?.second ?? nowSeconds()
-        let local = ZoneResolver(zone: zone).local(at: second)
-        return SpecNow(instant: second, date: local.date, time: local.time, zone: zone)
+        let now = local(at: instant?.second ?? nowSeconds())
+        return SpecNow(instant: now.instant, date: now.date, time: now.time, zone: zone)
     }
 
     func nowSeconds() -> Int { Int(clock.now().timeIntervalSince1970.rounded(.down)) }

@@ -127,7 +127,7 @@ final class Requests {
         do {
             try command.checkRanges()
         } catch {
-            return .answer(.failure(.invalid, error.message))
+            return .answer(Requests.response(to: error, for: command, logger: logger))
         }
         if case .watch = command { return .watching }
         // The instant the change is made at: `--in 1s` computed in one second must not find the
@@ -140,7 +140,7 @@ final class Requests {
             do {
                 judged = try ScheduleEdit.of(command, today: now.date).map { Judged(edit: $0, now: now) }
             } catch {
-                return .answer(.failure(.invalid, error.message))
+                return .answer(Requests.response(to: error, for: command, logger: logger))
             }
             if let committed = CommitmentGate(controller: controller).refusal(for: command, judged) {
                 logger.notice("\(command.name) refused: \(committed.error?.message ?? "")")
