@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak deb-arm64 deb-check-arm64 vm-test-arm64 vm-smoke ha-trial
+.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak deb-arm64 deb-check-arm64 vm-test-arm64 vm-smoke ha-trial image-pi vm-test-pi
 
 all: build
 
@@ -116,6 +116,7 @@ deb:
 	$(MAKE) release-build
 	$(MAKE) man
 	scripts/make-deb.sh .build/release $(MANPAGES) .build
+	scripts/make-kiosk-deb.sh .build
 
 ## The appliance booted (docs/TESTING.md, "The appliance, booted"): the package of `make deb` installed by apt
 ## in a Debian 12 image made by mmdebstrap (cached in VM_DIR, rebuilt when the package or the image
@@ -130,7 +131,8 @@ VM_CUTS ?= 10
 vm-test:
 	scripts/install-deps.sh vm
 	$(MAKE) deb
-	deb=$$(ls -t .build/reveille_*_amd64.deb | head -1) && scripts/vm/image.sh $$deb $(VM_DIR) && \
+	deb=$$(ls -t .build/reveille_*_amd64.deb | head -1) && \
+	scripts/vm/image.sh $$deb $(VM_DIR) amd64 $$(ls -t .build/reveille-kiosk_*_all.deb | head -1) && \
 	python3 scripts/vm/bench.py $(VM_DIR) --deb $$deb --emulator .build/release/pn532-emulator \
 		--cuts $(VM_CUTS) $(if $(VM_ONLY),--only "$(VM_ONLY)") --json .build/vm-figures.json
 
@@ -164,6 +166,27 @@ vm-test-arm64: deb-arm64
 	deb=$$(ls -t .build/reveille_*_arm64.deb | head -1) && scripts/vm/image.sh $$deb $(VM_ARM64_DIR) arm64 && \
 	python3 scripts/vm/bench.py $(VM_ARM64_DIR) --arch arm64 --deb $$deb --emulator .build/release/pn532-emulator \
 		--json .build/vm-arm64-figures.json
+
+## The card image for a Raspberry Pi 3/4/5 (hardware.md, "The image"): Debian 13 arm64 with its
+## kernel and raspi-firmware, the arm64 package and reveille-kiosk installed and enabled, made by
+## mmdebstrap through qemu-user (Debian's part cached in .build/pi-base). Writes
+## .build/reveille-pi-arm64.img and its .img.xz. Root only.
+PI_IMAGE ?= $(CURDIR)/.build/reveille-pi-arm64.img
+image-pi: deb-arm64
+	scripts/install-deps.sh pi
+	scripts/make-kiosk-deb.sh .build
+	scripts/pi/image.sh $$(ls -t .build/reveille_*_arm64.deb | head -1) $$(ls -t .build/reveille-kiosk_*_all.deb | head -1) $(PI_IMAGE)
+	xz -T0 -3 -k -f $(PI_IMAGE)
+
+## That image booted as a Raspberry Pi 3 (qemu raspi3b, TCG; docs/TESTING.md, "The image on an
+## emulated Pi 3"): a power cut during the first boot, READY, the kiosk's screens captured
+## (.build/pi-screens), a tag on the PL011, a power cut mid-ring. Figures in .build/vm-pi-figures.json.
+vm-test-pi:
+	test -f $(PI_IMAGE) || $(MAKE) image-pi
+	scripts/install-deps.sh pi
+	$(SWIFT) build -c release --static-swift-stdlib $(NO_FOUNDATION) --product pn532-emulator
+	python3 scripts/pi/bench.py $(PI_IMAGE) --emulator .build/release/pn532-emulator \
+		--screens .build/pi-screens --json .build/vm-pi-figures.json
 
 ## The same with 50 power cuts.
 vm-soak:

@@ -711,6 +711,38 @@ print(json.dumps(out))
         finally:
             kiosk.close()
 
+    def test_42_the_kiosks_screen_sleeps_at_night_wakes_for_a_ring_and_its_waking_tap_presses_nothing(self):
+        """hardware.md, "The kiosk": at night, a minute untouched, the kiosk's page goes black; a tap
+        wakes it and lands on the black screen, not on the button under the finger; a ring wakes it
+        by itself and keeps it awake; by day it stays on. (The minute is shortened here.)"""
+        self.open_page()
+        self.assertEqual(self.browser.run("return CFG.access"), "kiosk")
+        self.browser.run("night.auto = false; document.body.classList.remove('night'); sleep.afterMs = 400; screenAwake();")
+        time.sleep(1.2)
+        self.assertFalse(self.browser.visible("#blank"), "by day the screen stays on")
+        self.browser.run("document.body.classList.add('night'); screenAwake();")
+        wait_for(lambda: self.browser.visible("#blank"), what="the screen asleep at night")
+        self.shot("42-asleep")
+        # A tap where the Month tab is: the screen wakes, and the clock face is still what it shows.
+        x, y = self.browser.run("const r = document.querySelector('nav button[data-view=\"month\"]').getBoundingClientRect();"
+                                "return [r.x + r.width / 2, r.y + r.height / 2];")
+        self.browser.tap_at(x, y)
+        wait_for(lambda: not self.browser.visible("#blank"), what="the tap to wake the screen")
+        self.assertEqual(self.browser.run("return view"), "clock", "the waking tap pressed the tab under it")
+        self.assertTrue(self.browser.visible("#clock"))
+        # Asleep again, then a ring: the ring screen is shown, and stays shown past the minute.
+        wait_for(lambda: self.browser.visible("#blank"), what="the screen asleep again")
+        ring_soon(self.clock, maxSnoozes=1, challenge="math")
+        wait_for(lambda: self.browser.visible("#ring"), what="the ring screen, awake")
+        time.sleep(1.2)
+        self.assertFalse(self.browser.visible("#blank"), "the screen slept during a ring")
+        self.browser.click("#dismiss")
+        wait_for(lambda: self.browser.visible("#keypad"), what="the keypad, awake")
+        time.sleep(1.2)
+        self.assertFalse(self.browser.visible("#blank"), "the screen slept while the problem was asked")
+        end_session(self.clock)
+        wait_for(lambda: self.browser.visible("#blank"), what="asleep after the ring is over")
+
     # ---- Setting up apps (docs/guide/apps.md, "Setting up apps") ----
 
     def apps_page(self):

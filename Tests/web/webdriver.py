@@ -225,6 +225,15 @@ class Browser:
                 if "stale element" not in str(error) or attempt == 2:
                     raise
 
+    def tap_at(self, x, y):
+        """A finger's tap at a point of the viewport (WebDriver's touch actions): it lands on whatever
+        is on top there, as on the kiosk's touchscreen."""
+        finger = {"type": "pointer", "id": "finger", "parameters": {"pointerType": "touch"},
+                  "actions": [{"type": "pointerMove", "duration": 0, "x": int(x), "y": int(y)},
+                              {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}
+        self._call("POST", self.session + "/actions", {"actions": [finger]})
+        self._call("DELETE", self.session + "/actions")
+
     def text(self, css):
         return self.run("const e = document.querySelector(arguments[0]); return e ? e.textContent : null;", css)
 

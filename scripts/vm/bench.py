@@ -36,6 +36,8 @@ class Guest:
     takes `system_reset` and `quit`. `boot()` starts it again on the same overlay (a power cut
     that lasted), with its real-time clock at `rtc` when given."""
 
+    prompt = rb"root@reveille-vm[^\n]*# "  # the shell's prompt on the console
+
     def __init__(self, image_dir, work, accel, nfc_link=None, extra_disk=None, arch="amd64"):
         self.image_dir, self.work, self.accel, self.arch = image_dir, work, accel, arch
         self.nfc_link, self.extra_disk = nfc_link, extra_disk
@@ -68,8 +70,9 @@ class Guest:
             command += (["-chardev", f"serial,id=nfc,path={self.nfc_link}", "-serial", "chardev:nfc"]
                         if self.nfc_link else ["-serial", "none"])
         else:
+            # The standard VGA (bochs-drm in the guest) is the kiosk's screen; the monitor's screendump sees it.
             command = ["qemu-system-x86_64", "-machine", "q35", "-accel", self.accel, "-m", "1024", "-smp", "2",
-                       "-nographic", "-nic", "none", *boot,
+                       "-display", "none", "-nic", "none", *boot,
                        "-append", f"{flags} console=ttyS0,115200 mitigations=off",
                        "-drive", f"file={self.overlay},if=virtio,format=qcow2,cache=writeback",
                        *console, "-serial", "chardev:console",
@@ -130,7 +133,7 @@ class Guest:
         while time.monotonic() < deadline:
             self.console.sendall(b"\r")
             try:
-                self._read_until(rb"root@reveille-vm[^\n]*# ", 3)
+                self._read_until(self.prompt, 3)
                 break
             except TimeoutError:
                 continue
@@ -159,6 +162,34 @@ class Guest:
         import base64
         encoded = base64.b64encode(text.encode()).decode()
         self.check(f"echo {encoded} | base64 -d > {path}")
+
+    def monitor(self, line):
+        """One command to qemu's monitor."""
+        monitor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        monitor.connect(self.monitor_path)
+        monitor.sendall(line.encode() + b"\n")
+        time.sleep(0.3)
+        monitor.close()
+
+    def screendump(self, png):
+        """The guest's screen as qemu shows it (the monitor's screendump), saved as PNG; returns
+        the PIL image."""
+        from PIL import Image
+        ppm = os.path.join(self.work, "screen.ppm")
+        if os.path.exists(ppm):
+            os.unlink(ppm)
+        self.monitor(f"screendump {ppm}")
+        deadline, size = time.monotonic() + 20, -1
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            now = os.path.getsize(ppm) if os.path.exists(ppm) else -1
+            if now == size and now > 0:
+                break
+            size = now
+        image = Image.open(ppm).convert("RGB")
+        os.makedirs(os.path.dirname(os.path.abspath(png)), exist_ok=True)
+        image.save(png)
+        return image
 
     def power_cut(self):
         """The machine loses power: reset with no shutdown and no sync (qemu's system_reset)."""
@@ -529,6 +560,31 @@ def nfc_checks(guest, emulator, record, figures):
            f"{figures.get('tag_to_dismissal_ms')} ms (guest log vs host clock)")
 
 
+def kiosk_checks(guest, record, figures, screens):
+    """reveille-kiosk: started by systemd at boot (cage and Chromium as its own user on tty1, the
+    guest's VGA), the clock face on the screen (captured), and back by itself when the browser dies."""
+    from screens import looks_like_face, wait_screen
+    guest.check("for i in $(seq 300); do pgrep -u reveille-kiosk -f chromium >/dev/null && break; sleep 1; done; "
+                "systemctl is-active reveille-kiosk", 330)
+    ok, detail, _ = wait_screen(guest, os.path.join(screens, "amd64-kiosk.png"), looks_like_face, 300)
+    shown = float(guest.check("cut -d' ' -f1 /proc/uptime"))
+    figures["kiosk_face_s"] = round(shown, 1)
+    record("kiosk: reveille-kiosk started at boot, the clock face on the guest's screen (captured: amd64-kiosk.png)", ok,
+           f"{detail}; by {shown:.0f} s after the kernel")
+    pss = guest.check("for p in $(pgrep -u reveille-kiosk); do awk '/^Pss:/ {s+=$2} END {print s+0}' /proc/$p/smaps_rollup 2>/dev/null; done"
+                      " | awk '{s+=$1} END {print int(s/1024)}'")
+    figures["kiosk_pss_mib"] = int(pss)
+    # The browser dies: cage ends with it, and systemd starts both again.
+    before = guest.check("systemctl show -p NRestarts --value reveille-kiosk")
+    guest.check("pkill -KILL -u reveille-kiosk -f chromium")
+    guest.check("for i in $(seq 300); do [ $(systemctl show -p NRestarts --value reveille-kiosk) -gt " + before + " ] && "
+                "pgrep -u reveille-kiosk -f chromium >/dev/null && break; sleep 1; done", 330)
+    ok, detail, _ = wait_screen(guest, os.path.join(screens, "amd64-kiosk-again.png"), looks_like_face, 300)
+    after = guest.check("systemctl show -p NRestarts --value reveille-kiosk")
+    record("kiosk: the browser killed, the kiosk comes back by itself with the clock face", ok and int(after) > int(before),
+           f"restarts {before} -> {after}; {detail}")
+
+
 APPS = """# The VM bench: a game for kid outside its window.
 [[app]]
 name = "game"
@@ -782,7 +838,8 @@ def main():
     parser.add_argument("--accel", default=os.environ.get("VM_ACCEL", "tcg"))
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--only", help="run these checks only (comma-separated: boot,sound,keys,nfc,apps,"
-                        "calendar,upgrade,power cuts,rtc), for working on one")
+                        "calendar,upgrade,power cuts,rtc,kiosk), for working on one")
+    parser.add_argument("--screens", default=".build/vm-screens", help="where the screen captures go")
     parser.add_argument("--arch", choices=["amd64", "arm64"], default="amd64",
                         help="arm64: a Pi's processor (qemu virt, cortex-a72), the named subset")
     options = parser.parse_args()
@@ -807,6 +864,8 @@ def main():
         ("keys", lambda: key_checks(guest, record)),
         ("nfc", lambda: nfc_checks(guest, emulator, record, figures)),
     ]
+    if full:
+        checks += [("kiosk", lambda: kiosk_checks(guest, record, figures, options.screens))]
     if full:
         checks += [
             ("apps", lambda: app_checks(guest, record)),

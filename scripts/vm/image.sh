@@ -4,20 +4,22 @@
 # project's .deb installed by apt inside it, as a household installs it. amd64: Debian 12, the
 # console on ttyS0. arm64: Debian 13 (what Raspberry Pi OS is built on), made through qemu-user,
 # the console on hvc0 (virtio), so that ttyAMA0 is free for the reader, as on a Pi.
-#   scripts/vm/image.sh DEB OUTDIR [amd64|arm64]
+#   scripts/vm/image.sh DEB OUTDIR [amd64|arm64] [KIOSK_DEB]
+# KIOSK_DEB: reveille-kiosk installed too (with Chromium and cage), its unit enabled, as on a clock.
 # Writes OUTDIR/root.raw (ext4), OUTDIR/vmlinuz, OUTDIR/initrd.img and OUTDIR/key; does nothing
 # when OUTDIR/key already names this package and this script (the cache). Root only.
 set -euo pipefail
 deb=$(readlink -f "${1:?usage: $0 DEB OUTDIR}")
 out=${2:?usage: $0 DEB OUTDIR}
 arch=${3:-amd64}
+kiosk=${4:+$(readlink -f "$4")}
 case "$arch" in
     amd64) suite=bookworm console=ttyS0 ;;
     arm64) suite=trixie console=hvc0 ;;
     *) echo "usage: $0 DEB OUTDIR [amd64|arm64]" >&2; exit 64 ;;
 esac
 here=$(cd "$(dirname "$0")" && pwd)
-key=$(cat "$deb" "$here/image.sh" | sha256sum | cut -c1-16)
+key=$(cat "$deb" ${kiosk:+"$kiosk"} "$here/image.sh" | sha256sum | cut -c1-16)
 if [ -f "$out/key" ] && [ "$(cat "$out/key")" = "$key" ] && [ -f "$out/root.raw" ]; then
     echo "vm image: cached ($out, key $key)"
     exit 0
@@ -48,8 +50,8 @@ WantedBy=multi-user.target"
 # loopback card, python3 for the checks run inside, evtest-free (uinput is driven from python).
 mmdebstrap --quiet --variant=apt --mode=root --architectures="$arch" \
     --include=systemd-sysv,udev,kmod,linux-image-"$arch",initramfs-tools,alsa-utils,python3,procps,util-linux,e2fsprogs \
-    --customize-hook="copy-in $deb /tmp" \
-    --customize-hook='chroot "$1" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/$(basename '"$deb"')"' \
+    --customize-hook="copy-in $deb ${kiosk:+$kiosk} /tmp" \
+    --customize-hook='chroot "$1" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/*.deb"' \
     --customize-hook='rm -f "$1"/tmp/*.deb' \
     --customize-hook='echo reveille-vm > "$1/etc/hostname"' \
     --customize-hook='printf "/dev/vda / ext4 rw,errors=remount-ro 0 1\n" > "$1/etc/fstab"' \

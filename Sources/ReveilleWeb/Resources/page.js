@@ -195,6 +195,7 @@ function tick() {
   $("date").textContent = zoneParts(now, { weekday: "long", day: "numeric", month: "long" });
   const hour = Number(zoneParts(now, { hour: "2-digit", hourCycle: "h23" }));
   if (night.auto) document.body.classList.toggle("night", hour >= 21 || hour < 7);
+  if (!$("blank").hidden && !document.body.classList.contains("night")) screenAwake();
   clearTimeout(tick.timer);
   tick.timer = setTimeout(tick, 60000 - (now.getSeconds() * 1000 + now.getMilliseconds()) + 50);
 }
@@ -1289,7 +1290,27 @@ function render() {
   if (view === "lists" && !(typing && $("lists").contains(document.activeElement))) renderLists();
   if (view === "apps") renderApps();
   if (view === "more" && !(typing && $("more").contains(document.activeElement))) renderMore();
+  if (!$("blank").hidden && screenNeeded()) screenAwake();
 }
+
+// The kiosk's screen sleeps at night: after a minute untouched in night mode it goes black, and
+// wakes for a ring, an "Are you up?", an unlock and a chime. The tap that wakes it lands on the
+// black screen itself, never on what is under the finger.
+const sleep = { afterMs: 60000, timer: null };
+function screenNeeded() {
+  return !$("ring").hidden || !$("awake").hidden || !$("unlock").hidden || !$("chime").hidden;
+}
+function screenAwake() {
+  clearTimeout(sleep.timer);
+  $("blank").hidden = true;
+  if (CFG.access !== "kiosk") return;
+  sleep.timer = setTimeout(() => {
+    if (document.body.classList.contains("night") && !screenNeeded()) $("blank").hidden = false;
+    else screenAwake();
+  }, sleep.afterMs);
+}
+$("blank").addEventListener("click", (e) => { e.preventDefault(); e.stopPropagation(); screenAwake(); });
+for (const kind of ["pointerdown", "keydown"]) document.addEventListener(kind, (e) => { if (e.target !== $("blank")) screenAwake(); }, true);
 
 function follow() {
   const events = new EventSource("/events");
@@ -1347,5 +1368,5 @@ if (CFG.access === "stranger") {
   $("tabs").hidden = true;
   showPairing();
 } else {
-  show("clock"); tick(); follow();
+  show("clock"); tick(); follow(); screenAwake();
 }

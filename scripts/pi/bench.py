@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""`make vm-test-pi` (docs/TESTING.md, "The image on an emulated Pi 3"): the card image of `make
+image-pi` booted as a Raspberry Pi 3 (qemu's raspi3b: BCM2837, four Cortex-A53, 1 GiB, its SD card,
+its PL011 UART, its framebuffer) under TCG, with the image's own kernel, initramfs, command line and
+Pi 3 device tree, read from its boot partition. The bench adds to the device tree only what the
+Pi's firmware would have added (the framebuffer it set up, as a simple-framebuffer node) and takes
+Bluetooth off the PL011, as `dtoverlay=disable-bt` does on a Pi: the PN532 emulator is on it
+(ttyAMA0). Its shell is systemd's debug shell on the mini UART, asked for on the kernel's command
+line (the image itself has no root shell and no password). The screen is captured through qemu's
+monitor (screendump) into .build/pi-screens/.
+
+Checks: a power cut while the first boot grows the root file system, then the first boot done
+(grown, host keys, hostname, SSH off); reveille.service READY; the kiosk at boot and the clock
+face on the Pi's framebuffer; memory with the kiosk running; a tag registered and an alarm rung
+(time and keypad in view) and dismissed by the tag through pn532_uart; a power cut mid-ring.
+    scripts/pi/bench.py IMAGE --emulator PN532_EMULATOR [--json FIGURES] [--screens DIR]
+"""
+import argparse, json, os, re, shutil, socket, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vm"))
+import bench as vm  # noqa: E402  (the VM bench's guest, emulator and checks)
+from screens import DISMISS, wait_screen, looks_like_face, looks_like_keypad, looks_like_ring  # noqa: E402
+
+# The framebuffer qemu's raspi3b shows: 800x480 (the Pi's 7" touchscreen), 32 bits, at the base
+# qemu gives it (the top 64 MiB of the 1 GiB are the GPU's; the framebuffer 1 MiB into them).
+WIDTH, HEIGHT = 800, 480
+FB_BASE = 0x3C100000
+
+
+def partition_offset(image, number):
+    table = json.loads(subprocess.run(["sfdisk", "-J", image], check=True, capture_output=True, text=True).stdout)
+    part = table["partitiontable"]["partitions"][number - 1]
+    return part["start"] * table["partitiontable"].get("sectorsize", 512)
+
+
+class PiGuest(vm.Guest):
+    prompt = rb"root@reveille[^\n]*# "
+
+    def __init__(self, image, work, nfc_link):
+        self.work, self.accel, self.arch = work, "tcg", "arm64"
+        self.nfc_link, self.extra_disk = nfc_link, None
+        boot = f"{image}@@{partition_offset(image, 1)}"
+        names = subprocess.run(["mdir", "-b", "-i", boot, "::"], check=True, capture_output=True, text=True).stdout.split()
+        pick = lambda prefix: sorted(n for n in names if n.lstrip(":/").startswith(prefix))[-1].lstrip(":/")
+        self.files = {}
+        for key, name in (("kernel", pick("vmlinuz-")), ("initrd", pick("initrd.img-")),
+                          ("dtb", "bcm2837-rpi-3-b.dtb"), ("cmdline", "cmdline.txt")):
+            self.files[key] = os.path.join(work, name)
+            subprocess.run(["mcopy", "-o", "-i", boot, "::" + name, self.files[key]], check=True)
+        self.cmdline = open(self.files["cmdline"]).read().strip()
+        dtb = self.files["dtb"]
+        # What the firmware adds on a Pi: the framebuffer it configured (simpledrm drives it).
+        node = f"/chosen/framebuffer@{FB_BASE:x}"
+        for args in (["-c", dtb, node], ["-t", "s", dtb, node, "compatible", "simple-framebuffer"],
+                     ["-t", "x", dtb, node, "reg", f"{FB_BASE:x}", f"{WIDTH * HEIGHT * 4:x}"],
+                     ["-t", "u", dtb, node, "width", str(WIDTH)], ["-t", "u", dtb, node, "height", str(HEIGHT)],
+                     ["-t", "u", dtb, node, "stride", str(WIDTH * 4)], ["-t", "s", dtb, node, "format", "a8r8g8b8"],
+                     ["-t", "s", dtb, node, "status", "okay"]):
+            subprocess.run(["fdtput", *args], check=True)
+        # dtoverlay=disable-bt: the PL011 is a serial port, not Bluetooth's.
+        subprocess.run(["fdtput", "-r", dtb, "/soc/serial@7e201000/bluetooth"], check=False)
+        self.overlay = os.path.join(work, "sd.qcow2")
+        # The card: 4 GiB (qemu wants a power of two), the image at its start; the first boot grows into it.
+        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", os.path.abspath(image),
+                        self.overlay, "4G"], check=True)
+        self.console_path = os.path.join(work, "console.sock")
+        self.monitor_path = os.path.join(work, "monitor.sock")
+        self.log = open(os.path.join(work, "console.log"), "ab")
+        self.qemu = None
+        self.boot()
+
+    def boot(self, rtc=None):
+        command = ["qemu-system-aarch64", "-M", "raspi3b", "-accel", "tcg",
+                   "-kernel", self.files["kernel"], "-initrd", self.files["initrd"], "-dtb", self.files["dtb"],
+                   "-append", self.cmdline + " systemd.debug_shell=ttyS1 systemd.show_status=0",
+                   "-drive", f"file={self.overlay},if=sd,format=qcow2",
+                   "-chardev", f"serial,id=nfc,path={self.nfc_link}", "-serial", "chardev:nfc",
+                   "-chardev", f"socket,id=console,path={self.console_path},server=on,wait=off",
+                   "-serial", "chardev:console", "-display", "none",
+                   "-global", f"bcm2835-fb.xres={WIDTH}", "-global", f"bcm2835-fb.yres={HEIGHT}",
+                   "-global", "bcm2835-fb.bpp=32", "-device", "usb-tablet",
+                   "-monitor", f"unix:{self.monitor_path},server=on,wait=off"]
+        for path in (self.console_path, self.monitor_path):
+            if os.path.exists(path):
+                os.unlink(path)
+        self.started = time.monotonic()
+        self.qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+        self.console = self._connect(self.console_path)
+        self.buffer = b""
+
+    def tap(self, x, y):
+        """A finger on the screen: the USB tablet (absolute, as a touchscreen is) at x, y, pressed
+        and let go."""
+        self.monitor(f"mouse_move {x} {y}")
+        self.monitor("mouse_button 1")
+        self.monitor("mouse_button 0")
+
+
+def first_boot_checks(guest, record, figures):
+    """A power cut while the first boot grows the file system, then the first boot done."""
+    guest.wait_for_shell(600)
+    landed = "not reached"
+    for _ in range(600):
+        state = guest.sh("systemctl is-active reveille-firstboot", 30)[1]
+        if state == "activating":
+            guest.power_cut()
+            landed = "while it ran"
+            break
+        if state in ("active", "failed"):
+            landed = f"after it ({state})"
+            break
+        time.sleep(0.2)
+    figures["first_boot_cut"] = landed
+    guest.wait_for_shell(600)
+    guest.check("for i in $(seq 600); do [ -e /var/lib/reveille-image/first-boot ] || break; sleep 1; done", 700)
+    size = int(guest.check("findmnt -bno SIZE /"))
+    errors = guest.sh("journalctl -k -b --no-pager | grep -c 'EXT4-fs error'", 60)[1]
+    state = guest.sh("systemctl is-active reveille-firstboot", 30)[1]
+    record(f"first boot: cut by a power cut {landed}, then done: the root file system grown to the card, no ext4 error",
+           size > 3 * 2**30 and errors.strip() == "0" and state == "active",
+           f"root {size / 2**30:.2f} GiB of a 4 GiB card; ext4 errors {errors}; service {state}")
+    figures["root_gib"] = round(size / 2**30, 2)
+    host = guest.check("hostname")
+    keys = guest.check("ls /etc/ssh/ | grep -c '^ssh_host_.*_key$'")
+    ssh = guest.sh("systemctl is-active ssh.service", 30)[1]
+    record("first boot: hostname reveille, this machine's own SSH host keys, SSH off (no 'ssh' file on the boot partition)",
+           host == "reveille" and int(keys) >= 2 and ssh != "active", f"{host}, {keys} host keys, ssh {ssh}")
+
+
+def ready_checks(guest, record, figures):
+    guest.check("for i in $(seq 600); do systemctl is-active -q reveille && break; sleep 1; done; systemctl is-active reveille", 700)
+    ready = int(guest.check("systemctl show -p ActiveEnterTimestampMonotonic --value reveille")) / 1e6
+    text = guest.check("systemctl show -p StatusText --value reveille")
+    figures["boot_to_ready_s"] = round(ready, 1)
+    record("boot: reveille.service READY on the Pi 3", text.startswith("serving"), f"{ready:.1f} s after the kernel; '{text}'")
+    vm.wait_daemon(guest)
+
+
+def kiosk_checks(guest, record, figures, screens):
+    guest.check("for i in $(seq 600); do pgrep -u reveille-kiosk -f chromium >/dev/null && break; sleep 1; done; "
+                "systemctl is-active reveille-kiosk", 700)
+    started = float(guest.check("cut -d' ' -f1 /proc/uptime"))
+    ok, detail, _ = wait_screen(guest, os.path.join(screens, "pi-face.png"), looks_like_face, 900)
+    shown = float(guest.check("cut -d' ' -f1 /proc/uptime"))
+    figures["kiosk_face_s"] = round(shown, 1)
+    record("kiosk: started at boot, the clock face on the Pi's framebuffer (captured: pi-face.png)", ok,
+           f"{detail}; shown {shown:.0f} s after the kernel ({shown - started:.0f} s after Chromium started)")
+    # Memory with everything running: what is left, and each service's share (its cgroup).
+    available = int(guest.check("awk '/MemAvailable/ {print $2}' /proc/meminfo")) // 1024
+    total = int(guest.check("awk '/MemTotal/ {print $2}' /proc/meminfo")) // 1024
+    used = {}
+    for unit in ("reveille", "reveille-web", "reveille-kiosk"):
+        value = guest.check(f"systemctl show -p MemoryCurrent --value {unit}")
+        used[unit] = round(int(value) / 2**20, 1) if value.isdigit() else value
+    pss = guest.check("for p in $(pgrep -u reveille-kiosk); do awk '/^Pss:/ {s+=$2} END {print s+0}' /proc/$p/smaps_rollup 2>/dev/null; done"
+                      " | awk '{s+=$1} END {print int(s/1024)}'")
+    figures["memory"] = {"total_mib": total, "available_mib": available, "services_mib": used, "kiosk_pss_mib": int(pss)}
+    record("kiosk: memory measured with the kiosk running", available > 0,
+           f"MemAvailable {available} of {total} MiB; cgroups {used}; the kiosk's PSS {pss} MiB")
+
+
+def ring_and_tag_checks(guest, emulator, record, figures, screens):
+    # The reader as hardware.md wires a PN532 to the header UART, added to the image's own settings.
+    guest.check("sed -i 's|^#device = \"pn532_uart:/dev/nfc-reader\"|device = \"pn532_uart:/dev/ttyAMA0\"|' "
+                "/etc/reveille/reveille.toml && grep -q '^device = \"pn532_uart:/dev/ttyAMA0\"' /etc/reveille/reveille.toml")
+    guest.check("systemctl restart reveille")
+    vm.wait_daemon(guest)
+    guest.check("for i in $(seq 120); do reveille status --json | grep -q '\"condition\" : \"ok\"' && break; sleep 1; done", 150)
+    reader = vm.status(guest).get("reader", {})
+    record("nfc: the reader on the PL011 (pn532_uart:/dev/ttyAMA0) is found", reader.get("condition") == "ok", f"{reader}")
+    guest.check("reveille tag add --label bedside --timeout 90 > /tmp/tag.out 2>&1 & echo $! > /tmp/tag.pid")
+    time.sleep(4)
+    emulator.say(f"present {vm.TAG_UID}")
+    guest.check("for i in $(seq 120); do kill -0 $(cat /tmp/tag.pid) 2>/dev/null || break; sleep 0.5; done", 90)
+    emulator.say("remove")
+    tags = guest.check("reveille tag list")
+    record("nfc: a tag registered by a tap on the reader", vm.TAG_UID in tags.lower().replace(":", ""), tags.replace("\n", " | ")[:200])
+    # A ring a tag or math stops: the keypad is in view beside the time.
+    guest.check("reveille alarm add --in 3s --label bedside --challenge any --tag bedside >/dev/null")
+    vm.wait_ringing(guest, 60)
+    ok, detail, _ = wait_screen(guest, os.path.join(screens, "pi-ringing.png"), looks_like_ring, 300)
+    record("kiosk: the ring screen on the Pi's framebuffer, the time, SNOOZE and DISMISS (captured: pi-ringing.png)", ok, detail)
+    # DISMISS tapped on the screen (a USB tablet standing in for the touchscreen): the problem and its keypad.
+    guest.tap(*DISMISS)
+    ok, detail, _ = wait_screen(guest, os.path.join(screens, "pi-keypad.png"), looks_like_keypad, 180)
+    record("kiosk: DISMISS tapped on the screen: the keypad in view beside the time (captured: pi-keypad.png)", ok, detail)
+    emulator.say(f"present {vm.TAG_UID}")
+    guest.check("for i in $(seq 150); do reveille status --json | grep -q '\"session\"' || break; sleep 0.2; done", 60)
+    emulator.say("remove")
+    history = json.loads(guest.check("reveille history --json", 120))
+    last = next((entry for entry in history if entry.get("label") == "bedside"), {})
+    record("nfc: the tag through pn532_uart on the PL011 dismissed the ring", last.get("dismissedBy") == "tag", f"{last.get('dismissedBy')}")
+    ok, detail, _ = wait_screen(guest, os.path.join(screens, "pi-dismissed.png"), looks_like_face, 300)
+    record("kiosk: the clock face again after the tag (captured: pi-dismissed.png)", ok, detail)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("image")
+    parser.add_argument("--emulator", required=True)
+    parser.add_argument("--json")
+    parser.add_argument("--screens", default=".build/pi-screens")
+    options = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="reveille-pi-")
+    results, figures = [], {"machine": "raspi3b", "accel": "tcg"}
+
+    def record(name, ok, detail=""):
+        results.append(ok)
+        print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
+
+    emulator = vm.Emulator(os.path.abspath(options.emulator), os.path.join(work, "nfc-link"))
+    guest = PiGuest(os.path.abspath(options.image), work, os.path.join(work, "nfc-link"))
+    began = time.monotonic()
+    checks = [("first boot", lambda: first_boot_checks(guest, record, figures)),
+              ("ready", lambda: ready_checks(guest, record, figures)),
+              ("kiosk", lambda: kiosk_checks(guest, record, figures, options.screens)),
+              ("ring and tag", lambda: ring_and_tag_checks(guest, emulator, record, figures, options.screens)),
+              ("power cut", lambda: vm.power_cut_checks(guest, record, figures, 1, only_ringing=True))]
+    try:
+        for name, check in checks:
+            try:
+                check()
+            except Exception as error:
+                record(f"{name}: the checks ran to their end", False, f"{error}")
+                try:
+                    guest.sh("true", 10)
+                except Exception:
+                    guest.wait_for_shell(300)
+                print(guest.sh("journalctl -b --no-pager -n 40 | cut -c1-240", 60)[1], flush=True)
+    finally:
+        guest.close()
+        emulator.close()
+        shutil.rmtree(work, ignore_errors=True)
+    figures["bench_minutes"] = round((time.monotonic() - began) / 60, 1)
+    if options.json:
+        with open(options.json, "w") as f:
+            json.dump(figures, f, indent=1)
+    print("figures:", json.dumps(figures))
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    sys.exit(0 if results and all(results) else 1)
+
+
+if __name__ == "__main__":
+    main()
