@@ -124,7 +124,7 @@ let package = Package(
             dependencies: ["ReveilleApps", 
                 "ReveilleCore", "ReveilleSystem", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig",
                 "ReveilleAudio",
-                "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd",
+                "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd", "CTimeDate",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -147,6 +147,8 @@ let package = Package(
         .target(
             name: "ReveilleNotify", dependencies: ["ReveilleApps", "ReveilleProtocol", "ReveilleCore", "ReveilleLaunch", "CNotifyBus"]),
         .target(name: "CNotifyBus", dependencies: ["CSystemd"]),
+        // The first boot's time zone, set through systemd-timedated (sd-bus).
+        .target(name: "CTimeDate", dependencies: ["CSystemd"]),
         .executableTarget(name: "reveille-notify", dependencies: ["ReveilleNotify"]),
         .executableTarget(name: "reveille", dependencies: ["ReveilleCLI"], linkerSettings: programLinking),
         // libcurl and libical live here only: `reveille` starts fast, `reveilled` never parses or fetches.

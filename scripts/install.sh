@@ -33,6 +33,7 @@ files=(
     "$prefix/lib/systemd/system/reveille-mqtt.service"
     "$prefix/lib/sysusers.d/reveille.conf"
     "$prefix/lib/tmpfiles.d/reveille.conf"
+    "$prefix/share/polkit-1/rules.d/60-reveille-timezone.rules"
     "/etc/udev/rules.d/70-reveille.rules"
     "/etc/modprobe.d/reveille-nfc.conf"
     "$prefix/share/bash-completion/completions/reveille"
@@ -63,7 +64,7 @@ install)
         [ -x "$binaries/$binary" ] || { echo "no $binaries/$binary: build first (make install does)" >&2; exit 1; }
     done
     install -d -m 0755 "$dest$bindir" "$dest$prefix/lib/systemd/system" "$dest$prefix/lib/sysusers.d" \
-        "$dest$prefix/lib/tmpfiles.d" \
+        "$dest$prefix/lib/tmpfiles.d" "$dest$prefix/share/polkit-1/rules.d" \
         "$dest/etc/udev/rules.d" "$dest/etc/modprobe.d" "$dest/etc/xdg/autostart" "$dest$prefix/share/bash-completion/completions" \
         "$dest$prefix/share/zsh/site-functions" "$dest$prefix/share/fish/vendor_completions.d" \
         "$dest$prefix/share/man/man1" "$dest$prefix/share/man/man5" "$dest$prefix/share/man/man8" "$dest$docdir" \
@@ -85,6 +86,7 @@ install)
     done
     install -m 0644 systemd/reveille.sysusers "$dest$prefix/lib/sysusers.d/reveille.conf"
     install -m 0644 systemd/reveille.tmpfiles "$dest$prefix/lib/tmpfiles.d/reveille.conf"
+    install -m 0644 systemd/reveille-timezone.rules "$dest$prefix/share/polkit-1/rules.d/60-reveille-timezone.rules"
     install -m 0644 udev/70-reveille.rules "$dest/etc/udev/rules.d/70-reveille.rules"
     install -m 0644 udev/reveille-nfc-blacklist.conf "$dest/etc/modprobe.d/reveille-nfc.conf"
     "$binaries/reveille" --generate-completion-script bash >"$dest$prefix/share/bash-completion/completions/reveille"

@@ -12,6 +12,8 @@ final class DaemonNotes {
     var settingsRejected: String?
     /// reveille.toml loads but waits for a committed ring it would weaken, with why.
     var settingsWaiting: String?
+    /// The first boot's set-up is still to be done on the screen (`SetupRequests`).
+    var setupPending = false
 }
 
 /// `status`, `next`, `history` and `stats`: what the clock says, for people.
@@ -84,6 +86,7 @@ final class ReportRequests: RequestHandler {
         info.voice = ring.voice.statusLine
         info.settingsRejected = notes.settingsRejected
         info.settingsWaiting = notes.settingsWaiting
+        info.setupPending = notes.setupPending ? true : nil
         let alone = controller.layersRingingAloneNotes(today: now.date)
         info.layersRingingAlone = alone.isEmpty ? nil : alone
         info.resources = ResourceUse.current()

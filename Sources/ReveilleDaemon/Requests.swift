@@ -71,6 +71,7 @@ final class Requests {
         var reminders: ReminderRequests
         var web: WebRequests
         var sound: SoundRequests
+        var setup: SetupRequests
     }
 
     let controller: Controller
@@ -87,9 +88,11 @@ final class Requests {
     /// them the same way.
     convenience init(
         controller: Controller, store: Store, ring: RingEnvironment, outlets: any Outlets, apps: AppSupervisor?,
-        bedside: BedsideControls?, notes: DaemonNotes, paths: Paths = Paths(root: "/"), logger: Logger
+        bedside: BedsideControls?, notes: DaemonNotes, paths: Paths = Paths(root: "/"),
+        setZone: SetupRequests.ZoneSetter? = nil, logger: Logger
     ) {
         let sounds = SoundCheck(audio: ring.audio)
+        let web = WebRequests(store: store, clock: controller.clock, logger: logger)
         self.init(
             controller: controller,
             handlers: Handlers(
@@ -107,10 +110,12 @@ final class Requests {
                 calendars: CalendarRequests(
                     controller: controller, store: store, sounds: sounds, outlets: outlets, logger: logger),
                 reminders: ReminderRequests(controller: controller, store: store, sounds: sounds, logger: logger),
-                web: WebRequests(store: store, clock: controller.clock, logger: logger),
+                web: web,
                 sound: SoundRequests(
                     controller: controller, audio: ring.audio, sounds: sounds, defaultVolume: ring.defaultVolume,
-                    folders: paths.soundFolders, logger: logger)),
+                    folders: paths.soundFolders, logger: logger),
+                setup: SetupRequests(
+                    paths: paths, notes: notes, web: web, clock: controller.clock, setZone: setZone, logger: logger)),
             logger: logger)
     }
 
@@ -180,6 +185,7 @@ final class Requests {
         case .reminderList, .reminderAdd, .reminderEdit, .reminderRemove, .remindersSwitch, .chimeAgain:
             handlers.reminders
         case .webPair, .webRedeem, .webDevices, .webUnpair, .webServing: handlers.web
+        case .firstSetup: handlers.setup
         case .soundTest, .soundDevices, .soundList, .soundStop: handlers.sound
         }
     }

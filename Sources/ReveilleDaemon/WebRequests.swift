@@ -49,6 +49,22 @@ final class WebRequests: RequestHandler {
         .answer(try respond(to: request.command))
     }
 
+    /// A one-time code that pairs one browser as `name` with `role`, good for ten minutes; the
+    /// reply names the port the page is served on.
+    func pairingCode(role: Role, name: String, now: Int) -> Response {
+        var digits = SystemRandomNumberGenerator()
+        let number = UInt32.random(in: 0..<100_000_000, using: &digits)
+        let code =
+            NumberText.padded(Int(number / 10_000), width: 4) + "-"
+            + NumberText.padded(Int(number % 10_000), width: 4)
+        webPairing.pending[code] = WebPairing.Pending(role: role, name: name, expiresAt: now + WebPairing.codeLifetime)
+        logger.notice("web pairing code made for \"\(name)\" (\(role)), good for ten minutes")
+        var response = Response(message: "pairing code for \"\(name)\" (\(role) rights): \(code)")
+        response.web = WebReply(code: code, expiresAt: now + WebPairing.codeLifetime)
+        response.web?.port = servingPort
+        return response
+    }
+
     private func respond(to operation: Command) throws -> Response {
         let now = Int(clock.now().timeIntervalSince1970)
         webPairing.pending = webPairing.pending.filter { $0.value.expiresAt > now }
@@ -62,18 +78,7 @@ final class WebRequests: RequestHandler {
             else {
                 throw InputError("--name \"\(name)\": give the device a short name, like \"kitchen phone\"")
             }
-            var digits = SystemRandomNumberGenerator()
-            let number = UInt32.random(in: 0..<100_000_000, using: &digits)
-            let code =
-                NumberText.padded(Int(number / 10_000), width: 4) + "-"
-                + NumberText.padded(Int(number % 10_000), width: 4)
-            webPairing.pending[code] = WebPairing.Pending(
-                role: role, name: name, expiresAt: now + WebPairing.codeLifetime)
-            logger.notice("web pairing code made for \"\(name)\" (\(role)), good for ten minutes")
-            var response = Response(message: "pairing code for \"\(name)\" (\(role) rights): \(code)")
-            response.web = WebReply(code: code, expiresAt: now + WebPairing.codeLifetime)
-            response.web?.port = servingPort
-            return response
+            return pairingCode(role: role, name: name, now: now)
         case .webServing(let port):
             if servingPort != port { logger.info("web: reveille-web serves the page on port \(port)") }
             servingPort = port

@@ -116,6 +116,9 @@ public enum Command: Codable, Sendable, Equatable {
     /// `reveille-web` says on which port it serves the page, so that `web pair` names the right
     /// address. Kept in memory only.
     case webServing(port: Int)
+    /// The first boot's set-up, from the clock's screen (hardware.md, "The image"): the system's
+    /// time zone (a tzdata name), once; answered with a code that pairs a phone as an admin.
+    case firstSetup(timeZone: String)
     /// Streams changes as they happen: an `ok` response, then one `WatchEvent` line per change,
     /// until the client closes the connection.
     case watch
@@ -214,6 +217,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .calendarFetchNow: "calendar refresh --background"
         case .webUnpair: "web unpair"
         case .webServing: "web serving"
+        case .firstSetup: "first set-up"
         case .reminderList: "reminder list"
         case .chimeAgain: "reminder again"
         case .reminderAdd: "reminder add"
@@ -252,7 +256,7 @@ public enum Command: Codable, Sendable, Equatable {
             .appStart,
             .appList, .appPut,
             .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub,
-            .webServing, .watch,
+            .webServing, .watch, .firstSetup,
             .webPair, .webRedeem,
             .webDevices, .webUnpair, .calendarList, .calendarShow, .calendarFetchNow, .reminderList:
             .elsewhere
@@ -300,6 +304,10 @@ public enum Command: Codable, Sendable, Equatable {
             .appCheck,
             .appStart, .appList, .appExport,
             .webRedeem, .calendarList, .calendarShow, .reminderList:
+            .user
+        // The household's, at the clock's screen, and only while the clock is not yet set up
+        // (`FirstSetup.refusal`).
+        case .firstSetup:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .appPut, .appRemove,

@@ -61,6 +61,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     /// reveille.toml was changed and loads, but would weaken a committed ring: it applies after
     /// that ring; why, and since when.
     public var settingsWaiting: String?
+    /// True until the first boot's set-up is done on the clock's screen (`firstSetup`).
+    public var setupPending: Bool?
     /// Rules and overrides that began to ring on their own with an upgrade (for a month after it).
     public var layersRingingAlone: [String]?
 

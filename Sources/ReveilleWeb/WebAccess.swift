@@ -57,7 +57,7 @@ public enum RelayPolicy {
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests, .appCatalog,
             .appAnswer, .calendarList, .calendarShow, .calendarRemove, .calendarFetchNow, .reminderList, .chimeAgain,
             .reminderRemove,
-            .remindersSwitch:
+            .remindersSwitch, .firstSetup:
             true
         case .tagAdd(_, let uid, let seconds): uid != nil || (1...tagWaitSeconds).contains(seconds)
         // A reminder calendar's sounds, as an alarm's: files the daemon finds public.

@@ -77,6 +77,13 @@ public final class WebServer: Sendable {
     let icons: AppIcons
     /// The kiosk's user: its browsers on loopback get the household's rights unpaired. nil: no one's.
     let kiosk: uid_t?
+    /// Where the page is served (address, bound port), once it is: the first boot's screen shows
+    /// the kiosk where a phone opens it (`PhoneAddresses`).
+    let served = ServedAt()
+
+    final class ServedAt: Sendable {
+        let address = Mutex<(host: String, port: Int)?>(nil)
+    }
 
     public init(
         socketPath: String, hosts: HostCheck = HostCheck(hostName: "localhost"),
@@ -133,8 +140,9 @@ public final class WebServer: Sendable {
                 WebServer.secure(&response.headers)
                 try await writer.write(response: response.head, body: response.body)
             },
-            onServerRunning: { channel in
+            onServerRunning: { [served] channel in
                 let bound = channel.localAddress?.port ?? port
+                served.address.withLock { $0 = (host, bound) }
                 // The daemon learns the port off the event loop (a blocking socket call).
                 Threads.start("serving") { hub.serving(port: bound, socketPath: socketPath) }
                 onRunning(bound)
@@ -182,7 +190,13 @@ public final class WebServer: Sendable {
             case .paired: "paired"
             case .stranger: "stranger"
             }
-        let html = Page.html(csrf: csrf.secret, access: access, settings: pageSettings)
+        // The kiosk's first boot shows where a phone opens the page; no one else is told.
+        var settings = pageSettings
+        if access == "kiosk", let (host, port) = served.address.withLock({ $0 }) {
+            let phones = PhoneAddresses.current(listening: host, port: port).map { "\"\($0)\"" }
+            settings += #","phones":[\#(phones.joined(separator: ","))]"#
+        }
+        let html = Page.html(csrf: csrf.secret, access: access, settings: settings)
         return WebResponse(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html)))

@@ -1119,6 +1119,64 @@ print(json.dumps(out))
                  what="the clock face again")
 
 
+class FirstSetupPageTests(unittest.TestCase):
+    """hardware.md, "The image": a flashed clock's first boot asks on its screen where it is, sets
+    the zone, and shows a phone how to pair; once, and only on the kiosk."""
+
+    def test_the_kiosk_asks_where_the_clock_is_sets_the_zone_and_shows_a_phones_code(self):
+        clock = Clock(BINARIES, address="0.0.0.0", first_setup=True)
+        browser = Browser()
+        try:
+            self.assertTrue(status(clock.sock)["setupPending"])
+            browser.open(clock.url)
+            wait_for(lambda: browser.visible("#setupset"), what="the set-up's question")
+            self.assertFalse(browser.visible("#clock") and not browser.visible("#setup"))
+            # Region, then place, by touch: the lists are the zones the browser knows.
+            browser.run("const r = document.getElementById('setupregion'); r.value = 'Europe';"
+                        "r.dispatchEvent(new Event('change'));")
+            self.assertIn("Europe/Berlin", browser.run("return [...document.querySelectorAll('#setupplace option')].map(o => o.value)"))
+            browser.run("document.getElementById('setupplace').value = 'Europe/Berlin';")
+            browser.screenshot(os.path.join(SHOTS, "43-first-setup.png"))
+            browser.click("#setupset")
+            wait_for(lambda: browser.visible("#setupcode"), what="the phone's pairing code")
+            code = browser.text("#setupcode")
+            self.assertRegex(code, r"^\d{4}-\d{4}$")
+            where = browser.text("#setupwhere")
+            self.assertIn(f":{clock.port}/", where, "the address a phone opens, at the page's port")
+            browser.screenshot(os.path.join(SHOTS, "43-first-setup-pair.png"))
+            # The daemon follows the zone it set, and asks no more.
+            wait_for(lambda: status(clock.sock)["timeZone"] == "Europe/Berlin", what="the daemon in Berlin's zone")
+            self.assertNotIn("setupPending", status(clock.sock))
+            self.assertFalse(os.path.exists(os.path.join(clock.root, "var/lib/reveille/first-setup")))
+            # The code pairs a phone as an admin.
+            phone = request(clock.sock, {"webRedeem": {"code": code}})
+            self.assertTrue(phone["ok"], phone)
+            self.assertEqual(phone["payload"]["web"]["devices"][0]["role"], "admin")
+            browser.click("#setupdone")
+            wait_for(lambda: not browser.visible("#setup"), what="the clock face after Done")
+            self.assertTrue(browser.visible("#clock"))
+            # Once: asked again, over the socket or by a page, it is refused and the zone stays.
+            again = request(clock.sock, {"firstSetup": {"timeZone": "America/New_York"}})
+            self.assertFalse(again["ok"])
+            self.assertIn("set up already", again["error"]["message"])
+            self.assertEqual(status(clock.sock)["timeZone"], "Europe/Berlin")
+        finally:
+            browser.close()
+            clock.close()
+
+    def test_a_zone_that_is_no_zone_is_refused_and_the_set_up_still_asks(self):
+        clock = Clock(BINARIES, first_setup=True)
+        try:
+            for zone in ["../../etc/passwd", "Europe/Nowhere", "", "Europe//Berlin", "-x", "/etc/localtime"]:
+                reply = request(clock.sock, {"firstSetup": {"timeZone": zone}})
+                self.assertFalse(reply["ok"], zone)
+                self.assertIn("not one this clock knows", reply["error"]["message"], zone)
+            self.assertTrue(status(clock.sock)["setupPending"])
+            self.assertEqual(os.readlink(os.path.join(clock.root, "etc/localtime")), "/usr/share/zoneinfo/UTC")
+        finally:
+            clock.close()
+
+
 class DesignRowsPageTests(unittest.TestCase):
     """The school-calendar design's rows on the page, against a daemon of their own with no alarm:
     a day nothing covers, the household ring's days, the lists in the layers' colours, an override

@@ -79,9 +79,16 @@ def end_session(clock):
 class Clock:
     """reveilled and reveille-web under a temporary root, as `make run` starts them."""
 
-    def __init__(self, binaries, address="127.0.0.1", shifted=False, reader=False, settings=""):
+    def __init__(self, binaries, address="127.0.0.1", shifted=False, reader=False, settings="", first_setup=False):
         self.binaries = binaries
         self.root = tempfile.mkdtemp(prefix="reveille-web-test.")
+        # `first_setup`: as a flashed image starts, the set-up asked on the screen (its marker in the
+        # state folder), the zone UTC by the folder's own zone link, which the set-up replaces.
+        if first_setup:
+            os.makedirs(os.path.join(self.root, "var/lib/reveille"))
+            open(os.path.join(self.root, "var/lib/reveille/first-setup"), "w").close()
+            os.makedirs(os.path.join(self.root, "etc"), exist_ok=True)
+            os.symlink("/usr/share/zoneinfo/UTC", os.path.join(self.root, "etc/localtime"))
         # `reader`: an emulated PN532 on a pseudo-terminal (tests/pn532-emulator), driven by `reader_say`.
         self.reader = None
         nfc = ""

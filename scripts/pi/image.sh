@@ -20,7 +20,7 @@ mkdir -p "$cache"
 # 1. Debian: systemd, the Pi's kernel and firmware (raspi-firmware, Wi-Fi's), the network
 #    (networkd, resolved with multicast DNS, timesyncd), SSH installed but off, growpart for the
 #    first boot, fonts for the page, and what the two packages need (Chromium, cage, ALSA, libnfc).
-key=$(sha256sum "$0" | cut -c1-16)
+key=$(grep -e '--include=' "$0" | sha256sum | cut -c1-16)  # made again when its packages change
 if [ "$(cat "$cache/base.key" 2>/dev/null)" != "$key" ] || [ ! -f "$cache/base.tar" ]; then
     rm -f "$cache/base.tar" "$cache/base.key"
     mmdebstrap --quiet --variant=apt --mode=root --architectures=arm64 --components=main,non-free-firmware \
@@ -51,7 +51,8 @@ mount --bind /dev/pts "$tree/dev/pts"
 mount --bind "$tree/boot/firmware" "$tree/boot/firmware"
 cp /etc/resolv.conf "$tree/etc/resolv.conf"
 cp "$deb" "$kiosk" "$tree/tmp/"
-chroot "$tree" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb") /tmp/$(basename "$kiosk") >/dev/null"
+# polkitd: timedated lets the daemon set the zone chosen on the first boot's screen (the package's rule).
+chroot "$tree" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb") /tmp/$(basename "$kiosk") polkitd >/dev/null"
 rm -f "$tree"/tmp/*.deb
 # The kernel hook again, now that the mount is there (raspi-firmware's own, as an upgrade runs it).
 chroot "$tree" sh -c 'for k in /boot/vmlinuz-*; do /etc/kernel/postinst.d/z50-raspi-firmware "${k#/boot/vmlinuz-}"; done'
@@ -64,6 +65,9 @@ install -D -m 0644 "$here/image/reveille-firstboot.service" "$tree/etc/systemd/s
 install -D -m 0644 "$here/image/ssh-from-boot.service" "$tree/etc/systemd/system/ssh-from-boot.service"
 install -D -m 0755 "$here/image/firstboot" "$tree/usr/libexec/reveille-image/firstboot"
 install -d "$tree/var/lib/reveille-image" && touch "$tree/var/lib/reveille-image/first-boot"
+# The screen's set-up: the daemon asks where the clock is until it is told (then removes this).
+chroot "$tree" install -d -o reveille -g reveille -m 0750 /var/lib/reveille
+chroot "$tree" install -o reveille -g reveille -m 0640 /dev/null /var/lib/reveille/first-setup
 chroot "$tree" systemctl enable -q reveille-firstboot.service ssh-from-boot.service systemd-networkd.service \
     systemd-resolved.service systemd-timesyncd.service reveille-kiosk.service
 chroot "$tree" systemctl disable -q ssh.service ssh.socket 2>/dev/null || true

@@ -1279,7 +1279,49 @@ function show(name) {
   if (S) render();
 }
 for (const b of document.querySelectorAll("nav button[data-view]")) b.onclick = () => show(b.dataset.view);
+// ---- The first boot's set-up (the kiosk only, while the clock asks): where it is, then a phone ----
+const setup = { filled: false, pairing: false };
+function zoneNames() {
+  try { return Intl.supportedValuesOf("timeZone").filter((z) => z.includes("/") && !z.startsWith("Etc/")); }
+  catch (e) { return ["Europe/London"]; }
+}
+function fillPlaces() {
+  const region = $("setupregion").value;
+  $("setupplace").innerHTML = zoneNames().filter((z) => z.split("/")[0] === region).map((z) =>
+    '<option value="' + esc(z) + '">' + esc(z.slice(region.length + 1).replace(/_/g, " ").replace(/\//g, " / ")) + "</option>").join("");
+}
+function fillSetup() {
+  const regions = [...new Set(zoneNames().map((z) => z.split("/")[0]))];
+  $("setupregion").innerHTML = regions.map((r) => '<option value="' + esc(r) + '">' + esc(r) + "</option>").join("");
+  $("setupregion").value = regions.includes("Europe") ? "Europe" : regions[0];
+  fillPlaces();
+  setup.filled = true;
+}
+$("setupregion").onchange = fillPlaces;
+function renderSetup() {
+  const st = payload(S && S.status, "status");
+  const asking = CFG.access === "kiosk" && !!st && !!st.setupPending;
+  if (asking && !setup.filled) fillSetup();
+  $("setup").hidden = !(asking || setup.pairing);
+  $("setupzone").hidden = setup.pairing;
+  $("setuppair").hidden = !setup.pairing;
+}
+$("setupset").onclick = async () => {
+  const reply = await send({ firstSetup: { timeZone: $("setupplace").value } }, true);
+  const web = payload(reply, "web");
+  if (!web) return;
+  const phones = CFG.phones || [];
+  $("setupwhere").innerHTML = phones.length
+    ? "On a phone on this network, open " + phones.map((p) => "<b>" + esc(p) + "</b>").join(" or ") + " and type:"
+    : "This clock's page is on the clock only for now; once it is opened to the home network (see hardware.md), a phone opens it and types:";
+  $("setupcode").textContent = web.code;
+  setup.pairing = true;
+  renderSetup();
+};
+$("setupdone").onclick = () => { setup.pairing = false; renderSetup(); };
+
 function render() {
+  renderSetup();
   renderRing();
   renderAwake();
   renderSunrise();
@@ -1298,7 +1340,7 @@ function render() {
 // black screen itself, never on what is under the finger.
 const sleep = { afterMs: 60000, timer: null };
 function screenNeeded() {
-  return !$("ring").hidden || !$("awake").hidden || !$("unlock").hidden || !$("chime").hidden;
+  return !$("ring").hidden || !$("awake").hidden || !$("unlock").hidden || !$("chime").hidden || !$("setup").hidden;
 }
 function screenAwake() {
   clearTimeout(sleep.timer);
