@@ -16,7 +16,7 @@ case "$what" in
     deb) packages+=(dpkg-dev binutils) ;;  # dpkg-deb, dpkg-shlibdeps; strip
     vm) packages+=(dpkg-dev binutils qemu-system-x86 qemu-system-arm qemu-user-static qemu-utils mmdebstrap arch-test e2fsprogs python3) ;;  # the package, the image (mmdebstrap, mkfs.ext4 -d; qemu-user for an arm64 one), qemu and its overlays
     arm64) packages+=(dpkg-dev binutils mmdebstrap arch-test qemu-user-static) ;;  # the build root (mmdebstrap, which needs arch-test for a foreign architecture); the arm64 CLI run by qemu-user for its completions
-    pi) packages+=(dpkg-dev binutils mmdebstrap arch-test qemu-user-static qemu-system-arm qemu-utils dosfstools mtools fdisk e2fsprogs device-tree-compiler xz-utils python3 python3-pil) ;;  # the card image (mmdebstrap through qemu-user, mkfs.vfat and mcopy, sfdisk, mkfs.ext4 -d), the emulated Pi 3 (qemu's raspi3b, fdtput for its device tree, PIL for its screens)
+    pi) packages+=(dpkg-dev binutils mmdebstrap arch-test qemu-user-static qemu-system-arm qemu-utils dosfstools mtools fdisk e2fsprogs device-tree-compiler xz-utils python3) ;;  # the card image (mmdebstrap through qemu-user, mkfs.vfat and mcopy, sfdisk, mkfs.ext4 -d), the emulated Pi 3 (qemu's raspi3b, fdtput for its device tree)
     *) echo "usage: $0 run|test|bench|order|deb|vm|arm64|pi" >&2; exit 2 ;;
 esac
 

@@ -23,11 +23,15 @@ mkdir -p "$cache"
 key=$(grep -e '--include=' "$0" | sha256sum | cut -c1-16)  # made again when its packages change
 if [ "$(cat "$cache/base.key" 2>/dev/null)" != "$key" ] || [ ! -f "$cache/base.tar" ]; then
     rm -f "$cache/base.tar" "$cache/base.key"
-    mmdebstrap --quiet --variant=apt --mode=root --architectures=arm64 --components=main,non-free-firmware \
-        --dpkgopt=force-unsafe-io \
+    # raspi-firmware's scripts write to /boot/firmware only where something is mounted there (the
+    # card's boot partition on a Pi): here a bind mount of the tree's own folder, undone at the end.
+    mmdebstrap --variant=apt --mode=root --architectures=arm64 --components=main,non-free-firmware \
+        --dpkgopt=force-unsafe-io --dpkgopt=force-confdef --dpkgopt=force-confold \
         --include=systemd-sysv,udev,kmod,dbus,libpam-systemd,linux-image-arm64,initramfs-tools,raspi-firmware,firmware-brcm80211,systemd-timesyncd,systemd-resolved,iproute2,openssh-server,cloud-guest-utils,e2fsprogs,dosfstools,fdisk,fonts-dejavu-core,tzdata,ca-certificates,alsa-utils,libnfc-bin,procps,cage,chromium,xwayland,espeak-ng-data,libespeak-ng1,libmosquitto1,libical3t64,libcurl4t64,libsqlite3-0,libasound2t64,libsndfile1,libnfc6,libevdev2,libgcrypt20 \
+        `# raspi-firmware: the console on the screen only (the header's UART is the reader's), the root by its label` \
         --essential-hook='mkdir -p "$1/etc/default" && printf "CONSOLES=\"tty1\"\nROOTPART=LABEL=RVL-ROOT\n" >"$1/etc/default/raspi-firmware"' \
-        --setup-hook='mkdir -p "$1/boot/firmware"' \
+        --setup-hook='mkdir -p "$1/boot/firmware" && mount --bind "$1/boot/firmware" "$1/boot/firmware"' \
+        --customize-hook='umount "$1/boot/firmware"' \
         trixie "$cache/base.tar" http://deb.debian.org/debian
     echo "$key" >"$cache/base.key"
     echo "pi image: Debian's part made in $(($(date +%s) - started)) s"
@@ -49,10 +53,11 @@ mount --bind /dev "$tree/dev"
 mount --bind /dev/pts "$tree/dev/pts"
 # raspi-firmware's kernel hook writes to /boot/firmware only where something is mounted there.
 mount --bind "$tree/boot/firmware" "$tree/boot/firmware"
-cp /etc/resolv.conf "$tree/etc/resolv.conf"
+# apt inside fetches polkitd with this machine's resolver; the image's own (resolved's stub) is put back after.
+rm -f "$tree/etc/resolv.conf" && cp /etc/resolv.conf "$tree/etc/resolv.conf"
 cp "$deb" "$kiosk" "$tree/tmp/"
 # polkitd: timedated lets the daemon set the zone chosen on the first boot's screen (the package's rule).
-chroot "$tree" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb") /tmp/$(basename "$kiosk") polkitd >/dev/null"
+chroot "$tree" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb") /tmp/$(basename "$kiosk") polkitd >/dev/null"
 rm -f "$tree"/tmp/*.deb
 # The kernel hook again, now that the mount is there (raspi-firmware's own, as an upgrade runs it).
 chroot "$tree" sh -c 'for k in /boot/vmlinuz-*; do /etc/kernel/postinst.d/z50-raspi-firmware "${k#/boot/vmlinuz-}"; done'

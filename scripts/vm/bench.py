@@ -70,9 +70,10 @@ class Guest:
             command += (["-chardev", f"serial,id=nfc,path={self.nfc_link}", "-serial", "chardev:nfc"]
                         if self.nfc_link else ["-serial", "none"])
         else:
-            # The standard VGA (bochs-drm in the guest) is the kiosk's screen; the monitor's screendump sees it.
+            # virtio-gpu is the kiosk's screen (bochs-drm, the standard VGA's driver, cannot import
+            # buffers, which Debian 12's wlroots asks of any screen); the monitor's screendump sees it.
             command = ["qemu-system-x86_64", "-machine", "q35", "-accel", self.accel, "-m", "1024", "-smp", "2",
-                       "-display", "none", "-nic", "none", *boot,
+                       "-display", "none", "-vga", "virtio", "-nic", "none", *boot,
                        "-append", f"{flags} console=ttyS0,115200 mitigations=off",
                        "-drive", f"file={self.overlay},if=virtio,format=qcow2,cache=writeback",
                        *console, "-serial", "chardev:console",
@@ -173,8 +174,8 @@ class Guest:
 
     def screendump(self, png):
         """The guest's screen as qemu shows it (the monitor's screendump), saved as PNG; returns
-        the PIL image."""
-        from PIL import Image
+        it as a `screens.Screen`."""
+        from screens import Screen
         ppm = os.path.join(self.work, "screen.ppm")
         if os.path.exists(ppm):
             os.unlink(ppm)
@@ -186,9 +187,9 @@ class Guest:
             if now == size and now > 0:
                 break
             size = now
-        image = Image.open(ppm).convert("RGB")
+        image = Screen.read_ppm(ppm)
         os.makedirs(os.path.dirname(os.path.abspath(png)), exist_ok=True)
-        image.save(png)
+        image.save_png(png)
         return image
 
     def power_cut(self):
@@ -564,7 +565,7 @@ def kiosk_checks(guest, record, figures, screens):
     """reveille-kiosk: started by systemd at boot (cage and Chromium as its own user on tty1, the
     guest's VGA), the clock face on the screen (captured), and back by itself when the browser dies."""
     from screens import looks_like_face, wait_screen
-    guest.check("for i in $(seq 300); do pgrep -u reveille-kiosk -f chromium >/dev/null && break; sleep 1; done; "
+    guest.check("for i in $(seq 300); do pgrep -u reveille-kiosk -x chromium >/dev/null && break; sleep 1; done; "
                 "systemctl is-active reveille-kiosk", 330)
     ok, detail, _ = wait_screen(guest, os.path.join(screens, "amd64-kiosk.png"), looks_like_face, 300)
     shown = float(guest.check("cut -d' ' -f1 /proc/uptime"))
@@ -576,9 +577,9 @@ def kiosk_checks(guest, record, figures, screens):
     figures["kiosk_pss_mib"] = int(pss)
     # The browser dies: cage ends with it, and systemd starts both again.
     before = guest.check("systemctl show -p NRestarts --value reveille-kiosk")
-    guest.check("pkill -KILL -u reveille-kiosk -f chromium")
+    guest.check("pkill -KILL -u reveille-kiosk -x chromium")
     guest.check("for i in $(seq 300); do [ $(systemctl show -p NRestarts --value reveille-kiosk) -gt " + before + " ] && "
-                "pgrep -u reveille-kiosk -f chromium >/dev/null && break; sleep 1; done", 330)
+                "pgrep -u reveille-kiosk -x chromium >/dev/null && break; sleep 1; done", 330)
     ok, detail, _ = wait_screen(guest, os.path.join(screens, "amd64-kiosk-again.png"), looks_like_face, 300)
     after = guest.check("systemctl show -p NRestarts --value reveille-kiosk")
     record("kiosk: the browser killed, the kiosk comes back by itself with the clock face", ok and int(after) > int(before),

@@ -6,17 +6,62 @@ import time
 WIDTH, HEIGHT = 800, 480
 
 
+class Screen:
+    """A capture: qemu's screendump (a binary PPM, P6), its pixels as RGB triples. Saved as PNG
+    with the standard library (zlib), so the benches need no imaging package."""
+
+    def __init__(self, width, height, pixels):
+        self.width, self.height, self.pixels = width, height, pixels
+
+    @staticmethod
+    def read_ppm(path):
+        data = open(path, "rb").read()
+        fields, position = [], 0
+        while len(fields) < 4:  # magic, width, height, maximum; comments start with '#'
+            while data[position:position + 1].isspace():
+                position += 1
+            if data[position:position + 1] == b"#":
+                position = data.index(b"\n", position) + 1
+                continue
+            end = position
+            while not data[end:end + 1].isspace():
+                end += 1
+            fields.append(data[position:end])
+            position = end
+        if fields[0] != b"P6" or int(fields[3]) != 255:
+            raise ValueError(f"{path}: not an 8-bit binary PPM")
+        width, height = int(fields[1]), int(fields[2])
+        return Screen(width, height, data[position + 1:position + 1 + width * height * 3])
+
+    def save_png(self, path):
+        import struct, zlib
+        rows = b"".join(b"\0" + self.pixels[y * self.width * 3:(y + 1) * self.width * 3] for y in range(self.height))
+        def chunk(kind, body):
+            return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        with open(path, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+
+    def counts(self, box=None):
+        """How many pixels of each colour, in `box` (left, top, right, bottom) or the whole."""
+        from collections import Counter
+        left, top, right, bottom = box or (0, 0, self.width, self.height)
+        counter = Counter()
+        for y in range(top, bottom):
+            row = self.pixels[(y * self.width + left) * 3:(y * self.width + right) * 3]
+            counter.update(row[i:i + 3] for i in range(0, len(row), 3))
+        return counter, (right - left) * (bottom - top)
+
+
 def colours(image):
     """The share of the screen each colour covers, largest first."""
-    counts = image.getcolors(image.width * image.height) or []
-    total = image.width * image.height
-    return [(count / total, colour) for count, colour in sorted(counts, reverse=True)]
+    counter, total = image.counts()
+    return [(count / total, tuple(colour)) for colour, count in counter.most_common()]
 
 
 def share(image, wanted, box=None, tolerance=6):
-    region = image.crop(box) if box else image
-    total = region.width * region.height
-    return sum(count for count, colour in (region.getcolors(total) or [])
+    counter, total = image.counts(box)
+    return sum(count for colour, count in counter.items()
                if all(abs(a - b) <= tolerance for a, b in zip(colour, wanted))) / total
 
 
@@ -58,3 +103,23 @@ def wait_screen(guest, png, test, seconds):
         if ok or time.monotonic() > deadline:
             return ok, detail, image
         time.sleep(3)
+
+
+def looks_like_setup(image):
+    # The first boot's question: the page's background, its one blue button in the middle.
+    top = colours(image)[0]
+    button = max(share(image, colour, (image.width // 4, image.height // 2, 3 * image.width // 4, image.height)) for colour in PRIMARY)
+    text = max(share(image, colour) for colour in FOREGROUND)
+    return top[1] in PAGE_BACKGROUND and button > 0.03 and text > 0.005, f"background {top[1]} over {top[0]:.0%}, button {button:.1%} of the lower middle, text {text:.1%}"
+
+
+def looks_like_pairing(image):
+    # The code in large type over the page's background, Done below it.
+    top = colours(image)[0]
+    text = max(share(image, colour) for colour in FOREGROUND)
+    button = max(share(image, colour, (0, image.height * 2 // 3, image.width, image.height)) for colour in PRIMARY)
+    return top[1] in PAGE_BACKGROUND and text > 0.02 and button > 0.02, f"text {text:.1%}, Done {button:.1%} of the lower third"
+
+
+SET_ZONE = (400, 332)  # "Set the time zone" on the 800x480 set-up screen (Tests/web's screenshots)
+DONE = (400, 380)  # "Done" under the pairing code
