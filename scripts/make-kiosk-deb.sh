@@ -33,7 +33,7 @@ Version: $version
 Architecture: all
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$stage" | cut -f1)
-Depends: reveille (= $version), cage, chromium, xwayland, systemd, libpam-systemd
+Depends: reveille (>= $base), cage, chromium, xwayland, systemd, libpam-systemd
 Section: utils
 Priority: optional
 Homepage: https://github.com/reveille/reveille
