@@ -70,10 +70,17 @@ FOREGROUND = [(238, 238, 238), (255, 92, 77)]  # --fg by day (#eee) and by night
 KEY = [(42, 42, 42), (26, 0, 0)]  # --button: the keypad's keys, by day and by night
 
 
+def tabs(image):
+    """How much of the top strip is the tabs' buttons (the face has them; the set-up does not)."""
+    return max(share(image, colour, (0, 0, image.width, image.height // 10)) for colour in KEY + [(68, 68, 68)])
+
+
 def looks_like_face(image):
     top = colours(image)[0]
     text = max(share(image, colour) for colour in FOREGROUND)
-    return top[1] in PAGE_BACKGROUND and top[0] > 0.5 and text > 0.005, f"background {top[1]} over {top[0]:.0%}, text {text:.1%}"
+    strip = tabs(image)
+    return (top[1] in PAGE_BACKGROUND and top[0] > 0.5 and text > 0.005 and strip > 0.3,
+            f"background {top[1]} over {top[0]:.0%}, text {text:.1%}, tabs {strip:.0%} of the top strip")
 
 
 def looks_like_ring(image):
@@ -110,7 +117,7 @@ def looks_like_setup(image):
     top = colours(image)[0]
     button = max(share(image, colour, (image.width // 4, image.height // 2, 3 * image.width // 4, image.height)) for colour in PRIMARY)
     text = max(share(image, colour) for colour in FOREGROUND)
-    return top[1] in PAGE_BACKGROUND and button > 0.03 and text > 0.005, f"background {top[1]} over {top[0]:.0%}, button {button:.1%} of the lower middle, text {text:.1%}"
+    return top[1] in PAGE_BACKGROUND and button > 0.03 and text > 0.005 and tabs(image) < 0.05, f"background {top[1]} over {top[0]:.0%}, button {button:.1%} of the lower middle, text {text:.1%}"
 
 
 def looks_like_pairing(image):
@@ -118,7 +125,8 @@ def looks_like_pairing(image):
     top = colours(image)[0]
     text = max(share(image, colour) for colour in FOREGROUND)
     button = max(share(image, colour, (0, image.height * 2 // 3, image.width, image.height)) for colour in PRIMARY)
-    return top[1] in PAGE_BACKGROUND and text > 0.02 and button > 0.02, f"text {text:.1%}, Done {button:.1%} of the lower third"
+    return (top[1] in PAGE_BACKGROUND and text > 0.01 and button > 0.05 and tabs(image) < 0.05,
+            f"text {text:.1%}, Done {button:.1%} of the lower third, no tabs")
 
 
 SET_ZONE = (400, 332)  # "Set the time zone" on the 800x480 set-up screen (Tests/web's screenshots)
