@@ -7,14 +7,15 @@ debug shell asked for on the kernel's command line (the image has no root shell,
 1. as a Raspberry Pi 3 (qemu's raspi3b: BCM2837, four Cortex-A53, 1 GiB, its SD card and UARTs,
    the image's bcm2837-rpi-3-b.dtb with Bluetooth taken off the PL011 as `dtoverlay=disable-bt`
    does): a power cut while the first boot grows the root file system, the first boot done,
-   READY, a tag registered and a ring dismissed by it through pn532_uart, a power cut mid-ring;
+   READY, a ring heard from a USB sound card on the Pi's USB (qemu's usb-audio, written to a WAV
+   file), a tag registered and a ring dismissed by it through pn532_uart, a power cut mid-ring;
 2. on qemu's virt board with a virtio GPU at 800x480 and a USB tablet (Debian's arm64 kernel has
    no simpledrm, so cage gets no screen on the emulated Pi's framebuffer): the first boot's
    set-up on the screen, the face, a ring with its keypad and the tag, captured through qemu's
    monitor (screendump) into --screens; memory with the kiosk running.
     scripts/pi/bench.py IMAGE --emulator PN532_EMULATOR [--json FIGURES] [--screens DIR]
 """
-import argparse, json, os, re, shutil, socket, subprocess, sys, tempfile, time
+import argparse, array, json, math, os, re, shutil, socket, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vm"))
 import bench as vm  # noqa: E402  (the VM bench's guest, emulator and checks)
@@ -67,6 +68,7 @@ class PiGuest(vm.Guest):
         self.console_path = os.path.join(work, "console.sock")
         self.monitor_path = os.path.join(work, "monitor.sock")
         self.qmp_path = os.path.join(work, "qmp.sock")
+        self.speaker_path = os.path.join(work, "speaker.wav")
         self.log = open(os.path.join(work, "console.log"), "ab")
         self.qemu = None
         self.boot()
@@ -86,6 +88,8 @@ class PiGuest(vm.Guest):
                    "-serial", "chardev:console", "-display", "none",
                    "-global", f"bcm2835-fb.xres={WIDTH}", "-global", f"bcm2835-fb.yres={HEIGHT}",
                    "-global", "bcm2835-fb.bpp=32", "-device", "usb-tablet",
+                   # A USB sound card on the Pi's own USB (dwc2), its output written to a WAV file.
+                   "-audiodev", f"wav,id=speaker,path={self.speaker_path}", "-device", "usb-audio,audiodev=speaker",
                    "-monitor", f"unix:{self.monitor_path},server=on,wait=off"]
         for path in (self.console_path, self.monitor_path):
             if os.path.exists(path):
@@ -105,6 +109,8 @@ class PiGuest(vm.Guest):
                    "-append", self.cmdline + " systemd.debug_shell=hvc0 systemd.show_status=0 systemd.mask=serial-getty@hvc0.service",
                    "-drive", f"file={self.overlay},if=none,id=root,format=qcow2", "-device", "virtio-blk-pci,drive=root",
                    "-device", f"virtio-gpu-pci,xres={WIDTH},yres={HEIGHT}", "-device", "qemu-xhci", "-device", "usb-tablet",
+                   # The speaker a bedside clock has (so the ring screen does not say it has none).
+                   "-audiodev", f"wav,id=speaker,path={self.speaker_path}", "-device", "usb-audio,audiodev=speaker",
                    "-chardev", f"socket,id=console,path={self.console_path},server=on,wait=off",
                    "-device", "virtio-serial-pci", "-device", "virtconsole,chardev=console",
                    "-chardev", f"serial,id=nfc,path={self.nfc_link}", "-serial", "chardev:nfc",
@@ -220,6 +226,45 @@ def kiosk_checks(guest, record, figures, screens):
            f"MemAvailable {available} of {total} MiB; cgroups {used}; the kiosk's PSS {pss} MiB")
 
 
+def speaker_levels(path, start, end, rate=44100):
+    """The RMS of each 0.25 s of the left channel between byte offsets `start` and `end` of qemu's
+    WAV output (16-bit stereo at 44.1 kHz, its header of 44 bytes written first)."""
+    with open(path, "rb") as f:
+        f.seek(max(start, 44))
+        data = f.read(max(0, end - max(start, 44)))
+    samples = array.array("h", data[:len(data) // 4 * 4])[::2]
+    step = rate // 4
+    return [int(math.sqrt(sum(x * x for x in samples[i:i + step]) / len(samples[i:i + step])))
+            for i in range(0, len(samples), step)]
+
+
+def usb_sound_checks(guest, record, figures):
+    """A ring on a USB sound card plugged into the Pi's USB (qemu's usb-audio on the dwc2
+    controller), heard on the host: it rises with its fade-in and ends at the dismissal. The image
+    names no device: ALSA's default is the only card."""
+    cards = guest.check("cat /proc/asound/cards")
+    found = "USB Audio" in cards
+    size = lambda: os.path.getsize(guest.speaker_path) if os.path.exists(guest.speaker_path) else 0
+    before = size()
+    vm.ring_in(guest, 3, "speaker")
+    vm.wait_ringing(guest, 120)
+    time.sleep(8)
+    vm.dismiss(guest)
+    time.sleep(1)
+    dismissed = size()
+    time.sleep(4)
+    after = size()
+    levels = speaker_levels(guest.speaker_path, before, dismissed)
+    tail = speaker_levels(guest.speaker_path, dismissed, after)
+    loud = [i for i, level in enumerate(levels) if level > 100]
+    rising = bool(loud) and levels[loud[0]] < max(levels[loud[0]:loud[0] + 16]) and max(levels) > 2000
+    quiet = not tail or max(tail) < 1000
+    figures["usb_sound"] = {"seconds_heard": round(len(levels) / 4, 1), "rms_peak": max(levels, default=0)}
+    record("sound: the ring on a USB sound card on the Pi's USB (dwc2), heard on the host: it rises with its "
+           "fade-in and stops at the dismissal", found and rising and quiet,
+           f"card {'found' if found else 'missing: ' + cards[:80]}; RMS per 0.25 s {levels}; after the dismissal {tail}")
+
+
 def ring_and_tag_checks(guest, emulator, record, figures, screens):
     # The reader as hardware.md wires a PN532 to the header UART, added to the image's own settings.
     guest.check("sed -i 's|^#device = \"pn532_uart:/dev/nfc-reader\"|device = \"pn532_uart:/dev/ttyAMA0\"|' "
@@ -310,6 +355,7 @@ def main():
           run("raspi3b", [
             ("first boot", lambda g, e: first_boot_checks(g, record, figures)),
             ("ready", lambda g, e: ready_checks(g, record, figures)),
+            ("usb sound", lambda g, e: usb_sound_checks(g, record, figures)),
             ("tag", lambda g, e: ring_and_tag_checks(g, e, record, figures, None)),
             ("power cut", lambda g, e: vm.power_cut_checks(g, record, figures, 1, only_ringing=True))])
         # The same card with a screen cage can drive: the first boot's set-up and the kiosk's screens.
