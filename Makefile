@@ -39,6 +39,7 @@ test:
 	python3 Tests/packaging/test_deb.py  # the Debian package, built from the debug build and read back
 	python3 Tests/mqtt/test_mqtt.py  # reveille-mqtt against a real mosquitto (TLS, passwords, ACLs)
 	python3 Tests/docs/test_docs.py  # the docs' links, named sections and commands; the file formats' man pages
+	python3 Tests/bench/test_screen_reading.py  # the benches' screen readers on day and night captures
 
 ## The daemon's end-to-end suite and the page's tests against the release programs, which link
 ## FoundationEssentials only (docs/TESTING.md, "Tests and benchmarks").
@@ -179,8 +180,8 @@ image-pi: deb-arm64
 	xz -T0 -3 -k -f $(PI_IMAGE)
 
 ## That image booted as a Raspberry Pi 3 (qemu raspi3b, TCG; docs/TESTING.md, "The image on an
-## emulated Pi 3"): a power cut during the first boot, READY, a tag on the PL011, a power cut
-## mid-ring; then on qemu's virt board with a screen: the set-up and the kiosk's screens captured
+## emulated Pi 3"): a power cut during the first boot, READY, a ring on a USB sound card, a tag on
+## the PL011, a power cut mid-ring; then on qemu's virt board with a screen: the set-up and the kiosk's screens captured
 ## (.build/pi-screens). Figures in .build/vm-pi-figures.json.
 vm-test-pi:
 	test -f $(PI_IMAGE) || $(MAKE) image-pi

@@ -205,6 +205,9 @@ def kiosk_checks(guest, record, figures, screens):
     ok, detail, _ = wait_screen(guest, os.path.join(screens, "pi-pair.png"), looks_like_pairing, 300)
     zone = guest.check("timedatectl show -p Timezone --value")
     daemon = vm.status(guest)
+    if zone != daemon.get("timeZone"):  # what each of them read, for the log
+        print(guest.sh("ls -l /etc/localtime; cat /etc/timezone; journalctl -b --no-pager -o short-monotonic "
+                       "-u systemd-timedated -u reveille -u dbus | grep -i -E 'zone|timedate|set-up' | tail -20", 60)[1], flush=True)
     record("first boot: the zone set from the screen (systemd-timedated, the package's polkit rule), "
            "a phone's code shown (captured: pi-pair.png)",
            ok and zone.startswith("Europe/") and daemon.get("timeZone") == zone and not daemon.get("setupPending"),

@@ -33,6 +33,25 @@ class Screen:
         width, height = int(fields[1]), int(fields[2])
         return Screen(width, height, data[position + 1:position + 1 + width * height * 3])
 
+    @staticmethod
+    def read_png(path):
+        """A capture `save_png` wrote (8-bit RGB, every row unfiltered), read back for the tests."""
+        import struct, zlib
+        with open(path, "rb") as f:
+            data, position, chunks = f.read(), 8, b""
+        while position < len(data):
+            length, kind = struct.unpack(">I4s", data[position:position + 8])
+            body = data[position + 8:position + 8 + length]
+            position += 12 + length
+            if kind == b"IHDR":
+                width, height, depth, colour_type, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            elif kind == b"IDAT":
+                chunks += body
+        raw, stride = zlib.decompress(chunks), width * 3
+        if (depth, colour_type, interlace) != (8, 2, 0) or any(raw[y * (stride + 1)] for y in range(height)):
+            raise ValueError(f"{path}: not a capture as save_png writes it (8-bit RGB, unfiltered rows)")
+        return Screen(width, height, b"".join(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)] for y in range(height)))
+
     def save_png(self, path):
         import struct, zlib
         rows = b"".join(b"\0" + self.pixels[y * self.width * 3:(y + 1) * self.width * 3] for y in range(self.height))
@@ -84,18 +103,26 @@ def looks_like_face(image):
 
 
 def looks_like_ring(image):
-    # The ring screen: black, its keypad's keys in the right-hand column, the time in large type.
+    # The ring screen: black, no tabs, SNOOZE's colour at its place on the left (where the set-up's
+    # one button does not reach), a key's colour on the right (DISMISS, or the keypad), the time.
     keys = max(share(image, colour, (image.width // 2, 0, image.width, image.height)) for colour in KEY)
+    snooze = max(share(image, colour, (20, 300, 260, 340)) for colour in PRIMARY)
     text = max(share(image, colour) for colour in FOREGROUND)
     top = colours(image)[0]
-    return top[1] == (0, 0, 0) and keys > 0.05 and text > 0.01, f"black {top[0]:.0%}, keys {keys:.1%} of the right half, text {text:.1%}"
+    strip = tabs(image)
+    return (top[1] == (0, 0, 0) and keys > 0.05 and snooze > 0.5 and text > 0.01 and strip < 0.05,
+            f"black {top[0]:.0%}, keys {keys:.1%} of the right half, SNOOZE {snooze:.0%} of its place, text {text:.1%}, "
+            f"tabs {strip:.0%} of the top strip")
 
 
 def looks_like_keypad(image):
-    # The problem asked: the keypad's keys fill the right-hand column's lower part, OK among them.
-    keys = max(share(image, colour, (464, 180, 786, 450)) for colour in KEY)
-    ok = max(share(image, colour, (image.width // 2, 0, image.width, image.height)) for colour in PRIMARY)
-    return keys > 0.3 and ok > 0.01, f"keys {keys:.0%} of the keypad's place, OK {ok:.1%} of the right half"
+    # The problem asked: the keypad's rows of keys in the right-hand column (1 2 3 at the top, the
+    # wide 0 at the bottom), OK in the primary colour beside them.
+    first = max(share(image, colour, (470, 185, 700, 222)) for colour in KEY)
+    zero = max(share(image, colour, (470, 358, 700, 396)) for colour in KEY)
+    ok = max(share(image, colour, (716, 300, 780, 396)) for colour in PRIMARY)
+    return (first > 0.5 and zero > 0.5 and ok > 0.5,
+            f"keys 1-3 {first:.0%} and 0 {zero:.0%} of their rows, OK {ok:.0%} of its place")
 
 
 PRIMARY = [(45, 91, 138), (58, 0, 0)]  # --primary by day and by night: SNOOZE, OK
@@ -117,16 +144,26 @@ def looks_like_setup(image):
     top = colours(image)[0]
     button = max(share(image, colour, (image.width // 4, image.height // 2, 3 * image.width // 4, image.height)) for colour in PRIMARY)
     text = max(share(image, colour) for colour in FOREGROUND)
-    return top[1] in PAGE_BACKGROUND and button > 0.03 and text > 0.005 and tabs(image) < 0.05, f"background {top[1]} over {top[0]:.0%}, button {button:.1%} of the lower middle, text {text:.1%}"
+    band = fields(image)
+    return (top[1] in PAGE_BACKGROUND and button > 0.03 and text > 0.005 and tabs(image) < 0.05 and band > 0.5,
+            f"background {top[1]} over {top[0]:.0%}, button {button:.1%} of the lower middle, text {text:.1%}, "
+            f"fields {band:.0%} of their band")
+
+
+def fields(image):
+    """How much of the set-up's band of fields (region, place) is their fill: the set-up question
+    has them, the pairing code that follows it does not (both have one button in the middle)."""
+    return max(share(image, colour, (140, 235, 660, 280)) for colour in KEY)
 
 
 def looks_like_pairing(image):
-    # The code in large type over the page's background, Done below it.
+    # The code in large type over the page's background, Done below it, the fields gone.
     top = colours(image)[0]
     text = max(share(image, colour) for colour in FOREGROUND)
     button = max(share(image, colour, (0, image.height * 2 // 3, image.width, image.height)) for colour in PRIMARY)
-    return (top[1] in PAGE_BACKGROUND and text > 0.01 and button > 0.05 and tabs(image) < 0.05,
-            f"text {text:.1%}, Done {button:.1%} of the lower third, no tabs")
+    band = fields(image)
+    return (top[1] in PAGE_BACKGROUND and text > 0.01 and button > 0.05 and tabs(image) < 0.05 and band < 0.1,
+            f"text {text:.1%}, Done {button:.1%} of the lower third, no tabs, fields {band:.0%} of their band")
 
 
 SET_ZONE = (400, 332)  # "Set the time zone" on the 800x480 set-up screen (Tests/web's screenshots)
