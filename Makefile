@@ -181,8 +181,8 @@ image-pi: deb-arm64
 
 ## That image booted as a Raspberry Pi 3 (qemu raspi3b, TCG; docs/TESTING.md, "The image on an
 ## emulated Pi 3"): a power cut during the first boot, READY, a ring on a USB sound card, a tag on
-## the PL011, a power cut mid-ring; then on qemu's virt board with a screen: the set-up and the kiosk's screens captured
-## (.build/pi-screens). Figures in .build/vm-pi-figures.json.
+## the PL011, a power cut mid-ring; then on qemu's virt board with a screen: the set-up and the
+## kiosk's screens captured (.build/pi-screens). Figures in .build/vm-pi-figures.json.
 vm-test-pi:
 	test -f $(PI_IMAGE) || $(MAKE) image-pi
 	scripts/install-deps.sh pi

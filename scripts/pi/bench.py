@@ -206,7 +206,7 @@ def kiosk_checks(guest, record, figures, screens):
     zone = guest.check("timedatectl show -p Timezone --value")
     daemon = vm.status(guest)
     if zone != daemon.get("timeZone"):  # what each of them read, for the log
-        print(guest.sh("ls -l /etc/localtime; cat /etc/timezone; journalctl -b --no-pager -o short-monotonic "
+        print(guest.sh("ls -l /etc/localtime; journalctl -b --no-pager -o short-monotonic "
                        "-u systemd-timedated -u reveille -u dbus | grep -i -E 'zone|timedate|set-up' | tail -20", 60)[1], flush=True)
     record("first boot: the zone set from the screen (systemd-timedated, the package's polkit rule), "
            "a phone's code shown (captured: pi-pair.png)",
@@ -259,8 +259,7 @@ def usb_sound_checks(guest, record, figures):
     after = size()
     levels = speaker_levels(guest.speaker_path, before, dismissed)
     tail = speaker_levels(guest.speaker_path, dismissed, after)
-    loud = [i for i, level in enumerate(levels) if level > 100]
-    rising = bool(loud) and levels[loud[0]] < max(levels[loud[0]:loud[0] + 16]) and max(levels) > 2000
+    rising = vm.fade_in_rises(levels) and max(levels) > 2000
     quiet = not tail or max(tail) < 1000
     figures["usb_sound"] = {"seconds_heard": round(len(levels) / 4, 1), "rms_peak": max(levels, default=0)}
     record("sound: the ring on a USB sound card on the Pi's USB (dwc2), heard on the host: it rises with its "

@@ -441,6 +441,13 @@ def boot_checks(guest, record, figures):
     record("kernel: snd-aloop and uinput loaded", modules.split() == ["snd_aloop", "uinput"], modules)
 
 
+def fade_in_rises(levels):
+    """Whether a ring's RMS per 0.25 s (`levels`) is heard and rises with its fade-in: its first
+    sound (over 100) is quieter than the loudest of the 4 s that follow it."""
+    loud = [i for i, level in enumerate(levels) if level > 100]
+    return bool(loud) and levels[loud[0]] < max(levels[loud[0]:loud[0] + 16])
+
+
 def sound_checks(guest, record, figures):
     """A ring at a whole minute on the loopback card, captured on its other side: its first frame
     against its instant, the fade-in rising, silence after the dismissal."""
@@ -458,12 +465,12 @@ def sound_checks(guest, record, figures):
                 "[ -s /tmp/cap.json ]", capture_seconds + 120)
     captured = json.loads(guest.check("cat /tmp/cap.json"))
     levels, first, capture_start = captured["levels"], captured["first"], captured["start"]
-    loud = [i for i, level in enumerate(levels) if level > 100]
+    heard = any(level > 100 for level in levels)
     # After the dismissal the alarm's sound ends at once; the quiet acknowledgement that follows
     # (RMS under 1,000 against the ring's 8,000) may take a moment more on a slow guest; then silence.
     after = levels[int((dismissed_guest + 1 - capture_start) * 4):]
-    stopped = bool(loud) and len(after) >= 12 and max(after) < 1000 and max(after[-8:]) < 30
-    rising = bool(loud) and levels[loud[0]] < max(levels[loud[0]:loud[0] + 16])
+    stopped = heard and len(after) >= 12 and max(after) < 1000 and max(after[-8:]) < 30
+    rising = fade_in_rises(levels)
     record("sound: the ring is heard on snd-aloop, rises with its fade-in, stops at dismissal",
            stopped and rising, f"RMS per 0.25 s: {levels}; dismissed {dismissed_guest - capture_start:.1f} s into the capture")
     figures["ring_rms_peak"] = max(levels) if levels else 0
