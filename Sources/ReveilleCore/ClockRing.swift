@@ -28,7 +28,7 @@ extension AlarmClock {
                 return [
                     .log(
                         .info,
-                        "alarm \(session.settings.name): right answer; \(session.problemsLeft) more to stop it (math stands in for its tag)"
+                        "alarm \(session.settings.name): right answer; \(session.problemsLeft) more to stop it\(session.fellBackToMath ? " (math stands in for its tag)" : "")"
                     )
                 ]
             }

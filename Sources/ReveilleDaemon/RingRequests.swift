@@ -112,10 +112,10 @@ final class RingRequests: RequestHandler {
             ring.correct = outcome != .wrong
             switch outcome {
             case .rightWithMoreToGo:
-                // Math stands in for a tag.
+                // Several problems: the alarm's own number, or math standing in for a tag.
                 ring.problem = session.problem?.text
-                message =
-                    "right; \(session.problemsLeft) more to stop it (no NFC reader works, so math stands in for the tag): \(session.problem?.text ?? "?")"
+                let why = session.fellBackToMath ? " (no NFC reader works, so math stands in for the tag)" : ""
+                message = "right; \(session.problemsLeft) more to stop it\(why): \(session.problem?.text ?? "?")"
             case .dismissed:
                 if let check = session.wakeCheck {
                     message =

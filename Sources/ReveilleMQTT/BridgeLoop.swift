@@ -24,13 +24,26 @@ public final class BridgeLoop {
     private var commands = TokenBucket(capacity: 5, secondsPerToken: 1)
     /// The household's machines' counts: each publishes about once per keepalive.
     private var counts = TokenBucket(capacity: 32, secondsPerToken: 1)
-    private var dropped = 0
+    /// The hub's policy, grants and list: a bucket of their own, so that no machine's counts (nor
+    /// anything a broker can send) spend what the hub's next change needs.
+    private var hubMessages = TokenBucket(capacity: 8, secondsPerToken: 1)
+    /// `refused` events published to the broker: a flood of refused presses is a few events.
+    private var refusedEvents = TokenBucket(capacity: 2, secondsPerToken: 5)
+    /// Commands dropped by the rate limit since the last line that said so (one line a period).
+    private var tooFast = (count: 0, loggedAt: -Double.infinity)
+    /// Verified household messages not passed on yet (the rate limit, or a number ahead of this
+    /// machine's clock), the newest per topic, and when to try again: they are never lost to a
+    /// flood, only delayed.
+    private var held: [String: (message: MosquittoClient.Message, at: Double)] = [:]
+    static let heldAheadSeconds = 60.0
     /// Retained messages of the bridge's own that the broker handed back, to be cleared once the
     /// clock's state is known, unless that state still has them.
     private var leftovers: Set<String> = []
     /// Events from the daemon, published after the state they change (so that `fired` comes
     /// after Ringing is on: an automation that checks Ringing sees it on).
     private var events: [Publication] = []
+    /// `refused` events of this turn, published after the daemon's events.
+    private var refusals: [Publication] = []
     /// Messages ignored (malformed, unknown, too large) since the last line that said so: one
     /// line at most every `ignoredLogSeconds`, with the count, so that a flood is not a flood of
     /// the log too.
@@ -81,7 +94,9 @@ public final class BridgeLoop {
                 machines[topics.machine] = made.code
                 numbers = HouseholdNumbers(last: Self.readNumber(paths.bridgeState + "/household.n"))
             } else {
-                seen = Self.readSeen(paths.bridgeState + "/household.seen", hubCode: settings.hubKey)
+                seen = HouseholdTrust.sane(
+                    Self.readSeen(paths.bridgeState + "/household.seen", hubCode: settings.hubKey),
+                    wallSeconds: Int(Wall.seconds()))
             }
         }
         householdKey = key
@@ -155,9 +170,12 @@ public final class BridgeLoop {
                 fds.append(
                     pollfd(fd: socket, events: Int16(POLLIN) | (client.wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
             }
-            let timeout =
+            var timeout =
                 socket >= 0
                 ? Int32(settings.keepaliveSeconds * 1000) : Int32(max(0, (retryAt - Monotonic.seconds()) * 1000) + 1)
+            if let due = held.values.map(\.at).min() {
+                timeout = min(timeout, Int32(max(0, (due - Monotonic.seconds()) * 1000) + 1))
+            }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 && errno != EINTR {
                 logger.critical("poll: \(String(cString: strerror(errno)))")
@@ -203,35 +221,15 @@ public final class BridgeLoop {
                 wanted = daemonUp ? .all : []
                 if !daemonUp { publishState() }
             }
-            for note in follower.take() {
-                switch note {
-                case .up:
-                    if !daemonUp { logger.info("following reveilled at \(paths.socket)") }
-                    // A daemon that was away missed what the household said meanwhile, and a
-                    // restarted one forgot the others' counts: the broker gives them again.
-                    if !daemonUp, client.connected {
-                        for topic in model.topics.fromHousehold { client.subscribe(topic) }
-                    }
-                    daemonUp = true
-                    running.removeAll()
-                    snapshot = nil
-                    wanted = .all
-                case .down:
-                    if daemonUp { logger.warning("reveilled went away; the clock shows as offline until it is back") }
-                    daemonUp = false
-                    publishState()
-                case .line(let line):
-                    if let event = model.event(line.event, at: line.at) { events.append(event) }
-                    if case .appRunning(let app) = line.event {
-                        let key = AppUsageKey(app: app.app, user: app.user)
-                        if app.running { running.insert(key) } else { running.remove(key) }
-                    }
-                    wanted.formUnion(DaemonReads.after(line.event))
-                }
-            }
+            follow(follower.take(), wanted: &wanted)
             if health.daemonUp != daemonUp {
                 health.daemonUp = daemonUp
                 writeHealth()
+            }
+            let due = Monotonic.seconds()
+            for (topic, entry) in held where entry.at <= due {
+                held[topic] = nil
+                wanted.formUnion(handle(entry.message))
             }
             for message in client.takeInbox() { wanted.formUnion(handle(message)) }
             let tooLarge = client.takeDroppedTooLarge()
@@ -239,10 +237,16 @@ public final class BridgeLoop {
                 noteIgnored(
                     "\(tooLarge) message(s) larger than \(MosquittoClient.maximumPacketSize) bytes", count: tooLarge)
             }
+            if !refusals.isEmpty {
+                // A refusal follows the event that caused it ("already snoozed" after `snoozed`):
+                // the daemon wrote that event before its reply, and its follower posts it soon.
+                var bell = pollfd(fd: follower.descriptor, events: Int16(POLLIN), revents: 0)
+                if poll(&bell, 1, 200) > 0 { follow(follower.take(), wanted: &wanted) }
+            }
             if !wanted.isEmpty { readDaemon(wanted) } else if republish { publishState() }
             republish = false
             if client.connected {
-                for event in events { client.publish(event) }
+                for event in events + refusals { client.publish(event) }
                 if snapshot != nil {
                     for topic in leftovers.sorted() where published[topic] == nil {
                         logger.info("cleared \(topic), left by an earlier run: the clock no longer has it")
@@ -252,6 +256,39 @@ public final class BridgeLoop {
                 }
             }
             events.removeAll()
+            refusals.removeAll()
+        }
+    }
+
+    /// What the daemon's watch stream said: its coming and going, and its events (published after
+    /// the state they change).
+    private func follow(_ notes: [DaemonFollower.Note], wanted: inout DaemonReads) {
+        for note in notes {
+            switch note {
+            case .up:
+                if !daemonUp { logger.info("following reveilled at \(paths.socket)") }
+                // A daemon that was away missed what the household said meanwhile, and a
+                // restarted one forgot the others' counts: the broker gives them again.
+                if !daemonUp, client.connected {
+                    trust.takeNewestAgain()
+                    for topic in model.topics.fromHousehold { client.subscribe(topic) }
+                }
+                daemonUp = true
+                running.removeAll()
+                snapshot = nil
+                wanted = .all
+            case .down:
+                if daemonUp { logger.warning("reveilled went away; the clock shows as offline until it is back") }
+                daemonUp = false
+                publishState()
+            case .line(let line):
+                if let event = model.event(line.event, at: line.at) { events.append(event) }
+                if case .appRunning(let app) = line.event {
+                    let key = AppUsageKey(app: app.app, user: app.user)
+                    if app.running { running.insert(key) } else { running.remove(key) }
+                }
+                wanted.formUnion(DaemonReads.after(line.event))
+            }
         }
     }
 
@@ -259,10 +296,20 @@ public final class BridgeLoop {
     /// (the household's counts and the hub's words change no event; the rest the events say).
     private func handle(_ message: MosquittoClient.Message) -> DaemonReads {
         var payload = message.payload
-        switch trust.open(topic: message.topic, payload: message.payload) {
+        // A verified household message's number, taken once the daemon has it.
+        var number: Int?
+        switch trust.open(topic: message.topic, payload: message.payload, wallSeconds: Int(Wall.seconds())) {
         case .notHousehold:
             break
-        case .echo:
+        case .echo, .repeated:
+            return []
+        case .ahead(let why):
+            if held[message.topic] == nil {
+                var state = householdIgnored["ahead"] ?? (0, -Double.infinity)
+                noteIgnored("from the household: \(why)", state: &state)
+                householdIgnored["ahead"] = state
+            }
+            held[message.topic] = (message, Monotonic.seconds() + Self.heldAheadSeconds)
             return []
         case .drop(let why):
             let kind = trust.isHubTopic(message.topic) ? message.topic : "counts"
@@ -279,9 +326,9 @@ public final class BridgeLoop {
                 if client.connected, let all = model.topics.householdUsage("+") { client.subscribe(all) }
             }
             return []
-        case .body(let body):
-            keepSeen(message.topic)
+        case .body(let body, let n):
             payload = body
+            number = n
         }
         switch model.inbound(topic: message.topic, payload: payload, snapshot: snapshot) {
         case .echo:
@@ -290,32 +337,33 @@ public final class BridgeLoop {
             if empty { leftovers.remove(topic) } else { leftovers.insert(topic) }
             return []
         case .ignore(let why):
+            if let number { took(message.topic, number) }
             noteIgnored(why)
             return []
         case .send(let command, let what):
-            let household =
-                switch command {
-                case .appsHousehold, .appsFromHub: true
-                default: false
-                }
+            let household = number != nil
+            let now = Monotonic.seconds()
             let allowed =
-                household ? counts.take(now: Monotonic.seconds()) : commands.take(now: Monotonic.seconds())
+                !household ? commands.take(now: now)
+                : trust.isHubTopic(message.topic) ? hubMessages.take(now: now) : counts.take(now: now)
             guard allowed else {
-                dropped += 1
-                if dropped == 1 || dropped % 100 == 0 {
-                    logger.warning(
-                        "commands from the broker come too fast: \(dropped) dropped (at most 5 at once, then 1 a second)"
-                    )
+                if household {
+                    // Genuine and new: held, the newest per topic, and passed on when a token is back.
+                    held[message.topic] = (message, now + 1)
+                } else {
+                    noteTooFast()
                 }
                 return []
             }
-            dropped = 0
             let reply = ask(command)
+            if let number, reply.error?.code != .unavailable { took(message.topic, number) }
             if let error = reply.error, household {
                 logger.notice("refused from the household: \(what): \(error.message)")
             } else if let error = reply.error {
                 logger.notice("refused over MQTT: \(what): \(error.message)")
-                if client.connected { client.publish(model.refused(what, why: error.message)) }
+                if client.connected, refusedEvents.take(now: Monotonic.seconds()) {
+                    refusals.append(model.refused(what, why: error.message))
+                }
                 // The entity shows the state that stands: published again below, whatever it was.
                 for topic in published.keys where !topic.hasSuffix("/config") { published[topic] = "" }
                 republish = true
@@ -326,6 +374,25 @@ public final class BridgeLoop {
             }
             return household ? .apps : []
         }
+    }
+
+    /// The daemon has what a household message numbered `n` carried: the number is taken (and a
+    /// member's hub numbers kept on disk).
+    private func took(_ topic: String, _ n: Int) {
+        trust.took(topic: topic, n: n)
+        keepSeen(topic)
+    }
+
+    /// Says that a command was dropped by the rate limit: the first at once, then one line every
+    /// `ignoredLogSeconds` with how many were dropped since the last.
+    private func noteTooFast() {
+        tooFast.count += 1
+        let now = Monotonic.seconds()
+        guard now - tooFast.loggedAt >= Self.ignoredLogSeconds else { return }
+        logger.warning(
+            "commands from the broker come too fast: \(tooFast.count) dropped\(tooFast.loggedAt.isFinite ? " in the last \(Int((now - tooFast.loggedAt).rounded())) s" : "") (at most 5 at once, then 1 a second)"
+        )
+        tooFast = (0, now)
     }
 
     /// Says what was ignored: the first at once, then at most one line every `ignoredLogSeconds`,

@@ -65,15 +65,19 @@ public enum HouseholdSeal {
 }
 
 /// The numbers a machine signs with: each larger than the last (the wall clock's seconds, or one
-/// more than the last when the clock went back), so that a receiver can refuse an older message
-/// replayed. The hub's are kept on disk by the loop (`last`), a machine's counts' need not be.
+/// more than the last when the clock went back a little), so that a receiver can refuse an older
+/// message replayed. The hub's are kept on disk by the loop (`last`), a machine's counts' need not be.
+///
+/// A clock that was wrong once must not leave its numbers in the future: receivers hold a number
+/// more than `HouseholdTrust.maxAhead` ahead of their own clock and never take it, so a `last`
+/// that far ahead of this machine's clock was taken by no one and is let go.
 public struct HouseholdNumbers: Sendable, Equatable {
     public private(set) var last: Int
 
     public init(last: Int = 0) { self.last = last }
 
     public mutating func next(wallSeconds: Int) -> Int {
-        last = max(wallSeconds, last + 1)
+        last = last > wallSeconds + HouseholdTrust.maxAhead ? wallSeconds : max(wallSeconds, last + 1)
         return last
     }
 }
@@ -85,7 +89,13 @@ public struct HouseholdNumbers: Sendable, Equatable {
 /// - A member takes the hub's policy, grants and list of machines when they are signed by the
 ///   key whose code its owner pinned (`[mqtt] hub_key`), and a machine's counts when they are
 ///   signed by the key the hub lists for that machine.
-/// - Each topic's numbers only go up: an older message replayed is dropped.
+/// - Each topic's numbers only go up: a message numbered like one already taken is a repeat (the
+///   broker's retained copy, or a replay) and an older one a replay; neither reaches the daemon,
+///   nor costs the rate limit a token, however fast they come.
+/// - A number is taken (`took`) only once the daemon has what it carried, so that a message the
+///   loop could not pass on yet is not counted as passed on.
+/// - A number more than `maxAhead` ahead of this machine's clock is held, not taken: a machine
+///   whose clock was a year ahead once would otherwise lock its true counts out for that year.
 ///
 /// Anything else (unsigned, signed by another key, a machine no one listed) is dropped, with why.
 /// So a broker without ACLs, or anyone on it, cannot lift a limit, grant time, or fill the
@@ -96,13 +106,24 @@ public struct HouseholdTrust: Sendable, Equatable {
         case notHousehold
         /// This machine's own message back.
         case echo
-        /// Verified: the body goes on to the model.
-        case body([UInt8])
+        /// Verified and new: the body goes on to the model; `took(topic:n:)` once the daemon has it.
+        case body([UInt8], n: Int)
         /// The hub's list of machines, taken (`changed`: other machines' counts are to be heard again).
         case machines(changed: Bool)
+        /// Numbered like the last one taken on its topic: the broker's copy again, or a replay of
+        /// the newest. Dropped quietly.
+        case repeated
+        /// Numbered too far ahead of this machine's clock to be taken now (its sender's clock, or
+        /// this one's, is wrong): to be looked at again later, and why.
+        case ahead(String)
         /// Dropped, and why (for the log).
         case drop(String)
     }
+
+    /// How far ahead of this machine's clock a number may be, in seconds: household clocks keep
+    /// time from the network and agree within seconds; a Pi just booted, before its clock is set,
+    /// is behind, and holds what it cannot take yet.
+    public static let maxAhead = 600
 
     public let topics: BridgeTopics
     /// On a member, the code of the hub's key its owner pinned; nil on the hub, or when none is.
@@ -127,7 +148,8 @@ public struct HouseholdTrust: Sendable, Equatable {
         topic == topics.hubPolicy || topic == topics.hubGrants || topic == topics.hubMachines
     }
 
-    public mutating func open(topic: String, payload: [UInt8]) -> Verdict {
+    /// The verdict on `payload` received on `topic`, at this machine's wall clock `wallSeconds`.
+    public mutating func open(topic: String, payload: [UInt8], wallSeconds: Int) -> Verdict {
         let isHub = isHubTopic(topic)
         let machine = topics.householdUsage("").flatMap { topic.hasPrefix($0) ? String(topic.dropFirst($0.count)) : nil }
         guard isHub || machine != nil else { return .notHousehold }
@@ -165,8 +187,14 @@ public struct HouseholdTrust: Sendable, Equatable {
                 )
             }
         }
-        if let last = seen[topic], opened.n < last {
+        if let last = seen[topic], opened.n <= last {
+            if opened.n == last { return .repeated }
             return .drop("\(shown): older than one already taken (number \(opened.n) < \(last)), a replay; dropped")
+        }
+        if opened.n > wallSeconds + Self.maxAhead {
+            return .ahead(
+                "\(shown): numbered \(opened.n - wallSeconds) s ahead of this machine's clock (a clock is wrong); held until it is not"
+            )
         }
         if topic == topics.hubMachines {
             guard let list = try? JSONDecoder().decode(HubMachines.self, from: Data(opened.body)),
@@ -180,8 +208,26 @@ public struct HouseholdTrust: Sendable, Equatable {
             machines = list.machines
             return .machines(changed: changed)
         }
-        seen[topic] = opened.n
-        return .body(opened.body)
+        return .body(opened.body, n: opened.n)
+    }
+
+    /// The daemon has what the message numbered `n` on `topic` carried: from now on that number is
+    /// a repeat and older ones replays.
+    public mutating func took(topic: String, n: Int) {
+        seen[topic] = max(seen[topic] ?? n, n)
+    }
+
+    /// A daemon that restarted forgot other machines' counts: the newest message on each topic,
+    /// which the broker hands back on the next subscription, is to be taken once more (older
+    /// ones stay replays).
+    public mutating func takeNewestAgain() {
+        seen = seen.mapValues { $0 - 1 }
+    }
+
+    /// Numbers kept on disk from a sender whose clock was far ahead (taken before numbers were
+    /// held): brought back to this machine's clock, so that the true ones that follow are taken.
+    public static func sane(_ seen: [String: Int], wallSeconds: Int) -> [String: Int] {
+        seen.mapValues { $0 > wallSeconds + maxAhead ? wallSeconds : $0 }
     }
 }
 

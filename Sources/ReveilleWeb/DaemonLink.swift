@@ -37,10 +37,20 @@ public final class DaemonLink: Sendable {
 /// Fans the daemon's `watch` stream out to the open pages, as server-sent events. A thread of its
 /// own reads the stream (blocking); when the daemon goes away it says so, tries again after 1, 2,
 /// 4, then every 5 seconds, and says so again when it is back. Nothing runs while all is quiet.
+///
+/// The stream obeys the rule the commands obey: an event about one person (a request for more
+/// time, the app they run, a notice or a reminder of theirs) reaches only a page with the
+/// household's admin rights; any other page hears that something changed, and reads what it may.
 public final class EventHub: Sendable {
+    private struct Page {
+        var continuation: AsyncStream<String>.Continuation
+        /// May read what is about each person of the household (an admin's browser).
+        var seesEveryone: Bool
+    }
+
     private struct State {
         var next = 0
-        var pages: [Int: AsyncStream<String>.Continuation] = [:]
+        var pages: [Int: Page] = [:]
         var daemonUp = false
         /// The port the page is served on, told to the daemon at each connection.
         var servingPort: Int?
@@ -56,12 +66,13 @@ public final class EventHub: Sendable {
     public var daemonUp: Bool { state.withLock { $0.daemonUp } }
     public var pageCount: Int { state.withLock { $0.pages.count } }
 
-    /// A stream of event texts for one page, ended when `close` is called with the id.
-    public func subscribe() -> (id: Int, events: AsyncStream<String>) {
+    /// A stream of event texts for one page, ended when `close` is called with the id. `role`:
+    /// the rights the daemon gave the browser, which decide what it hears about people.
+    public func subscribe(role: Role) -> (id: Int, events: AsyncStream<String>) {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let id = state.withLock { state in
             state.next += 1
-            state.pages[state.next] = continuation
+            state.pages[state.next] = Page(continuation: continuation, seesEveryone: role >= .admin)
             return state.next
         }
         continuation.onTermination = { [weak self] _ in self?.close(id) }
@@ -69,15 +80,24 @@ public final class EventHub: Sendable {
     }
 
     public func close(_ id: Int) {
-        let continuation = state.withLock { $0.pages.removeValue(forKey: id) }
-        continuation?.finish()
+        let page = state.withLock { $0.pages.removeValue(forKey: id) }
+        page?.continuation.finish()
     }
 
-    /// One server-sent event to every open page.
+    /// What a page without the right to read about people hears instead of such an event.
+    static let somethingChanged = "event: change\ndata: {}\n\n"
+
+    /// One server-sent event to every open page; a line of the watch stream about one person
+    /// (`WatchEvent.user`) only to the pages that may read it, `somethingChanged` to the others.
     public func broadcast(event: String, data: String) {
         let text = "event: \(event)\ndata: \(data.replacing("\n", with: " "))\n\n"
+        // A line this server cannot read is taken to be about someone: the rule fails closed.
+        let line = event == "change" ? try? JSONDecoder().decode(WatchLine.self, from: Data(data.utf8)) : nil
+        let aboutSomeone = event == "change" && (line.map { $0.event.user != nil } ?? true)
         let pages = state.withLock { Array($0.pages.values) }
-        for page in pages { page.yield(text) }
+        for page in pages {
+            page.continuation.yield(aboutSomeone && !page.seesEveryone ? Self.somethingChanged : text)
+        }
     }
 
     /// The page is served on `port`: the daemon is told now (if it is there) and at each

@@ -333,14 +333,14 @@ public final class WebServer: Sendable {
     func events(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
         let client = client(request, context)
         guard let check = client.relay(.status) else { throw Self.notPaired }
-        if case .paired = client {
-            // A cookie that only looks like a token is not enough: the daemon must know the device.
-            let link = self.link
-            let reply = try await NIOThreadPool.singleton.runIfActive { link.send(check) }
-            if reply.error?.code == .forbidden { throw Self.notPaired }
-        }
+        // A cookie that only looks like a token is not enough: the daemon must know the device.
+        // Its answer names the browser's rights, which decide what the stream says about people
+        // (none, when the daemon is away: the page reads again when it is back).
+        let link = self.link
+        let reply = try await NIOThreadPool.singleton.runIfActive { link.send(check) }
+        if case .paired = client, reply.error?.code == .forbidden { throw Self.notPaired }
         let hub = self.hub
-        let (id, stream) = hub.subscribe()
+        let (id, stream) = hub.subscribe(role: reply.status?.role ?? .none)
         let first = "retry: 2000\nevent: daemon\ndata: \(hub.daemonUp ? "up" : "down")\n\n"
         return WebResponse(
             status: .ok, headers: [.contentType: "text/event-stream"],

@@ -177,6 +177,37 @@ import Testing
         #expect(clock.request(.reminderRemove(id: 1)).message?.contains("removed reminder #1 training") == true)
     }
 
+    /// A plain math alarm of two problems says "1 more" and nothing about a tag reader (it takes
+    /// no tag); a tag alarm whose reader is gone says math stands in, in the reply and the log.
+    @Test func moreProblemsNameTheReaderOnlyWhenMathStandsInForATag() throws {
+        let clock = try Clock(now: instant("2026-11-23 06:59:55"))
+        var alarm = try spec("7:00", label: "exam")
+        alarm.mathProblems = 2
+        #expect(clock.request(.alarmAdd(spec: alarm)).ok)
+        clock.passToWake()
+        let problem = try #require(clock.request(.problem).payloadProblem)
+        let reply = clock.request(.answer(value: solve(problem)))
+        let message = try #require(reply.message)
+        #expect(message.hasPrefix("right; 1 more to stop it: "), "\(message)")
+        #expect(!message.contains("reader") && !message.contains("tag"), "\(message)")
+        #expect(reply.session?.fellBackToMath == false)
+        #expect(clock.log.text.contains("exam: right answer; 1 more to stop it"), "\(clock.log.text)")
+        #expect(!clock.log.text.contains("math stands in"))
+        clock.dismissByMath()
+        #expect(clock.session == nil)
+
+        // The same words with a tag alarm and no reader: the reason is said, from the same flag.
+        clock.reader.health = .notConfigured
+        try clock.restart()
+        clock.add("7:10", label: "tagged", challenge: .nfc)
+        clock.passToWake()
+        let standIn = try #require(clock.request(.problem).payloadProblem)
+        let fallback = clock.request(.answer(value: solve(standIn)))
+        #expect(fallback.session?.fellBackToMath == true)
+        #expect(fallback.message?.contains("more to stop it (no NFC reader works, so math stands in for the tag): ") == true, "\(fallback.message ?? "")")
+        #expect(clock.log.text.contains("more to stop it (math stands in for its tag)"))
+    }
+
     /// `--problems 3`, the setting added through the one declaration: it travels, is kept, is
     /// shown, and the ring stops at the third right answer, a restart between answers keeping
     /// the count.

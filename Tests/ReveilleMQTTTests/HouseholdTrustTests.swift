@@ -9,6 +9,13 @@ import Testing
 
 /// The household's signed messages: Ed25519 through libgcrypt, the codes a person pins, and which
 /// messages a hub and a member take, with a broker that lets anyone publish anything.
+extension HouseholdTrust {
+    /// At a clock well past the tests' small numbers.
+    mutating func open(topic: String, payload: [UInt8]) -> Verdict {
+        open(topic: topic, payload: payload, wallSeconds: 1_000)
+    }
+}
+
 @Suite struct HouseholdTrustTests {
     static let hubKey = try! HouseholdKey.generate()
     static let laptopKey = try! HouseholdKey.generate()
@@ -84,7 +91,7 @@ import Testing
             topics: Self.topics(hub: true, user: "clock"), hubCode: nil,
             machines: ["clock": Self.hubKey.code, "laptop": Self.laptopKey.code])
         let body = Array(Self.counts.utf8)
-        #expect(trust.open(topic: Self.usageLaptop, payload: Self.sealed(Self.usageLaptop, Self.counts, by: Self.laptopKey)) == .body(body))
+        #expect(trust.open(topic: Self.usageLaptop, payload: Self.sealed(Self.usageLaptop, Self.counts, by: Self.laptopKey)) == .body(body, n: 100))
         // Unsigned, as every message was before: dropped.
         guard case .drop(let unsigned) = trust.open(topic: Self.usageLaptop, payload: body) else {
             Issue.record("an unsigned count was taken")
@@ -141,7 +148,7 @@ import Testing
         #expect(why.contains("not by the hub's pinned key"))
         #expect(trust.open(topic: Self.machinesTopic, payload: Self.sealed(Self.machinesTopic, Self.hubList, by: Self.hubKey)) == .machines(changed: true))
         #expect(trust.open(topic: Self.machinesTopic, payload: Self.sealed(Self.machinesTopic, Self.hubList, n: 101, by: Self.hubKey)) == .machines(changed: false))
-        #expect(trust.open(topic: Self.usageLaptop, payload: Self.sealed(Self.usageLaptop, Self.counts, by: Self.laptopKey)) == .body(Array(Self.counts.utf8)))
+        #expect(trust.open(topic: Self.usageLaptop, payload: Self.sealed(Self.usageLaptop, Self.counts, by: Self.laptopKey)) == .body(Array(Self.counts.utf8), n: 100))
 
         // The hub's policy: an empty one forged, unsigned or by another key, lifts nothing.
         let empty = #"{"hub":"clock","policy":""}"#
@@ -152,10 +159,11 @@ import Testing
             }
         }
         let real = #"{"hub":"clock","policy":"[[app]]\nname = \"minecraft\"\n"}"#
-        #expect(trust.open(topic: Self.policy, payload: Self.sealed(Self.policy, real, n: 300, by: Self.hubKey)) == .body(Array(real.utf8)))
-        // The same message again (the broker hands it back on a new subscription) is taken; an
-        // older one replayed is not, genuine as it is.
-        #expect(trust.open(topic: Self.policy, payload: Self.sealed(Self.policy, real, n: 300, by: Self.hubKey)) == .body(Array(real.utf8)))
+        #expect(trust.open(topic: Self.policy, payload: Self.sealed(Self.policy, real, n: 300, by: Self.hubKey)) == .body(Array(real.utf8), n: 300))
+        trust.took(topic: Self.policy, n: 300)
+        // The same message again (the broker hands it back on a new subscription, or a replay of
+        // the newest) is a repeat; an older one replayed is dropped, genuine as it is.
+        #expect(trust.open(topic: Self.policy, payload: Self.sealed(Self.policy, real, n: 300, by: Self.hubKey)) == .repeated)
         guard case .drop(let replay) = trust.open(topic: Self.policy, payload: Self.sealed(Self.policy, empty, n: 299, by: Self.hubKey)) else {
             Issue.record("an older policy replayed was taken")
             return
@@ -194,6 +202,70 @@ import Testing
             }
         }
         #expect(trust.machines.isEmpty)
+    }
+
+    /// A replay flood on a broker with no ACL: not one replay of the newest or of an older message
+    /// comes through (so none can spend the rate limit's tokens), and the hub's next change does.
+    @Test func aReplayOfTheNewestIsARepeatAndTheHubsNextChangeIsTakenDuringAFlood() throws {
+        var trust = HouseholdTrust(
+            topics: Self.topics(hub: false, user: "tablet"), hubCode: Self.hubKey.code, machines: [:])
+        #expect(trust.open(topic: Self.machinesTopic, payload: Self.sealed(Self.machinesTopic, Self.hubList, by: Self.hubKey)) == .machines(changed: true))
+        let sixty = #"{"hub":"clock","policy":"limit 60"}"#
+        let ten = #"{"hub":"clock","policy":"limit 10"}"#
+        let counts = Self.sealed(Self.usageLaptop, Self.counts, n: 400, by: Self.laptopKey)
+        let old = Self.sealed(Self.policy, sixty, n: 300, by: Self.hubKey)
+        #expect(trust.open(topic: Self.policy, payload: old) == .body(Array(sixty.utf8), n: 300))
+        trust.took(topic: Self.policy, n: 300)
+        #expect(trust.open(topic: Self.usageLaptop, payload: counts) == .body(Array(Self.counts.utf8), n: 400))
+        trust.took(topic: Self.usageLaptop, n: 400)
+        for _ in 0..<50 {
+            #expect(trust.open(topic: Self.usageLaptop, payload: counts) == .repeated)
+            #expect(trust.open(topic: Self.policy, payload: old) == .repeated)
+        }
+        let change = Self.sealed(Self.policy, ten, n: 301, by: Self.hubKey)
+        #expect(trust.open(topic: Self.policy, payload: change) == .body(Array(ten.utf8), n: 301))
+        // Not passed on yet (the loop held it, or the daemon was away): not taken, so the same
+        // message handed back later still is.
+        #expect(trust.seen[Self.policy] == 300)
+        #expect(trust.open(topic: Self.policy, payload: change) == .body(Array(ten.utf8), n: 301))
+        trust.took(topic: Self.policy, n: 301)
+        guard case .drop(let why) = trust.open(topic: Self.policy, payload: old) else {
+            Issue.record("the old policy was taken after the change")
+            return
+        }
+        #expect(why.contains("a replay"))
+        // A daemon that restarted gets the newest of each once more, and still no older one.
+        trust.takeNewestAgain()
+        #expect(trust.open(topic: Self.policy, payload: change) == .body(Array(ten.utf8), n: 301))
+        trust.took(topic: Self.policy, n: 301)
+        #expect(trust.open(topic: Self.policy, payload: change) == .repeated)
+    }
+
+    /// A machine whose clock was a year ahead once: its numbers are held, never taken, so its true
+    /// counts are taken as soon as its clock is right; and its own numbers come back to its clock.
+    @Test func aNumberFromAClockAYearAheadLocksNothingOut() throws {
+        let now = 1_800_000_000
+        let year = 365 * 86_400
+        var trust = HouseholdTrust(
+            topics: Self.topics(hub: true, user: "clock"), hubCode: nil,
+            machines: ["clock": Self.hubKey.code, "laptop": Self.laptopKey.code])
+        var laptop = HouseholdNumbers()
+        let wrong = laptop.next(wallSeconds: now + year)
+        guard case .ahead(let why) = trust.open(topic: Self.usageLaptop, payload: Self.sealed(Self.usageLaptop, Self.counts, n: wrong, by: Self.laptopKey), wallSeconds: now) else {
+            Issue.record("a count numbered a year ahead was taken")
+            return
+        }
+        #expect(why.contains("ahead of this machine's clock"))
+        #expect(trust.seen[Self.usageLaptop] == nil)
+        // Its clock is put right: its next number is its clock's again, and that is taken.
+        let right = laptop.next(wallSeconds: now + 60)
+        #expect(right == now + 60)
+        #expect(trust.open(topic: Self.usageLaptop, payload: Self.sealed(Self.usageLaptop, Self.counts, n: right, by: Self.laptopKey), wallSeconds: now + 60) == .body(Array(Self.counts.utf8), n: right))
+        // A few minutes ahead (clocks that disagree a little) is taken.
+        #expect(trust.open(topic: Self.usageLaptop, payload: Self.sealed(Self.usageLaptop, Self.counts, n: now + 300, by: Self.laptopKey), wallSeconds: now) == .body(Array(Self.counts.utf8), n: now + 300))
+        // Numbers kept on disk from such a clock are brought back to this one's; sane ones stay.
+        let kept = HouseholdTrust.sane([Self.policy: now + year, Self.machinesTopic: now - 5], wallSeconds: now)
+        #expect(kept == [Self.policy: now, Self.machinesTopic: now - 5])
     }
 
     @Test func numbersOnlyGoUpEvenWhenTheClockGoesBack() {

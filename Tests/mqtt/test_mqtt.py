@@ -696,6 +696,63 @@ class SignedHouseholdTests(HouseholdFixture, unittest.TestCase):
         self.assertEqual(b.cli("apps", "export").stdout, before, "a replay was taken after a restart")
 
 
+class ReplayFloodTests(HouseholdFixture, unittest.TestCase):
+    """On a broker with no ACL, anyone replays the household's genuine signed messages (the hub's
+    retained policy, the clock's own counts) 50 times a second each: the member machine still
+    takes the hub's next change of a limit, and its next grant, within seconds."""
+
+    prefix, acl = "reveille-replay-test.", False
+
+    def test_a_replay_flood_does_not_make_a_member_miss_the_hubs_change(self):
+        a, b = self.a, self.b
+        wait_for(lambda: "the household's policy, from its hub clock" in b.cli("apps", "list").stdout,
+                 what="B to follow A's signed policy")
+        spy = Subscriber(self.broker, user="guest", topics=("reveille-household/#",))
+        wait_for(lambda: spy.latest("reveille-household/smiths/hub/policy")
+                 and spy.latest("reveille-household/smiths/usage/clock"), what="the hub's retained messages")
+        replays = [("reveille-household/smiths/hub/policy", spy.latest("reveille-household/smiths/hub/policy")),
+                   ("reveille-household/smiths/usage/clock", spy.latest("reveille-household/smiths/usage/clock"))]
+        spy.close()
+        stop = threading.Event()
+        sent = [0]
+
+        def flood():
+            attacker = Subscriber(self.broker, user="guest", topics=())
+            try:
+                while not stop.is_set():
+                    for topic, payload in replays:
+                        attacker.client.publish(topic, payload, qos=0)
+                        sent[0] += 1
+                    time.sleep(0.01)
+            finally:
+                attacker.close()
+
+        flooder = threading.Thread(target=flood, daemon=True)
+        flooder.start()
+        try:
+            time.sleep(3)  # the flood has spent any shared rate limit by now
+            self.assertIn("limit_minutes = 5", b.cli("apps", "export").stdout)
+            changed = a.cli("apps", "edit", "ticker", "--limit", "10")
+            self.assertEqual(changed.returncode, 0, changed)
+            started = time.monotonic()
+            wait_for(lambda: "limit_minutes = 10" in b.cli("apps", "export").stdout, seconds=10,
+                     what="B to take the hub's new limit during the flood")
+            took = time.monotonic() - started
+            before = b.app("ticker").get("grantMinutes", 0)
+            granted = a.cli("apps", "grant", "ticker", "--minutes", "20")
+            self.assertEqual(granted.returncode, 0, granted)
+            wait_for(lambda: b.app("ticker").get("grantMinutes", 0) > before, seconds=10,
+                     what="B to take the hub's grant during the flood")
+            self.assertEqual(b.app("ticker")["grantMinutes"], a.app("ticker")["grantMinutes"])
+        finally:
+            stop.set()
+            flooder.join(10)
+        self.assertGreater(sent[0], 50 * 3, "the flood did not flood")
+        print(f"the hub's change reached the member in {took:.1f} s under {sent[0]} replays", file=sys.stderr)
+        # The replays cost no line each: the bridge's log stays short.
+        self.assertLess(b.bridge_said().count("\n"), 200, b.bridge_said()[-2000:])
+
+
 class HostileBrokerTests(unittest.TestCase):
     """A broker that attacks (Tests/mqtt/hostile_broker.py) and one that sends mutated packets, each
     against its own clock for REVEILLE_HOSTILE_SECONDS (60 by default), at once: the bridge never

@@ -5,7 +5,7 @@ ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screen
 
     python3 Tests/web/test_web.py [BINARIES]    (default: .build/debug; `make test` runs it)
 """
-import json, os, shutil, subprocess, sys, tempfile, time, unittest
+import json, os, shutil, socket, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from webdriver import (REPO, Browser, Clock, end_session, free_port, http, non_loopback_address, page_config, pair_as_admin,
@@ -25,6 +25,43 @@ def one_pixel_png():
     chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
             + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
+
+
+class SSE:
+    """A server-sent event stream read on a thread of its own, with `headers` (a device cookie)."""
+
+    def __init__(self, url, headers):
+        import http.client, threading, urllib.parse
+        parts = urllib.parse.urlsplit(url)
+        self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        self.connection.request("GET", parts.path, headers=headers)
+        self.response = self.connection.getresponse()
+        assert self.response.status == 200, self.response.status
+        self.chunks, self.lock = [], threading.Lock()
+        self.thread = threading.Thread(target=self.read, daemon=True)
+        self.thread.start()
+
+    def read(self):
+        try:
+            while True:
+                chunk = self.response.fp.read1(4096)
+                if not chunk:
+                    return
+                with self.lock:
+                    self.chunks.append(chunk.decode(errors="replace"))
+        except (OSError, ValueError):
+            return
+
+    def text(self):
+        with self.lock:
+            return "".join(self.chunks)
+
+    def close(self):
+        try:
+            self.connection.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.connection.close()
 
 
 class PageTests(unittest.TestCase):
@@ -1034,6 +1071,43 @@ print(json.dumps(out))
             self.assertEqual((answered["state"], answered["answeredBy"]), ("approved", "kiosk"))
         finally:
             self.remove_app("game2")
+
+    def test_22b_the_live_stream_tells_no_one_but_an_admin_about_a_child(self):
+        """A phone paired without admin rights, and the kiosk, follow /events: another child's
+        request for more time (its reason) and the app they run reach only an admin's browser; the
+        others hear that something changed, as the commands refuse them `appRequests`."""
+        url = f"http://127.0.0.1:{self.clock.port}/"
+        csrf = {"X-Reveille-CSRF": page_config(url)["csrf"], "Content-Type": "application/json"}
+
+        def paired_cookie(*flags):
+            code = self.clock.cli("web", "pair", *flags).stdout.split("\n")[0].split()[-1]
+            status_, headers, body = http(url + "pair", "POST", json.dumps({"code": code}).encode(), csrf)
+            self.assertEqual(status_, 200, body)
+            return {"Cookie": headers["Set-Cookie"].split(";")[0]}
+
+        streams = {"member": SSE(url + "events", paired_cookie("--name", "member-phone")),
+                   "kiosk": SSE(url + "events", {}),
+                   "admin": SSE(url + "events", paired_cookie("--admin", "--name", "parent-phone"))}
+        added = self.clock.cli("apps", "add", "game3", "--path", "/usr/games/game3", "--limit", "60", "--user", "root")
+        self.assertEqual(added.returncode, 0, added)
+        try:
+            for stream in streams.values():
+                wait_for(lambda: "event: daemon" in stream.text(), what="the stream to open")
+            apps_sock = os.path.join(self.clock.root, "run/reveille/apps.sock")
+            asked = request(apps_sock, {"appAsk": {"name": "game3", "minutes": 30, "why": "private: talking to counsellor"}})
+            self.assertTrue(asked["ok"], asked)
+            wait_for(lambda: "counsellor" in streams["admin"].text(), what="the admin's stream to hear the request")
+            for who in ("member", "kiosk"):
+                wait_for(lambda: "data: {}" in streams[who].text(), what=f"the {who}'s stream to hear that something changed")
+                text = streams[who].text()
+                self.assertNotIn("counsellor", text, who)
+                self.assertNotIn("appRequest", text, who)
+                self.assertNotIn("game3", text, who)
+            self.assertIn('"appRequest"', streams["admin"].text())
+        finally:
+            for stream in streams.values():
+                stream.close()
+            self.remove_app("game3")
 
     def test_23_a_request_outside_the_apps_hours_says_so_and_can_open_it_now(self):
         self.apps_page()

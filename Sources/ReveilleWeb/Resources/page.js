@@ -407,7 +407,9 @@ function buildKeypad(pad, field, shown, okId, ok) {
     if (ring && ring.correct === false) { toast("Not quite. Here is a new one.", true); showProblem(ring.problem); }
     else if (ring && ring.correct && ring.problem) {
       const left = ring.session.problemsLeft || 1;
-      toast("Right. " + left + (left === 1 ? " more problem" : " more problems") + " (the tag reader is not working).");
+      // The reader is named only when the daemon says math stands in for the tag.
+      toast("Right. " + left + (left === 1 ? " more problem" : " more problems") +
+        (ring.session.fellBackToMath ? " (the tag reader is not working)." : "."));
       showProblem(ring.problem);
     }
     else if (ring && ring.correct) { toast("Good morning"); problemShown = false; }
