@@ -56,6 +56,9 @@ public enum AppPolicyFile {
         return text
     }
 
+    /// The most problems `check` lists; a last one says how many more there were.
+    public static let maxProblems = 50
+
     /// The policy, or the first of its problems (by line): what the daemon loads or refuses.
     public static func parse(_ document: TOMLDocument) throws(ConfigError) -> AppPolicy {
         let (policy, problems) = check(document)
@@ -82,14 +85,20 @@ public enum AppPolicyFile {
         }
         let ordered = problems.enumerated().sorted { first, second in
             (first.element.line ?? Int.max, first.offset) < (second.element.line ?? Int.max, second.offset)
-        }
-        return (AppPolicy(apps: apps), ordered.map(\.element))
+        }.map(\.element)
+        guard ordered.count > maxProblems else { return (AppPolicy(apps: apps), ordered) }
+        // A file of thousands of mistakes is told by its first ones, and how many more there are.
+        let more = ConfigError(
+            path: document.path, line: nil,
+            message: "and \(ordered.count - maxProblems) more problems; mend these first, then check again")
+        return (AppPolicy(apps: apps), Array(ordered.prefix(maxProblems)) + [more])
     }
 
     private static func checkApps(_ array: TOMLArray, _ document: TOMLDocument, _ problems: inout [ConfigError])
         -> [AppRule]
     {
         var apps: [AppRule] = []
+        var names: Set<String> = []
         var owners: [String: String] = [:]
         for index in 0..<array.count {
             guard let table = array[index].table else {
@@ -104,7 +113,7 @@ public enum AppPolicyFile {
                 problems.append(error)
                 continue
             }
-            if apps.contains(where: { $0.name == app.name }) {
+            if names.contains(app.name) {
                 problems.append(error(document, index, "name", "another app is already called \"\(app.name)\""))
                 continue
             }
@@ -114,6 +123,7 @@ public enum AppPolicyFile {
                 continue
             }
             for path in app.paths { owners[path] = app.name }
+            names.insert(app.name)
             apps.append(app)
         }
         return apps

@@ -21,55 +21,65 @@ public enum AppPolicyMerge {
     }
 
     public static func merge(base: AppPolicy, file: AppPolicy, current: AppPolicy) -> Outcome {
-        var names: [String] = current.apps.map(\.name)
-        for app in file.apps where !names.contains(app.name) { names.append(app.name) }
-        for app in base.apps where !names.contains(app.name) { names.append(app.name) }
-        var result: [AppRule] = []
-        var newBase: [AppRule] = []
+        // By name, once: a policy of thousands of apps merges in time linear in its size.
+        let was = byName(base), now = byName(file), here = byName(current)
+        var names: [String] = []
+        var named: Set<String> = []
+        for app in current.apps + file.apps + base.apps where named.insert(app.name).inserted { names.append(app.name) }
+        // Kept in `names` order; an entry the path check below takes back is nil'd, not removed.
+        var result: [AppRule?] = []
+        var newBase: [AppRule?] = []
+        var resultIndex: [String: Int] = [:]
+        var baseIndex: [String: Int] = [:]
         var conflicts: [String] = []
         var fromFile: [String] = []
+        func keep(_ app: AppRule?, base kept: AppRule?) {
+            if let app {
+                resultIndex[app.name] = result.count
+                result.append(app)
+            }
+            if let kept {
+                baseIndex[kept.name] = newBase.count
+                newBase.append(kept)
+            }
+        }
         for name in names {
-            let was = base.app(named: name)
-            let now = file.app(named: name)
-            let here = current.app(named: name)
+            let was = was[name], now = now[name], here = here[name]
             if now == was || here == now {
-                if let here { result.append(here) }
-                if let now { newBase.append(now) }
+                keep(here, base: now)
             } else if here == was {
-                if let now {
-                    result.append(now)
-                    fromFile.append(name)
-                }
-                if let now { newBase.append(now) }
+                if now != nil { fromFile.append(name) }
+                keep(now, base: now)
             } else {
-                if let here { result.append(here) }
-                if let was { newBase.append(was) }
+                keep(here, base: was)
                 conflicts.append(
                     "apps.toml's change to \"\(name)\" was not applied: it was also changed with 'reveille apps' or on the page since the file was last read; make them agree ('reveille apps export' prints the policy in force)"
                 )
             }
         }
         // An executable the file's change gives to a second app: that change is not applied.
+        let changedByFile = Set(fromFile)
         var owners: [String: String] = [:]
-        for app in result where !fromFile.contains(app.name) { for path in app.paths { owners[path] = app.name } }
+        for case let app? in result where !changedByFile.contains(app.name) {
+            for path in app.paths { owners[path] = app.name }
+        }
         for name in fromFile {
-            guard let index = result.firstIndex(where: { $0.name == name }) else { continue }
-            let app = result[index]
+            guard let index = resultIndex[name], let app = result[index] else { continue }
             if let (path, owner) = app.paths.lazy.compactMap({ path in owners[path].map { (path, $0) } }).first {
-                if let here = current.app(named: name) { result[index] = here } else { result.remove(at: index) }
-                if let baseIndex = newBase.firstIndex(where: { $0.name == name }) {
-                    if let was = base.app(named: name) {
-                        newBase[baseIndex] = was
-                    } else {
-                        newBase.remove(at: baseIndex)
-                    }
-                }
+                result[index] = here[name]
+                if let index = baseIndex[name] { newBase[index] = was[name] }
                 conflicts.append(
                     "apps.toml's change to \"\(name)\" was not applied: \(path) is already listed for \"\(owner)\"")
                 continue
             }
             for path in app.paths { owners[path] = name }
         }
-        return Outcome(policy: AppPolicy(apps: result), base: AppPolicy(apps: newBase), conflicts: conflicts)
+        return Outcome(
+            policy: AppPolicy(apps: result.compactMap { $0 }), base: AppPolicy(apps: newBase.compactMap { $0 }),
+            conflicts: conflicts)
+    }
+
+    private static func byName(_ policy: AppPolicy) -> [String: AppRule] {
+        Dictionary(policy.apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -8,11 +8,15 @@ public struct TOMLDocument {
     public let path: String
     public let root: TOMLTable
     private let lines: [Substring]
+    /// The lines (0-based) of each `[[array]]` table, in order, header first: found once, so that
+    /// naming the line of each of thousands of tables costs the table's lines, not the file's.
+    private let arrayTables: [String: [Range<Int>]]
 
     /// Parses `text` (TOMLTable(string:)); a syntax error names its line.
     public init(path: String, text: String) throws(ConfigError) {
         self.path = path
         self.lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        self.arrayTables = Self.arrayTables(lines)
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
@@ -44,26 +48,38 @@ public struct TOMLDocument {
 
     /// The line of `key` in the `index`th `[[array]]` table (nil `key`: its header).
     public func line(of key: String?, inArray array: String, index: Int) -> Int? {
-        var seen = -1
-        var inside = false
+        guard let tables = arrayTables[array], index < tables.count else { return nil }
+        let table = tables[index]
+        guard let key else { return table.lowerBound + 1 }
+        for number in table.dropFirst() {
+            let line = lines[number].trimmed(newlines: false)
+            guard line.hasPrefix(key) else { continue }
+            if line.dropFirst(key.count).trimmed(newlines: false).hasPrefix("=") { return number + 1 }
+        }
+        return table.lowerBound + 1
+    }
+
+    /// Where each `[[array]]` table's lines are: from its header to the next header that is not
+    /// one of its own sub-tables (`[app.limits]`).
+    private static func arrayTables(_ lines: [Substring]) -> [String: [Range<Int>]] {
+        var tables: [String: [Range<Int>]] = [:]
+        var open: (name: String, start: Int)?
+        func close(at end: Int) {
+            if let table = open { tables[table.name, default: []].append(table.start..<end) }
+            open = nil
+        }
         for (number, raw) in lines.enumerated() {
             let line = raw.trimmed(newlines: false)
             if line.hasPrefix("[[") {
-                let name = line.dropFirst(2).prefix(while: { $0 != "]" }).trimmed(newlines: false)
-                if name == array { seen += 1 }
-                inside = name == array && seen == index
-                if inside && key == nil { return number + 1 }
-                continue
-            }
-            if line.hasPrefix("[") {
+                close(at: number)
+                open = (String(line.dropFirst(2).prefix(while: { $0 != "]" }).trimmed(newlines: false)), number)
+            } else if line.hasPrefix("[") {
                 let name = line.dropFirst().prefix(while: { $0 != "]" }).trimmed(newlines: false)
-                if !name.hasPrefix(array + ".") { inside = false }
-                continue
+                if let table = open, !name.hasPrefix(table.name + ".") { close(at: number) }
             }
-            guard inside, let key, line.hasPrefix(key) else { continue }
-            if line.dropFirst(key.count).trimmed(newlines: false).hasPrefix("=") { return number + 1 }
         }
-        return key == nil ? nil : line(of: nil, inArray: array, index: index)
+        close(at: lines.count)
+        return tables
     }
 
     /// An error about `key` in `section`, at its line.

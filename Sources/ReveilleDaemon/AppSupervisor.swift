@@ -205,6 +205,9 @@ final class AppSupervisor: Sendable {
         var known = (executables: 0, listed: 0)
     }
 
+    /// How many unreadable listed executables are named one by one in the log.
+    static let unreadableSaid = 5
+
     /// The listed executables and the dynamic loaders, read and hashed.
     private func catalogue(_ policy: AppPolicy) -> Catalogue {
         guard !policy.apps.isEmpty else { return Catalogue() }
@@ -214,14 +217,20 @@ final class AppSupervisor: Sendable {
         var scripts: Set<String> = []
         var files: Set<String> = []
         var listed = 0
+        // Said one line a path for the first few; a policy of thousands of missing paths is one
+        // more line, not thousands.
+        var unreadable = 0
         func hash(_ path: String) -> (FileStamp, ContentID, ExecutableKind)? {
             let file: Descriptor
             do {
                 file = try ExecutableFile.open(path)
             } catch {
-                logger.warning(
-                    "app guard: cannot read \(path): \(error.reason); it is recognized once it can be read and apps.toml is saved again"
-                )
+                unreadable += 1
+                if unreadable <= Self.unreadableSaid {
+                    logger.warning(
+                        "app guard: cannot read \(path): \(error.reason); it is recognized once it can be read and apps.toml is saved again"
+                    )
+                }
                 return nil
             }
             let hashed = file.withRaw { fd -> (FileStamp, ContentID, ExecutableKind)? in
@@ -245,6 +254,11 @@ final class AppSupervisor: Sendable {
                 files.insert(resolved)
                 if kind == .script { scripts.insert(resolved) }
             }
+        }
+        if unreadable > Self.unreadableSaid {
+            logger.warning(
+                "app guard: \(unreadable - Self.unreadableSaid) more listed executables cannot be read ('reveille apps status' lists the apps)"
+            )
         }
         let known = read.count
         for loader in DynamicLoaders.paths() {

@@ -18,6 +18,28 @@ import Testing
         }
     }
 
+    /// 20,000 tables naming one path: every problem's line is found in the table's own lines (it
+    /// was found by reading the file from the top, for each: hours at this size, and the daemon
+    /// stood still meanwhile), and the list stops at 50 and says how many more.
+    @Test(.timeLimit(.minutes(1))) func aHugeFileOfRepeatsIsCheckedInLinearTimeWithItsLines() throws {
+        let count = 20_000
+        let text = (0..<count).map { "[[app]]\nname = \"app\($0)\"\npaths = [\"/bin/true\"]\n" }.joined(separator: "\n")
+        let (policy, problems) = AppPolicyFile.check(try TOMLDocument(path: "apps.toml", text: text))
+        #expect(policy.apps.map(\.name) == ["app0"])
+        #expect(problems.count == AppPolicyFile.maxProblems + 1)
+        #expect(problems.first?.description == "apps.toml:7: app #2 paths: /bin/true is already listed for \"app0\"")
+        #expect(problems[49].line == 50 * 4 + 3)
+        #expect(problems.last?.message == "and \(count - 1 - 50) more problems; mend these first, then check again")
+        // A sub-table belongs to its app: a key after it is still found; the next app's is its own.
+        let document = try TOMLDocument(
+            path: "apps.toml",
+            text: "[[app]]\nname = \"a\"\n[app.limits]\nx = 1\npaths = 2\n[other]\npaths = 3\n[[app]]\nname = \"b\"\n")
+        #expect(document.line(of: "paths", inArray: "app", index: 0) == 5)
+        #expect(document.line(of: "name", inArray: "app", index: 1) == 9)
+        #expect(document.line(of: "paths", inArray: "app", index: 1) == 8)
+        #expect(document.line(of: nil, inArray: "app", index: 2) == nil)
+    }
+
     @Test func appsWithEveryKindOfSetting() throws {
         let policy = try parse(
             """
