@@ -29,6 +29,8 @@ final class ControlServer {
     let loop: EventLoop
     let doorbell: Doorbell
     let logger: Logger
+    /// What each peer's requests may make the daemon log (the log handler's budget).
+    let logLines: PeerLogBudget
     /// Idle clients, line timeouts and drains are measured on its `elapsed()`.
     let clock: any Clocks
     private var connections: [Int: Connection] = [:]
@@ -66,9 +68,10 @@ final class ControlServer {
 
     init(
         listener: Listener, appsListener: Listener? = nil, access: PeerAccess, requests: Requests, feed: WatchFeed,
-        loop: EventLoop, doorbell: Doorbell, clock: any Clocks, logger: Logger
+        loop: EventLoop, doorbell: Doorbell, clock: any Clocks, logger: Logger, logLines: PeerLogBudget = .shared
     ) throws {
         self.clock = clock
+        self.logLines = logLines
         self.listener = listener
         self.appsListener = appsListener
         self.access = access
@@ -150,7 +153,7 @@ final class ControlServer {
                         Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                     }
                 }
-                logger.warning("\(peer): refused: \(refusal)")
+                logLines.serving(peer.uid, limited: role < .admin) { logger.warning("\(peer): refused: \(refusal)") }
                 continue
             }
             let connection = Connection(
@@ -243,6 +246,11 @@ final class ControlServer {
     /// Answers up to `requestsPerTurn` complete lines, unless a request is parked, its replies wait
     /// to be read, or a ring is about to be due; what is left waits for the next turn.
     private func process(_ connection: Connection) {
+        // What its requests make the daemon log is counted against its user, unless an admin's.
+        logLines.serving(connection.peer.uid, limited: connection.role < .admin) { answerLines(connection) }
+    }
+
+    private func answerLines(_ connection: Connection) {
         var answered = 0
         while case .serving = connection.phase, connections[connection.id] != nil {
             guard connection.output.count <= Connection.maxUnsentBytes else { return }

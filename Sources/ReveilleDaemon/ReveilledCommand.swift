@@ -100,7 +100,8 @@ public struct Reveilled: ParsableCommand {
         LoggingSystem.bootstrap { label in
             var handlers: [any LogHandler] = [FileLogHandler.standardError(label: label)]
             if let logFile, let file = try? FileLogHandler(label: label, path: logFile) { handlers.append(file) }
-            var handler = MultiplexLogHandler(handlers)
+            // What a peer of the control sockets makes the daemon log is budgeted (PeerLogBudget).
+            var handler = PeerBudgetLogHandler(MultiplexLogHandler(handlers))
             handler.logLevel = level
             return handler
         }
