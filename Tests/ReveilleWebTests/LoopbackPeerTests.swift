@@ -68,5 +68,11 @@ import Testing
         let browser = LoopbackPeer.End("127.0.0.1", port: Int(UInt16(bigEndian: mine.sin_port)))!
         let server = LoopbackPeer.End("127.0.0.1", port: Int(UInt16(bigEndian: address.sin_port)))!
         #expect(LoopbackPeer.owner(browser: browser, server: server) == getuid())
+        // Asked of the kernel for the one socket (sock_diag), no table read; a port no socket has
+        // is no one's; the same ends as an IPv6 socket's mapped addresses are looked up too.
+        #expect(LoopbackPeer.asked(browser: browser, server: server) == .owner(getuid()))
+        let nobody = LoopbackPeer.End("127.0.0.1", port: Int(browser.port == 65535 ? 1 : browser.port + 1))!
+        #expect(LoopbackPeer.asked(browser: nobody, server: server) == .none)
+        #expect(LoopbackPeer.owner(browser: nobody, server: server) == nil)
     }
 }
