@@ -331,13 +331,14 @@ extension AlarmClock {
         ]
     }
 
-    /// A one-shot alarm has rung (or joined a ring): it is off from now on.
+    /// A one-shot alarm has rung (or joined a ring): it is off from now on, and what shows its
+    /// switch (the page, Home Assistant) hears that the schedule changed.
     mutating func disable(_ id: Int) -> [ClockAction] {
         guard let index = schedule.alarms.firstIndex(where: { $0.id == id }), schedule.alarms[index].enabled else {
             return []
         }
         schedule.alarms[index].enabled = false
-        return [.disableAlarm(id: id)]
+        return [.disableAlarm(id: id), .publish(.schedule)]
     }
 
     mutating func setPolling(_ wanted: Bool) -> [ClockAction] {

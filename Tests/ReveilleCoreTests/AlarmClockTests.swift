@@ -220,6 +220,9 @@ import Testing
         let actions = clock.tick(at: Instant(wall: Double(Self.six + 1800), monotonic: 0), clockWasSet: false)
         #expect(actions.contains(.disableAlarm(id: 5)))
         #expect(clock.schedule.alarms.first?.enabled == false)
+        // Watchers (the page, Home Assistant's switch) hear that an alarm changed, after the write.
+        let written = actions.firstIndex(of: .disableAlarm(id: 5)) ?? actions.endIndex
+        #expect(actions[written...].contains(.publish(.schedule)), "\(actions)")
     }
 
     // MARK: Catching up

@@ -289,8 +289,12 @@ class BridgeTests(unittest.TestCase):
         self.assertEqual(self.ha.latest(f"{self.base}/ring_state"), "idle")
 
     def test_2_a_ring_is_seen_as_events_and_snooze_is_pressed_from_mqtt(self):
-        ring_soon(self.clock, maxSnoozes=3)
+        added = ring_soon(self.clock, maxSnoozes=3)
+        alarm = added["payload"]["alarms"][0]["id"]
         wait_for(lambda: self.ha.events("fired"), what="the fired event")
+        # A one-shot is off once it rang: its switch says so, without a request or a restart.
+        wait_for(lambda: self.ha.latest(f"{self.base}/alarm/{alarm}/enabled") == "OFF",
+                 what="the one-shot's switch OFF after it rang")
         wait_for(lambda: self.ha.latest(f"{self.base}/ringing") == "ON", what="ringing ON")
         # Ringing is ON before `fired` comes: an automation on `fired` that checks Ringing sees it on.
         with self.ha.lock:

@@ -114,7 +114,8 @@ class PiGuest(vm.Guest):
                    "-chardev", f"socket,id=console,path={self.console_path},server=on,wait=off",
                    "-device", "virtio-serial-pci", "-device", "virtconsole,chardev=console",
                    "-chardev", f"serial,id=nfc,path={self.nfc_link}", "-serial", "chardev:nfc",
-                   "-display", "none", "-monitor", f"unix:{self.monitor_path},server=on,wait=off",
+                   # No network: the default NIC's option ROM (efi-virtio.rom) is a package of its own.
+                   "-nic", "none", "-display", "none", "-monitor", f"unix:{self.monitor_path},server=on,wait=off",
                    "-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
         for path in (self.console_path, self.monitor_path, self.qmp_path):
             if os.path.exists(path):
