@@ -133,11 +133,21 @@ struct Doctor {
                 fix: "sudo systemctl enable --now reveille-mqtt (its log: journalctl -u reveille-mqtt)")
         }
         if let pid = health.pid, !runs(pid) {
-            let last = health.connected ? health.since : health.lastConnected
+            if health.stopped == true {
+                return Finding(
+                    level: .warning, subject: "smart home",
+                    detail: "reveille-mqtt was stopped \(ago(health.since))"
+                        + (health.lastConnected.map { ", last connected to \(health.broker) \(ago($0))" } ?? ""),
+                    fix: "sudo systemctl start reveille-mqtt, if the clock should be in the smart home")
+            }
+            // Killed while connected: it was connected until it died, whenever that was.
+            let last =
+                health.connected
+                ? " while connected to \(health.broker) (connected \(ago(health.since)))"
+                : health.lastConnected.map { " (last connected to \(health.broker) \(ago($0)))" } ?? ""
             return Finding(
                 level: .warning, subject: "smart home",
-                detail: "reveille-mqtt is not running: it stopped without a word"
-                    + (last.map { " (last connected to \(health.broker) \(ago($0)))" } ?? ""),
+                detail: "reveille-mqtt is not running: it stopped without a word" + last,
                 fix: "sudo systemctl restart reveille-mqtt (why it stopped: journalctl -u reveille-mqtt)")
         }
         if health.connected {

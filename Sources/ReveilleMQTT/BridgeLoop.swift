@@ -508,14 +508,17 @@ public final class BridgeLoop {
             client.publish(Publication(model.topics.availability, "offline", retain: true))
             client.disconnect()
         }
+        health.stopped = true
         connection(false, problem: "reveille-mqtt stopped")
     }
 
-    /// The connection began (`connected`) or ended (`problem`, why): said in the health file.
+    /// The connection began (`connected`) or ended (`problem`, why): said in the health file, with
+    /// when the last connection ended.
     private func connection(_ connected: Bool, problem: String?) {
+        let now = Wall.seconds()
+        if health.connected && !connected { health.lastConnected = now }
         health.connected = connected
-        health.since = Wall.seconds()
-        if connected { health.lastConnected = health.since }
+        health.since = now
         health.problem = problem
         writeHealth()
     }

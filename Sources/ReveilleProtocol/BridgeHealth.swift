@@ -9,7 +9,8 @@ public struct BridgeHealth: Codable, Sendable, Equatable {
     public var connected: Bool
     /// Seconds since the epoch the state began.
     public var since: Int
-    /// When it last was connected (nil: never, since the bridge started).
+    /// When its last connection ended (nil: none has, since the bridge started); while connected,
+    /// `since` says when this one began.
     public var lastConnected: Int?
     /// Why it is not connected.
     public var problem: String?
@@ -20,6 +21,8 @@ public struct BridgeHealth: Codable, Sendable, Equatable {
     public var pid: Int?
     /// In a household, the code of this machine's key, which the other machines' owners pin.
     public var householdCode: String?
+    /// It stopped as asked (SIGTERM, SIGINT), at `since`: not a bridge that died.
+    public var stopped: Bool?
 
     public init(
         broker: String, connected: Bool, since: Int, lastConnected: Int?, problem: String?, daemonUp: Bool,

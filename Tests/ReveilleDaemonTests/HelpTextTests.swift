@@ -224,9 +224,16 @@ import ReveilleProtocol
         #expect(gone?.level == .warning)
         #expect(
             gone?.detail
-                == "reveille-mqtt is not running: it stopped without a word (last connected to broker.home.arpa:1883 5 min ago)"
+                == "reveille-mqtt is not running: it stopped without a word while connected to broker.home.arpa:1883 (connected 5 min ago)"
         )
         #expect(Doctor.bridge(mqtt, killed, now: 1000, runs: { _ in true })?.level == .ok)
+        // Stopped as asked (SIGTERM), 100 s ago, connected until then: said as such, not as a death.
+        var stopped = killed
+        (stopped.connected, stopped.since, stopped.lastConnected, stopped.stopped) = (false, 900, 900, true)
+        stopped.problem = "reveille-mqtt stopped"
+        let asked = Doctor.bridge(mqtt, stopped, now: 1000, runs: { _ in false })
+        #expect(asked?.detail == "reveille-mqtt was stopped 100 s ago, last connected to broker.home.arpa:1883 100 s ago")
+        #expect(asked?.fix == "sudo systemctl start reveille-mqtt, if the clock should be in the smart home")
         // This process is not the bridge; a pid that runs nothing is not either.
         #expect(!BridgeHealth.bridgeRuns(Int(getpid())))
         #expect(!BridgeHealth.bridgeRuns(0))

@@ -366,6 +366,19 @@ class BridgeTests(unittest.TestCase):
         self.assertIn("reveille-mqtt is not running: it stopped without a word", doctor)
         self.clock.start_bridge()
         wait_for(lambda: self.ha.latest(f"{self.base}/availability") == "online", what="online again")
+        # Stopped as systemd stops it: doctor says so, and when its connection ended.
+        began = self.clock.health()["since"]
+        time.sleep(1.1)
+        self.clock.bridge.send_signal(signal.SIGTERM)
+        self.clock.bridge.wait()
+        health = self.clock.health()
+        self.assertEqual((health["connected"], health.get("stopped")), (False, True), health)
+        self.assertGreater(health["lastConnected"], began, "last connected is when the connection ended")
+        doctor = self.clock.cli("doctor", "--no-tone").stdout
+        self.assertRegex(doctor, r"reveille-mqtt was stopped \d+ s ago, last connected to 127.0.0.1:\d+ \d+ s ago")
+        self.assertNotIn("without a word", doctor)
+        self.clock.start_bridge()
+        wait_for(lambda: self.ha.latest(f"{self.base}/availability") == "online", what="online again")
 
     def test_6_malformed_flooding_and_oversized_messages_cost_little_and_change_nothing(self):
         wait_for(lambda: self.ha.latest(f"{self.base}/master") == "ON", what="the master switch")
