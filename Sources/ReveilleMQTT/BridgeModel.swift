@@ -203,6 +203,10 @@ public struct BridgeModel: Sendable {
         var fields: [String: JSONValue] = [
             "time": .string(info.alarm.time.description), "repeats": .string(info.days ?? info.date ?? ""),
             "label": .string(info.alarm.label),
+            // The two settings not in the declaration: the sound's file (null: the configured
+            // sound, else the built-in tone) and the tags that stop it (empty: any registered tag).
+            "sound": info.alarm.sound.map(JSONValue.string) ?? .null,
+            "tags": .array(info.alarm.tags.map(JSONValue.string)),
         ]
         for setting in Alarm.settings {
             let value: JSONValue =

@@ -483,10 +483,14 @@ import Testing
     @Test func anAlarmsSwitchCarriesEverySettingOfTheDeclarationAsAttributes() throws {
         var snapshot = Self.snapshot
         snapshot.alarms[0].alarm.volumeCeiling = 60
+        snapshot.alarms[0].alarm.sound = "/usr/share/sounds/birds.ogg"
+        snapshot.alarms[0].alarm.tags = ["kitchen", "hall"]
         let out = Self.model.retained(snapshot)
         let id = snapshot.alarms[0].alarm.id
         let text = try #require(out["reveille/kitchen/alarm/\(id)/attributes"])
         #expect(text.contains(#""volume_ceiling":60"#) && text.contains(#""volume":"#))
+        // Every setting by name, the sound and the tags too.
+        #expect(text.contains(#""sound":"/usr/share/sounds/birds.ogg""#) && text.contains(#""tags":["kitchen","hall"]"#), "\(text)")
         for setting in Alarm.settings {
             #expect(text.contains("\"\(BridgeModel.snakeCase(setting.key))\":"), "no \(setting.key) in \(text)")
         }
