@@ -175,8 +175,18 @@ def main():
         cli("alarm", "add", "9:00", "--days", "sat", "--label", "Swimming")
         cli("apps", "ask", "minecraft", "--minutes", "30")
         bridge_log = open(os.path.join(folder, "reveille-mqtt.out"), "w")
-        started.append(as_nobody([os.path.join(BINARIES, "reveille-mqtt"), "--root", root],
-                                 stdout=bridge_log, stderr=bridge_log))
+        bridge = [as_nobody([os.path.join(BINARIES, "reveille-mqtt"), "--root", root],
+                            stdout=bridge_log, stderr=bridge_log)]
+        started.append(bridge[0])
+
+        def restart_bridge():
+            """Stops the bridge as systemd does, waits for its last will to be seen, starts it again."""
+            bridge[0].terminate()
+            bridge[0].wait()
+            time.sleep(5)
+            bridge[0] = as_nobody([os.path.join(BINARIES, "reveille-mqtt"), "--root", root],
+                                  stdout=bridge_log, stderr=bridge_log)
+            started.append(bridge[0])
 
         ha = HomeAssistant(folder, HA_VENV)
         started.append(ha)
@@ -220,7 +230,8 @@ def main():
         # The README's automation, with a helper standing in for the bedroom light.
         automation = {
             "alias": "Light on when the alarm rings",
-            "triggers": [{"trigger": "state", "entity_id": entity("event", "alarm")}],
+            "triggers": [{"trigger": "state", "entity_id": entity("event", "alarm"),
+                          "not_from": ["unavailable", "unknown"]}],
             "conditions": [{"condition": "state", "entity_id": entity("event", "alarm"),
                             "attribute": "event_type", "state": "fired"}],
             "actions": [{"action": "input_boolean.turn_on", "target": {"entity_id": "input_boolean.bedroom_light"}}],
@@ -243,6 +254,19 @@ def main():
         wait_for(lambda: ha.states()["input_boolean.bedroom_light"]["state"] == "on",
                  what="the README's automation to turn the light on")
         print("a ring: Home Assistant saw `fired`, and the README's automation turned the light on")
+        # The bridge restarted during the ring: the event entity goes unavailable and comes back
+        # with its last event, `fired`; that is no new ring, and the automation must not run again.
+        ha.call("/api/services/input_boolean/turn_off", {"entity_id": "input_boolean.bedroom_light"})
+        wait_for(lambda: ha.states()["input_boolean.bedroom_light"]["state"] == "off", what="the light off again")
+        restart_bridge()
+        wait_for(lambda: state("event", "alarm")["state"] == "unavailable", seconds=30,
+                 what="the event entity unavailable while the bridge is away")
+        wait_for(lambda: state("event", "alarm")["state"] != "unavailable", seconds=60,
+                 what="the event entity back with the bridge")
+        time.sleep(3)
+        check(ha.states()["input_boolean.bedroom_light"]["state"] == "off",
+              "the guide's automation turned the light on again when the bridge came back, with no new ring")
+        print("the bridge restarted during the ring: the guide's automation did not run again")
         ha.call("/api/services/button/press", {"entity_id": entity("button", "snooze")})
         wait_for(lambda: (status(sock).get("session") or {}).get("state") == "snoozed",
                  what="the clock to snooze when Home Assistant pressed Snooze")

@@ -52,6 +52,10 @@ public final class BridgeLoop {
     /// all machines' counts), so that a flood of forged counts does not hide a forged policy.
     private var householdIgnored: [String: (count: Int, loggedAt: Double)] = [:]
     static let ignoredLogSeconds = 10.0
+    /// When the connection to the broker began (monotonic); nil while there is none.
+    private var connectedAt: Double?
+    /// A connection that lasted this long was a good one: the next loss waits 1 s again.
+    static let stableSeconds = 30.0
 
     /// What the broker holds from this bridge, retained, by topic.
     private var published: [String: String] = [:]
@@ -201,7 +205,14 @@ public final class BridgeLoop {
                 if open && events & Int16(POLLOUT) != 0 { open = client.write() }
                 if open { open = client.misc() }
                 if !open {
-                    logger.warning("\(client.lastProblem ?? "the connection to the broker ended"); connecting again")
+                    // A connection that lasted starts the waits again from 1 s; a broker that drops
+                    // each one at once is tried less and less often (and said less and less often).
+                    let lasted = connectedAt.map { Monotonic.seconds() - $0 } ?? 0
+                    if lasted >= Self.stableSeconds { backoff = 1 }
+                    connectedAt = nil
+                    logger.warning(
+                        "\(client.lastProblem ?? "the connection to the broker ended"); connecting again in \(Int(backoff)) s"
+                    )
                     availability = nil
                     connection(false, problem: client.lastProblem)
                     retryAt = Monotonic.seconds() + backoff
@@ -209,7 +220,7 @@ public final class BridgeLoop {
                 }
             }
             if client.takeJustConnected() {
-                backoff = 1
+                connectedAt = Monotonic.seconds()
                 logger.info("connected to the broker at \(settings.host):\(settings.port)")
                 for topic in model.topics.subscriptions { client.subscribe(topic) }
                 connection(true, problem: nil)

@@ -78,6 +78,10 @@ class HostileBroker:
             level = first[first.index(b"MQTT") + 4] if b"MQTT" in first else 4
             v5 = level == 5
             conn.sendall(packet(0x20, b"\x00\x00" + (b"\x00" if v5 else b"")))
+            if self.mode == "drop":  # a broker that keeps dropping the connection at once
+                time.sleep(0.2)
+                self.count("dropped")
+                return
             written = 0
             while time.monotonic() < self.deadline and written < 64 << 20:
                 data = self.fuzz(rng, v5) if self.mode == "fuzz" else self.hostile(rng, v5)

@@ -775,6 +775,29 @@ class HostileBrokerTests(unittest.TestCase):
     against its own clock for REVEILLE_HOSTILE_SECONDS (60 by default), at once: the bridge never
     ends, its memory stays bounded, and the daemon goes on."""
 
+    def test_a_broker_that_drops_each_connection_is_tried_less_and_less_often(self):
+        """A broker that accepts and drops each connection at once, for 20 s: the bridge waits 1, 2,
+        4, 8 s between tries (it tried about once a second, logging two lines each time)."""
+        folder = tempfile.mkdtemp(prefix="reveille-flapping-test.")
+        os.chmod(folder, 0o755)
+        self.addCleanup(shutil.rmtree, folder, True)
+        certificates = Broker(folder)
+        certificates.close()
+        port = free_port()
+        broker = HostileBroker(os.path.join(folder, "server.pem"), os.path.join(folder, "server.key"), port, 20,
+                               "drop").start()
+        target = type("Target", (), {"port": port, "folder": folder})
+        clock = Clock(BINARIES, target, os.path.join(folder, "clock"))
+        self.addCleanup(clock.close)
+        broker.join()
+        said = clock.bridge_said()
+        connected = said.count("connected to the broker at")
+        self.assertGreaterEqual(broker.connections, 3, "the bridge kept trying")
+        self.assertLessEqual(broker.connections, 6, f"{broker.connections} connections in 20 s:\n{said[-1500:]}")
+        self.assertLessEqual(connected, 6, said[-1500:])
+        self.assertIn("connecting again in 8 s", said)
+        self.assertIsNone(clock.bridge.poll(), "the bridge ended")
+
     def test_a_hostile_or_fuzzing_broker_never_ends_the_bridge(self):
         seconds = float(os.environ.get("REVEILLE_HOSTILE_SECONDS", "60"))
         folder = tempfile.mkdtemp(prefix="reveille-hostile-test.")
