@@ -79,18 +79,21 @@ public enum ZoneInfo {
 
     private static func table(_ path: String, span: Range<Int>) -> ZoneTable? {
         lock.withLock { _ in
-            let saved = getenv("TZ").map { String(cString: $0) }
-            defer {
-                if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+            // Lent: a log line stamped meanwhile on another thread keeps the process's own zone.
+            ProcessZone.lend {
+                let saved = getenv("TZ").map { String(cString: $0) }
+                defer {
+                    if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+                    tzset()
+                }
+                // A plain rule first, so glibc lets go of the file it read last and reads this one
+                // afresh (it keeps a file while the name in TZ and the file's inode and time stay the same).
+                setenv("TZ", "UTC0", 1)
                 tzset()
+                setenv("TZ", ":" + path, 1)
+                tzset()
+                return sample(span)
             }
-            // A plain rule first, so glibc lets go of the file it read last and reads this one afresh
-            // (it keeps a file while the name in TZ and the file's inode and time stay the same).
-            setenv("TZ", "UTC0", 1)
-            tzset()
-            setenv("TZ", ":" + path, 1)
-            tzset()
-            return sample(span)
         }
     }
 

@@ -72,12 +72,11 @@ public struct FileLogHandler: LogHandler {
         self.stamped = stamped
     }
 
-    /// `2026-11-21 06:45:00.012`, local time.
+    /// `2026-11-21 06:45:00.012`, local time (the process's zone, even while a zone's loader
+    /// borrows `TZ` on another thread).
     static func stamp() -> String {
         let now = Wall.now()
-        var seconds = now.tv_sec
-        var parts = tm()
-        localtime_r(&seconds, &parts)
+        let parts = ProcessZone.local(now.tv_sec)
         let two = { (n: Int32) in NumberText.padded(Int(n), width: 2) }
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))."
