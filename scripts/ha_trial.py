@@ -231,7 +231,7 @@ def main():
         automation = {
             "alias": "Light on when the alarm rings",
             "triggers": [{"trigger": "state", "entity_id": entity("event", "alarm"),
-                          "not_from": ["unavailable", "unknown"]}],
+                          "not_from": ["unavailable"]}],
             "conditions": [{"condition": "state", "entity_id": entity("event", "alarm"),
                             "attribute": "event_type", "state": "fired"}],
             "actions": [{"action": "input_boolean.turn_on", "target": {"entity_id": "input_boolean.bedroom_light"}}],

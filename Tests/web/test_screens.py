@@ -135,6 +135,11 @@ try {
     if (c.problem) primary.push("#keypad button", "#answer", "#ringcancel", "#problem", "#ringnote");
     else if (!$("dismiss").hidden) primary.push("#dismiss");
     check(c.name, "ring", primary, "ringclock");
+    // Every reason that holds is said, a line each (a silent speaker did hide the others).
+    const session = c.status.session, ringing = session.state === "ringing";
+    const reasons = (c.status.silent ? 1 : 0) + (ringing && ["snooze", "wake-check"].includes(session.reason) ? 1 : 0);
+    const said = $("ringwhy").hidden ? 0 : $("ringwhy").textContent.split("\n").filter(Boolean).length;
+    if (said !== reasons) problems.push(`${c.name}: ${said} reason lines shown of ${reasons}`);
     measured++;
   }
   if (unlocks.length) { problemShown = false; S.status = saved.status; renderRing(); }
@@ -168,6 +173,9 @@ def ring_states():
         "after-wake-check": ({"reason": "wake-check"}, {}),
         "escalated": ({"escalated": True}, {}),
         "silent": ({}, {"silent": True}),
+        # Every reason at once: a ring no one hears that rings again after a snooze or a check.
+        "silent-after-snooze": ({"reason": "snooze", "snoozeCount": 2}, {"silent": True}),
+        "silent-after-wake-check": ({"reason": "wake-check"}, {"silent": True}),
         "fallback": ({"challenge": "nfc", "fellBackToMath": True, "readerLostSecondsBeforeRing": 120,
                       "problemsLeft": 3}, {"reader": {"condition": "unplugged"}}),
         "tag": ({"challenge": "nfc"}, {"reader": {"condition": "ok"}}),
@@ -309,7 +317,7 @@ class ScreenTests(unittest.TestCase):
                  what="history")
         self.measure("more")
         self.browser.run("showPairing()")
-        self.measure("pairing")
+        self.measure("pairing", ["#pairpad button", "#pairbtn", "#paircode"])
         # Paused: the face says until when, and the next ring after it.
         until = request(sock, {"next": {"days": 30}})["payload"]["schedule"]["days"][10]["date"]
         self.assertTrue(request(sock, {"pause": {"until": until}})["ok"])

@@ -1364,6 +1364,23 @@ class WakingPageTests(unittest.TestCase):
     open_day = PageTests.open_day
     shot = PageTests.shot
 
+    def test_23b_no_snoozes_left_opens_the_problem(self):
+        """With its snoozes spent, the snooze button says so, at full contrast, and a tap on it opens
+        the problem: snoozing past the limit asks for the proof instead."""
+        self.open_page()
+        ring_soon(self.clock, maxSnoozes=1, label="limit")
+        self.assertTrue(request(self.clock.sock, {"snooze": {}})["ok"])
+        self.clock.advance(9 * 60 + 1)
+        wait_for(lambda: self.browser.visible("#snooze") and "NO SNOOZES LEFT" in self.browser.text("#snooze"),
+                 what="the ring again, with no snoozes left")
+        self.assertFalse(self.browser.run("return document.getElementById('snooze').disabled"))
+        self.browser.click("#snooze")
+        wait_for(lambda: self.browser.visible("#problem") and "= ?" in self.browser.text("#problem"),
+                 what="the problem, opened by the spent snooze button")
+        self.assertEqual(status(self.clock.sock)["session"]["state"], "ringing")
+        self.shot("23b-no-snoozes-left")
+        end_session(self.clock)
+
     def test_23_the_page_asks_are_you_up_and_a_tap_answers(self):
         self.open_page()
         ring_soon(self.clock, wakeCheckSeconds=60, label="up")

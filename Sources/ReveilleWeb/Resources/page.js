@@ -339,16 +339,17 @@ function renderRing() {
   const left = session.maxSnoozes === 0 ? null : session.maxSnoozes - session.snoozeCount;
   $("ringwhen").textContent = session.state === "snoozed" ? "Snoozed until " + session.snoozedUntil.slice(0, 5)
     : "Set for " + session.scheduledTime.slice(0, 5) + (session.escalated ? " · now at full volume" : "");
-  // Why it rings now, and a ring no one hears, said where it is seen.
-  const why = st.silent ? "THE ALARM IS SILENT: no speaker works"
-    : session.state !== "ringing" ? ""
+  // Why it rings now, and a ring no one hears, said where it is seen: every reason that holds, a line each.
+  const why = [st.silent ? "THE ALARM IS SILENT: no speaker works" : "",
+    session.state !== "ringing" ? ""
     : session.reason === "wake-check" ? "Ringing again: you did not answer “Are you up?”"
     : session.reason === "snooze" ? "Snooze over (" + session.snoozeCount + (session.maxSnoozes ? " of " + session.maxSnoozes : "") + ")"
-    : "";
+    : ""].filter(Boolean).join("\n");
   $("ringwhy").hidden = !why; $("ringwhy").textContent = why;
   const snooze = $("snooze");
   snooze.hidden = session.state !== "ringing";
-  snooze.disabled = left === 0;
+  // None left: snoozing past the limit asks the problem (or the tag) instead, so the button opens it.
+  snooze.classList.toggle("spent", left === 0);
   snooze.textContent = left === 0 ? "NO SNOOZES LEFT" : "SNOOZE" + (left === null ? "" : " (" + left + " left)");
   const tagOnly = session.challenge === "nfc" && !session.fellBackToMath;
   const reader = st.reader && st.reader.condition;
@@ -369,7 +370,14 @@ function renderRing() {
     window.ringShownAt = performance.timeOrigin + performance.now();
   }));
 }
-$("snooze").onclick = () => { window.snoozeTappedAt = performance.timeOrigin + performance.now(); send({ snooze: {} }, true); };
+$("snooze").onclick = () => {
+  if ($("snooze").classList.contains("spent")) {
+    if (!$("dismiss").hidden) $("dismiss").onclick();
+    else toast("No snoozes left: " + $("tagprompt").textContent.toLowerCase() + " to stop it", true);
+    return;
+  }
+  window.snoozeTappedAt = performance.timeOrigin + performance.now(); send({ snooze: {} }, true);
+};
 // Cancel puts the problem away: DISMISS (and the tag's prompt) come back.
 $("ringcancel").onclick = () => { problemShown = false; entry = ""; renderRing(); };
 $("dismiss").onclick = async () => {
