@@ -100,7 +100,8 @@ struct ReminderCommand: ParsableCommand {
                 table.add(
                     "\(reminder.id)",
                     reminder.body.map { "\(reminder.text) — \($0.count > 40 ? $0.prefix(39) + "…" : $0)" }
-                        ?? reminder.text, reminder.time, reminder.days ?? "once \(reminder.date ?? "")",
+                        ?? reminder.text, reminder.time,
+                    (reminder.days ?? "once \(reminder.date ?? "")") + (reminder.withAlarms == true ? ", with the alarms" : ""),
                     reminder.person ?? "-", reminder.enabled ? "yes" : "no",
                     reminder.followUps.isEmpty ? "-" : reminder.followUps.joined(separator: "; "),
                     reminder.unless ?? "-", reminder.next ?? "-")
@@ -191,6 +192,10 @@ struct ReminderFields: ParsableArguments {
             "The person it is for, a user here: their desktop shows it too, and the chime hook names them (\"\" for the household).",
             valueName: "user"))
     var person: String?
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Silent on a day an override turns every alarm off (by default a reminder chimes on such a day).")
+    var withAlarms: Bool?
 
     func spec(text: String?, time: String?) throws -> ReminderSpec {
         try parsed {
@@ -219,6 +224,7 @@ struct ReminderFields: ParsableArguments {
             spec.body = body
             spec.enabled = enabled
             spec.person = person
+            spec.withAlarms = withAlarms
             return spec
         }
     }

@@ -18,12 +18,17 @@ public struct Reminder: Hashable, Sendable, Identifiable {
     /// The person it is for (`--for kid1`, a user name of this machine): their desktop shows it
     /// too, and the chime hook names them. Nil: the household's, heard in the room.
     public var person: String?
+    /// Silent, with its follow-ups, on a day a date override turns every alarm off
+    /// (`--with-alarms`). Otherwise a day off from the alarms is not a day off from reminders.
+    public var withAlarms: Bool
 
     public init(
         id: Int, text: String, time: LocalTime, repeats: Repeat, enabled: Bool = true, sound: String? = nil,
-        followUps: [FollowUp] = [], unless: String? = nil, body: String? = nil, person: String? = nil
+        followUps: [FollowUp] = [], unless: String? = nil, body: String? = nil, person: String? = nil,
+        withAlarms: Bool = false
     ) {
         self.id = id
+        self.withAlarms = withAlarms
         self.person = person
         self.text = text
         self.body = body
@@ -101,11 +106,15 @@ public struct Chime: Hashable, Sendable, Codable {
     public var minutesBefore: Int?
     /// Whom it is for (`Reminder.person`); nil: the household.
     public var person: String?
+    /// Silent on a day an override turns every alarm off (`Reminder.withAlarms`); nil: not.
+    public var withAlarms: Bool?
 
     public init(
         key: String, instant: Int, text: String, sound: String?, unless: String?, origin: String, day: CivilDate,
-        minutesBefore: Int? = nil, body: String? = nil, location: String? = nil, person: String? = nil
+        minutesBefore: Int? = nil, body: String? = nil, location: String? = nil, person: String? = nil,
+        withAlarms: Bool = false
     ) {
+        self.withAlarms = withAlarms ? true : nil
         self.person = person
         self.minutesBefore = minutesBefore
         self.body = body
@@ -166,8 +175,9 @@ public enum ChimeOutcome: String, Hashable, Sendable, Codable {
 }
 
 /// Which chimes fall in a span: schedule reminders expanded on the wall clock of the zone, calendar
-/// reminders as computed from their events, less those on paused days and on days a date
-/// override turns every alarm off. Pure: the machine and `next` both ask it.
+/// reminders as computed from their events, less those on paused days and, for a reminder that
+/// says so (`withAlarms`), on days a date override turns every alarm off: an override silences
+/// alarms, not the day's reminders. Pure: the machine and `next` both ask it.
 public struct ReminderPlan {
     public let reminders: [Reminder]
     /// Calendar reminders, sorted by instant (as `CalendarReminders.sorted` leaves them).
@@ -188,16 +198,15 @@ public struct ReminderPlan {
         self.zone = ZoneResolver(zone: zone)
     }
 
-    /// Whether chimes of `day` play: not paused, not silenced by an override for all alarms.
-    public func plays(on day: CivilDate) -> Bool {
-        !switchedOff && master.allows(day) && !silentDays.contains(day)
-    }
+    /// Whether `chime` plays: not paused, and not silenced by an override for all alarms when
+    /// its reminder goes with the alarms.
+    public func plays(_ chime: Chime) -> Bool { silence(of: chime) == nil }
 
-    /// Why chimes of `day` do not play, or nil when they do.
-    public func silence(on day: CivilDate) -> String? {
+    /// Why `chime` does not play, or nil when it does.
+    public func silence(of chime: Chime) -> String? {
         if switchedOff { return "reminders are off" }
-        if !master.allows(day) { return "paused" }
-        if silentDays.contains(day) { return "override: all alarms off" }
+        if !master.allows(chime.day) { return "paused" }
+        if chime.withAlarms == true && silentDays.contains(chime.day) { return "override: all alarms off" }
         return nil
     }
 
@@ -224,7 +233,7 @@ public struct ReminderPlan {
             guard chime.instant <= through else { break }
             result.append(chime)
         }
-        if !all { result.removeAll { !plays(on: $0.day) } }
+        if !all { result.removeAll { !plays($0) } }
         return result.sorted { ($0.instant, $0.key) < ($1.instant, $1.key) }
     }
 
@@ -250,7 +259,7 @@ public struct ReminderPlan {
         var plan = ReminderPlan(state: state, zone: zone)
         let through = plan.zone.resolve(last.adding(days: 1), LocalTime.midnight).instant - 1
         return plan.chimes(after: instant, through: through, all: true).filter { !played.contains($0.key) }.map {
-            ($0, plan.silence(on: $0.day))
+            ($0, plan.silence(of: $0))
         }
     }
 
@@ -273,14 +282,14 @@ public struct ReminderPlan {
         let own = Chime(
             key: "reminder:\(reminder.id):0@\(base)", instant: base, text: reminder.text, sound: reminder.sound,
             unless: reminder.unless, origin: "reminder #\(reminder.id)", day: day, body: reminder.body,
-            person: reminder.person)
+            person: reminder.person, withAlarms: reminder.withAlarms)
         return [own]
             + reminder.followUps.enumerated().map { index, followUp in
                 Chime(
                     key: "reminder:\(reminder.id):\(index + 1)@\(base)", instant: base + followUp.afterSeconds,
                     text: followUp.text, sound: reminder.sound, unless: reminder.unless,
                     origin: "reminder #\(reminder.id), \(Reminder.after(followUp.afterSeconds)) after",
-                    day: day, person: reminder.person)
+                    day: day, person: reminder.person, withAlarms: reminder.withAlarms)
             }
     }
 

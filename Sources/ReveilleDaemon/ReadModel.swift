@@ -253,6 +253,7 @@ struct ReadModel {
             followUps: reminder.followUps.map { "\(Reminder.after($0.afterSeconds)): \($0.text)" },
             unless: reminder.unless, next: next)
         info.person = reminder.person
+        info.withAlarms = reminder.withAlarms ? true : nil
         return info
     }
 }

@@ -23,6 +23,8 @@ public struct ReminderInfo: Codable, Sendable, Equatable {
     public var next: String?
     /// Whom it is for (`--for`); nil: the household.
     public var person: String?
+    /// Silent on a day an override turns every alarm off; nil: not (it chimes on such a day).
+    public var withAlarms: Bool?
 
     public init(
         id: Int, text: String, body: String? = nil, time: String, days: String?, date: String?, enabled: Bool,

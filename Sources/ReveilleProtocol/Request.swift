@@ -446,6 +446,8 @@ public struct ReminderSpec: Codable, Sendable, Equatable {
     public var unless: String?
     /// The person it is for, a user name of this machine; the empty string: the household.
     public var person: String?
+    /// Silent on a day an override turns every alarm off (`--with-alarms`), or not.
+    public var withAlarms: Bool?
 
     public init() {}
 }

@@ -132,6 +132,7 @@ extension ReminderSpec {
             reminder.body = trimmed.isEmpty ? nil : trimmed
         }
         if let person { reminder.person = person.isEmpty ? nil : try Reminder.checkPerson(person) }
+        if let withAlarms { reminder.withAlarms = withAlarms }
         if let days, days.isEmpty { throw InputError("--days: give at least one day, like mon,wed,fri") }
         try applyWhen(to: &reminder.time, &reminder.repeats, isNew: isNew, now: now) { _ in .weekly(.daily) }
         if let enabled { reminder.enabled = enabled }

@@ -19,6 +19,7 @@ struct ReminderRecord {
     /// The line under the title; nil when there is none.
     var body: String?
     var person: String?
+    var withAlarms: Bool
 
     init(row: SQLRow) throws {
         id = Int64(try row.int("id"))
@@ -32,6 +33,7 @@ struct ReminderRecord {
         unless = try row.optionalText("unless")
         body = try row.optionalText("body")
         person = try row.optionalText("person")
+        withAlarms = try row.bool("withAlarms")
     }
 
     /// Every column but the id.
@@ -39,6 +41,7 @@ struct ReminderRecord {
         [
             ("text", text), ("time", time), ("days", days), ("date", date), ("enabled", enabled), ("sound", sound),
             ("followUps", followUps), ("unless", unless), ("body", body), ("person", person),
+            ("withAlarms", withAlarms),
         ]
     }
 
@@ -53,6 +56,7 @@ struct ReminderRecord {
         unless = reminder.unless
         body = reminder.body
         person = reminder.person
+        withAlarms = reminder.withAlarms
     }
 
     func reminder() throws -> Reminder {
@@ -63,7 +67,7 @@ struct ReminderRecord {
         return Reminder(
             id: Int(id), text: text, time: localTime, repeats: repeats, enabled: enabled, sound: sound,
             followUps: (try? JSONDecoder().decode([FollowUp].self, from: Data(followUps.utf8))) ?? [], unless: unless,
-            body: body, person: person)
+            body: body, person: person, withAlarms: withAlarms)
     }
 }
 

@@ -124,6 +124,11 @@ public final class Store: Sendable {
             try db.execute(#"ALTER TABLE "app_grant" ADD COLUMN "open_until" INTEGER"#)
         }
         addHeldRingMigration(&migrations)
+        migrations.add("v20: a reminder silent with the alarms, or not") { db in
+            // Until now every reminder went silent on a day an override turned the alarms off; from
+            // now on only one that says so (a household turns off a wake-up, not the day's reminders).
+            try db.execute(#"ALTER TABLE "reminder" ADD COLUMN "withAlarms" BOOLEAN NOT NULL DEFAULT 0"#)
+        }
         return migrations
     }
 

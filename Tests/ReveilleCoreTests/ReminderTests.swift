@@ -46,8 +46,31 @@ import Testing
         #expect(plan.next(after: utc("2026-12-05T16:00:00Z")) == nil)
     }
 
+    /// A pause silences every reminder; an override that turns every alarm off silences only a
+    /// reminder that goes with the alarms (`withAlarms`), follow-ups and all: a household turns off
+    /// a wake-up, not the day's piano follow-ups or the swim club's chimes.
+    @Test func pauseSilencesRemindersAndAnAllAlarmsOffOverrideOnlyThoseThatGoWithTheAlarms() {
+        var reminder = checkIn()
+        reminder.followUps = [FollowUp(afterSeconds: 3600, text: "how was it?")]
+        let piano = Reminder(id: 9, text: "piano", time: time("17:00"), repeats: .weekly(.daily))
+        let club = Chime(
+            key: "calendar:1:swim:single:15", instant: utc("2026-11-24T17:45:00Z"), text: "swim club", sound: nil,
+            unless: nil, origin: "calendar club, 15 min before", day: date("2026-11-24"), minutesBefore: 15)
+        let overrides = [DateOverride(id: 1, alarmID: nil, date: date("2026-11-24"), change: .off)]
+        var plan = plan(ScheduleState(overrides: overrides, reminders: [piano], calendarChimes: [club]))
+        let tuesday = plan.chimes(after: utc("2026-11-24T00:00:00Z"), through: utc("2026-11-24T23:00:00Z"))
+        #expect(tuesday.map(\.text) == ["piano", "swim club"], "an off day silenced reminders")
+        reminder.withAlarms = true
+        var with = self.plan(ScheduleState(overrides: overrides, reminders: [reminder, piano]))
+        let both = with.chimes(after: utc("2026-11-24T00:00:00Z"), through: utc("2026-11-24T23:00:00Z"), all: true)
+        #expect(both.map { "\($0.text): \(with.silence(of: $0) ?? "plays")" } == [
+            "check-in: override: all alarms off", "how was it?: override: all alarms off", "piano: plays",
+        ])
+    }
+
     @Test func pauseAndAnAllAlarmsOffOverrideSilenceRemindersButNotAnotherAlarmsOverride() {
-        let reminder = checkIn()
+        var reminder = checkIn()
+        reminder.withAlarms = true
         let overrides = [
             DateOverride(id: 1, alarmID: nil, date: date("2026-11-24"), change: .off),
             DateOverride(id: 2, alarmID: 7, date: date("2026-11-25"), change: .off),
@@ -60,7 +83,7 @@ import Testing
         var unpaused = self.plan(ScheduleState(overrides: overrides, reminders: [reminder]))
         let all = unpaused.chimes(after: Self.six, through: Self.six + 4 * 86_400, all: true)
         #expect(all.count == 4)
-        #expect(all.map { unpaused.silence(on: $0.day) } == [nil, "override: all alarms off", nil, nil])
+        #expect(all.map { unpaused.silence(of: $0) } == [nil, "override: all alarms off", nil, nil])
     }
 
     @Test func aReminderInTheSpringForwardGapChimesWhenTheClockResumesAndAFollowUpCountsRealTime() {
@@ -308,7 +331,7 @@ import Testing
         plan = ReminderPlan(state: state, zone: zone)
         #expect(plan.chimes(after: from, through: from + 86_400).isEmpty)
         let all = plan.chimes(after: from, through: from + 86_400, all: true)
-        #expect(all.count == 1 && plan.silence(on: all[0].day) == "reminders are off")
+        #expect(all.count == 1 && plan.silence(of: all[0]) == "reminders are off")
         #expect(plan.next(after: from) == nil)
     }
 }

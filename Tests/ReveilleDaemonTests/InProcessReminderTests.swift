@@ -50,6 +50,22 @@ import Testing
             ).reminders?.first?.person == nil)
     }
 
+    /// An "off" day for every alarm: the day's reminders chime all the same, unless one says it
+    /// goes with the alarms; what it says is kept across a restart and shown.
+    @Test func anOffDaySilencesAlarmsAndOnlyTheRemindersThatGoWithThem() throws {
+        let clock = try Clock(now: instant("2026-11-27 15:59:50"))
+        #expect(reminder(clock, "piano", at: "16:00").ok)
+        var spec = ReminderSpec()
+        (spec.text, spec.time, spec.days, spec.withAlarms) = ("training", try LocalTime.parse("16:00"), .daily, true)
+        let training = clock.request(.reminderAdd(spec: spec))
+        #expect(training.reminders?.first?.withAlarms == true)
+        #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-11-27", change: .off)).ok)
+        try clock.restart()
+        #expect(clock.request(.reminderList).reminders?.map(\.withAlarms) == [nil, true], "kept in the state")
+        clock.passToWake()
+        #expect(chimed(clock).map(\.text) == ["piano"], "the off day silenced more than the training reminder")
+    }
+
     @Test func aChimeComesAgainTenMinutesLaterEvenAcrossARestart() throws {
         let clock = try Clock(now: instant("2026-11-27 15:59:50"))
         #expect(reminder(clock, "stretch", at: "16:00").ok)

@@ -716,6 +716,9 @@ function reminderForm(r) {
     '<div class="row"><label>Sound ' + choice("q-sound", soundChoices("the clock's chime"), sound) +
     '</label><label>For ' + personPicker("q-for", r && r.person ? r.person : "") + "</label>" +
     (r ? '<label><input type="checkbox" id="q-enabled"' + (r.enabled ? " checked" : "") + "> On</label>" : "") + "</div>" +
+    // A day the alarms are off is not a day off from reminders, unless this one says so.
+    '<div class="row"><label><input type="checkbox" id="q-withalarms"' + (r && r.withAlarms ? " checked" : "") +
+    "> Silent on days the alarms are off</label></div>" +
     thens.map((t, i) => '<div class="row"><label>Then after ' + choice("q-then" + i, [[0, "—"], ...[15, 30, 60, 120, 180, 240].map((m) => [m * 60, duration(m * 60)])], t.after) +
       '</label><input id="q-thentext' + i + '" placeholder="a follow-up, like how did it go?" maxlength="200" value="' + esc(t.text) + '"></div>').join("");
 }
@@ -727,6 +730,7 @@ function reminderSpec(r) {
   if (r ? sound !== (r.sound || "") : sound) spec.sound = sound;
   if (r ? person !== (r.person || "") : person) spec.person = person;
   if (r && $("q-enabled").checked !== r.enabled) spec.enabled = $("q-enabled").checked;
+  if ($("q-withalarms").checked !== !!(r && r.withAlarms)) spec.withAlarms = $("q-withalarms").checked;
   const thens = [0, 1].map((i) => ({ afterSeconds: Number($("q-then" + i).value), text: $("q-thentext" + i).value.trim() }))
     .filter((t) => t.afterSeconds > 0 && t.text);
   if (r ? thens.length || (r.followUps || []).length : thens.length) spec.followUps = thens;
@@ -795,6 +799,7 @@ function renderLists(fresh) {
   html += '<div class="sheet" id="reminders"><h3>Reminders</h3><table>' + reminders.map((r) => "<tr><td>" + esc(r.text) +
     (r.body ? '<div class="note">' + esc(r.body) + "</div>" : "") +
     '<div class="note q-for">for ' + esc(r.person || "everyone") + "</div>" +
+    (r.withAlarms ? '<div class="note q-with">silent on days the alarms are off</div>' : "") +
     (r.followUps && r.followUps.length ? r.followUps.map((f) => '<div class="note q-then">' + esc(followUp(f)) + "</div>").join("") : "") +
     "</td><td>" + esc(r.time) + "</td><td>" + esc(r.days || fmtDate(r.date)) + "</td><td>" +
     (r.enabled ? "on" : "off") + (r.next ? '<div class="note">next ' + esc(fmtDate(r.next)) + "</div>" : "") + "</td>" +
