@@ -42,7 +42,7 @@ enum Arguments {
     static let flags: Set<String> = [
         "--json", "--help", "--version", "--off", "--brief", "--watch", "--no-tone", "--skip-holidays",
         "--no-skip-holidays", "--color", "--all-alarms", "--plain", "--admin", "--holidays",
-        "--force", "--reminders", "--no-then", "--enabled", "--no-enabled", "--all", "--problem",
+        "--force", "--reminders", "--no-then", "--with-alarms", "--no-with-alarms", "--enabled", "--no-enabled", "--all", "--problem",
         "--all-day", "--no-limit", "--next", "--lead-sound", "--no-lead-sound", "--timed", "--background",
         "--open-now",
     ]

@@ -33,7 +33,7 @@ enum ScheduleTable {
         var layerWidth = 10  // DECIDED BY
         for (_, bytes) in days {
             forEachEntry(bytes) { entry in
-                if entry.rings { timeWidth = max(timeWidth, entry.time?.count ?? ownTimes[entry.alarmID]?.count ?? 1) }
+                timeWidth = max(timeWidth, entry.time?.count ?? ownTimes[entry.alarmID]?.count ?? 1)
                 alarmWidth = max(alarmWidth, names[entry.alarmID]?.width ?? digits(entry.alarmID) + 1)
                 layerWidth = max(layerWidth, entry.layer.count)
             }
@@ -69,13 +69,12 @@ enum ScheduleTable {
             }
             forEachEntry(bytes) { entry in
                 output.append(prefix)
-                if entry.rings, let time = entry.time {
+                // A silent day shows the time it would have rung at; "silent: " and why follow.
+                if let time = entry.time {
                     output.append(bytes, time)
                     output.append(timePadding, 0..<(timeWidth + 2 - time.count))
-                } else if entry.rings {
-                    output.append(paddedTimes[entry.alarmID] ?? dash)
                 } else {
-                    output.append(dash)
+                    output.append(paddedTimes[entry.alarmID] ?? dash)
                 }
                 output.append(
                     paddedNames[entry.alarmID] ?? padded(Array("#\(entry.alarmID)".utf8), width: alarmWidth))

@@ -358,14 +358,21 @@ public struct ScheduleEngine {
         let alarm = alarms[index]
         let date = day.date
 
-        func silent(_ layer: Layer, _ silence: Silence, source: Int? = nil) -> Decision {
+        // A silent day shows the time it would have rung at: what the layers under the one that
+        // silences it say (a custody rule's 06:30 on a holiday, not the base 06:45).
+        let ruleTime: LocalTime? = if case .at(let other) = rule?.change { other } else { nil }
+        let overrideTime: LocalTime? = if case .at(let other) = override?.change { other } else { nil }
+        func silent(_ layer: Layer, _ silence: Silence, source: Int? = nil, wouldRing: LocalTime? = nil) -> Decision {
             Decision(
-                alarmID: alarm.id, date: date, time: alarm.time, layer: layer, sourceID: source,
+                alarmID: alarm.id, date: date, time: wouldRing ?? alarm.time, layer: layer, sourceID: source,
                 verdict: .silent(silence))
         }
+        let layered = overrideTime ?? ruleTime
         if !state.master.allows(date) {
-            if case .pausedUntil(let until) = state.master { return silent(.paused, .pausedUntil(until)) }
-            return silent(.paused, .masterOff)
+            if case .pausedUntil(let until) = state.master {
+                return silent(.paused, .pausedUntil(until), wouldRing: layered)
+            }
+            return silent(.paused, .masterOff, wouldRing: layered)
         }
         // Disabled, it rings only through its own layers that set a time, left here by `decide`.
         guard alarm.enabled || override != nil || rule != nil else {
@@ -377,7 +384,7 @@ public struct ScheduleEngine {
         if alarm.skipHolidays, let name = state.holidays[date],
             !state.heldAgainstHolidays.contains(HeldRing(alarmID: alarm.id, date: date))
         {
-            return silent(.holiday, .holiday(name: name))
+            return silent(.holiday, .holiday(name: name), wouldRing: layered)
         }
 
         var layer = Layer.base
@@ -385,7 +392,7 @@ public struct ScheduleEngine {
         var source: Int?
         if let override {
             guard case .at(let other) = override.change else {
-                return silent(.override, .override(id: override.id), source: override.id)
+                return silent(.override, .override(id: override.id), source: override.id, wouldRing: ruleTime)
             }
             (layer, time, source) = (.override, other, override.id)
         } else if let rule {

@@ -112,9 +112,29 @@ import Testing
             overrides: [DateOverride(id: 4, alarmID: 1, date: date("2026-12-23"), change: .at(time("08:00")))],
             holidays: [tuesday: "Winter break", date("2026-12-23"): "Winter break"])
         let result = decisions(state, from: "2026-12-22", days: 2)
-        #expect(result.map(\.alarmID) == [1, 2, 1, 2])
-        #expect(result.map(\.layer) == [.holiday, .rule, .holiday, .base])
-        #expect(result[0].ringInstant == nil && result[2].ringInstant == nil)
+        #expect(result.map(\.alarmID) == [1, 2, 2, 1])
+        #expect(result.map(\.layer) == [.holiday, .rule, .base, .holiday])
+        #expect(result[0].ringInstant == nil && result[3].ringInstant == nil)
+        // Each silent day shows the time it would have rung at, as its layers say: the rule's
+        // 07:45 and the override's 08:00, not the base 06:45.
+        #expect(result.map(\.time.description) == ["07:45", "07:45", "07:00", "08:00"])
+    }
+
+    /// Silenced by a pause, a holiday or an "off" override: the day shows the time the layers
+    /// under that silence would have rung at (a custody rule's 06:30 struck, not the base 06:45).
+    @Test func aSilencedDayShowsTheTimeItWouldHaveRungAt() {
+        let sunday = date("2026-11-29")
+        var state = ScheduleState(
+            alarms: [daily(1, "06:45")],
+            rules: [WeeklyRule(id: 1, alarmID: 1, days: DaySet([.sunday]), change: .at(time("06:30")))],
+            overrides: [DateOverride(id: 2, alarmID: 1, date: sunday, change: .off)])
+        #expect(decisions(state, from: "2026-11-29", days: 1).map { "\($0.layer) \($0.time)" } == ["override 06:30"])
+        state.overrides = []
+        state.master = .pausedUntil(date("2026-12-01"))
+        #expect(decisions(state, from: "2026-11-29", days: 1).map { "\($0.layer) \($0.time)" } == ["paused 06:30"])
+        state.master = .on
+        state.rules = [WeeklyRule(id: 1, alarmID: 1, days: DaySet([.sunday]), change: .off)]
+        #expect(decisions(state, from: "2026-11-29", days: 1).map { "\($0.layer) \($0.time)" } == ["rule 06:45"])
     }
 
     /// A rule or override for all alarms rings by itself only on a day no alarm has anything to

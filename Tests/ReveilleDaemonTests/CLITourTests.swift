@@ -84,7 +84,7 @@ import Testing
                 2026-11-22  Sun  09:00  #1 work  rule        rule #1
                 2026-11-23  Mon  06:45  #1 work  base
                 2026-11-24  Tue  06:45  #1 work  base
-                2026-11-25  Wed  -      #1 work  override    silent: override #1: off
+                2026-11-25  Wed  06:45  #1 work  override    silent: override #1: off
                 2026-11-26  Thu  06:45  #1 work  base
                 2026-11-26  Thu  07:30  #2       base
 

@@ -146,6 +146,7 @@ import Testing
         pills.time = LocalTime(hour: 19, minute: 0)
         pills.days = DaySet(Weekday.allCases)
         pills.followUps = [FollowUp(afterSeconds: 600, text: "pills, again")]
+        pills.withAlarms = true  // quiet on the days the alarms are off; the bins are not
         var bins = ReminderSpec()
         bins.text = "bins"
         bins.time = LocalTime(hour: 18, minute: 0)
@@ -227,9 +228,13 @@ import Testing
                 let instant = resolver.resolve(day, time).instant
                 if instant > Self.start && !isPaused(instant) { expectedRings[instant] = alarm }
             }
-            // Chimes: silenced by the pause and by an everything-off override.
-            if overridesOff[day] != .some(nil) {
-                var times = [LocalTime(hour: 19, minute: 0)!, LocalTime(hour: 19, minute: 10)!]
+            // Chimes: silenced by the pause; the pills (with the alarms) by an everything-off
+            // override too, the bins not.
+            do {
+                var times: [LocalTime] = []
+                if overridesOff[day] != .some(nil) {
+                    times += [LocalTime(hour: 19, minute: 0)!, LocalTime(hour: 19, minute: 10)!]
+                }
                 if weekday == .sunday { times.append(LocalTime(hour: 18, minute: 0)!) }
                 for time in times {
                     let instant = resolver.resolve(day, time).instant
