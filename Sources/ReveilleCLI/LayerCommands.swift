@@ -194,7 +194,8 @@ struct OverrideCommand: ParsableCommand {
             var table = Table("ID", "DATE", "CHANGE", "ALARM")
             for override in overrides {
                 table.add(
-                    "\(override.id)", override.date, override.change.description,
+                    "\(override.id)", override.date,
+                    override.change.description + (override.silent.map { " (silent: \($0))" } ?? ""),
                     override.alarmID.map { "#\($0)" } ?? "all")
             }
             table.print()

@@ -139,6 +139,23 @@ public enum LayerConflicts {
         }
     }
 
+    /// Why an override that sets a time rings nothing on its day after all, or nil when it rings:
+    /// a holiday silences every alarm it would move (an override on a holiday is refused, and removed
+    /// when its day becomes one; an override for all alarms stays, for the alarms that do not skip
+    /// holidays, and is listed as silent when none rings), or a pause. Lists show it as silent, not
+    /// as if it will ring.
+    public static func silencedOverride(_ override: DateOverride, in state: ScheduleState, zone: Zone) -> String? {
+        guard override.change.isTime else { return nil }
+        var engine = ScheduleEngine(state: state, zone: zone)
+        let day = engine.decisions(from: override.date, days: 1)
+        guard !day.contains(where: { $0.layer == .override && $0.sourceID == override.id && $0.ringInstant != nil })
+        else { return nil }
+        let silencing =
+            day.first { $0.layer == .holiday && (override.alarmID == nil || $0.alarmID == override.alarmID) }
+            ?? day.first { $0.layer == .paused }
+        return silencing?.note
+    }
+
     /// An override for today whose time has passed rings nothing, and takes the place of the later
     /// rings of the alarms it moves: said, with the rings it drops.
     public static func passedOverrideWarning(_ override: DateOverride, in state: ScheduleState, zone: Zone, now: Int)

@@ -55,8 +55,12 @@ final class LayerRequests: RequestHandler {
             var response = Response()
             // A past day's override may wait for the machine to judge that day to its end before
             // it is purged (`.purge`); it is history already, not listed.
-            response.overrides = try controller.currentState().overrides.filter { $0.date >= today }.map(
-                OverrideInfo.init)
+            let state = try controller.currentState()
+            response.overrides = state.overrides.filter { $0.date >= today }.map { override in
+                var info = OverrideInfo(override)
+                info.silent = LayerConflicts.silencedOverride(override, in: state, zone: controller.zone)
+                return info
+            }
             return .answer(response)
         case .overrideAdd:
             guard case .addOverride(let candidate) = edit else { throw misrouted(request.command) }

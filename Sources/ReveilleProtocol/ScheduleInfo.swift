@@ -141,6 +141,9 @@ public struct OverrideInfo: Codable, Sendable, Equatable {
     public var alarmID: Int?
     public var date: String
     public var change: DayChange
+    /// Why it rings nothing on its day after all (`holiday: Winter break`, `paused until ...`);
+    /// nil when it rings as it says.
+    public var silent: String?
 
     public init(_ override: DateOverride) {
         id = override.id

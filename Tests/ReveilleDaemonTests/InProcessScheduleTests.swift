@@ -190,6 +190,26 @@ import Testing
         #expect(escaped.joined().contains("Break\\u{1B}]0;owned\\u{7}\\u{1B}[2J"), "\(escaped)")
     }
 
+    /// An override for all alarms at a time, on a day a holiday silences every alarm it would move,
+    /// rings nothing: it is listed as silent, with the holiday, not as if it will ring; one the
+    /// holiday does not touch is listed as it is.
+    @Test func anOverrideAHolidaySilencesIsListedAsSilent() throws {
+        let clock = try Clock(now: instant("2026-11-24 10:00:00"))
+        var spec = AlarmSpec()
+        (spec.time, spec.days, spec.skipHolidays) = (LocalTime(hour: 7, minute: 0), .daily, true)
+        #expect(clock.request(.alarmAdd(spec: spec)).ok)
+        let file = clock.folder.appendingPathComponent("school.ics")
+        try CalendarTests.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+        #expect(clock.request(.calendarAdd(name: "school", source: file.path)).ok)
+        let eight = DayChange.at(LocalTime(hour: 8, minute: 0)!)
+        #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-11-26", change: eight)).ok)
+        #expect(clock.request(.overrideAdd(alarmID: nil, date: "2026-11-25", change: eight)).ok)
+        let listed = try #require(clock.request(.overrideList).overrides)
+        #expect(listed.map(\.date) == ["2026-11-26", "2026-11-25"] || listed.map(\.date) == ["2026-11-25", "2026-11-26"])
+        #expect(listed.first { $0.date == "2026-11-26" }?.silent == "holiday: Thanksgiving break")
+        #expect(listed.first { $0.date == "2026-11-25" }?.silent == nil)
+    }
+
     @Test func aBrokenOrMissingFileKeepsTheLastGoodCopyEvenAcrossARestart() throws {
         let clock = try Clock(now: instant("2026-11-24 10:00:00"))
         var spec = AlarmSpec()

@@ -789,6 +789,8 @@ function renderLists(fresh) {
     '<button class="primary" id="r-add">' + (rule ? "Save rule" : "Add rule") + "</button>" +
     (rule ? '<button id="r-cancel">Cancel</button>' : "") + '</div><div class="note">Those days ring at the time picked, or stay silent.</div>';
   html += '</div><div class="sheet layer-override" id="overridesheet"><h3>Date overrides</h3><table>' + overrides.map((o) => "<tr><td>" + esc(fmtDate(o.date)) + "</td><td>" + esc(o.change === "off" ? "silent" : o.change) +
+    // One a holiday or a pause silences after all is not listed as if it will ring.
+    (o.silent ? '<div class="note o-silent">silent: ' + say(o.silent) + "</div>" : "") +
     "</td><td>" + (o.alarmID ? esc(alarmName(o.alarmID)) : "all alarms") + "</td>" + (admin ? '<td><button data-act="overrideedit" data-id="' + o.id + '">Edit</button> <button class="danger" data-act="overriderm" data-id="' + o.id + '">Remove</button></td>' : "") + "</tr>").join("") +
     '</table><div class="note">Add one by tapping a day in Month.</div></div>';
   html += "</div>";
