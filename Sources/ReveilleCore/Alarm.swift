@@ -276,7 +276,7 @@ extension Alarm {
             treatment: "longer needs the challenge",
             sheet: SheetField(
                 .stop, "of", .lengths(later: "laterSnoozeMinutes"), after: "min", row: "maxSnoozes",
-                note: "9,7,5: each later snooze shorter"),
+                note: "each later snooze shorter than the one before"),
             problem: { (1...120).contains($0) ? nil : "snooze minutes \($0): must be 1-120" },
             weakens: { $0.snoozeMinutes > $1.snoozeMinutes ? "makes its snoozes longer" : nil }),
         AlarmSetting(
@@ -349,7 +349,9 @@ extension Alarm {
             treatment: "lower needs the challenge",
             sheet: SheetField(
                 .up, "Never louder than",
-                .atMost(percents: [90, 80, 70, 60, 50, 40, 30, 20], none: 100, noneWords: "no limit"), explained: true),
+                .atMost(percents: [90, 80, 70, 60, 50, 40, 30, 20], none: 100, noneWords: "no limit"),
+                explained:
+                    "Its volume, the rise to full volume and the backup speaker all stop there: for a quiet room or a sleeping partner."),
             problem: { (0...100).contains($0) ? nil : "volume ceiling \($0): must be 0-100" },
             weakens: {
                 $0.volumeCeiling < $1.volumeCeiling
@@ -362,7 +364,9 @@ extension Alarm {
             treatment: "shorter or off needs the challenge",
             sheet: SheetField(
                 .up, "Committed", SheetField.minutes([60, 120, 180, 240, 360, 480, 600, 720, 1080, 1440], off: "no"),
-                after: "before it rings", explained: true),
+                after: "before it rings",
+                explained:
+                    "From then until the ring, turning it off, later or softer asks for its tag or problem first, so that a sleepy change at night does not count."),
             problem: offOr(Alarm.commitRange, "commit", "1-24 hours before the ring"),
             weakens: { $0.commitSeconds < $1.commitSeconds ? "shortens its commitment" : nil }),
     ]

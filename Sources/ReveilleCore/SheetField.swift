@@ -83,16 +83,17 @@ public struct SheetField: Sendable, Encodable {
     /// The words after it ("before it rings").
     public let after: String
     public let control: Control
-    /// The setting's help is shown under it (what it does is not plain from its words).
-    public let explained: Bool
+    /// What it does, shown under it in a person's words (no ranges, keys or defaults: the CLI's
+    /// help says those), when it is not plain from its label; nil: nothing under it.
+    public let explained: String?
     /// The row it shares, by the key of the setting the row is first named by (nil: a row of its
     /// own): "×" of a problem's count sits beside its difficulty though declared later.
     public let row: String?
-    /// A note at the row's end ("9,7,5: each later snooze shorter").
+    /// A note at the row's end ("each later snooze shorter").
     public let note: String
 
     public init(
-        _ group: Group, _ label: String, _ control: Control, after: String = "", explained: Bool = false,
+        _ group: Group, _ label: String, _ control: Control, after: String = "", explained: String? = nil,
         row: String? = nil, note: String = ""
     ) {
         self.group = group

@@ -65,14 +65,25 @@ for (const css of primary) for (const e of document.querySelectorAll(css)) {
   if (r.top < 0 || r.left < 0 || r.bottom > innerHeight + 0.5 || r.right > innerWidth + 0.5)
     outside.push(`${css} "${e.textContent.trim().slice(0, 20)}" at ${Math.round(r.top)}..${Math.round(r.bottom)} of ${innerHeight}`);
 }
-// The CLI's words and the machine's formats: a command, a flag, a settings file or key, an ISO date.
-const cliWords = /'reveille |\breveille (?:alarm|rule|override|apps|tag|calendar|reminder|pause|resume|unlock|dismiss|snooze|sound|next|status|doctor|web|history|stats|month)\b|(?:^|\s)--[a-z]{2,}|\.toml\b|\b\d{4}-\d\d-\d\d\b|\[(?:nfc|audio|mqtt|voice|web|input)\]|secret/;
+// The CLI's words and the machine's formats: a command, a flag, a settings file or key, an ISO date,
+// a "#id" name, a day range or list ("mon-fri", "sat,sun"), a pipe list ("a|b"), a file path, a
+// command to type (sudo), a document to read (.md), a range in the CLI's help ("0-100", "1h-24h").
+const cliWords = new RegExp([
+  String.raw`'reveille |\breveille (?:alarm|rule|override|apps|tag|calendar|reminder|pause|resume|unlock|dismiss|snooze|sound|next|status|doctor|web|history|stats|month)\b`,
+  String.raw`(?:^|\s)--[a-z]{2,}|\.toml\b|\b\d{4}-\d\d-\d\d\b|\[(?:nfc|audio|mqtt|voice|web|input)\]|secret`,
+  String.raw`#\d`, String.raw`\b(?:mon|tue|wed|thu|fri|sat|sun)[-,](?:mon|tue|wed|thu|fri|sat|sun)\b`,
+  String.raw`\w\|\w`, String.raw`(?:^|[\s(])/(?:etc|var|usr|home|run|tmp|opt|srv)/`, String.raw`\bsudo\b|\.md\b`,
+  String.raw`\b\d+-\d+ \(default|\b\d+h-\d+h\b|\b\d+,\d+,\d+\b`,
+].join("|"));
 const cli = [];
 for (const e of document.querySelectorAll("body *")) {
   if (["SCRIPT", "STYLE"].includes(e.tagName) || !shown(e)) continue;
   for (const n of e.childNodes) {
     if (n.nodeType === 3 && cliWords.test(n.textContent)) cli.push(`${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""} "${n.textContent.trim().slice(0, 90)}"`);
   }
+  // What a field asks for in grey is words on the screen too.
+  const hint = e.getAttribute("placeholder") || e.getAttribute("title") || "";
+  if (hint && cliWords.test(hint)) cli.push(`${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""} [${hint.slice(0, 90)}]`);
 }
 return { contrast, overflow, outside, cli };
 """
@@ -290,11 +301,24 @@ class ScreenTests(unittest.TestCase):
         self.assertTrue(web["ok"], web)
         self.addCleanup(request, sock, {"calendarRemove": {"calendar": "club"}})
         self.clock.advance(5)
+        # The kiosk before it is paired with admin rights: the Alarms tab says how to get them, in
+        # a person's words.
+        self.browser.open(self.clock.url)
+        wait_for(lambda: self.browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
+        self.browser.click('nav button[data-view="lists"]')
+        wait_for(lambda: "admin of the clock" in (self.browser.text("#lists") or ""), what="the unpaired Alarms tab")
+        self.measure("alarms-unpaired")
         self.admin()
         # The clock face, the month and a day's sheet, the lists, apps, and more.
         self.measure("clock")
         self.browser.click('nav button[data-view="month"]')
         self.measure("month")
+        # By night every layer's colour is a red: they differ by their pattern too, not by hue alone.
+        self.browser.run("night.auto = false; document.body.classList.add('night');")
+        chips = self.browser.run("return [...document.querySelectorAll('.legend .chip')].map((c) => "
+                                 "[c.className, getComputedStyle(c).borderTopStyle, getComputedStyle(c).backgroundColor])")
+        self.assertEqual(len({style for _, style, _ in chips}), len(chips), f"layers alike by night: {chips}")
+        self.assertEqual(len({colour for _, _, colour in chips}), len(chips), f"layers alike by night: {chips}")
         day = status(sock)["nextRing"]["date"]
         if day[:7] != status(sock)["now"][:7]:
             self.browser.click("#nextmonth")

@@ -32,9 +32,17 @@ function personWords(text) {
   t = t.replace(/--([a-z][a-z-]*)(?: (nfc|math|any))?/g, (m, flag, value) =>
     flag === "challenge" && value ? "“stop by " + (value === "nfc" ? "tag" : value === "math" ? "math" : "tag or math") + "”"
       : (FLAG_WORDS[flag] || flag.replace(/-/g, " ")) + (value ? " " + value : ""));
+  // Things are named by their label or time, not the CLI's "#id": "alarm #5 work" → "alarm work".
+  t = t.replace(/\b(alarm|alarms|override|rule|reminder|request|tag|session)s? #\d+\b/gi, "$1").replace(/(^|\s)#\d+\b ?/g, "$1");
   t = t.replace(/\b\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d)?)?\b/g, (stamp) => fmtDate(stamp).replace(/ (\d\d:\d\d)$/, ", $1"));
   t = t.replace(/\s+([;,.:])/g, "$1").replace(/[;,:]\s*$/, "").replace(/\s{2,}/g, " ").trim();
   return /^https?:/.test(t) ? t : t.charAt(0).toUpperCase() + t.slice(1);
+}
+/** An alarm's name: its label, else its time ("Alarm at 06:45"); never its "#id". */
+function alarmWords(id, label) {
+  if (label) return label;
+  const a = (payload(S && S.alarms, "alarms") || []).find((x) => x.id === id);
+  return a ? "Alarm at " + a.time.slice(0, 5) : "Alarm";
 }
 /** A text of the daemon's, escaped for HTML, in a person's words. */
 const say = (text) => esc(personWords(text));
@@ -66,6 +74,16 @@ function fmtDate(text) {
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const wd = new Date(Date.UTC(y, mo - 1, d)).getUTCDay();
   return WEEKDAY[wd] + " " + d + " " + MONTH[mo - 1] + (y !== thisYear() ? " " + y : "") + (m[4] ? " " + m[4] : "");
+}
+// A day set as the daemon writes it ("mon-fri", "sat,sun", "mon,wed-fri", "daily") in words:
+// "Mon to Fri", "Sat and Sun", "Mon, Wed to Fri", "every day".
+function fmtDays(text) {
+  const NAMES = { mon: "Mon", tue: "Tue", wed: "Wed", thu: "Thu", fri: "Fri", sat: "Sat", sun: "Sun" };
+  const t = String(text || "").trim();
+  if (t === "daily") return "every day";
+  if (t === "never" || !t) return "no day";
+  const parts = t.split(",").map((p) => p.split("-").map((d) => NAMES[d] || d).join(" to "));
+  return parts.length > 1 ? parts.slice(0, -1).join(", ") + " and " + parts[parts.length - 1] : parts[0];
 }
 const pad2 = (n) => String(n).padStart(2, "0");
 // Pickers of the page's own (the browser's follow its locale: AM/PM, mm/dd/yyyy). The value is in a
@@ -292,7 +310,7 @@ function renderAwake() {
   const ringing = st && st.session && (st.session.state === "ringing" || st.session.state === "snoozed");
   const asking = !!check && check.state === "asking" && !ringing;
   $("awake").hidden = !asking;
-  if (asking) $("awakewhen").textContent = (check.label || "Alarm #" + check.alarmID) + " rings again at " + check.deadline + " unless you answer";
+  if (asking) $("awakewhen").textContent = alarmWords(check.alarmID, check.label) + " rings again at " + check.deadline + " unless you answer";
 }
 $("awakeyes").onclick = async () => {
   const reply = await send({ awake: {} }, true);
@@ -322,7 +340,7 @@ function renderSunrise() {
   $("sunrise").style.background = "rgb(" + r + ", " + g + ", " + b + ")";
   window.sunriseProgress = p;
   $("sunrisetime").textContent = zoneParts(new Date(Date.now() + skew), { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
-  $("sunrisenote").textContent = (sun.label || "Alarm #" + sun.alarmID) + " at " + sun.time;
+  $("sunrisenote").textContent = alarmWords(sun.alarmID, sun.label) + " at " + sun.time;
   renderSunrise.timer = setTimeout(renderSunrise, 5000);
 }
 $("sunrise").onclick = () => { const st = payload(S && S.status, "status"); sunriseClosed.ringsAt = st && st.sunrise ? st.sunrise.ringsAt : null; renderSunrise(); };
@@ -335,7 +353,7 @@ function renderRing() {
   if (!active) { $("ring").hidden = true; problemShown = false; entry = ""; return; }
   const wasHidden = $("ring").hidden;
   $("ring").hidden = false;
-  $("ringwhat").textContent = session.label || ("Alarm #" + session.alarmID);
+  $("ringwhat").textContent = alarmWords(session.alarmID, session.label);
   const left = session.maxSnoozes === 0 ? null : session.maxSnoozes - session.snoozeCount;
   $("ringwhen").textContent = session.state === "snoozed" ? "Snoozed until " + session.snoozedUntil.slice(0, 5)
     : "Set for " + session.scheduledTime.slice(0, 5) + (session.escalated ? " · now at full volume" : "");
@@ -435,7 +453,7 @@ async function unlockFirst(alarmID, why) {
   unlocking.alarmID = alarmID; unlocking.text = ""; $("unlocknote").textContent = "";
   // In a person's words (the daemon's name the CLI's commands).
   const alarm = (payload(S.alarms, "alarms") || []).find((a) => a.id === alarmID);
-  $("unlockwhy").textContent = "This change lets " + (alarm && alarm.label ? "“" + alarm.label + "”" : "alarm #" + alarmID) +
+  $("unlockwhy").textContent = "This change lets " + "“" + alarmWords(alarmID, alarm && alarm.label) + "”" +
     " ring less, and it is committed: prove you are awake first.";
   $("unlocktag").hidden = !info.tag;
   $("unlockmath").hidden = !info.problem;
@@ -524,7 +542,8 @@ function renderDaySheet() {
   if (!selectedDay || !S) { sheet.hidden = true; return; }
   const info = dayInfo(payload(S.schedule, "schedule"), payload(S.overrides, "overrides"), selectedDay);
   // The note names its layer already ("holiday: Winter break"): it is not said twice.
-  const why = (e) => e.note && e.note.startsWith(e.layer + ":") ? e.note : (layerNames[e.layer] || e.layer) + (e.note ? ": " + e.note : "");
+  const why = (e) => personWords(e.note && e.note.startsWith(e.layer + ":") ? e.note : (layerNames[e.layer] || e.layer) + (e.note ? ": " + e.note : ""))
+    .replace(/^./, (c) => c.toLowerCase());
   const what = info.ring ? "rings at " + info.ring.time + " (" + (layerNames[info.ring.layer] || info.ring.layer) + ")"
     : info.silent ? "silent (" + why(info.silent) + ")" : "nothing set";
   // A holiday of alarms that skip holidays: an override cannot change it; a one-time alarm can.
@@ -535,7 +554,7 @@ function renderDaySheet() {
     // For every alarm (the household's day), or one alarm only.
     html += (alarms.length && !holiday ? '<div class="row"><label>For <select id="dayfor"><option value="">all alarms</option>' +
       alarms.map((a) => '<option value="' + a.id + '"' + (info.override && info.override.alarmID === a.id ? " selected" : "") + ">" +
-        esc(a.label || "alarm #" + a.id) + " (" + esc(a.time) + ")</option>").join("") + "</select></label></div>" : "") +
+        esc(alarmWords(a.id, a.label)) + " (" + esc(a.time) + ")</option>").join("") + "</select></label></div>" : "") +
       '<div class="row">' + timePicker("dayat", info.ring ? info.ring.time.slice(0, 5) : "07:00") +
       (holiday ? '<button class="primary" id="dayonce">One-time alarm at…</button>'
         : '<button class="primary" id="dayring">Ring at…</button>' + (info.list.length ? '<button id="dayoff">Silence this day</button>' : "")) +
@@ -607,7 +626,6 @@ function choice(id, choices, value) {
     ">" + esc(words) + "</option>").join("") + "</select>";
 }
 const durations = (list, off) => [[0, off], ...list.map((m) => [m * 60, duration(m * 60)])];
-const hint = (key) => (CFG.settings && CFG.settings[key]) || "";
 // One field of the alarm sheet, as its setting declares it (CFG.sheet, from the daemon's one
 // declaration of an alarm's settings): its control, with the words around it. Its element is "f-" + its key.
 function sheetField(f, value) {
@@ -645,7 +663,7 @@ function alarmForm(alarm) {
     }
     return list.map((r) => '<div class="row">' + r.fields.map((f) => sheetField(f, value)).join("") +
       r.fields.filter((f) => f.note).map((f) => '<span class="note">' + esc(f.note) + "</span>").join("") + "</div>" +
-      r.fields.filter((f) => f.explained).map((f) => '<div class="note">' + esc(hint(f.key)) + "</div>").join(""));
+      r.fields.filter((f) => f.explained).map((f) => '<div class="note">' + esc(f.explained) + "</div>").join(""));
   };
   const tagRow = tags.length ? '<div class="row">Tags: ' + tags.map((t, i) => '<label class="check"><input type="checkbox" id="f-tag-' + i + '" data-tag="' + esc(t.label) + '"' +
       (alarm && (alarm.tags || []).includes(t.label) ? " checked" : "") + "> " + esc(t.label) + "</label>").join(" ") +
@@ -752,7 +770,7 @@ function renderLists(fresh) {
   if (editing.alarm && !alarms.some((a) => a.id === editing.alarm)) editing.alarm = null;
   if (editing.rule && !rules.some((r) => r.id === editing.rule)) editing.rule = null;
   if (editing.reminder && !reminders.some((r) => r.id === editing.reminder)) editing.reminder = null;
-  let html = admin ? "" : '<p class="note">To change these from here, pair this screen with admin rights: sudo reveille web pair --admin, then <button data-act="pair">Type the code</button></p>';
+  let html = admin ? "" : '<p class="note">To change these from here, ask an admin of the clock for a code that lets this screen change alarms, then <button data-act="pair">Type the code</button></p>';
   // The master switch: pause (until a date) or resume; while alarms are off the lists are greyed.
   const st = payload(S.status, "status"), master = st ? st.master : "on";
   html += '<div class="sheet" id="master"><h3>All alarms</h3><p id="masterstate">' +
@@ -765,27 +783,27 @@ function renderLists(fresh) {
     (admin ? '<div class="row"><button id="m-reminders">' + (st && st.remindersOn === false ? "Reminders on" : "Reminders off") + "</button></div>" : "") +
     "</div>";
   html += '<div id="layers"' + (master === "on" ? "" : ' class="muted"') + ">";
-  html += '<div class="sheet"><h3>Alarms</h3><table>' + alarms.map((a) =>
-    "<tr><td>" + esc(a.label || "Alarm #" + a.id) + "</td><td>" + esc(a.time.slice(0, 5)) + "</td><td>" + esc(a.days || fmtDate(a.date)) + "</td><td>" +
+  html += '<div class="sheet layer-base" id="alarmsheet"><h3>Alarms</h3><table>' + alarms.map((a) =>
+    "<tr><td>" + esc(alarmWords(a.id, a.label)) + "</td><td>" + esc(a.time.slice(0, 5)) + "</td><td>" + esc(a.days ? fmtDays(a.days) : fmtDate(a.date)) + "</td><td>" +
     esc(challengeWords[a.challenge] || a.challenge) + "</td><td>" + (a.enabled ? "on" : "off") + (a.warnings ? '<div class="note">' + esc(a.warnings.map(personWords).join("; ")) + "</div>" : "") + "</td>" +
     (admin ? '<td><button data-act="toggle" data-id="' + a.id + '">' + (a.enabled ? "Turn off" : "Turn on") + '</button> <button data-act="edit" data-id="' + a.id +
       '">Edit</button> <button class="danger" data-act="rm" data-id="' + a.id + '">Remove</button></td>' : "") + "</tr>").join("") + "</table>";
   if (admin) {
     const alarm = alarms.find((a) => a.id === editing.alarm) || null;
-    html += '<div id="alarmform"><h3 id="formtitle">' + (alarm ? "Edit " + esc(alarm.label || "alarm #" + alarm.id) : "Add an alarm") + "</h3>" + alarmForm(alarm) +
+    html += '<div id="alarmform"><h3 id="formtitle">' + (alarm ? "Edit " + esc(alarmWords(alarm.id, alarm.label)) : "Add an alarm") + "</h3>" + alarmForm(alarm) +
       '<div class="row"><button class="primary" id="f-save">' + (alarm ? "Save" : "Add") + "</button>" +
       (alarm ? '<button id="f-cancel">Cancel</button>' : "") + "</div></div>";
   }
   html += "</div>";
   const rule = rules.find((r) => r.id === editing.rule) || null;
-  const alarmName = (id) => { const a = alarms.find((x) => x.id === id); return a && a.label ? a.label : "alarm #" + id; };
-  html += '<div class="sheet layer-rule" id="rulesheet"><h3>Weekly rules</h3><table>' + rules.map((r) => "<tr><td>" + esc(r.days) + "</td><td>" + esc(r.change === "off" ? "silent" : r.change) +
+  const alarmName = (id) => { const a = alarms.find((x) => x.id === id); return alarmWords(id, a && a.label); };
+  html += '<div class="sheet layer-rule" id="rulesheet"><h3>Weekly rules</h3><table>' + rules.map((r) => "<tr><td>" + esc(fmtDays(r.days)) + "</td><td>" + esc(r.change === "off" ? "silent" : r.change) +
     "</td><td>" + (r.alarmID ? esc(alarmName(r.alarmID)) : "all alarms") + "</td>" + (admin ? '<td><button data-act="ruleedit" data-id="' + r.id + '">Edit</button> <button class="danger" data-act="rulerm" data-id="' + r.id + '">Remove</button></td>' : "") + "</tr>").join("") + "</table>";
   if (admin) html += '<div class="row">On ' + daysPicker("r-days", rule ? rule.days : "sat,sun") + '</div><div class="row"><label>' +
     '<select id="r-mode"><option value="at">ring at</option><option value="off"' + (rule && rule.change === "off" ? " selected" : "") +
     ">stay silent</option></select> " + timePicker("r-at", rule && rule.change !== "off" ? rule.change : "09:00") + "</label>" +
     '<label>for <select id="r-for"><option value="">all alarms</option>' + alarms.map((a) => '<option value="' + a.id + '"' +
-      (rule && rule.alarmID === a.id ? " selected" : "") + ">" + esc(a.label || "alarm #" + a.id) + "</option>").join("") + "</select></label>" +
+      (rule && rule.alarmID === a.id ? " selected" : "") + ">" + esc(alarmWords(a.id, a.label)) + "</option>").join("") + "</select></label>" +
     '<button class="primary" id="r-add">' + (rule ? "Save rule" : "Add rule") + "</button>" +
     (rule ? '<button id="r-cancel">Cancel</button>' : "") + '</div><div class="note">Those days ring at the time picked, or stay silent.</div>';
   html += '</div><div class="sheet layer-override" id="overridesheet"><h3>Date overrides</h3><table>' + overrides.map((o) => "<tr><td>" + esc(fmtDate(o.date)) + "</td><td>" + esc(o.change === "off" ? "silent" : o.change) +
@@ -803,7 +821,7 @@ function renderLists(fresh) {
     '<div class="note q-for">for ' + esc(r.person || "everyone") + "</div>" +
     (r.withAlarms ? '<div class="note q-with">silent on days the alarms are off</div>' : "") +
     (r.followUps && r.followUps.length ? r.followUps.map((f) => '<div class="note q-then">' + esc(followUp(f)) + "</div>").join("") : "") +
-    "</td><td>" + esc(r.time) + "</td><td>" + esc(r.days || fmtDate(r.date)) + "</td><td>" +
+    "</td><td>" + esc(r.time) + "</td><td>" + esc(r.days ? fmtDays(r.days) : fmtDate(r.date)) + "</td><td>" +
     (r.enabled ? "on" : "off") + (r.next ? '<div class="note">next ' + esc(fmtDate(r.next)) + "</div>" : "") + "</td>" +
     (admin ? '<td><button data-act="qtoggle" data-id="' + r.id + '">' + (r.enabled ? "Turn off" : "Turn on") + '</button> <button data-act="qedit" data-id="' + r.id +
       '">Edit</button> <button class="danger" data-act="qrm" data-id="' + r.id + '">Remove</button></td>' : "") + "</tr>").join("") + "</table>";
@@ -863,7 +881,7 @@ function renderLists(fresh) {
     const id = Number(b.dataset.id), alarm = alarms.find((a) => a.id === id), rem = reminders.find((r) => r.id === id);
     switch (b.dataset.act) {
       case "toggle": send({ alarmSetEnabled: { id, enabled: !alarm.enabled } }); break;
-      case "rm": if (confirm("Remove " + (alarm.label || "alarm #" + id) + "?")) send({ alarmRemove: { id } }); break;
+      case "rm": if (confirm("Remove " + alarmWords(id, alarm.label) + "?")) send({ alarmRemove: { id } }); break;
       case "edit": editing.alarm = id; renderLists(true); $("alarmform").scrollIntoView({ block: "start" }); break;
       case "ruleedit": editing.rule = id; renderLists(true); $("r-mode").scrollIntoView({ block: "center" }); $("r-mode").focus(); break;
       case "rulerm": send({ ruleRemove: { id } }); break;
@@ -1013,7 +1031,7 @@ function setupFromDraft(d) {
       if (p) problems.push(x + ": " + p); setup.limits[x] = Number(v); }
   }
   if (!setup.name) problems.push("Give the app a name");
-  if (!setup.paths.length) problems.push("Give its program, like /usr/games/minecraft");
+  if (!setup.paths.length) problems.push("Pick its program from the installed ones");
   if (d.category === "learning" && !Object.keys(setup.limits).length) problems.push("A learning app needs its daily limits");
   return { setup, problems };
 }
@@ -1030,7 +1048,7 @@ function appSheet(d, current) {
   if (!d.adding && current !== d.revision) h += '<p class="note" id="a-stale">Changed elsewhere since this sheet opened (see the list). Saving replaces this app with what is here.</p>';
   if (d.adding) h += pickerRow(d);
   if (d.adding) h += '<div class="row"><label>Name <input id="a-name" value="' + esc(d.name) + '" placeholder="minecraft"></label></div>';
-  h += '<div class="row"><label>Program <input id="a-paths" value="' + esc(d.paths) + '" placeholder="/usr/games/minecraft" style="min-width:16em"></label></div>';
+  h += '<div class="row"><label>Program <input id="a-paths" value="' + esc(d.paths) + '" placeholder="filled in when you pick the app above" style="min-width:16em"></label></div>';
   h += '<div class="row"><label>Kind <select id="a-category">' + opt("", "Other", d.category) + opt("learning", "Learning (no defaults)", d.category) +
     opt("reward", "Reward (stricter defaults)", d.category) + '</select></label><label><input id="a-enabled" type="checkbox"' + (d.enabled ? " checked" : "") + "> Limited</label></div>";
   h += '<div class="row"><label>Allowed hours <select id="a-hours">' + opt("unset", "Not set yet", d.hours) + opt("full", "Full day", d.hours) +
@@ -1188,7 +1206,8 @@ function renderMoreViews() {
   if (!cals) h += '<p class="note">' + say(more.calendars && more.calendars.error ? more.calendars.error.message : "Reading…") + "</p>";
   else if (!cals.length) h += '<p class="note">No calendars. A holiday calendar keeps alarms that skip holidays silent on its days.</p>';
   else h += "<table>" + cals.map((c) => "<tr><td><b>" + esc(c.name) + '</b> <span class="note">' + esc(purpose[c.purpose] || c.purpose) + (c.person ? " for " + esc(c.person) : "") + "</span>" +
-    '<div class="note">' + esc(c.source) + "</div></td><td>" +
+    // A web calendar by its address; a file on the clock by its name, not its path.
+    '<div class="note">' + esc(isWeb(c) ? c.source : "a file on the clock: " + String(c.source).split("/").pop()) + "</div></td><td>" +
     (c.purpose === "holidays" ? c.upcomingDays + " holiday days ahead" + (c.next ? '<div class="note">next: ' + esc(fmtDate(c.next.slice(0, 10)) + c.next.slice(10)) + "</div>" : "")
       : (c.next ? "next: " + esc(fmtDate(c.next.slice(0, 10)) + c.next.slice(10)) : "nothing ahead")) +
     (c.filter ? '<div class="note">' + esc(c.filter) + "</div>" : "") + "</td><td>" +
@@ -1204,8 +1223,8 @@ function renderMoreViews() {
   if (admin) h += '<div class="row"><input id="c-name" placeholder="name, like school" maxlength="40"><input id="c-url" placeholder="https://… .ics" style="min-width:14em">' +
     '<select id="c-purpose"><option value="holidays">holidays</option><option value="reminders">reminders</option></select><button class="primary" id="c-add">Add calendar</button></div>' +
     '<details id="c-options"><summary>Which events count, and when reminders chime</summary>' +
-    '<div class="row"><label>Only events whose title has <input id="c-only" placeholder="like break|holiday|no school" maxlength="400"></label></div>' +
-    '<div class="row"><label>never if it has <input id="c-except" placeholder="like night|meeting" maxlength="400"></label>' +
+    '<div class="row"><label>Only events whose title has <input id="c-only" placeholder="like break, holiday, no school" maxlength="400"></label></div>' +
+    '<div class="row"><label>never if it has <input id="c-except" placeholder="like night, meeting" maxlength="400"></label>' +
     '<label><input type="checkbox" id="c-timed"> timed events are holidays too (not only all-day)</label></div>' +
     '<div class="row"><label>Reminders chime <input id="c-minutes" placeholder="15" maxlength="40" style="width:7em"> minutes before each event</label>' +
     '<label>for ' + personPicker("c-for", "") + "</label>" +
@@ -1229,7 +1248,7 @@ function renderMoreViews() {
   const stats = more.stats && more.stats.ok ? more.stats.payload.stats : null;
   const how = { math: "math", nfc: "tag", tag: "tag", timeout: "stopped by itself" };
   h = "<h3>The last 14 days</h3>" + (list.length ? "<table>" + list.slice().reverse().map((e) => "<tr><td>" + esc(fmtDate(e.scheduled)) + "</td><td>" +
-    esc(e.label || "Alarm #" + e.alarmID) + "</td><td>" + esc(e.state) + (e.dismissedBy ? " by " + esc(how[e.dismissedBy] || e.dismissedBy) : "") +
+    esc(alarmWords(e.alarmID, e.label)) + "</td><td>" + esc(e.state) + (e.dismissedBy ? " by " + esc(how[e.dismissedBy] || e.dismissedBy) : "") +
     (e.snoozes ? ", " + e.snoozes + " snooze" + (e.snoozes === 1 ? "" : "s") : "") +
     (e.wrongAnswers ? ", " + e.wrongAnswers + " wrong answer" + (e.wrongAnswers === 1 ? "" : "s") : "") +
     (e.wakeCheck === "failed" ? '<div class="bad h-check">“Are you up?” went unanswered: it rang again</div>'
@@ -1252,8 +1271,10 @@ function renderMoreViews() {
     const add = { name: $("c-name").value.trim(), source: $("c-url").value.trim(), purpose: $("c-purpose").value };
     const text = (id) => $(id).value.trim();
     // Words to keep or leave out, for both kinds (the holidays, or the events that chime).
-    if (text("c-only")) add.only = text("c-only");
-    if (text("c-except")) add.except = text("c-except");
+    // Words a person lists with commas ("break, holiday") are the daemon's patterns ("break|holiday").
+    const words = (id) => text(id).split(/\s*[,|]\s*/).filter(Boolean).join("|");
+    if (text("c-only")) add.only = words("c-only");
+    if (text("c-except")) add.except = words("c-except");
     if (add.purpose === "holidays") {
       if ($("c-timed").checked) add.timed = true;
     } else {
@@ -1330,7 +1351,7 @@ $("setupset").onclick = async () => {
   const phones = CFG.phones || [];
   $("setupwhere").innerHTML = phones.length
     ? "On a phone on this network, open " + phones.map((p) => "<b>" + esc(p) + "</b>").join(" or ") + " and type:"
-    : "This clock's page is on the clock only for now; once it is opened to the home network (see hardware.md), a phone opens it and types:";
+    : "This clock's page is on the clock only for now; once an admin opens it to the home network, a phone opens it and types:";
   $("setupcode").textContent = web.code;
   setup.pairing = true;
   renderSetup();
@@ -1382,8 +1403,8 @@ function follow() {
       // A line of the daemon's watch stream: {"v": 1, "event": {"reminder": {...}}}.
       const line = JSON.parse(e.data), change = line.event || line;
       if (change.reminder) showChime(change.reminder);
-      if (change.overrideRemoved) toast("Override #" + change.overrideRemoved.override.id + " (" + change.overrideRemoved.override.date +
-        ") removed: that day is now a holiday (" + change.overrideRemoved.holiday + ")");
+      if (change.overrideRemoved) toast("The one-time change for " + fmtDate(change.overrideRemoved.override.date) +
+        " was removed: that day is now a holiday (" + change.overrideRemoved.holiday + ")");
       const session = change.session && (change.session._0 || change.session);
       const st = payload(S && S.status, "status");
       if (session && st) { st.session = session; renderRing(); }
