@@ -5,15 +5,47 @@ import ReveilleCore
 import Synchronization
 
 /// Who counts as a person on this machine, for app limits that name nobody (README, "Apps"): login
-/// UIDs from `UID_MIN` to `UID_MAX` of /etc/login.defs. Root, system accounts (services, package
-/// scripts, containers' users) and `nobody` are not people, and are never limited unless a policy
-/// names them.
+/// UIDs from `UID_MIN` to `UID_MAX` of /etc/login.defs with a shell one logs in with. Root, system
+/// accounts (services, package scripts, containers' users), accounts whose shell is nologin or false,
+/// `nobody` and the kiosk's own user are not people, and are never limited unless a policy names them.
 public enum LoginAccounts {
-    /// The people who use the machine: login UIDs from `UID_MIN` to `UID_MAX` of /etc/login.defs
-    /// (1000 and 60000 when it says nothing), not `nobody`. Root and system accounts are not people.
+    /// The account the kiosk's browser runs as (`[web] kiosk_user`, or the package's), set by the
+    /// daemon when it reads its settings: the screen's own session is no one's to limit.
+    public static let kioskUser = Mutex<String?>(nil)
+
+    /// The rule, pure: a login UID (not `nobody`), a shell one logs in with (an empty shell is
+    /// /bin/sh, as passwd(5) says), and not the kiosk's user.
+    public static func isPerson(uid: UInt32, shell: String?, name: String?, range: (UInt32, UInt32), kiosk: String?)
+        -> Bool
+    {
+        guard uid >= range.0 && uid <= range.1 && uid != 65_534 else { return false }
+        if let name, name == kiosk { return false }
+        let shell = shell ?? ""
+        return !["/nologin", "/false", "/true"].contains { shell.hasSuffix($0) }
+    }
+
+    /// The people who use the machine (`isPerson(uid:shell:name:range:kiosk:)`), looked up in the
+    /// password database; an account it does not know is a person when its UID is a login one.
     public static func isPerson(uid: UInt32) -> Bool {
-        let (low, high) = loginRange
-        return uid >= low && uid <= high && uid != 65_534
+        if let known = knownUIDs.withLock({ $0[uid] }) { return known }
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 1024)
+        let found = getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0 && result != nil
+        let person = isPerson(
+            uid: uid, shell: found ? entry.pw_shell.map { String(cString: $0) } : nil,
+            name: found ? entry.pw_name.map { String(cString: $0) } : nil, range: loginRange,
+            kiosk: kioskUser.withLock { $0 })
+        knownUIDs.withLock { $0[uid] = person }
+        return person
+    }
+
+    private static let knownUIDs = Mutex<[UInt32: Bool]>([:])
+
+    /// Forgets what was looked up: the kiosk's user was set, or accounts changed.
+    public static func forget() {
+        knownUIDs.withLock { $0.removeAll() }
+        knownPeople.withLock { $0.removeAll() }
     }
 
     /// `isPerson(uid:)` for a user name (a number is taken as a UID); unknown names are not people.
@@ -40,8 +72,13 @@ public enum LoginAccounts {
             var names: Set<String> = []
             setpwent()
             defer { endpwent() }
+            let kiosk = kioskUser.withLock { $0 }
             while let entry = getpwent() {
-                if isPerson(uid: entry.pointee.pw_uid) { names.insert(String(cString: entry.pointee.pw_name)) }
+                let name = String(cString: entry.pointee.pw_name)
+                let shell = entry.pointee.pw_shell.map { String(cString: $0) }
+                if isPerson(uid: entry.pointee.pw_uid, shell: shell, name: name, range: loginRange, kiosk: kiosk) {
+                    names.insert(name)
+                }
             }
             return names.sorted()
         }

@@ -44,6 +44,9 @@ public struct DaemonOptions: Sendable {
     /// The settings of reveille.toml (already read, with any command-line flags applied).
     public init(paths: Paths, settings: Settings, clock: any Clocks = SystemClock()) {
         self.paths = paths
+        // The kiosk's session is no one's to limit: an app with no users leaves it alone.
+        LoginAccounts.kioskUser.withLock { $0 = settings.web.kioskUser ?? (paths.isSystem ? "reveille-kiosk" : nil) }
+        LoginAccounts.forget()
         self.zoneName = settings.timeZone
         self.adminGroup = settings.adminGroup
         self.socketGroup = settings.socketGroup

@@ -115,3 +115,24 @@ import Testing
 }
 
 import Foundation
+
+/// Whom an app with no `users` limits: the people who log in, never root, a service account, an
+/// account that cannot log in, `nobody` or the kiosk's own user.
+@Suite struct LoginAccountsTests {
+    @Test func aPersonHasALoginUIDAndALoginShellAndIsNotTheKiosk() {
+        let range: (UInt32, UInt32) = (1000, 60000)
+        func person(_ uid: UInt32, _ shell: String?, _ name: String = "lea", kiosk: String? = "reveille-kiosk") -> Bool {
+            LoginAccounts.isPerson(uid: uid, shell: shell, name: name, range: range, kiosk: kiosk)
+        }
+        #expect(person(1000, "/bin/bash"))
+        #expect(person(1001, ""), "an empty shell is /bin/sh")
+        #expect(person(1002, nil), "an account the database does not describe, with a login UID")
+        #expect(!person(0, "/bin/bash", "root"))
+        #expect(!person(109, "/usr/sbin/nologin", "mosquitto"))
+        #expect(!person(1003, "/usr/sbin/nologin", "backup-runner"), "a normal UID that cannot log in")
+        #expect(!person(1004, "/bin/false", "git"))
+        #expect(!person(65534, "/usr/sbin/nologin", "nobody"))
+        #expect(!person(1005, "/bin/bash", "reveille-kiosk"), "the kiosk's own session")
+        #expect(person(1005, "/bin/bash", "reveille-kiosk", kiosk: nil))
+    }
+}

@@ -1133,7 +1133,10 @@ function renderApps() {
     (closed(r) ? '<button class="primary" data-open="' + r.id + '">Open now for ' + r.minutes + " min</button>" : "") +
     '<button' + (closed(r) ? "" : ' class="primary"') + ' data-approve="' + r.id + '">' +
     (closed(r) ? "Approve for later" : "Approve") + '</button><button data-refuse="' + r.id + '">Refuse</button></div>').join("") + "</div>";
-  h += '<div class="sheet"><h3>Today</h3>' + (today.length ? "<table>" + today.map((a, i) => "<tr><td>" + esc(a.name) + "</td><td>" + esc(a.user) +
+  // Grouped by app: its name once, its people under it.
+  const byApp = today.map((a, i) => [a, i]).sort((x, y) => x[0].name.localeCompare(y[0].name) || x[1] - y[1]);
+  h += '<div class="sheet"><h3>Today</h3>' + (today.length ? '<table id="apptoday">' + byApp.map(([a, i], k) => '<tr class="' + (k && byApp[k - 1][0].name === a.name ? "same-app" : "app-first") + '"><td>' +
+    (k && byApp[k - 1][0].name === a.name ? "" : "<b>" + esc(a.name) + "</b>") + "</td><td>" + esc(a.user) +
     "</td><td>" + (a.allowed ? "allowed" : "blocked") + '<div class="note">' + say(a.reason) + "</div></td><td>" + a.usedMinutes +
     (a.limitMinutes != null ? " of " + a.limitMinutes : "") + " min</td>" +
     (admin ? '<td><button data-app="' + i + '">+15 min</button></td>' : "") + "</tr>").join("") + "</table>" : '<p class="note">No app limits anyone today.</p>') + "</div>";
