@@ -52,6 +52,10 @@ public final class BridgeLoop {
     /// all machines' counts), so that a flood of forged counts does not hide a forged policy.
     private var householdIgnored: [String: (count: Int, loggedAt: Double)] = [:]
     static let ignoredLogSeconds = 10.0
+    /// Until when (monotonic) nothing is published after a connection, while the broker hands
+    /// back what an earlier version left (`BridgeTopics.legacyRetained`).
+    private var settlingUntil: Double?
+    static let settleSeconds = 1.0
     /// When the connection to the broker began (monotonic); nil while there is none.
     private var connectedAt: Double?
     /// A connection that lasted this long was a good one: the next loss waits 1 s again.
@@ -84,9 +88,17 @@ public final class BridgeLoop {
         self.paths = paths
         self.password = password
         self.logger = logger
+        // This machine's device id, made once: what tells it from another clock of the same name.
+        let device: String
+        do {
+            try FileManager.default.createDirectory(atPath: paths.bridgeState, withIntermediateDirectories: true)
+            device = try DeviceID.loadOrMake(paths.bridgeState + "/device-id")
+        } catch {
+            throw BridgeError("cannot keep this clock's device id in \(paths.bridgeState)/device-id: \(error)")
+        }
         let topics = BridgeTopics(
             base: settings.baseTopic, discoveryPrefix: settings.discoveryPrefix, host: host,
-            household: settings.household, username: settings.username, hub: settings.hub)
+            household: settings.household, username: settings.username, hub: settings.hub, device: device)
         var key: HouseholdKey?
         var machines = settings.machines
         var seen: [String: Int] = [:]
@@ -177,7 +189,7 @@ public final class BridgeLoop {
             var timeout =
                 socket >= 0
                 ? Int32(settings.keepaliveSeconds * 1000) : Int32(max(0, (retryAt - Monotonic.seconds()) * 1000) + 1)
-            if let due = held.values.map(\.at).min() {
+            if let due = (held.values.map(\.at) + [settlingUntil].compactMap { $0 }).min() {
                 timeout = min(timeout, Int32(max(0, (due - Monotonic.seconds()) * 1000) + 1))
             }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
@@ -221,6 +233,9 @@ public final class BridgeLoop {
             }
             if client.takeJustConnected() {
                 connectedAt = Monotonic.seconds()
+                // What an earlier version left comes back first and is cleared before this
+                // clock's state is published (`legacyRetained`): a second for the broker to say it.
+                if !model.topics.legacyRetained.isEmpty { settlingUntil = Monotonic.seconds() + Self.settleSeconds }
                 logger.info("connected to the broker at \(settings.host):\(settings.port)")
                 for topic in model.topics.subscriptions { client.subscribe(topic) }
                 connection(true, problem: nil)
@@ -254,11 +269,12 @@ public final class BridgeLoop {
                 var bell = pollfd(fd: follower.descriptor, events: Int16(POLLIN), revents: 0)
                 if poll(&bell, 1, 200) > 0 { follow(follower.take(), wanted: &wanted) }
             }
-            if !wanted.isEmpty { readDaemon(wanted) } else if republish { publishState() }
+            let settled = settlingUntil.map { Monotonic.seconds() >= $0 } ?? false
+            if !wanted.isEmpty { readDaemon(wanted) } else if republish || settled { publishState() }
             republish = false
             if client.connected {
                 for event in events + refusals { client.publish(event) }
-                if snapshot != nil {
+                if snapshot != nil && settlingUntil == nil {
                     for topic in leftovers.sorted() where published[topic] == nil {
                         logger.info("cleared \(topic), left by an earlier run: the clock no longer has it")
                         client.publish(Publication(topic, "", retain: true))
@@ -346,6 +362,13 @@ public final class BridgeLoop {
             return []
         case .ownRetained(let topic, let empty):
             if empty { leftovers.remove(topic) } else { leftovers.insert(topic) }
+            return []
+        case .legacyRetained(let topic, let empty):
+            // Cleared at once, before this clock's own are published (its entities keep their ids).
+            if !empty, client.connected {
+                logger.info("cleared \(topic), left by an earlier version (before device ids)")
+                client.publish(Publication(topic, "", retain: true))
+            }
             return []
         case .ignore(let why):
             if let number { took(message.topic, number) }
@@ -450,6 +473,10 @@ public final class BridgeLoop {
 
     private func publishState() {
         guard client.connected else { return }
+        if let until = settlingUntil {
+            guard Monotonic.seconds() >= until else { return }
+            settlingUntil = nil
+        }
         let wanted = daemonUp ? "online" : "offline"
         if availability != wanted {
             client.publish(Publication(model.topics.availability, wanted, retain: true))

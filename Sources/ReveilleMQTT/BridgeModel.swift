@@ -64,6 +64,9 @@ public enum Inbound: Sendable, Equatable {
     /// A retained message where the bridge keeps its own (`BridgeTopics.ownRetained`): cleared
     /// unless the clock's state still has it (`empty`: a message that clears).
     case ownRetained(String, empty: Bool)
+    /// A retained message this clock left in the layout before device ids
+    /// (`BridgeTopics.isLegacyRetained`): cleared once, before this clock's are published.
+    case legacyRetained(String, empty: Bool)
 }
 
 /// What the bridge reads from the daemon: each a request on the control socket.
@@ -256,14 +259,14 @@ public struct BridgeModel: Sendable {
 
     var device: JSONValue {
         [
-            "identifiers": [.string(topics.node)], "name": .string("Reveille (\(host))"), "manufacturer": "Reveille",
+            "identifiers": [.string(topics.uniquePrefix)], "name": .string("Reveille (\(host))"), "manufacturer": "Reveille",
             "model": "bedside alarm clock", "sw_version": .string(reveilleVersion),
         ]
     }
 
     private func entity(_ object: String, _ name: String, _ fields: [String: JSONValue]) -> JSONValue {
         var members: [String: JSONValue] = [
-            "name": .string(name), "unique_id": .string("\(topics.node)_\(object)"), "device": device,
+            "name": .string(name), "unique_id": .string("\(topics.uniquePrefix)_\(object)"), "device": device,
             "availability_topic": .string(topics.availability), "payload_available": "online",
             "payload_not_available": "offline",
         ]
@@ -408,6 +411,7 @@ public struct BridgeModel: Sendable {
             return fromHub(topic: topic, payload: payload)
         }
         if topics.isOwnRetained(topic) { return .ownRetained(topic, empty: payload.isEmpty) }
+        if topics.isLegacyRetained(topic) { return .legacyRetained(topic, empty: payload.isEmpty) }
         if let all = topics.householdUsage("+") {
             let prefix = String(all.dropLast())
             if topic.hasPrefix(prefix) {

@@ -1,10 +1,26 @@
-/// The clock's topics under its base (`reveille/HOSTNAME` unless `[mqtt] base_topic` says), and
-/// Home Assistant's discovery topics under its prefix.
+import ReveilleSystem
+
+/// The clock's topics under its base (`reveille/HOSTNAME/DEVICE` unless `[mqtt] base_topic` says),
+/// and Home Assistant's discovery topics under its prefix.
+///
+/// Two clocks may share a host name (two Pis left at `raspberrypi`) and a broker user: what tells
+/// them apart is the device id each makes once (`device`, 8 hex digits, kept with the bridge's
+/// state). It is in Home Assistant's unique ids and device identifiers, in each discovery topic's
+/// object id and under the default base, so that neither clock's bridge takes the other's retained
+/// messages for its own; the host name stays for people (the device's name) and for the broker's
+/// per-machine ACL patterns (`reveille/%u/#`, `homeassistant/+/reveille_%u/#`), which still match.
 public struct BridgeTopics: Sendable, Equatable {
     public let base: String
     public let discoveryPrefix: String
-    /// The device's id in discovery topics and unique ids: `reveille_kitchen`.
+    /// The discovery topics' node id: `reveille_kitchen`.
     public let node: String
+    /// This machine's device id; nil: the layout before device ids (tests of the topics alone).
+    public let device: String?
+    /// Home Assistant's device identifier and the unique ids' prefix: `reveille_1a2b3c4d`.
+    public let uniquePrefix: String
+    /// Where an earlier version kept its retained messages (the base without the device id), to
+    /// be cleared once: nil when the base is the owner's own or there is no device id.
+    public let legacyBase: String?
 
     /// The household's topics, when `[mqtt] household` names one.
     public let household: String?
@@ -17,12 +33,16 @@ public struct BridgeTopics: Sendable, Equatable {
 
     public init(
         base: String?, discoveryPrefix: String, host: String, household: String? = nil, username: String? = nil,
-        hub: Bool = false
+        hub: Bool = false, device: String? = nil
     ) {
         let safeHost = TopicName.safe(host)
-        self.base = base ?? "reveille/\(safeHost)"
+        let device = device.flatMap { DeviceID.isWellFormed($0) ? $0 : nil }
+        self.device = device
+        self.base = base ?? "reveille/\(safeHost)" + (device.map { "/\($0)" } ?? "")
+        self.legacyBase = base == nil && device != nil ? "reveille/\(safeHost)" : nil
         self.discoveryPrefix = discoveryPrefix
         self.node = "reveille_\(safeHost)"
+        self.uniquePrefix = device.map { "reveille_\($0)" } ?? "reveille_\(safeHost)"
         self.household = household
         self.machine = TopicName.safe(username ?? host)
         self.hub = hub && household != nil
@@ -68,7 +88,30 @@ public struct BridgeTopics: Sendable, Equatable {
 
     /// Every topic the bridge listens to.
     public var subscriptions: [String] {
-        [masterSet, snoozePress, alarmSetPattern, requestAnswer] + fromHousehold + ownRetained
+        [masterSet, snoozePress, alarmSetPattern, requestAnswer] + fromHousehold + ownRetained + legacyRetained
+    }
+
+    /// Where an earlier version (before device ids) left retained messages of this clock: cleared
+    /// once, before this clock's are published, so that Home Assistant's entities keep their ids.
+    /// Another clock's topics of the new layout are a level deeper and never match.
+    public var legacyRetained: [String] {
+        guard let legacyBase else { return [] }
+        return [
+            legacyBase + "/+", legacyBase + "/alarm/+/enabled", legacyBase + "/alarm/+/attributes",
+            legacyBase + "/apps/+/time_left", legacyBase + "/apps/+/requests",
+        ]
+    }
+
+    /// Whether `topic` is a retained message of the layout before device ids: on `legacyRetained`,
+    /// or a discovery config of this node whose object id carries no device id.
+    public func isLegacyRetained(_ topic: String) -> Bool {
+        if legacyRetained.contains(where: { Self.matches($0, topic) }) {
+            // `reveille/HOST/+` is one level: a device id there is a clock of the new layout.
+            return !DeviceID.isWellFormed(String(topic.split(separator: "/").last ?? ""))
+        }
+        guard device != nil, Self.matches("\(discoveryPrefix)/+/\(node)/+/config", topic) else { return false }
+        let object = topic.split(separator: "/").dropLast().last.map(String.init) ?? ""
+        return !DeviceID.isWellFormed(String(object.prefix(8))) || object.dropFirst(8).first != "_"
     }
 
     /// Where the bridge's own retained messages live (discovery, each alarm's switch, each
@@ -82,9 +125,13 @@ public struct BridgeTopics: Sendable, Equatable {
         ]
     }
 
-    /// Whether `topic` is one of `ownRetained`'s.
+    /// Whether `topic` is one of `ownRetained`'s: a discovery config only with this device's id
+    /// (another clock of the same name has its own).
     public func isOwnRetained(_ topic: String) -> Bool {
-        ownRetained.contains { Self.matches($0, topic) }
+        guard ownRetained.contains(where: { Self.matches($0, topic) }) else { return false }
+        guard let device, topic.hasPrefix(discoveryPrefix + "/") else { return true }
+        let object = topic.split(separator: "/").dropLast().last ?? ""
+        return object.hasPrefix(device + "_")
     }
 
     /// MQTT's match of a filter with `+` (one level) against a topic.
@@ -108,9 +155,31 @@ public struct BridgeTopics: Sendable, Equatable {
         topic == householdUsage(machine) || (hub && (topic == hubPolicy || topic == hubGrants || topic == hubMachines))
     }
 
-    /// `homeassistant/switch/reveille_kitchen/alarm_3/config`.
+    /// `homeassistant/switch/reveille_kitchen/1a2b3c4d_alarm_3/config`.
     public func discovery(_ component: String, _ object: String) -> String {
-        "\(discoveryPrefix)/\(component)/\(node)/\(object)/config"
+        "\(discoveryPrefix)/\(component)/\(node)/\(device.map { "\($0)_" } ?? "")\(object)/config"
+    }
+}
+
+/// A clock's device id: 8 lowercase hex digits, made at random once and kept in the bridge's state
+/// folder (`device-id`), so that it survives restarts and is this machine's alone (a card written
+/// from one image makes its own at its first start).
+public enum DeviceID {
+    public static func isWellFormed(_ text: String) -> Bool {
+        text.utf8.count == 8 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The id kept at `path`, or a new one written there (mode 0644: it is no secret).
+    public static func loadOrMake(_ path: String) throws -> String {
+        if let bytes = RegularFile.head(path, count: 64) {
+            let text = String(decoding: bytes, as: UTF8.self).trimmingSpaces
+            if isWellFormed(text) { return text }
+        }
+        var random = SystemRandomNumberGenerator()
+        let digits = String(UInt32.random(in: 0...UInt32.max, using: &random), radix: 16)
+        let made = String(repeating: "0", count: 8 - digits.count) + digits
+        try RegularFile.replace(path, with: Array((made + "\n").utf8), mode: 0o644, durable: true)
+        return made
     }
 }
 

@@ -1,3 +1,4 @@
+import Glibc
 import ReveilleApps
 import ReveilleConfig
 import ReveilleCore
@@ -498,5 +499,46 @@ import Testing
         #expect(config.contains("reveille/kitchen/alarm/\(id)/attributes"))
         // An earlier run's attributes are the bridge's own: cleared when the alarm is gone.
         #expect(Self.topics.isOwnRetained("reveille/kitchen/alarm/9/attributes"))
+    }
+}
+
+/// Two Pis left at one host name, on one broker and one broker user: each is its own device in Home
+/// Assistant, and neither's bridge takes the other's retained messages for its own.
+@Suite struct TwoClocksOfOneNameTests {
+    static let a = BridgeTopics(base: nil, discoveryPrefix: "homeassistant", host: "raspberrypi", device: "1a2b3c4d")
+    static let b = BridgeTopics(base: nil, discoveryPrefix: "homeassistant", host: "raspberrypi", device: "5e6f7a8b")
+
+    @Test func eachHasItsOwnTopicsIdsAndDevice() throws {
+        #expect(Self.a.base == "reveille/raspberrypi/1a2b3c4d" && Self.b.base == "reveille/raspberrypi/5e6f7a8b")
+        let config = Self.a.discovery("switch", "master")
+        #expect(config == "homeassistant/switch/reveille_raspberrypi/1a2b3c4d_master/config")
+        #expect(Self.a.isOwnRetained(config) && !Self.b.isOwnRetained(config), "B would clear A's switch")
+        #expect(!Self.a.isOwnRetained(Self.b.alarmEnabled(3)) && Self.b.isOwnRetained(Self.b.alarmEnabled(3)))
+        #expect(!Self.a.isLegacyRetained(Self.b.discovery("switch", "alarm_3")))
+        #expect(!Self.a.isLegacyRetained(Self.b.availability) && !Self.a.isLegacyRetained("reveille/raspberrypi/5e6f7a8b"))
+        // What the layout before device ids left is this clock's to clear.
+        for old in [
+            "homeassistant/switch/reveille_raspberrypi/master/config", "reveille/raspberrypi/availability",
+            "reveille/raspberrypi/alarm/3/enabled", "reveille/raspberrypi/apps/lea/time_left",
+        ] {
+            #expect(Self.a.isLegacyRetained(old), "\(old)")
+        }
+        // A base the owner set has no earlier layout to clear.
+        let set = BridgeTopics(base: "home/clock", discoveryPrefix: "homeassistant", host: "raspberrypi", device: "1a2b3c4d")
+        #expect(set.legacyRetained.isEmpty && !set.isLegacyRetained("home/clock/availability"))
+        // Home Assistant: one device each, told apart by the id; the name stays the host's.
+        let model = BridgeModel(topics: Self.a, host: "raspberrypi", approvals: false)
+        let text = try #require(model.retained(BridgeModelTests.snapshot)[config])
+        #expect(text.contains(#""unique_id":"reveille_1a2b3c4d_master""#), "\(text)")
+        #expect(text.contains(#""identifiers":["reveille_1a2b3c4d"]"#) && text.contains(#""name":"Reveille (raspberrypi)""#))
+    }
+
+    @Test func theDeviceIdIsMadeOnceAndKept() throws {
+        let path = "/tmp/reveille-device-id-\(getpid())"
+        defer { unlink(path) }
+        let made = try DeviceID.loadOrMake(path)
+        #expect(DeviceID.isWellFormed(made))
+        #expect(try DeviceID.loadOrMake(path) == made)
+        #expect(!DeviceID.isWellFormed("1A2B3C4D") && !DeviceID.isWellFormed("1a2b3c4") && !DeviceID.isWellFormed("../../x"))
     }
 }

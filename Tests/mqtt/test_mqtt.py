@@ -173,8 +173,9 @@ class Clock:
         with open(os.path.join(root, "etc/reveille/reveille.toml"), "w") as f:
             f.write(f"[audio]\ndevices = [\"file:'{root}/sound.wav',wav\"]\n[voice]\nenabled = false\n"
                     f"[mqtt]\nhost = \"127.0.0.1\"\nport = {broker.port}\nca_file = \"{broker.folder}/ca.pem\"\n"
-                    f"username = \"{user}\"\npassword_file = \"{self.password_file}\"\nbase_topic = \"{base}\"\n"
-                    f"keepalive_seconds = 10\n" + (f"household = \"{household}\"\n" if household else "")
+                    f"username = \"{user}\"\npassword_file = \"{self.password_file}\"\n"
+                    + (f"base_topic = \"{base}\"\n" if base else "")
+                    + "keepalive_seconds = 10\n" + (f"household = \"{household}\"\n" if household else "")
                     + ("hub = true\n" if hub else "") + pins)
         self.sock = os.path.join(root, "run/reveille/control.sock")
         self.start_daemon()
@@ -346,7 +347,9 @@ class BridgeTests(unittest.TestCase):
         # mosquitto kept nothing (no persistence): all that is there, the bridge published again.
         wait_for(lambda: self.ha.latest(f"{self.base}/ringing") == "ON", what="ringing republished")
         wait_for(lambda: self.ha.latest(f"{self.base}/availability") == "online", what="availability republished")
-        wait_for(lambda: self.ha.latest(f"homeassistant/button/{self.ha_node()}/snooze/config"), what="discovery again")
+        # Discovery topics name the clock's node and, in the object id, its device id.
+        wait_for(lambda: any(t.startswith(f"homeassistant/button/{self.ha_node()}/") and t.endswith("_snooze/config") and p
+                             for t, p, _, _ in list(self.ha.messages)), what="discovery again")
         end_session(self.clock)
         wait_for(lambda: self.ha.events("dismissed"), what="the dismissal after the outage")
         self.assertIn("connecting again", self.clock.bridge_said())
@@ -407,7 +410,7 @@ class BridgeTests(unittest.TestCase):
         reply = request(self.clock.sock, {"alarmAdd": {"spec": {"time": "05:10", "days": "sat", "label": "gone"}}})
         alarm = reply["payload"]["alarms"][0]["id"]
         config = lambda: next((t for t, p, _, _ in self.ha.messages
-                               if t.startswith("homeassistant/switch/") and t.endswith(f"/alarm_{alarm}/config") and p), None)
+                               if t.startswith("homeassistant/switch/") and t.endswith(f"_alarm_{alarm}/config") and p), None)
         wait_for(config, what="the alarm's switch")
         topic = config()
         self.clock.bridge.terminate()
@@ -768,6 +771,48 @@ class ReplayFloodTests(HouseholdFixture, unittest.TestCase):
         print(f"the hub's change reached the member in {took:.1f} s under {sent[0]} replays", file=sys.stderr)
         # The replays cost no line each: the bridge's log stays short.
         self.assertLess(b.bridge_said().count("\n"), 200, b.bridge_said()[-2000:])
+
+
+class TwoClocksOfOneNameTests(unittest.TestCase):
+    """Two clocks left at one host name (this machine's, for both), with one broker user and the
+    default topics, on a broker with no ACL: each is its own device in Home Assistant, and neither
+    bridge clears the other's entities (the second deleted the first's)."""
+
+    def test_two_clocks_of_one_name_are_two_devices(self):
+        folder = tempfile.mkdtemp(prefix="reveille-twins-test.")
+        os.chmod(folder, 0o755)
+        self.addCleanup(shutil.rmtree, folder, True)
+        broker = Broker(folder, acl=False)
+        self.addCleanup(broker.close)
+        clocks = [Clock(BINARIES, broker, os.path.join(folder, name), base=None) for name in ("first", "second")]
+        for clock in clocks:
+            self.addCleanup(clock.close)
+        for clock, label in zip(clocks, ("first's", "second's")):
+            self.assertTrue(request(clock.sock, {"alarmAdd": {"spec": {"time": "06:45", "days": "mon-fri",
+                                                                       "label": label}}})["ok"])
+        ha = Subscriber(broker, topics=("homeassistant/#", "reveille/#"))
+        self.addCleanup(ha.close)
+
+        def switches():
+            with ha.lock:
+                return {t: json.loads(p) for t, p, _, _ in ha.messages
+                        if t.startswith("homeassistant/switch/") and t.endswith("_alarm_1/config") and p}
+
+        wait_for(lambda: len(switches()) == 2, seconds=30, what="both clocks' alarm switches")
+        time.sleep(3)  # each bridge has read what the broker retains, and cleared what it takes for its own
+        late = Subscriber(broker, topics=("homeassistant/#", "reveille/#"))
+        self.addCleanup(late.close)
+        time.sleep(1.5)
+        with late.lock:
+            retained = {t: p for t, p, r, _ in late.messages if p}
+        kept = [json.loads(retained[t]) for t in switches() if t in retained]
+        self.assertEqual(len(kept), 2, f"a clock's switch was cleared by the other: {sorted(retained)[:20]}")
+        self.assertEqual({c["name"] for c in kept}, {"Alarm 1 first's", "Alarm 1 second's"})
+        devices = {c["device"]["identifiers"][0] for c in kept}
+        self.assertEqual(len(devices), 2, f"one device for two clocks: {devices}")
+        self.assertEqual(len({c["unique_id"] for c in kept}), 2)
+        online = [t for t, p in retained.items() if t.endswith("/availability") and p == "online"]
+        self.assertEqual(len(online), 2, online)
 
 
 class HostileBrokerTests(unittest.TestCase):
