@@ -390,7 +390,8 @@ final class ControlServer {
     // MARK: Watching
 
     private func publish(_ event: WatchEvent) {
-        let line = Framing.encode(WatchLine(event, at: requests.controller.now().time.withSeconds))
+        let now = requests.controller.now()
+        let line = Framing.encode(WatchLine(event, at: now.time.withSeconds, instant: now.instant))
         for connection in connections.values {
             guard case .watching = connection.phase else { continue }
             if let only = connection.watchesOnly, event.user != only { continue }

@@ -70,10 +70,13 @@ struct ReadModel {
         case .sunrise(let sunrise): .sunrise(sunrise.map(sunriseInfo))
         case .silent(let silent): .silent(silent)
         case .missed(let session):
-            .missed(
-                MissedInfo(
+            .missed({
+                var info = MissedInfo(
                     alarmID: session.settings.alarmID, label: session.settings.label,
-                    scheduledTime: localTime(session.scheduledAt)))
+                    scheduledTime: localTime(session.scheduledAt))
+                info.scheduledAt = session.scheduledAt
+                return info
+            }())
         case .nextRing: .nextRing(nextRing)
         case .tagOnReader(let present): .tagOnReader(present)
         case .readerHealth(let health): .readerHealth(ReaderState(health))
@@ -110,6 +113,7 @@ struct ReadModel {
             howToDismiss: session.howToDismiss, wrongAnswers: session.wrongAnswers, dismissedBy: session.dismissedBy,
             tagOnReader: session.state.isActive && machine.tagOnReader)
         info.test = session.isTest ? true : nil
+        info.scheduledAt = session.scheduledAt
         info.problem = session.state.isActive ? session.problem?.text : nil
         info.escalated = session.escalated ? true : nil
         info.reason = session.state.isActive ? session.reason.rawValue : nil

@@ -309,7 +309,7 @@ public final class BridgeLoop {
                 daemonUp = false
                 publishState()
             case .line(let line):
-                if let event = model.event(line.event, at: line.at) { events.append(event) }
+                if let event = model.event(line.event, at: line.at, instant: line.instant) { events.append(event) }
                 if case .appRunning(let app) = line.event {
                     let key = AppUsageKey(app: app.app, user: app.user)
                     if app.running { running.insert(key) } else { running.remove(key) }

@@ -146,7 +146,13 @@ public struct BridgeModel: Sendable {
                     "layer": .string(ring.layer?.rawValue ?? "base"), "decided_by": .string(ring.decidedBy ?? "as set"),
                 ]
             } else {
-                ["at": .null]
+                // No time to show: Home Assistant's sensor is "unknown", and this says why.
+                [
+                    "at": .null,
+                    "reason": .string(
+                        status.master == .off
+                            ? "alarms are off" : status.pausedUntil.map { "paused until \($0)" } ?? "no alarm ahead"),
+                ]
             }
         out[topics.nextRing] = next.text
         out[topics.ringing] = snapshot.ringState == "ringing" ? "ON" : "OFF"
@@ -346,7 +352,10 @@ public struct BridgeModel: Sendable {
 
     /// The event entity's message for a change the daemon streamed, if it is one the household
     /// hears about. `at`: the daemon's `HH:MM:SS`.
-    public func event(_ event: WatchEvent, at: String?) -> Publication? {
+    /// `at` is the daemon's local `HH:MM:SS`, `instant` the same in seconds since the epoch: the
+    /// event says both as ISO 8601 with its date and offset (`at`, `scheduled`), and the local
+    /// times as they were (`local_time`, `scheduled_time`).
+    public func event(_ event: WatchEvent, at: String?, instant: Int? = nil) -> Publication? {
         var fields: [String: JSONValue] = [:]
         let type: String
         switch event {
@@ -365,7 +374,8 @@ public struct BridgeModel: Sendable {
             }
             fields.merge([
                 "alarm": .int(session.alarmID), "label": .string(session.label),
-                "scheduled": .string(session.scheduledTime),
+                "scheduled": .string(session.scheduledAt.map(Self.iso8601) ?? session.scheduledTime),
+                "scheduled_time": .string(session.scheduledTime),
                 "snoozes": .int(session.snoozeCount),
             ]) { again, _ in again }
             if let by = session.dismissedBy { fields["by"] = .string(by.rawValue) }
@@ -375,7 +385,8 @@ public struct BridgeModel: Sendable {
             type = "missed"
             fields = [
                 "alarm": .int(missed.alarmID), "label": .string(missed.label),
-                "scheduled": .string(missed.scheduledTime),
+                "scheduled": .string(missed.scheduledAt.map(Self.iso8601) ?? missed.scheduledTime),
+                "scheduled_time": .string(missed.scheduledTime),
             ]
         case .wakeCheck(let check) where check.state == "failed":
             type = "wake-check-failed"
@@ -389,7 +400,12 @@ public struct BridgeModel: Sendable {
             return nil
         }
         fields["event_type"] = .string(type)
-        if let at { fields["at"] = .string(at) }
+        if let instant {
+            fields["at"] = .string(Self.iso8601(instant))
+            if let at { fields["local_time"] = .string(at) }
+        } else if let at {
+            fields["at"] = .string(at)
+        }
         return Publication(topics.event, JSONValue.object(fields).text, retain: false)
     }
 

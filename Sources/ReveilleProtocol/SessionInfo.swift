@@ -26,6 +26,8 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     public var state: SessionState
     /// Local `HH:MM` it was due (`HH:MM:SS` when set to the second).
     public var scheduledTime: String
+    /// When it was due, in seconds since the epoch.
+    public var scheduledAt: Int?
     /// Rung by `reveille alarm test`.
     public var test: Bool?
     public var snoozeCount: Int
@@ -249,6 +251,8 @@ public struct MissedInfo: Codable, Sendable, Equatable {
     public var label: String
     /// Local `HH:MM` it was due.
     public var scheduledTime: String
+    /// When it was due, in seconds since the epoch.
+    public var scheduledAt: Int?
 
     public init(alarmID: Int, label: String, scheduledTime: String) {
         self.alarmID = alarmID

@@ -170,9 +170,13 @@ public struct WatchLine: Codable, Sendable, Equatable {
     /// When it happened on the daemon's wall clock, `HH:MM:SS` in its time zone (the zone every
     /// other time in the event is in, whatever the watcher's own).
     public var at: String?
+    /// The same instant, in seconds since the epoch: what a watcher in another zone (Home
+    /// Assistant) shows with its date and offset.
+    public var instant: Int?
 
-    public init(_ event: WatchEvent, at: String? = nil) {
+    public init(_ event: WatchEvent, at: String? = nil, instant: Int? = nil) {
         self.event = event
         self.at = at
+        self.instant = instant
     }
 }

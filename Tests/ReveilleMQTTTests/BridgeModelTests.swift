@@ -157,7 +157,7 @@ import Testing
         let now = Self.model.retained(ringing)
         #expect(now["reveille/kitchen/ringing"] == "ON")
         #expect(now["reveille/kitchen/ring_state"] == "ringing")
-        #expect(now["reveille/kitchen/next_ring"] == #"{"at":null}"#)
+        #expect(now["reveille/kitchen/next_ring"] == #"{"at":null,"reason":"no alarm ahead"}"#)
         ringing.status.session = Self.session(.snoozed, snoozes: 1)
         #expect(Self.model.retained(ringing)["reveille/kitchen/ring_state"] == "snoozed")
     }
@@ -499,6 +499,27 @@ import Testing
         #expect(config.contains("reveille/kitchen/alarm/\(id)/attributes"))
         // An earlier run's attributes are the bridge's own: cleared when the alarm is gone.
         #expect(Self.topics.isOwnRetained("reveille/kitchen/alarm/9/attributes"))
+    }
+}
+
+/// What Home Assistant is told of a time: ISO 8601 with its date and offset, the local time beside.
+@Suite struct EventTimesTests {
+    @Test func anEventsTimesHaveTheirDateAndOffsetAndAPausedNextRingSaysWhy() throws {
+        let model = BridgeModel(topics: BridgeModelTests.topics, host: "kitchen", approvals: false)
+        var session = BridgeModelTests.session(.ringing)
+        session.scheduledAt = 1_796_017_500  // 2026-11-30 05:45 UTC, 06:45 in Berlin
+        let fired = try #require(model.event(.session(session), at: "06:45:02", instant: 1_796_017_502))
+        #expect(fired.payload.contains(#""at":"2026-11-30T05:45:02+00:00""#), "\(fired.payload)")
+        #expect(fired.payload.contains(#""local_time":"06:45:02""#))
+        #expect(fired.payload.contains(#""scheduled":"2026-11-30T05:45:00+00:00""#))
+        #expect(fired.payload.contains(#""scheduled_time":"06:45""#))
+        var status = BridgeModelTests.status(master: .paused)
+        status.nextRing = nil
+        status.pausedUntil = "2026-12-10"
+        var snapshot = BridgeModelTests.snapshot
+        snapshot.status = status
+        let next = try #require(model.retained(snapshot)[BridgeModelTests.topics.nextRing])
+        #expect(next.contains(#""at":null"#) && next.contains(#""reason":"paused until 2026-12-10""#), "\(next)")
     }
 }
 
