@@ -1376,6 +1376,37 @@ class WakingPageTests(unittest.TestCase):
     open_day = PageTests.open_day
     shot = PageTests.shot
 
+    def test_23c_a_chime_leaves_the_tabs_in_reach_and_a_toast_leaves_the_day_sheet(self):
+        """A chime's band sits under the tabs (it covered them for a minute); a toast over an open
+        day's sheet is said at the top (it covered the sheet's button); a one-shot set to the second
+        shows its HH:MM in the month (the phone's cell cut it to "16:54:")."""
+        self.open_page()
+        self.browser.run("showChime({text: 'piano practice', detail: 'scales first', key: 'k', origin: 'reminder'})")
+        wait_for(lambda: self.browser.visible("#chime"), what="the chime's band")
+        covered = self.browser.run(
+            "return [...document.querySelectorAll('nav button')].filter((b) => { const r = b.getBoundingClientRect();"
+            " const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); return !(at === b || b.contains(at)); })"
+            ".map((b) => b.textContent)")
+        self.assertEqual(covered, [], "tabs under the chime")
+        self.browser.run("document.getElementById('chime').hidden = true;")
+        added = request(self.clock.sock, {"alarmAdd": {"spec": {"inSeconds": 3 * 86400 + 7, "label": "seconds"}}})
+        self.assertTrue(added["ok"], added)
+        try:
+            ring = next(r for r in [status(self.clock.sock)["nextRing"]] if r)
+            self.open_day(ring["date"])
+            wait_for(lambda: self.browser.visible("#daysheet"), what="the day's sheet")
+            cell = self.browser.text(f'.day[data-date="{ring["date"]}"] .t')
+            self.assertRegex(cell, r"^\d\d:\d\d$", "the month's cell shows HH:MM")
+            self.browser.run("toast('Nothing set this day')")
+            overlap = self.browser.run(
+                "const t = document.getElementById('toast').getBoundingClientRect();"
+                "return [...document.querySelectorAll('#daysheet button')].filter((b) => { const r = b.getBoundingClientRect();"
+                " return r.width && !(r.bottom <= t.top || r.top >= t.bottom || r.right <= t.left || r.left >= t.right); })"
+                ".map((b) => b.textContent)")
+            self.assertEqual(overlap, [], "the toast covers the day's sheet")
+        finally:
+            request(self.clock.sock, {"alarmRemove": {"id": added["payload"]["alarms"][0]["id"]}})
+
     def test_23b_no_snoozes_left_opens_the_problem(self):
         """With its snoozes spent, the snooze button says so, at full contrast, and a tap on it opens
         the problem: snoozing past the limit asks for the proof instead."""

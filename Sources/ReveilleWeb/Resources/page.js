@@ -57,6 +57,9 @@ function toast(text, error) {
     return;
   }
   const t = $("toast"); t.textContent = text; t.className = error ? "error" : ""; t.style.display = "block";
+  // Over an open sheet at the bottom (a day's, an app's), the toast is said at the top instead.
+  const sheet = ["daysheet", "appsheet", "alarmform"].map($).find((e) => e && !e.hidden && e.offsetParent);
+  if (sheet && sheet.getBoundingClientRect().bottom > innerHeight - 120) t.classList.add("top");
   clearTimeout(toast.timer); toast.timer = setTimeout(() => { t.style.display = "none"; }, error ? 6000 : 3000);
 }
 function banner(text) { $("banner").hidden = !text; $("banner").textContent = text || ""; }
@@ -514,8 +517,8 @@ function renderMonth() {
     cell.className = "day" + (date < today ? " past" : "") + (date === today ? " today" : "");
     cell.dataset.date = date;
     let text = "";
-    if (info.ring) { cell.classList.add("ring-" + info.ring.layer); cell.dataset.layer = info.ring.layer; text = info.ring.time; }
-    else if (info.silent) { cell.classList.add("silent-" + info.silent.layer); cell.dataset.layer = info.silent.layer; cell.dataset.silent = "1"; text = info.silent.time || "–"; }
+    if (info.ring) { cell.classList.add("ring-" + info.ring.layer); cell.dataset.layer = info.ring.layer; text = info.ring.time.slice(0, 5); }
+    else if (info.silent) { cell.classList.add("silent-" + info.silent.layer); cell.dataset.layer = info.silent.layer; cell.dataset.silent = "1"; text = info.silent.time ? info.silent.time.slice(0, 5) : "–"; }
     if (info.silent && info.silent.layer === "paused") { cell.classList.add("paused"); text = "paused"; }
     cell.innerHTML = '<div class="n">' + d + '</div><div class="t">' + esc(text) + "</div>";
     if (date >= today) cell.onclick = () => {
