@@ -251,9 +251,17 @@ public enum Daemon {
         // The state's care: checkpoint, marker and a daily backup, every 6 hours (4 wake-ups a day).
         let stateCare = try LoopTimer(.monotonic, logger: logger)
         stateCare.arm(after: StateFiles.maintenanceSeconds, interval: StateFiles.maintenanceSeconds)
+        // A care that failed (a full disk) is tried again soon, then less often, not in 6 hours.
+        var careFailures = 0
         try loop.watch(stateCare.fd) { _ in
             _ = stateCare.acknowledge()
-            maintainState(store, stateLayout, controller: controller, logger: logger)
+            let failed = !maintainState(store, stateLayout, controller: controller, logger: logger, failures: careFailures)
+            let wasFailing = careFailures > 0
+            careFailures = failed ? careFailures + 1 : 0
+            if failed || wasFailing {
+                let next = StateFiles.nextCare(afterFailures: careFailures)
+                stateCare.arm(after: next, interval: StateFiles.maintenanceSeconds)
+            }
         }
         timers.append(stateCare)
         watchZoneFolders(watches, controller: controller, logger: logger)
@@ -330,11 +338,19 @@ public enum Daemon {
 
     /// Checkpoints the state, writes its marker, backs it up once a day (`StateFiles`); a failure
     /// (a full disk) is logged and shows in `status` through the store's problem.
-    static func maintainState(_ store: Store, _ layout: StateFiles.Layout, controller: Controller, logger: Logger) {
+    /// The state's care; false when the checkpoint or the backup failed (said, with when it is tried again).
+    @discardableResult
+    static func maintainState(
+        _ store: Store, _ layout: StateFiles.Layout, controller: Controller, logger: Logger, failures: Int = 0
+    ) -> Bool {
+        var ok = true
         do {
             try StateFiles.maintain(store, layout, now: controller.nowSeconds())
         } catch {
-            logger.error("state: checkpoint or backup failed: \(error); trying again in 6 hours")
+            ok = false
+            let next = Int(StateFiles.nextCare(afterFailures: failures + 1))
+            logger.error(
+                "state: checkpoint or backup failed: \(error); trying again in \(DurationText.format(seconds: next))")
         }
         // Requests for more time are for their day: a day's go once it is over.
         do {
@@ -342,6 +358,7 @@ public enum Daemon {
         } catch {
             logger.error("state: cannot forget past requests for more time: \(error)")
         }
+        return ok
     }
 
     /// Executes this same program with the same arguments (same pid, so systemd follows it): the

@@ -73,6 +73,13 @@ public enum StateFiles {
     /// How often the daemon checkpoints, rewrites the marker and checks the backup's age.
     public static let maintenanceSeconds = 6.0 * 3600
 
+    /// When the care is tried again after `failures` failures in a row (a full disk): in 5
+    /// minutes, then 10, 20... and at most the usual 6 hours; after a success, the usual 6 hours.
+    public static func nextCare(afterFailures failures: Int) -> Double {
+        guard failures > 0 else { return maintenanceSeconds }
+        return min(maintenanceSeconds, 300 * Double(1 << min(failures - 1, 10)))
+    }
+
     /// Opens the state at `layout`, checking it as the type says; `notes` receives what a person
     /// should read in the log (a damaged write-ahead log, a restore).
     public static func open(

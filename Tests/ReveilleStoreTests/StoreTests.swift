@@ -234,3 +234,13 @@ import Testing
         #expect(try store.reminders().isEmpty)
     }
 }
+
+/// The state's care, when it fails (a full disk): tried again in 5 minutes, then 10, 20... and at
+/// most every 6 hours, the usual rhythm, to which a success returns (it was tried again in 6 hours).
+@Suite struct StateCareRetryTests {
+    @Test func aFailedCareIsTriedAgainSoonThenLessOften() {
+        #expect(StateFiles.nextCare(afterFailures: 0) == 6 * 3600)
+        #expect((1...8).map { StateFiles.nextCare(afterFailures: $0) } == [300, 600, 1200, 2400, 4800, 9600, 19200, 21600])
+        #expect(StateFiles.nextCare(afterFailures: 100) == 6 * 3600)
+    }
+}
