@@ -217,7 +217,7 @@ let package = Package(
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleApps", "ReveilleStore", "CSQLite"], exclude: ["Fixtures"]),
-        .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleApps", "ReveilleConfig", "ReveilleTestSupport"]),
+        .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleApps", "ReveilleConfig", "ReveilleProtocol", "ReveilleTestSupport"]),
         .testTarget(name: "ReveilleMQTTTests", dependencies: ["ReveilleApps", "ReveilleMQTT", "ReveilleProtocol", "ReveilleConfig", "ReveilleSystem"]),
         .testTarget(name: "ReveilleWebTests", dependencies: ["ReveilleWeb", "ReveilleProtocol"]),
         .testTarget(

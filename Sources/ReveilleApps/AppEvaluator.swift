@@ -30,7 +30,7 @@ public enum AppEvaluator {
     /// the app now, outside its hours, until then (`apps grant --open-now`); the limit still holds.
     public static func decide(
         _ rule: AppRule, user: String, isPerson: Bool = true, at instant: Int, resolver: inout ZoneResolver,
-        usedSeconds: Int, grantMinutes: Int = 0, openUntil: Int? = nil
+        usedSeconds: Int, grantMinutes: Int = 0, openUntil: Int? = nil, holidays: Set<CivilDate> = []
     ) -> AppDecision {
         guard rule.enabled else {
             return AppDecision(
@@ -50,7 +50,7 @@ public enum AppEvaluator {
         let opened = openUntil.flatMap { $0 > instant ? instant..<$0 : nil }
         let intervals = allowedIntervals(rule, around: today, resolver: &resolver, opened: opened)
         let nextMidnight = resolver.resolve(today.adding(days: 1), LocalTime.midnight).instant
-        let limit = rule.limits[today.weekday].map { ($0 + grantMinutes) * 60 }
+        let limit = rule.limit(on: today, holiday: holidays.contains(today)).map { ($0 + grantMinutes) * 60 }
         if let limit, usedSeconds >= limit {
             let next = opening(intervals, atOrAfter: nextMidnight)
             return AppDecision(

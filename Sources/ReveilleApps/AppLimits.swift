@@ -44,6 +44,9 @@ public struct AppLimits: Sendable {
     public private(set) var policy = AppPolicy()
     /// The local day usage is counted for; nil before the first `beginDay`.
     public private(set) var day: CivilDate?
+    /// The days the holiday calendars mark (the alarms' own): days off for the limits that say
+    /// `days_off`, whatever the weekday.
+    public var holidays: Set<CivilDate> = []
     public private(set) var usage: [AppUsageKey: Int] = [:]
     /// Extra minutes granted today, per app and user (`AppLimits.everyone`: every user).
     public private(set) var grants: [AppUsageKey: Int] = [:]
@@ -202,7 +205,7 @@ public struct AppLimits: Sendable {
     /// Today's limit of `rule` for `user` with the day's grants, in minutes; nil: none.
     public func limitMinutes(_ rule: AppRule, user: String) -> Int? {
         guard let day else { return nil }
-        return rule.limits[day.weekday].map { $0 + grantMinutes(rule.name, user: user) }
+        return rule.limit(on: day, holiday: holidays.contains(day)).map { $0 + grantMinutes(rule.name, user: user) }
     }
 
     /// May `app` start at `instant` for `user`? Time is counted up to it first, in memory: an exec
@@ -217,7 +220,7 @@ public struct AppLimits: Sendable {
         return AppEvaluator.decide(
             rule, user: user, isPerson: isPerson, at: instant.second, resolver: &resolver,
             usedSeconds: usedSeconds(AppUsageKey(app: app, user: user)), grantMinutes: grantMinutes(app, user: user),
-            openUntil: openUntil(app, user: user))
+            openUntil: openUntil(app, user: user), holidays: holidays)
     }
 
     /// A process of `app` started (allowed by the guard, or through `reveille run`).
@@ -249,7 +252,8 @@ public struct AppLimits: Sendable {
             guard let rule = policy.app(named: key.app) else { continue }
             let decision = AppEvaluator.decide(
                 rule, user: key.user, at: instant.second, resolver: &resolver, usedSeconds: usedSeconds(key),
-                grantMinutes: grantMinutes(key.app, user: key.user), openUntil: openUntil(key.app, user: key.user))
+                grantMinutes: grantMinutes(key.app, user: key.user), openUntil: openUntil(key.app, user: key.user),
+                holidays: holidays)
             if decision.allowed {
                 guard let left = decision.secondsLeft else { continue }
                 // The smallest notice reached and not given yet: one notice per review, never a

@@ -68,6 +68,10 @@ public struct AppRule: Hashable, Sendable {
     public var windows: [Weekday: [TimeWindow]]?
     /// Daily minutes per weekday; a day without an entry has no limit.
     public var limits: [Weekday: Int]
+    /// Daily minutes on school days (weekdays the holiday calendars leave alone), over `limits`.
+    public var schoolDays: Int?
+    /// Daily minutes on days off (weekends, and the holiday calendars' days), over `limits`.
+    public var daysOff: Int?
     public var enabled: Bool
     /// Only these users are limited; empty: the people who use the machine (never root or a system
     /// account: `applies(to:isPerson:)`).
@@ -138,11 +142,21 @@ extension AppRule {
 
     /// Set up: its hours or its daily limits were chosen. An app only listed is not, and is
     /// blocked until it is (docs/guide/apps.md, "Setting up apps").
-    public var isConfigured: Bool { windows != nil || !limits.isEmpty }
+    public var isConfigured: Bool { windows != nil || !limits.isEmpty || schoolDays != nil || daysOff != nil }
+
+    /// The daily limit on `date` in minutes (nil: none): on a day off (a weekend, or a holiday of
+    /// the calendars the alarms use: `holiday`) `days_off`, on a school day `school_days`, when set;
+    /// else the weekday's. A winter-break Tuesday is a day off, whatever a weekday limit says.
+    public func limit(on date: CivilDate, holiday: Bool) -> Int? {
+        let dayOff = holiday || date.weekday.isWeekend
+        if dayOff, let daysOff { return daysOff }
+        if !dayOff, let schoolDays { return schoolDays }
+        return limits[date.weekday]
+    }
 
     /// Why this app cannot be saved as it is, or nil: a learning app needs its daily limits.
     public var setupProblem: String? {
-        if category == .learning, limits.isEmpty {
+        if category == .learning, limits.isEmpty, schoolDays == nil, daysOff == nil {
             return "a learning app needs its daily limits (limit_minutes); it gets no defaults"
         }
         return nil
@@ -170,7 +184,11 @@ extension AppRule {
     public var summary: String {
         guard enabled else { return "off (not limited)" }
         guard isConfigured else { return "⚠️ Not configured" }
-        let limitText = limits.isEmpty ? "no daily limit" : AppRule.byDays(limits) { AppRule.duration($0) }
+        let byCalendar = [
+            schoolDays.map { "\(AppRule.duration($0)) school days" }, daysOff.map { "\(AppRule.duration($0)) days off" },
+        ].compactMap { $0 }
+        let byWeekday = limits.isEmpty ? [] : [AppRule.byDays(limits) { AppRule.duration($0) }]
+        let limitText = (byCalendar + byWeekday).isEmpty ? "no daily limit" : (byCalendar + byWeekday).joined(separator: ", ")
         let hours: String
         if let windows {
             hours = AppRule.byDays(windows.filter { !$0.value.isEmpty }, missing: "no hours", everyDay: "") { windows in

@@ -51,6 +51,19 @@ struct SetupOptions: ParsableArguments {
     var weekends: Int?
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Daily minutes on school days: weekdays the alarms' holiday calendars leave alone.", valueName: "minutes"))
+    var schoolDays: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Daily minutes on days off: weekends and the holiday calendars' days (over the weekdays').",
+            valueName: "minutes"))
+    var daysOff: Int?
+
+    @Option(
         name: .long, help: ArgumentHelp("Daily minutes of one day, like sat=120 (repeat).", valueName: "day=minutes"))
     var day: [String] = []
 
@@ -65,16 +78,19 @@ struct SetupOptions: ParsableArguments {
     var enabled: Bool?
 
     var setsHours: Bool { !hours.isEmpty || !weekdayHours.isEmpty || !weekendHours.isEmpty || allDay }
-    var setsLimits: Bool { limit != nil || weekdays != nil || weekends != nil || !day.isEmpty || noLimit }
+    var setsLimits: Bool {
+        limit != nil || weekdays != nil || weekends != nil || schoolDays != nil || daysOff != nil || !day.isEmpty
+            || noLimit
+    }
 
     func validate() throws {
         if allDay && (!hours.isEmpty || !weekdayHours.isEmpty || !weekendHours.isEmpty) {
             throw ValidationError("give --all-day or hours, not both")
         }
-        if noLimit && (limit != nil || weekdays != nil || weekends != nil || !day.isEmpty) {
+        if noLimit && (limit != nil || weekdays != nil || weekends != nil || schoolDays != nil || daysOff != nil || !day.isEmpty) {
             throw ValidationError("give --no-limit or limits, not both")
         }
-        for minutes in [limit, weekdays, weekends].compactMap({ $0 }) {
+        for minutes in [limit, weekdays, weekends, schoolDays, daysOff].compactMap({ $0 }) {
             if let problem = AppRule.limitProblem(minutes) { throw ValidationError("limit \(problem)") }
         }
         if let category, category != "none", AppCategory(rawValue: category) == nil {
@@ -105,6 +121,8 @@ struct SetupOptions: ParsableArguments {
         if let limit { for name in weekdayNames + weekendNames { setup.limits[name] = limit } }
         if let weekdays { for name in weekdayNames { setup.limits[name] = weekdays } }
         if let weekends { for name in weekendNames { setup.limits[name] = weekends } }
+        if let schoolDays { setup.limits["school_days"] = schoolDays }
+        if let daysOff { setup.limits["days_off"] = daysOff }
         for entry in day {
             let parts = entry.split(separator: "=")
             guard parts.count == 2, let minutes = Int(parts[1]),

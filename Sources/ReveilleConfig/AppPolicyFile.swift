@@ -12,7 +12,8 @@ import TOMLKit
 /// paths = ["/usr/games/minecraft-launcher"]
 /// windows = ["07:00-08:00", "15:00-20:00"]            # every day; or per day:
 /// # windows = { weekdays = ["15:00-20:00"], weekends = ["09:00-20:00"], fri = ["15:00-22:00"] }
-/// limit_minutes = { weekdays = 60, weekends = 120 }    # or one number for every day
+/// limit_minutes = { weekdays = 60, weekends = 120 }    # or one number for every day;
+/// # limit_minutes = { school_days = 60, days_off = 120 } # by the alarms' holiday calendars
 /// users = ["kid"]                                      # optional: only these users
 /// category = "reward"                                  # optional: or "learning"
 /// enabled = true
@@ -188,11 +189,17 @@ public enum AppPolicyFile {
             for day in Weekday.allCases where rule.windows?[day] == nil { rule.windows?[day] = [] }
         }
         if let limits = table["limit_minutes"] {
-            rule.limits = try perDay(limits, key: "limit_minutes", fail: fail) { (value) throws(ConfigError) -> Int in
+            func minutes(_ value: any TOMLValueConvertible) throws(ConfigError) -> Int {
                 guard let minutes = value.int else { throw fail("limit_minutes", "give whole minutes, like 60") }
                 if let problem = AppRule.limitProblem(minutes) { throw fail("limit_minutes", problem) }
                 return minutes
             }
+            // School days and days off, by the holiday calendars the alarms use, over the weekdays'.
+            if let table = limits.table {
+                rule.schoolDays = try table["school_days"].map(minutes)
+                rule.daysOff = try table["days_off"].map(minutes)
+            }
+            rule.limits = try perDay(limits, key: "limit_minutes", fail: fail, also: ["school_days", "days_off"], minutes)
         }
         if let category = table["category"] {
             guard let text = category.string, let known = AppCategory(rawValue: text) else {
@@ -221,15 +228,15 @@ public enum AppPolicyFile {
     /// specific wins); days not named get nothing.
     private static func perDay<T>(
         _ value: any TOMLValueConvertible, key: String, fail: (String, String) -> ConfigError,
-        _ read: (any TOMLValueConvertible) throws(ConfigError) -> T
+        also: [String] = [], _ read: (any TOMLValueConvertible) throws(ConfigError) -> T
     ) throws(ConfigError) -> [Weekday: T] {
         guard let table = value.table else {
             let one = try read(value)
             return Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, one) })
         }
         var result: [Weekday: T] = [:]
-        for name in table.keys where !dayKeys.contains(name) {
-            throw fail(key, "\"\(name)\" is not a day; use \(dayKeys.joined(separator: ", "))")
+        for name in table.keys where !dayKeys.contains(name) && !also.contains(name) {
+            throw fail(key, "\"\(name)\" is not a day; use \((dayKeys + also).joined(separator: ", "))")
         }
         for name in dayKeys {  // general first, specific last, so the specific wins
             guard let entry = table[name] else { continue }

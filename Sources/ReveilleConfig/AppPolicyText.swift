@@ -24,7 +24,18 @@ public enum AppPolicyText {
             lines.append(
                 "windows = " + perDay(everyDay) { "[\($0.map { quoted($0.description) }.joined(separator: ", "))]" })
         }
-        if !app.limits.isEmpty { lines.append("limit_minutes = " + perDay(app.limits) { "\($0)" }) }
+        let byCalendar = [("school_days", app.schoolDays), ("days_off", app.daysOff)].compactMap { name, minutes in
+            minutes.map { "\(name) = \($0)" }
+        }
+        if !app.limits.isEmpty || !byCalendar.isEmpty {
+            var days = app.limits.isEmpty ? "" : perDay(app.limits) { "\($0)" }
+            if !byCalendar.isEmpty {
+                // One value for every day is `daily` beside the calendar's.
+                let parts = days.isEmpty ? [] : days.hasPrefix("{") ? [String(days.dropFirst(2).dropLast(2))] : ["daily = \(days)"]
+                days = "{ " + (parts + byCalendar).joined(separator: ", ") + " }"
+            }
+            lines.append("limit_minutes = " + days)
+        }
         if !app.users.isEmpty { lines.append("users = [\(app.users.map(quoted).joined(separator: ", "))]") }
         if !app.enabled { lines.append("enabled = false") }
         return lines.joined(separator: "\n") + "\n"

@@ -85,6 +85,8 @@ final class AppSupervisor: Sendable {
     let store: Store
     let clock: any Clocks
     let zone: @Sendable () -> Zone
+    /// The days the holiday calendars mark (the controller's, shared): days off for the limits.
+    let holidays: @Sendable () -> Set<CivilDate>
     let logger: Logger
     /// A process started as an app: the loop follows its pidfd.
     let onFollow: @Sendable (_ pid: Int32, _ pidfd: Descriptor) -> Void
@@ -102,7 +104,8 @@ final class AppSupervisor: Sendable {
 
     init(
         policyPath: String, requireRootOwned: Bool, followsHub: Bool = false, store: Store, clock: any Clocks,
-        zone: @escaping @Sendable () -> Zone, logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
+        zone: @escaping @Sendable () -> Zone, holidays: @escaping @Sendable () -> Set<CivilDate> = { [] },
+        logger: Logger, warnMinutes: Int = 5, graceSeconds: Double = 10,
         onFollow: @escaping @Sendable (Int32, Descriptor) -> Void = { _, _ in },
         onWarning: @escaping @Sendable (AppNotice, Int?) -> Void = { _, _ in }
     ) {
@@ -112,6 +115,7 @@ final class AppSupervisor: Sendable {
         self.store = store
         self.clock = clock
         self.zone = zone
+        self.holidays = holidays
         self.logger = logger
         self.onFollow = onFollow
         self.onWarning = onWarning
@@ -396,7 +400,9 @@ final class AppSupervisor: Sendable {
         let instant = clock.instant()
         var resolver = ZoneResolver(zone: zone())
         let today = resolver.local(at: instant.second).date
+        let holidays = holidays()
         let (decision, actions) = state.withLock { state -> (AppDecision, [AppLimits.Action]) in
+            state.limits.holidays = holidays
             let actions = state.limits.turn(to: today)
             let decision = state.limits.decide(name, user: user, isPerson: person, at: instant, resolver: &resolver)
             return (decision, actions)
@@ -536,8 +542,10 @@ final class AppSupervisor: Sendable {
         let instant = clock.instant()
         var resolver = ZoneResolver(zone: zone())
         let today = resolver.local(at: instant.second).date
+        let holidays = holidays()
         let actions = state.withLock { state -> [AppLimits.Action] in
-            state.limits.turn(to: today) + state.limits.review(at: instant, resolver: &resolver)
+            state.limits.holidays = holidays
+            return state.limits.turn(to: today) + state.limits.review(at: instant, resolver: &resolver)
         }
         return carryOut(actions)
     }

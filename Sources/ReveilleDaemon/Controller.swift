@@ -66,6 +66,8 @@ public final class Controller {
     let effects: Effects
     /// The zone, for the app guard's thread.
     let sharedZone: SharedZone
+    /// The holidays of the calendars, for the app limits.
+    let sharedHolidays = SharedHolidays()
     /// Holiday calendars, read at start and again when their files change.
     let calendars: Calendars
     /// Where what waits runs (calendar reads); nil: right here, for in-process tests.
@@ -111,6 +113,7 @@ public final class Controller {
         var schedule = try store.scheduleState()
         schedule.holidays = calendars.holidays
         schedule.notHolidays = calendars.notHolidays
+        sharedHolidays.current = Set(calendars.holidays.keys)
         againChimes = try store.againChimes(since: now - Chime.againKeptSeconds)
         schedule.calendarChimes = Controller.chimes(of: calendars, andAgain: againChimes, now: now)
         schedule.household = Alarm.household(volume: ring.defaultVolume, fadeInSeconds: ring.defaultFadeInSeconds)
@@ -279,6 +282,7 @@ public final class Controller {
             return
         }
         let (changed, again) = calendars.install(entries, zone: zone)
+        sharedHolidays.current = Set(calendars.holidays.keys)
         if changed { scheduleChanged(asOf: clock.instant(), after: "the calendars changed") }
         effects.outlets.watchCalendarFolders(calendarFolders)
         if again { reloadCalendars() }
@@ -380,6 +384,16 @@ public final class Controller {
 }
 
 /// The zone alarm times are read in, for threads other than the loop's (the app guard).
+/// The days the holiday calendars mark, for the app limits' "days off" (read on the guard's thread).
+final class SharedHolidays: Sendable {
+    private let value = Mutex<Set<CivilDate>>([])
+
+    var current: Set<CivilDate> {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}
+
 final class SharedZone: Sendable {
     private let value: Mutex<Zone>
 

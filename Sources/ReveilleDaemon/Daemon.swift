@@ -234,7 +234,8 @@ public enum Daemon {
                 "apps socket: \(error); users outside group '\(options.socketGroup)' cannot see their own apps")
         }
         let supervisor = startAppSupervisor(
-            options, store: store, zone: controller.sharedZone, doorbell: doorbell, logger: logger)
+            options, store: store, zone: controller.sharedZone, holidays: controller.sharedHolidays, doorbell: doorbell,
+            logger: logger)
         let follower = try AppFollower(supervisor: supervisor, loop: loop, feed: feed, logger: logger)
         follower.watchListedFiles()
         let bedside = try startBedsideControls(options, loop: loop, controller: controller, feed: feed, logger: logger)
@@ -461,13 +462,14 @@ public enum Daemon {
 
     /// Loads apps.toml and guards launches with fanotify when it can.
     private static func startAppSupervisor(
-        _ options: DaemonOptions, store: Store, zone: SharedZone, doorbell: Doorbell, logger: Logger
+        _ options: DaemonOptions, store: Store, zone: SharedZone, holidays: SharedHolidays, doorbell: Doorbell,
+        logger: Logger
     ) -> AppSupervisor {
         let paths = options.paths
         let clock = options.clock
         let supervisor = AppSupervisor(
             policyPath: paths.appPolicy, requireRootOwned: paths.isSystem, followsHub: options.followsHub, store: store,
-            clock: clock, zone: { zone.current },
+            clock: clock, zone: { zone.current }, holidays: { holidays.current },
             logger: logger, warnMinutes: options.appWarnMinutes, graceSeconds: options.appKillGraceSeconds,
             onFollow: { pid, pidfd in doorbell.post(.appFollowed(pid: pid, pidfd: pidfd)) },
             onWarning: { notice, left in doorbell.post(.appNotice(notice, chimeSecondsLeft: left)) })

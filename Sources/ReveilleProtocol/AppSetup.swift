@@ -41,7 +41,10 @@ public struct AppSetup: Codable, Sendable, Equatable {
                         ($0.shortName, (windows[$0] ?? []).map(\.description))
                     })
             },
-            limits: Dictionary(uniqueKeysWithValues: rule.limits.map { ($0.key.shortName, $0.value) }),
+            limits: Dictionary(uniqueKeysWithValues: rule.limits.map { ($0.key.shortName, $0.value) })
+                .merging([("school_days", rule.schoolDays), ("days_off", rule.daysOff)].compactMap { name, minutes in
+                    minutes.map { (name, $0) }
+                }) { $1 },
             users: rule.users, enabled: rule.enabled)
         configured = rule.isConfigured
         summary = rule.summary
@@ -68,7 +71,11 @@ public struct AppSetup: Codable, Sendable, Equatable {
         }
         for (name, minutes) in limits {
             if let problem = AppRule.limitProblem(minutes) { throw InputError("limit \(name) \(problem)") }
-            rule.limits[try day(name)] = minutes
+            switch name {
+            case "school_days": rule.schoolDays = minutes
+            case "days_off": rule.daysOff = minutes
+            default: rule.limits[try day(name)] = minutes
+            }
         }
         return rule
     }

@@ -1,5 +1,6 @@
 import ReveilleApps
 import ReveilleCore
+import ReveilleProtocol
 import Testing
 
 @testable import ReveilleConfig
@@ -38,6 +39,35 @@ import Testing
         #expect(document.line(of: "name", inArray: "app", index: 1) == 9)
         #expect(document.line(of: "paths", inArray: "app", index: 1) == 8)
         #expect(document.line(of: nil, inArray: "app", index: 2) == nil)
+    }
+
+    /// `school_days` and `days_off` beside the weekdays: read, written back as they were, and a key
+    /// that is neither named with the ones there are.
+    @Test func limitsBySchoolDaysAndDaysOffAreReadAndWrittenBack() throws {
+        let text = """
+            [[app]]
+            name = "minecraft"
+            paths = ["/usr/games/minecraft"]
+            limit_minutes = { weekdays = 60, weekends = 120, days_off = 180 }
+
+            [[app]]
+            name = "tv"
+            paths = ["/usr/bin/kodi"]
+            limit_minutes = { school_days = 30, days_off = 90 }
+            """
+        let policy = try parse(text)
+        let game = try #require(policy.app(named: "minecraft"))
+        #expect(game.daysOff == 180 && game.schoolDays == nil && game.limits[.monday] == 60 && game.limits[.sunday] == 120)
+        let tv = try #require(policy.app(named: "tv"))
+        #expect(tv.schoolDays == 30 && tv.daysOff == 90 && tv.limits.isEmpty && tv.isConfigured)
+        let written = AppPolicyText.render(policy)
+        #expect(written.contains("limit_minutes = { weekdays = 60, weekends = 120, days_off = 180 }"), "\(written)")
+        #expect(written.contains("limit_minutes = { school_days = 30, days_off = 90 }"), "\(written)")
+        #expect(try parse(written) == policy, "written back as read")
+        // Through the page's and the CLI's setup too.
+        #expect(try AppSetup(tv).rule() == tv)
+        #expect(error("[[app]]\nname = \"x\"\npaths = [\"/x\"]\nlimit_minutes = { holidays = 30 }\n").contains(
+            "\"holidays\" is not a day; use daily, weekdays, weekends, mon, tue, wed, thu, fri, sat, sun, school_days, days_off"))
     }
 
     @Test func appsWithEveryKindOfSetting() throws {

@@ -217,3 +217,42 @@ import Testing
         #expect(!early.allowed && early.nextChange == at("2026-03-29 03:00"))
     }
 }
+
+/// A limit that follows the alarms' holiday calendars: "school days" and "days off" as well as
+/// weekdays. Winter-break weekdays kept the school-day limit.
+@Suite struct HolidayLimitTests {
+    static let tuesday = try! CivilDate.parse("2026-12-22")  // winter break, in the calendar
+    static let saturday = try! CivilDate.parse("2026-12-26")
+    static let schoolTuesday = try! CivilDate.parse("2026-12-15")
+
+    @Test func aDayOffIsAWeekendOrAHolidayAndItsLimitWinsOverTheWeekdays() {
+        var rule = AppRule(name: "minecraft", paths: ["/usr/games/minecraft"])
+        let weekdays: [Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday]
+        rule.limits = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, weekdays.contains($0) ? 60 : 120) })
+        // Weekdays only: a holiday Tuesday is a Tuesday.
+        #expect(rule.limit(on: Self.tuesday, holiday: true) == 60)
+        rule.daysOff = 180
+        #expect(rule.limit(on: Self.tuesday, holiday: true) == 180, "a winter-break weekday kept the school-day limit")
+        #expect(rule.limit(on: Self.saturday, holiday: false) == 180, "a weekend is a day off")
+        #expect(rule.limit(on: Self.schoolTuesday, holiday: false) == 60)
+        rule.schoolDays = 45
+        #expect(rule.limit(on: Self.schoolTuesday, holiday: false) == 45)
+        #expect(rule.limit(on: Self.tuesday, holiday: true) == 180)
+        #expect(rule.summary.hasPrefix("45m school days, 3h days off"), "\(rule.summary)")
+        #expect(rule.isConfigured)
+    }
+
+    @Test func theEvaluatorReadsTheDayOffFromTheHolidaysItIsGiven() {
+        var rule = AppRule(name: "minecraft", paths: ["/usr/games/minecraft"])
+        rule.schoolDays = 60
+        rule.daysOff = 120
+        var resolver = ZoneResolver(zone: AppEvaluatorTests.berlin)
+        let noon = resolver.resolve(Self.tuesday, try! LocalTime.parse("12:00")).instant
+        let used = 90 * 60
+        let school = AppEvaluator.decide(rule, user: "kid", at: noon, resolver: &resolver, usedSeconds: used)
+        #expect(!school.allowed && school.reason.hasPrefix("today's 60 minutes are used up"), "\(school.reason)")
+        let holiday = AppEvaluator.decide(
+            rule, user: "kid", at: noon, resolver: &resolver, usedSeconds: used, holidays: [Self.tuesday])
+        #expect(holiday.allowed, "\(holiday.reason)")
+    }
+}

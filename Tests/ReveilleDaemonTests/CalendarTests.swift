@@ -30,6 +30,31 @@ import Testing
         return daemon
     }
 
+    /// An app limit by the holiday calendars: on a holiday weekday the days-off limit holds (a
+    /// winter-break Tuesday kept the school-day limit), and the day after, back to school, the other.
+    @Test func anAppLimitFollowsTheHolidayCalendarsDaysOff() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-26 10:00:00"))  // Thursday, Thanksgiving break
+        let file = daemon.root.appendingPathComponent("school.ics")
+        try Self.thanksgiving.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try daemon.cli("calendar", "add", "school", file.path, "--holidays").status == 0)
+        try """
+            [[app]]
+            name = "gamecal"
+            paths = ["/usr/games/gamecal"]
+            limit_minutes = { weekdays = 60, school_days = 45, days_off = 180 }
+            users = ["root"]
+
+            """.write(to: AppSetupTests.appsFile(daemon), atomically: true, encoding: .utf8)
+        #expect(
+            try daemon.waitFor(5) {
+                try daemon.request(.appCheck(name: "gamecal", user: "root")).appsReply?.apps.first?.limitMinutes == 180
+            }, "a holiday Thursday is a day off")
+        try daemon.advance(by: 4 * 86_400)  // Monday 2026-11-30: school again
+        #expect(try daemon.waitFor(5) {
+            try daemon.request(.appCheck(name: "gamecal", user: "root")).appsReply?.apps.first?.limitMinutes == 45
+        })
+    }
+
     /// Day → (alarm id → the note of a silent entry, or "rings").
     func week(_ daemon: DaemonHarness) throws -> [String: [Int: String]] {
         Self.days(try #require(try daemon.request(.next(days: 7)).schedule))

@@ -812,6 +812,29 @@ print(json.dumps(out))
         if any(a["name"] == name for a in self.policy()["apps"]):
             self.assertTrue(request(self.clock.sock, {"appRemove": {"name": name}})["ok"])
 
+    def test_17b_a_limit_by_school_days_and_days_off_is_set_by_touch(self):
+        """Limits that follow the holiday calendars, on the sheet: school days and days off, kept
+        beside the weekdays' and shown in the summary; opened again, the sheet shows them."""
+        self.apps_page()
+        try:
+            self.browser.click("#a-add")
+            self.choose("a-name", "gamecal")
+            self.choose("a-paths", "/usr/games/gamecal")
+            self.choose("a-limitmode", "week")
+            self.choose("a-wd", "60")
+            self.choose("a-we", "120")
+            self.choose("a-school", "45")
+            self.choose("a-off", "180")
+            self.browser.click("#a-save")
+            wait_for(lambda: any(a["name"] == "gamecal" for a in self.policy()["apps"]), what="the app saved")
+            app = next(a for a in self.policy()["apps"] if a["name"] == "gamecal")
+            self.assertEqual((app["limits"]["school_days"], app["limits"]["days_off"], app["limits"]["mon"]), (45, 180, 60))
+            wait_for(lambda: (self.summary("gamecal") or "").startswith("45m school days, 3h days off"),
+                     what="the summary with the calendar's limits")
+            self.assertIn("days_off = 180", self.clock.cli("apps", "export").stdout)
+        finally:
+            self.remove_app("gamecal")
+
     def test_17_a_reward_game_is_added_with_its_limits_and_window_and_its_summary_shows(self):
         self.apps_page()
         try:

@@ -990,7 +990,7 @@ function draftFrom(app, revision) {
   const d = { adding: !app, revision, name: app ? app.name : "", paths: app ? app.paths.join(" ") : "",
     category: app && app.category ? app.category : "", users: app ? app.users.join(", ") : "",
     enabled: app ? app.enabled : true, hours: "full", wdFrom: "15:00", wdTo: "20:00", weFrom: "15:00", weTo: "20:00",
-    limitMode: "none", wd: "", we: "", days: {} };
+    limitMode: "none", wd: "", we: "", days: {}, school: "", off: "" };
   if (app && app.windows) {
     const first = (day) => (app.windows[day] || [])[0] || "";
     d.hours = "set";
@@ -998,7 +998,8 @@ function draftFrom(app, revision) {
     [d.weFrom, d.weTo] = (first("sat") || "00:00-00:00").split("-");
     if (first("mon") === "00:00-24:00" && first("sat") === "00:00-24:00") d.hours = "full";
   }
-  if (app && Object.keys(app.limits).length) {
+  if (app) { d.school = app.limits.school_days ?? ""; d.off = app.limits.days_off ?? ""; }
+  if (app && DAYS.some((x) => app.limits[x] != null)) {
     const l = app.limits, same = (days) => days.every((x) => l[x] === l[days[0]]);
     d.limitMode = same(WEEKDAYS) && same(WEEKENDS) ? "week" : "days";
     d.wd = l.mon ?? ""; d.we = l.sat ?? "";
@@ -1033,6 +1034,12 @@ function setupFromDraft(d) {
     for (const x of DAYS) { const v = String(d.days[x] ?? ""); if (v === "") continue; const p = limitProblem(v);
       if (p) problems.push(x + ": " + p); setup.limits[x] = Number(v); }
   }
+  // By the alarms' holiday calendars, over the weekdays' limits: school days and days off.
+  for (const [v, key, what] of [[d.school, "school_days", "School days"], [d.off, "days_off", "Days off"]]) {
+    if (String(v) === "") continue;
+    const p = limitProblem(String(v)); if (p) problems.push(what + ": " + p);
+    setup.limits[key] = Number(v);
+  }
   if (!setup.name) problems.push("Give the app a name");
   if (!setup.paths.length) problems.push("Pick its program from the installed ones");
   if (d.category === "learning" && !Object.keys(setup.limits).length) problems.push("A learning app needs its daily limits");
@@ -1063,6 +1070,8 @@ function appSheet(d, current) {
     opt("days", "Each day (advanced)", d.limitMode) + "</select></label></div>";
   if (d.limitMode === "week") h += '<div class="row">Weekdays ' + num("a-wd", d.wd) + " min · Weekends " + num("a-we", d.we) + " min</div>";
   if (d.limitMode === "days") h += '<div class="row">' + DAYS.map((x) => x + " " + num("a-day-" + x, d.days[x] ?? "")).join(" ") + " min</div>";
+  h += '<div class="row">By the holiday calendars: school days ' + num("a-school", d.school) + " min · days off " + num("a-off", d.off) +
+    ' min</div><div class="note">Days off are weekends and the days the holiday calendars mark; left empty, the limits above apply.</div>';
   h += '<div class="row"><label>Only for <input id="a-users" value="' + esc(d.users) + '" placeholder="everyone who logs in"></label></div>';
   const { problems } = setupFromDraft(d);
   h += '<p class="note" id="a-problems">' + esc(problems.join(" · ")) + "</p>";
@@ -1086,6 +1095,7 @@ function readDraft() {
   const category = v("a-category"), hours = v("a-hours"), limitMode = v("a-limitmode");
   if ($("a-wdfrom")) { d.wdFrom = v("a-wdfrom"); d.wdTo = v("a-wdto"); d.weFrom = v("a-wefrom"); d.weTo = v("a-weto"); }
   if ($("a-wd")) { d.wd = v("a-wd"); d.we = v("a-we"); }
+  if ($("a-school")) { d.school = v("a-school"); d.off = v("a-off"); }
   for (const x of DAYS) if ($("a-day-" + x)) d.days[x] = v("a-day-" + x);
   const reshaped = category !== d.category || hours !== d.hours || limitMode !== d.limitMode;
   d.category = category; d.hours = hours; d.limitMode = limitMode;
