@@ -525,6 +525,19 @@ class HouseholdFixture:
         cls.broker.close()
         shutil.rmtree(cls.folder, ignore_errors=True)
 
+    def hubs_retained(self):
+        """Once B follows A's signed policy: the hub's policy and the clock's counts as the broker
+        holds them (genuine, signed), read by a guest, to be moved or replayed."""
+        wait_for(lambda: "the household's policy, from its hub clock" in self.b.cli("apps", "list").stdout,
+                 what="B to follow A's signed policy")
+        spy = Subscriber(self.broker, user="guest", topics=("reveille-household/#",))
+        try:
+            wait_for(lambda: spy.latest("reveille-household/smiths/hub/policy")
+                     and spy.latest("reveille-household/smiths/usage/clock"), what="the hub's retained messages")
+            return (spy.latest("reveille-household/smiths/hub/policy"), spy.latest("reveille-household/smiths/usage/clock"))
+        finally:
+            spy.close()
+
 
 class HouseholdTests(HouseholdFixture, unittest.TestCase):
     """Two clocks of one household, with different roots, one broker: time used on one counts on
@@ -656,16 +669,9 @@ class SignedHouseholdTests(HouseholdFixture, unittest.TestCase):
 
     def test_forged_hub_and_count_messages_change_nothing_on_a_member(self):
         a, b = self.a, self.b
-        wait_for(lambda: "the household's policy, from its hub clock" in b.cli("apps", "list").stdout,
-                 what="B to follow A's signed policy")
         # The hub's genuine messages as the broker holds them, to be moved and replayed below.
-        spy = Subscriber(self.broker, user="guest", topics=("reveille-household/#",))
-        wait_for(lambda: spy.latest("reveille-household/smiths/hub/policy")
-                 and spy.latest("reveille-household/smiths/usage/clock"), what="the hub's retained messages")
-        old_policy = spy.latest("reveille-household/smiths/hub/policy")
-        hub_counts = spy.latest("reveille-household/smiths/usage/clock")
+        old_policy, hub_counts = self.hubs_retained()
         self.assertTrue(old_policy.startswith('{"key":'), old_policy[:80])
-        spy.close()
         drawing = ticker(os.path.join(a.root, "drawing"), "drawing")
         added = a.cli("apps", "add", "drawing", "--path", drawing, "--limit", "30", "--user", "root")
         self.assertEqual(added.returncode, 0, added)
@@ -725,14 +731,8 @@ class ReplayFloodTests(HouseholdFixture, unittest.TestCase):
 
     def test_a_replay_flood_does_not_make_a_member_miss_the_hubs_change(self):
         a, b = self.a, self.b
-        wait_for(lambda: "the household's policy, from its hub clock" in b.cli("apps", "list").stdout,
-                 what="B to follow A's signed policy")
-        spy = Subscriber(self.broker, user="guest", topics=("reveille-household/#",))
-        wait_for(lambda: spy.latest("reveille-household/smiths/hub/policy")
-                 and spy.latest("reveille-household/smiths/usage/clock"), what="the hub's retained messages")
-        replays = [("reveille-household/smiths/hub/policy", spy.latest("reveille-household/smiths/hub/policy")),
-                   ("reveille-household/smiths/usage/clock", spy.latest("reveille-household/smiths/usage/clock"))]
-        spy.close()
+        policy, counts = self.hubs_retained()
+        replays = [("reveille-household/smiths/hub/policy", policy), ("reveille-household/smiths/usage/clock", counts)]
         stop = threading.Event()
         sent = [0]
 
