@@ -28,24 +28,19 @@ public enum AppPolicyText {
             minutes.map { "\(name) = \($0)" }
         }
         if !app.limits.isEmpty || !byCalendar.isEmpty {
-            var days = app.limits.isEmpty ? "" : perDay(app.limits) { "\($0)" }
-            if !byCalendar.isEmpty {
-                // One value for every day is `daily` beside the calendar's.
-                let parts = days.isEmpty ? [] : days.hasPrefix("{") ? [String(days.dropFirst(2).dropLast(2))] : ["daily = \(days)"]
-                days = "{ " + (parts + byCalendar).joined(separator: ", ") + " }"
-            }
-            lines.append("limit_minutes = " + days)
+            lines.append("limit_minutes = " + perDay(app.limits, also: byCalendar) { "\($0)" })
         }
         if !app.users.isEmpty { lines.append("users = [\(app.users.map(quoted).joined(separator: ", "))]") }
         if !app.enabled { lines.append("enabled = false") }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One value for every day, `{ weekdays = ..., weekends = ... }`, or a value per day named.
-    static func perDay<T: Equatable>(_ values: [Weekday: T], _ text: (T) -> String) -> String {
+    /// One value for every day, `{ weekdays = ..., weekends = ... }`, or a value per day named;
+    /// `also`: more `key = value` parts of the same table (then one value for every day is `daily`).
+    static func perDay<T: Equatable>(_ values: [Weekday: T], also: [String] = [], _ text: (T) -> String) -> String {
         let days = Weekday.allCases
         if values.count == 7, let first = values[.monday], days.allSatisfy({ values[$0] == first }) {
-            return text(first)
+            return also.isEmpty ? text(first) : "{ " + (["daily = \(text(first))"] + also).joined(separator: ", ") + " }"
         }
         let weekdays = days.filter { !$0.isWeekend }
         let weekends = days.filter(\.isWeekend)
@@ -68,7 +63,7 @@ public enum AppPolicyText {
             rest.removeAll(where: \.isWeekend)
         }
         for day in rest { if let value = values[day] { parts.append("\(day.shortName) = \(text(value))") } }
-        return "{ \(parts.joined(separator: ", ")) }"
+        return "{ \((parts + also).joined(separator: ", ")) }"
     }
 
     /// A TOML basic string.

@@ -29,7 +29,8 @@ public final class BridgeLoop {
     private var hubMessages = TokenBucket(capacity: 8, secondsPerToken: 1)
     /// `refused` events published to the broker: a flood of refused presses is a few events.
     private var refusedEvents = TokenBucket(capacity: 2, secondsPerToken: 5)
-    /// Commands dropped by the rate limit since the last line that said so (one line a period).
+    /// Commands dropped by the rate limit since the last line that said so (`noteIgnored`: one
+    /// line a period, with the true count).
     private var tooFast = (count: 0, loggedAt: -Double.infinity)
     /// Verified household messages not passed on yet (the rate limit, or a number ahead of this
     /// machine's clock), the newest per topic, and when to try again: they are never lost to a
@@ -385,7 +386,7 @@ public final class BridgeLoop {
                     // Genuine and new: held, the newest per topic, and passed on when a token is back.
                     held[message.topic] = (message, now + 1)
                 } else {
-                    noteTooFast()
+                    noteIgnored("a command: they come too fast (at most 5 at once, then 1 a second)", state: &tooFast)
                 }
                 return []
             }
@@ -415,18 +416,6 @@ public final class BridgeLoop {
     private func took(_ topic: String, _ n: Int) {
         trust.took(topic: topic, n: n)
         keepSeen(topic)
-    }
-
-    /// Says that a command was dropped by the rate limit: the first at once, then one line every
-    /// `ignoredLogSeconds` with how many were dropped since the last.
-    private func noteTooFast() {
-        tooFast.count += 1
-        let now = Monotonic.seconds()
-        guard now - tooFast.loggedAt >= Self.ignoredLogSeconds else { return }
-        logger.warning(
-            "commands from the broker come too fast: \(tooFast.count) dropped\(tooFast.loggedAt.isFinite ? " in the last \(Int((now - tooFast.loggedAt).rounded())) s" : "") (at most 5 at once, then 1 a second)"
-        )
-        tooFast = (0, now)
     }
 
     /// Says what was ignored: the first at once, then at most one line every `ignoredLogSeconds`,

@@ -64,6 +64,12 @@ import Testing
         #expect(written.contains("limit_minutes = { weekdays = 60, weekends = 120, days_off = 180 }"), "\(written)")
         #expect(written.contains("limit_minutes = { school_days = 30, days_off = 90 }"), "\(written)")
         #expect(try parse(written) == policy, "written back as read")
+        // One number for every day beside the calendar's is `daily`.
+        var same = tv
+        same.limits = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0, 60) })
+        let sameText = AppPolicyText.render(AppPolicy(apps: [same]))
+        #expect(sameText.contains("limit_minutes = { daily = 60, school_days = 30, days_off = 90 }"), "\(sameText)")
+        #expect(try parse(sameText).apps == [same])
         // Through the page's and the CLI's setup too.
         #expect(try AppSetup(tv).rule() == tv)
         #expect(error("[[app]]\nname = \"x\"\npaths = [\"/x\"]\nlimit_minutes = { holidays = 30 }\n").contains(
