@@ -21,7 +21,9 @@ struct WebCommand: ParsableCommand {
             discussion: """
                 Open the page on the phone or screen and type the code. Without --admin the browser \
                 may see, snooze and answer; with it, also change alarms, rules, overrides, tags and \
-                grants.
+                grants. With --for, it is a child's phone: it may see, snooze and answer too, and its \
+                app page is that child's own (their apps, the minutes left today, asking for more), \
+                with nothing about anyone else.
                 """)
 
         @Option(name: .long, help: ArgumentHelp("What to call the device, like \"kitchen phone\".", valueName: "name"))
@@ -30,16 +32,28 @@ struct WebCommand: ParsableCommand {
         @Flag(name: .long, help: "Let the browser manage alarms, layers, tags and grants.")
         var admin = false
 
+        @Option(
+            name: .customLong("for"),
+            help: ArgumentHelp("A child's phone: their own apps and asks, as this login name.", valueName: "user"))
+        var person: String?
+
         @OptionGroup var connection: ConnectionOptions
 
+        func validate() throws {
+            if admin, person != nil {
+                throw ValidationError("--admin and --for: a child's phone is paired with user rights; leave out --admin")
+            }
+        }
+
         func run() throws {
-            let response = try send(.webPair(role: admin ? .admin : .user, name: name), to: connection)
+            let response = try send(.webPair(role: admin ? .admin : .user, name: name, person: person), to: connection)
             guard let code = response.web?.code else { return report(response) }
             let web = (try? Settings.load(path: connection.paths.settingsFile))?.web ?? Settings.Web()
             let host =
                 web.loopbackOnly
                 ? web.address : (web.address == "0.0.0.0" || web.address == "::" ? hostName() : web.address)
-            print("pairing code for \"\(name)\" (\(admin ? "admin" : "user") rights): \(code)")
+            let rights = admin ? "admin rights" : person.map { "user rights, as \($0)" } ?? "user rights"
+            print("pairing code for \"\(name)\" (\(rights)): \(code)")
             print(
                 "open http://\(host.contains(":") ? "[\(host)]" : host):\(response.web?.port ?? web.port)/ and type it; it works once, for ten minutes"
             )
@@ -70,7 +84,8 @@ struct WebCommand: ParsableCommand {
             for device in devices {
                 let paired = Date(timeIntervalSince1970: TimeInterval(device.pairedAt))
                 table.add(
-                    "\(device.id)", device.name, device.role.rawValue, paired.formatted(.iso8601.year().month().day()))
+                    "\(device.id)", device.name, device.person.map { "\(device.role.rawValue), as \($0)" } ?? device.role.rawValue,
+                    paired.formatted(.iso8601.year().month().day()))
             }
             table.print()
         }

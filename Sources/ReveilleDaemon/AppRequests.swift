@@ -24,14 +24,18 @@ final class AppRequests: RequestHandler {
     }
 
     func handle(_ request: Asked) throws -> Handled {
-        .answer(try respond(to: request.command, role: request.role, peer: request.peer, device: request.device))
+        .answer(try respond(to: request))
     }
 
-    private func respond(to operation: Command, role: Role, peer: Peer?, device: String?) throws -> Response {
+    private func respond(to request: Asked) throws -> Response {
         guard let apps = supervisor else {
             throw Refusal(.unavailable, "the app policy is not loaded")
         }
-        let caller = peer.map { ProcessOwner.name(of: $0.uid) } ?? "?"
+        let (operation, peer, device) = (request.command, request.peer, request.device)
+        // Who asks: the child a phone is paired for, else the user at the other end of the socket.
+        // A child's phone has the household's rights for the clock, and a child's for apps.
+        let caller = request.person ?? peer.map { ProcessOwner.name(of: $0.uid) } ?? "?"
+        let role = request.person == nil ? request.role : min(request.role, .none)
         var response = Response()
         switch operation {
         case .appsStatus(let user):
@@ -96,6 +100,8 @@ final class AppRequests: RequestHandler {
             response.payload = .apps(reply)
         case .appAsk(let name, let minutes, let why):
             guard peer != nil else { throw Refusal(.forbidden, "'apps ask' needs to know who asks") }
+            // The page is the household's: only a phone paired for a child asks from it, as them.
+            if request.relayed, request.person == nil { throw AppRequests.askFromAChildsPhone }
             let request = try ask(name, minutes: minutes, why: why, user: caller, role: role, apps)
             publish(.appRequest(request))
             response.message =
@@ -195,6 +201,10 @@ final class AppRequests: RequestHandler {
             id: id, user: user, app: name, minutes: minutes, why: reason,
             askedAt: resolver.local(at: now).time.hoursAndMinutes, state: .waiting)
     }
+
+    static let askFromAChildsPhone = Refusal(
+        .forbidden,
+        "asking for more time is done by the child: from their own account, or from a phone paired for them")
 
     /// The one refusal a user without rights gets for an app that is not theirs to ask about.
     static func notYours(_ name: String, user: String) -> Refusal {

@@ -287,10 +287,11 @@ final class ControlServer {
             switch Connection.decode(line) {
             case .failure(let error): reply(error.response, to: connection)
             case .success(let request):
-                switch role(for: request, on: connection) {
-                case .success(let role):
+                switch rights(for: request, on: connection) {
+                case .success(let rights):
                     dispatch(
-                        request.op, role: role, device: request.device, relayed: request.cap != nil, from: connection)
+                        request.op, role: rights.role, device: request.device, person: rights.person,
+                        relayed: request.cap != nil, from: connection)
                 case .failure(let refusal): reply(refusal.response, for: request.op, to: connection)
                 }
             }
@@ -320,25 +321,27 @@ final class ControlServer {
     }
 
     /// The rights `request` is served with: the connection's, lowered by the request's `cap`, and
-    /// those of the paired web device whose token it carries (never more than the connection's).
-    private func role(for request: Request, on connection: Connection) -> Result<Role, Connection.ReplyError> {
-        var role = min(connection.role, request.cap ?? connection.role)
-        if let token = request.device {
-            guard let deviceRole = requests.webDeviceRole(token: token) else {
-                return .failure(Connection.ReplyError(.failure(.forbidden, WebDevice.unknown)))
-            }
-            role = min(role, deviceRole)
+    /// those of the paired web device whose token it carries (never more than the connection's),
+    /// with the child that device is paired for.
+    private func rights(for request: Request, on connection: Connection) -> Result<
+        WebDeviceRights, Connection.ReplyError
+    > {
+        let role = min(connection.role, request.cap ?? connection.role)
+        guard let token = request.device else { return .success(WebDeviceRights(role: role, person: nil)) }
+        guard let device = requests.webDevice(token: token) else {
+            return .failure(Connection.ReplyError(.failure(.forbidden, WebDevice.unknown)))
         }
-        return .success(role)
+        return .success(WebDeviceRights(role: min(role, device.role), person: device.person))
     }
 
     private func dispatch(
-        _ operation: Command, role: Role, device: String?, relayed: Bool = false, from connection: Connection
+        _ operation: Command, role: Role, device: String?, person: String? = nil, relayed: Bool = false,
+        from connection: Connection
     ) {
         let refusal = { [access] in access.refusal(operation, role: role, peer: connection.peer) }
         switch requests.serve(
-            operation, role: role, peer: connection.peer, connection: connection.id, device: device, relayed: relayed,
-            refusal: refusal)
+            operation, role: role, peer: connection.peer, connection: connection.id, device: device, person: person,
+            relayed: relayed, refusal: refusal)
         {
         case .answer(let response): reply(response, for: operation, to: connection)
         case .parked: connection.phase = .parked

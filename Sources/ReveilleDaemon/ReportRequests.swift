@@ -40,7 +40,9 @@ final class ReportRequests: RequestHandler {
     func handle(_ request: Asked) throws -> Handled {
         var response = Response()
         switch request.command {
-        case .status: response.status = try status(role: request.role)
+        case .status:
+            response.status = try status(role: request.role)
+            response.status?.person = request.person
         case .next(let days):
             let now = controller.now()
             let played = store.recentChimeKeys(before: now.instant)

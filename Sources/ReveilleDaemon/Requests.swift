@@ -28,6 +28,9 @@ struct Asked {
     var device: String? = nil
     /// It came through `reveille-web` (the page), which lowers its rights with a cap.
     var relayed = false
+    /// The child a browser paired for them speaks as (`web pair --for`): the request is about
+    /// that person's apps, not the connection's user.
+    var person: String? = nil
     /// A schedule change, as the commitment gate judged it: its handler writes this edit, read on
     /// this day, and nothing it reads again (`Requests.serve`).
     var judged: Judged? = nil
@@ -122,11 +125,12 @@ final class Requests {
     /// Serves `command` for a peer with `role`; `refusal` words a refusal of rights.
     func serve(
         _ command: Command, role: Role, peer: Peer? = nil, connection: Int? = nil, device: String? = nil,
-        relayed: Bool = false, refusal: () -> String
+        person: String? = nil, relayed: Bool = false, refusal: () -> String
     ) -> Handled {
         guard role >= command.requiredRole else { return .answer(.failure(.forbidden, refusal())) }
-        // A browser sees nothing about the household's people unless it is an admin's.
-        if relayed, role < .admin, command.forAdminBrowsersOnly {
+        // A browser sees nothing about the household's people unless it is an admin's; a phone
+        // paired for a child, that child's own requests (their handler keeps to them).
+        if relayed, role < .admin, command.forAdminBrowsersOnly, !(person != nil && command == .appRequests) {
             return .answer(.failure(.forbidden, Command.notAnAdminsBrowser))
         }
         do {
@@ -155,6 +159,7 @@ final class Requests {
         let handled = Requests.answering(command, logger: logger) {
             var asked = Asked(command: command, role: role, peer: peer, connection: connection, relayed: relayed)
             asked.judged = judged
+            asked.person = person
             switch command {
             case .appAnswer, .awake: asked.device = device.flatMap { handlers.web.deviceName(token: $0) }
             default: break
@@ -193,7 +198,7 @@ final class Requests {
     // MARK: Parked requests, for the control server
 
     /// The rights of the paired web device whose token this is; nil when none has it.
-    func webDeviceRole(token: String) -> Role? { handlers.web.role(token: token) }
+    func webDevice(token: String) -> WebDeviceRights? { handlers.web.rights(token: token) }
 
     /// The earliest instant (monotonic) a parked request times out at.
     var parkedDeadline: Double? { handlers.tags.wait?.deadline }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import ReveilleApps
 import ReveilleCore
 import ReveilleLaunch
 import ReveilleProtocol
@@ -21,13 +22,22 @@ struct WebPairing {
     struct Pending {
         let role: Role
         let name: String
+        let person: String?
         let expiresAt: Int
     }
 
     var pending: [String: Pending] = [:]
     var wrongCodes = 0
-    /// Token hash → rights, read from the store at the first use.
-    var roles: [String: Role]?
+    /// Token hash → the device's rights, read from the store at the first use.
+    var devices: [String: WebDeviceRights]?
+}
+
+/// What a paired browser's requests are served with: its rights, and the child it speaks for.
+struct WebDeviceRights: Equatable {
+    let role: Role
+    /// The login name of the child the browser is paired for (`web pair --for`); nil for the
+    /// household's browsers.
+    let person: String?
 }
 
 /// `reveille web pair|devices|unpair`, and the codes `reveille-web` redeems.
@@ -51,15 +61,17 @@ final class WebRequests: RequestHandler {
 
     /// A one-time code that pairs one browser as `name` with `role`, good for ten minutes; the
     /// reply names the port the page is served on.
-    func pairingCode(role: Role, name: String, now: Int) -> Response {
+    func pairingCode(role: Role, name: String, person: String? = nil, now: Int) -> Response {
         var digits = SystemRandomNumberGenerator()
         let number = UInt32.random(in: 0..<100_000_000, using: &digits)
         let code =
             NumberText.padded(Int(number / 10_000), width: 4) + "-"
             + NumberText.padded(Int(number % 10_000), width: 4)
-        webPairing.pending[code] = WebPairing.Pending(role: role, name: name, expiresAt: now + WebPairing.codeLifetime)
-        logger.notice("web pairing code made for \"\(name)\" (\(role)), good for ten minutes")
-        var response = Response(message: "pairing code for \"\(name)\" (\(role) rights): \(code)")
+        webPairing.pending[code] = WebPairing.Pending(
+            role: role, name: name, person: person, expiresAt: now + WebPairing.codeLifetime)
+        let rights = person.map { "\(role) rights, as \($0)" } ?? "\(role) rights"
+        logger.notice("web pairing code made for \"\(name)\" (\(rights)), good for ten minutes")
+        var response = Response(message: "pairing code for \"\(name)\" (\(rights)): \(code)")
         response.web = WebReply(code: code, expiresAt: now + WebPairing.codeLifetime)
         response.web?.port = servingPort
         return response
@@ -69,16 +81,25 @@ final class WebRequests: RequestHandler {
         let now = Int(clock.now().timeIntervalSince1970)
         webPairing.pending = webPairing.pending.filter { $0.value.expiresAt > now }
         switch operation {
-        case .webPair(let role, let name):
+        case .webPair(let role, let name, let person):
             guard role == .user || role == .admin else {
                 throw InputError("role \(role): a browser is paired as 'user' (see, snooze, answer) or 'admin'")
+            }
+            if let person {
+                guard role == .user else {
+                    throw InputError("--for \(person): a child's phone is paired with user rights, not as an admin")
+                }
+                guard !person.isEmpty, person.utf8.count <= 32, person != AppLimits.everyone, getpwnam(person) != nil
+                else {
+                    throw InputError("--for \(person): no such user on this machine; give the child's login name")
+                }
             }
             let name = name.trimmed(newlines: false)
             guard !name.isEmpty, name.count <= 40, !name.contains(where: { $0.isNewline || $0.asciiValue == 0x7F })
             else {
                 throw InputError("--name \"\(name)\": give the device a short name, like \"kitchen phone\"")
             }
-            return pairingCode(role: role, name: name, now: now)
+            return pairingCode(role: role, name: name, person: person, now: now)
         case .webServing(let port):
             if servingPort != port { logger.info("web: reveille-web serves the page on port \(port)") }
             servingPort = port
@@ -103,9 +124,11 @@ final class WebRequests: RequestHandler {
             let token = NumberText.hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &bytes) })
             let device = try store.insert(
                 PairedDevice(
-                    name: pending.name, role: pending.role.rawValue, tokenHash: Self.hash(token), pairedAt: now))
-            webPairing.roles = nil
-            logger.notice("web device #\(device.id ?? 0) \"\(pending.name)\" paired (\(pending.role))")
+                    name: pending.name, role: pending.role.rawValue, tokenHash: Self.hash(token), pairedAt: now,
+                    person: pending.person))
+            webPairing.devices = nil
+            let rights = pending.person.map { "\(pending.role), as \($0)" } ?? "\(pending.role)"
+            logger.notice("web device #\(device.id ?? 0) \"\(pending.name)\" paired (\(rights))")
             var response = Response(message: "paired \"\(pending.name)\" with \(pending.role) rights")
             response.web = WebReply(token: token, devices: [Self.info(device)])
             return response
@@ -117,16 +140,13 @@ final class WebRequests: RequestHandler {
             guard try store.deletePairedDevice(id: id) else {
                 throw Refusal(.notFound, "no paired device #\(id); 'reveille web devices' shows the ids")
             }
-            webPairing.roles = nil
+            webPairing.devices = nil
             logger.notice("web device #\(id) unpaired")
             return Response(message: "unpaired device #\(id); its browser is refused from now on")
         default: throw misrouted(operation)
         }
     }
 
-    /// The rights of the device whose token this is; nil when no paired device has it. A stored
-    /// role this version does not know (written by a newer one) gives no rights: refused, never
-    /// guessed.
     /// The name a paired device was given (`web pair --name`), for who answered what; read from
     /// the state, which is rare enough (an answer to a request) not to be kept in memory.
     func deviceName(token: String) -> String? {
@@ -134,24 +154,34 @@ final class WebRequests: RequestHandler {
         return (try? store.pairedDevices())?.first { $0.tokenHash == hash }?.name
     }
 
-    func role(token: String) -> Role? {
-        if webPairing.roles == nil {
+    /// The rights of the device whose token this is; nil when no paired device has it. A stored
+    /// role this version does not know (written by a newer one) gives no rights: refused, never
+    /// guessed.
+    func rights(token: String) -> WebDeviceRights? {
+        if webPairing.devices == nil {
             do {
-                webPairing.roles = Dictionary(
-                    try store.pairedDevices().map { ($0.tokenHash, Role(rawValue: $0.role) ?? .none) },
+                webPairing.devices = Dictionary(
+                    try store.pairedDevices().map { device in
+                        // A child's phone never has more than user rights, whatever the row says.
+                        let role = Role(rawValue: device.role) ?? .none
+                        return (
+                            device.tokenHash,
+                            WebDeviceRights(role: device.person == nil ? role : min(role, .user), person: device.person)
+                        )
+                    },
                     uniquingKeysWith: { first, _ in first })
             } catch {
                 logger.error("cannot read the paired web devices: \(error)")
                 return nil
             }
         }
-        return webPairing.roles?[Self.hash(token)]
+        return webPairing.devices?[Self.hash(token)]
     }
 
     private static func info(_ device: PairedDevice) -> WebDevice {
         WebDevice(
             id: Int(device.id ?? 0), name: device.name, role: Role(rawValue: device.role) ?? .none,
-            pairedAt: device.pairedAt)
+            pairedAt: device.pairedAt, person: device.person)
     }
 
     /// SHA-256 of the token, as hex.

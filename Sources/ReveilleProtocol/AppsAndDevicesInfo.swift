@@ -73,12 +73,15 @@ public struct WebDevice: Codable, Sendable, Equatable {
     public var role: Role
     /// Seconds since the epoch.
     public var pairedAt: Int
+    /// The child it is paired for (`web pair --for`), served as them; nil: the household's.
+    public var person: String?
 
-    public init(id: Int, name: String, role: Role, pairedAt: Int) {
+    public init(id: Int, name: String, role: Role, pairedAt: Int, person: String? = nil) {
         self.id = id
         self.name = name
         self.role = role
         self.pairedAt = pairedAt
+        self.person = person
     }
 }
 

@@ -122,8 +122,10 @@ public enum Command: Codable, Sendable, Equatable {
     /// Streams changes as they happen: an `ok` response, then one `WatchEvent` line per change,
     /// until the client closes the connection.
     case watch
-    /// A one-time code (valid ten minutes) that pairs one browser with `role` (`user` or `admin`).
-    case webPair(role: Role, name: String)
+    /// A one-time code (valid ten minutes) that pairs one browser with `role` (`user` or `admin`);
+    /// with `person`, a child's phone (user rights), served as that login name: their own apps,
+    /// their minutes left, their asks for more.
+    case webPair(role: Role, name: String, person: String? = nil)
     /// Trades a pairing code for the device's token, once.
     case webRedeem(code: String)
     case webDevices

@@ -30,6 +30,8 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var nextRing: RingInfo?
     /// The caller's rights.
     public var role: Role
+    /// The child a browser paired for them speaks as (`web pair --for`); nil for anyone else.
+    public var person: String?
     /// The alarm ringing or snoozed now.
     public var session: SessionInfo?
     /// The wake-up check waiting to ask, or asking "Are you up?" now.

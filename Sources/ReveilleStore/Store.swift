@@ -129,6 +129,10 @@ public final class Store: Sendable {
             // now on only one that says so (a household turns off a wake-up, not the day's reminders).
             try db.execute(#"ALTER TABLE "reminder" ADD COLUMN "withAlarms" BOOLEAN NOT NULL DEFAULT 0"#)
         }
+        migrations.add("v21: a browser paired for a child") { db in
+            // The person a phone speaks for (`web pair --for`): its apps, its minutes, its asks.
+            try db.execute(#"ALTER TABLE "web_device" ADD COLUMN "person" TEXT"#)
+        }
         return migrations
     }
 

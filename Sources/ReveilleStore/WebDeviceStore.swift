@@ -7,12 +7,16 @@ public struct PairedDevice: Codable, Sendable, Equatable {
     public var role: String
     public var tokenHash: String
     public var pairedAt: Int
+    /// The login name of the child this browser is paired for (`web pair --for`): it is served
+    /// as that person, for their own apps only; nil for a household's browser.
+    public var person: String?
 
-    public init(name: String, role: String, tokenHash: String, pairedAt: Int) {
+    public init(name: String, role: String, tokenHash: String, pairedAt: Int, person: String? = nil) {
         self.name = name
         self.role = role
         self.tokenHash = tokenHash
         self.pairedAt = pairedAt
+        self.person = person
     }
 
     init(row: SQLRow) throws {
@@ -21,6 +25,7 @@ public struct PairedDevice: Codable, Sendable, Equatable {
         role = try row.text("role")
         tokenHash = try row.text("tokenHash")
         pairedAt = try row.int("pairedAt")
+        person = try row.optionalText("person")
     }
 }
 
@@ -42,7 +47,7 @@ extension Store {
                 into: "web_device",
                 [
                     ("name", device.name), ("role", device.role), ("tokenHash", device.tokenHash),
-                    ("pairedAt", device.pairedAt),
+                    ("pairedAt", device.pairedAt), ("person", device.person),
                 ])
             return device
         }

@@ -40,12 +40,17 @@ public final class DaemonLink: Sendable {
 ///
 /// The stream obeys the rule the commands obey: an event about one person (a request for more
 /// time, the app they run, a notice or a reminder of theirs) reaches only a page with the
-/// household's admin rights; any other page hears that something changed, and reads what it may.
+/// household's admin rights, and a phone paired for that person; any other page hears that
+/// something changed, and reads what it may.
 public final class EventHub: Sendable {
     private struct Page {
         var continuation: AsyncStream<String>.Continuation
         /// May read what is about each person of the household (an admin's browser).
         var seesEveryone: Bool
+        /// The child a phone is paired for: what is about them it may read.
+        var person: String?
+
+        func mayRead(about user: String) -> Bool { seesEveryone || user == person }
     }
 
     private struct State {
@@ -66,13 +71,15 @@ public final class EventHub: Sendable {
     public var daemonUp: Bool { state.withLock { $0.daemonUp } }
     public var pageCount: Int { state.withLock { $0.pages.count } }
 
-    /// A stream of event texts for one page, ended when `close` is called with the id. `role`:
-    /// the rights the daemon gave the browser, which decide what it hears about people.
-    public func subscribe(role: Role) -> (id: Int, events: AsyncStream<String>) {
+    /// A stream of event texts for one page, ended when `close` is called with the id. `role` and
+    /// `person`: the rights the daemon gave the browser and the child it is paired for, which
+    /// decide what it hears about people.
+    public func subscribe(role: Role, person: String? = nil) -> (id: Int, events: AsyncStream<String>) {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let id = state.withLock { state in
             state.next += 1
-            state.pages[state.next] = Page(continuation: continuation, seesEveryone: role >= .admin)
+            state.pages[state.next] = Page(
+                continuation: continuation, seesEveryone: role >= .admin, person: role >= .admin ? nil : person)
             return state.next
         }
         continuation.onTermination = { [weak self] _ in self?.close(id) }
@@ -91,12 +98,17 @@ public final class EventHub: Sendable {
     /// (`WatchEvent.user`) only to the pages that may read it, `somethingChanged` to the others.
     public func broadcast(event: String, data: String) {
         let text = "event: \(event)\ndata: \(data.replacing("\n", with: " "))\n\n"
-        // A line this server cannot read is taken to be about someone: the rule fails closed.
-        let line = event == "change" ? try? JSONDecoder().decode(WatchLine.self, from: Data(data.utf8)) : nil
-        let aboutSomeone = event == "change" && (line.map { $0.event.user != nil } ?? true)
         let pages = state.withLock { Array($0.pages.values) }
+        guard event == "change" else {
+            for page in pages { page.continuation.yield(text) }
+            return
+        }
+        // A line this server cannot read is taken to be about someone: the rule fails closed, and
+        // only an admin's page hears it.
+        let line = try? JSONDecoder().decode(WatchLine.self, from: Data(data.utf8))
         for page in pages {
-            page.continuation.yield(aboutSomeone && !page.seesEveryone ? Self.somethingChanged : text)
+            let mayHear = line.map { $0.event.user.map(page.mayRead(about:)) ?? true } ?? page.seesEveryone
+            page.continuation.yield(mayHear ? text : Self.somethingChanged)
         }
     }
 

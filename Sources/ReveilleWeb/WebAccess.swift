@@ -44,7 +44,8 @@ public enum WebClient: Equatable, Sendable {
 /// a calendar by its web address, yes. Registering a tag by its tap holds the reply until the tap
 /// (at most `tagWaitSeconds`): it is relayed on a thread of its own, one at a time
 /// (`WebServer.command`). Reminders, yes, with a sound as alarms have, but not their `--unless`
-/// command (a shell command: the CLI's, from someone at the clock).
+/// command (a shell command: the CLI's, from someone at the clock). Asking for more time, yes:
+/// the daemon takes it only from a phone paired for a child, as that child.
 public enum RelayPolicy {
     public static func allows(_ operation: Command) -> Bool {
         switch operation {
@@ -55,7 +56,8 @@ public enum RelayPolicy {
             .tagRemove,
             .soundList,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appList, .appPut, .appRemove, .appRequests, .appCatalog,
-            .appAnswer, .calendarList, .calendarShow, .calendarRemove, .calendarFetchNow, .reminderList, .chimeAgain,
+            .appAnswer, .appAsk, .calendarList, .calendarShow, .calendarRemove, .calendarFetchNow, .reminderList,
+            .chimeAgain,
             .reminderRemove,
             .remindersSwitch, .firstSetup:
             true
@@ -65,11 +67,10 @@ public enum RelayPolicy {
             source.hasPrefix("https://") || source.hasPrefix("http://")
         // A reminder's sound, as an alarm's: a file the daemon finds public (`PublicFile`).
         case .reminderAdd(let spec), .reminderEdit(_, let spec): spec.unless == nil
-        // Asking is the child's, from their own account; the page is the household's.
         // A sound heard from the page: a file of the list, on the configured devices, a few seconds.
         case .soundTest(_, let device, let seconds, _): device == nil && (1...5).contains(seconds)
         // The household's counts and its hub's policy are reveille-mqtt's to pass on, never a browser's.
-        case .soundDevices, .tagTest, .appStart, .appAsk, .appExport, .watch, .webPair, .webRedeem,
+        case .soundDevices, .tagTest, .appStart, .appExport, .watch, .webPair, .webRedeem,
             .webDevices, .webUnpair,
             .webServing, .appsHousehold, .appsFromHub:
             false

@@ -224,14 +224,17 @@ public final class WebServer: Sendable {
     func state(_ request: WebRequest, _ context: WebContext) async throws -> WebResponse {
         let client = client(request, context)
         guard client.relay(.status) != nil else { throw Self.notPaired }
-        let operations: [(String, Command)] = [
-            ("status", .status), ("alarms", .alarmList), ("rules", .ruleList), ("overrides", .overrideList),
-            ("schedule", .next(days: 62)), ("tags", .tagList), ("apps", .appsOverview), ("appRequests", .appRequests),
-            ("reminders", .reminderList),
-        ]
         let link = self.link
         let replies = try await NIOThreadPool.singleton.runIfActive {
-            operations.map { name, operation in (name, link.send(client.relay(operation)!)) }
+            let status = link.send(client.relay(.status)!)
+            // A phone paired for a child reads that child's own apps; an admin's, the household's.
+            let apps: Command = status.status?.person != nil ? .appsStatus(user: nil) : .appsOverview
+            let operations: [(String, Command)] = [
+                ("alarms", .alarmList), ("rules", .ruleList), ("overrides", .overrideList),
+                ("schedule", .next(days: 62)), ("tags", .tagList), ("apps", apps), ("appRequests", .appRequests),
+                ("reminders", .reminderList),
+            ]
+            return [("status", status)] + operations.map { name, operation in (name, link.send(client.relay(operation)!)) }
         }
         if let refused = replies.first(where: { $0.0 == "status" && $0.1.error?.message == WebDevice.unknown }) {
             return try json(refused.1, status: .unauthorized, forget: true)
@@ -340,7 +343,7 @@ public final class WebServer: Sendable {
         let reply = try await NIOThreadPool.singleton.runIfActive { link.send(check) }
         if case .paired = client, reply.error?.code == .forbidden { throw Self.notPaired }
         let hub = self.hub
-        let (id, stream) = hub.subscribe(role: reply.status?.role ?? .none)
+        let (id, stream) = hub.subscribe(role: reply.status?.role ?? .none, person: reply.status?.person)
         let first = "retry: 2000\nevent: daemon\ndata: \(hub.daemonUp ? "up" : "down")\n\n"
         return WebResponse(
             status: .ok, headers: [.contentType: "text/event-stream"],

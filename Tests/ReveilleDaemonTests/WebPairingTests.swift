@@ -73,6 +73,60 @@ import Testing
         #expect(try relay(daemon, .status, cap: .owner, device: adminToken).status?.role == .admin)
     }
 
+    /// A child's phone (`web pair --for`): the household's rights for the clock, the child's for
+    /// apps. It reads that child's apps only, asks for more as them, and sees nothing of another's.
+    @Test func aChildsPhoneIsServedAsTheChildForTheirOwnAppsOnly() throws {
+        let daemon = try DaemonHarness()
+        for (app, user) in [("game8", "nobody"), ("game9", "root")] {
+            let added = try daemon.cli("apps", "add", app, "--path", "/usr/games/\(app)", "--limit", "60", "--user", user)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        let both = try daemon.cli("web", "pair", "--admin", "--for", "nobody")
+        #expect(both.status == 64 && both.stderr.contains("a child's phone is paired with user rights"))
+        let unknown = try daemon.cli("web", "pair", "--for", "no-such-child")
+        #expect(unknown.status == 64 && unknown.stderr.contains("--for no-such-child: no such user on this machine"))
+
+        let pair = try daemon.cli("web", "pair", "--for", "nobody", "--name", "mia's phone")
+        #expect(pair.stdout.hasPrefix("pairing code for \"mia's phone\" (user rights, as nobody): "))
+        let child = try #require(try relay(daemon, .webRedeem(code: code(from: pair))).web?.token)
+        let household = try #require(
+            try relay(daemon, .webRedeem(code: code(from: daemon.cli("web", "pair", "--name", "kitchen")))).web?.token)
+        #expect(try daemon.cli("web", "devices").stdout.contains("user, as nobody"))
+
+        let status = try relay(daemon, .status, cap: .admin, device: child).status
+        #expect(status?.role == .user && status?.person == "nobody")
+        #expect(try relay(daemon, .status, cap: .admin, device: household).status?.person == nil)
+        // Their own apps, and nothing of the policy's health.
+        let mine = try relay(daemon, .appsStatus(user: nil), cap: .admin, device: child)
+        #expect(mine.apps?.map(\.name) == ["game8"] && mine.apps?.first?.user == "nobody")
+        #expect(mine.appsReply?.rejected == nil)
+
+        // Another child asks on their own account; the phone asks as its child.
+        let root = try daemon.connect()
+        #expect(try root.send(.appAsk(name: "game9", minutes: 20, why: "private: a call")).ok)
+        let asked = try relay(daemon, .appAsk(name: "game8", minutes: 30, why: "homework"), cap: .admin, device: child)
+        #expect(asked.ok, "\(asked.error?.message ?? "")")
+        #expect(asked.appsReply?.requests?.first?.user == "nobody")
+        let requests = try relay(daemon, .appRequests, cap: .admin, device: child).appsReply?.requests ?? []
+        #expect(requests.map(\.app) == ["game8"] && requests.map(\.why) == ["homework"], "\(requests)")
+        // Another's app gets the words an unknown one gets.
+        let theirs = try relay(daemon, .appAsk(name: "game9", minutes: 30, why: nil), cap: .admin, device: child)
+        #expect(theirs.error?.code == .notFound)
+        #expect(
+            try relay(daemon, .appAsk(name: "nothing", minutes: 30, why: nil), cap: .admin, device: child).error?.message
+                == theirs.error?.message.replacingOccurrences(of: "game9", with: "nothing"))
+        // The household's phones and the kiosk do not ask from the page: it is no one's account.
+        for device in [household, nil] {
+            let refused = try relay(daemon, .appAsk(name: "game8", minutes: 30, why: nil), cap: .user, device: device)
+            #expect(refused.error?.code == .forbidden)
+            #expect(refused.error?.message.contains("asking for more time is done by the child") == true)
+        }
+        // What is about the household's people stays with the admins' browsers.
+        for command in [Command.appsOverview, .appsStatus(user: "root"), .history(days: 7)] {
+            #expect(try relay(daemon, command, cap: .admin, device: child).error?.code == .forbidden)
+        }
+    }
+
     @Test func pairingNeedsAnAdminAndANameThatFits() throws {
         let daemon = SharedDaemon.unchanged
         let blank = try daemon.cli("web", "pair", "--name", "  ")

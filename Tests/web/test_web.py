@@ -8,7 +8,7 @@ ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screen
 import json, os, shutil, socket, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webdriver import (REPO, Browser, Clock, end_session, free_port, http, non_loopback_address, page_config, pair_as_admin,
+from webdriver import (REPO, Browser, Clock, end_session, free_port, http, non_loopback_address, page_config, pair_as, pair_as_admin,
                        png_brightness, request, ring_soon, solve, status, wait_for)
 
 BINARIES = os.path.join(REPO, ".build", "debug")
@@ -1143,6 +1143,85 @@ print(json.dumps(out))
                 if asked["app"] == "game8" and asked["state"] == "waiting":
                     request(self.clock.sock, {"appAnswer": {"id": asked["id"], "approve": False}})
             self.remove_app("game8")
+
+    def test_22c_a_childs_phone_shows_their_own_apps_and_asks_for_more(self):
+        """A phone paired for a child (`web pair --for`) opens at that child's apps: the minutes
+        left today, and "Ask for more", sent as the child, which an admin's stream hears and whose
+        answer comes back to the phone. Another child's app, request and reason reach it neither
+        by the page's state nor by its stream."""
+        url = f"http://127.0.0.1:{self.clock.port}/"
+        csrf = {"X-Reveille-CSRF": page_config(url)["csrf"], "Content-Type": "application/json"}
+
+        def paired_cookie(*flags):
+            code = self.clock.cli("web", "pair", *flags).stdout.split("\n")[0].split()[-1]
+            status_, headers, body = http(url + "pair", "POST", json.dumps({"code": code}).encode(), csrf)
+            self.assertEqual(status_, 200, body)
+            return {"Cookie": headers["Set-Cookie"].split(";")[0]}
+
+        for app, user in (("game8", "nobody"), ("game9", "root")):
+            added = self.clock.cli("apps", "add", app, "--path", f"/usr/games/{app}", "--limit", "60", "--user", user)
+            self.assertEqual(added.returncode, 0, added)
+        child_cookie = paired_cookie("--for", "nobody", "--name", "mia-phone")
+        streams = {"child": SSE(url + "events", child_cookie),
+                   "admin": SSE(url + "events", paired_cookie("--admin", "--name", "parent-phone"))}
+        try:
+            for stream in streams.values():
+                wait_for(lambda: "event: daemon" in stream.text(), what="the stream to open")
+            # Another child asks on their own account (root, on the apps socket), for a private reason.
+            apps_sock = os.path.join(self.clock.root, "run/reveille/apps.sock")
+            self.assertTrue(request(apps_sock, {"appAsk": {"name": "game9", "minutes": 20, "why": "private: a call"}})["ok"])
+            wait_for(lambda: "a call" in streams["admin"].text(), what="the admin's stream to hear the other child")
+            wait_for(lambda: "data: {}" in streams["child"].text(), what="the child's stream to hear that something changed")
+            # The page's state for the child's phone: their apps, their requests, no one else's.
+            status_, _, body = http(url + "api/state", headers=child_cookie)
+            self.assertEqual(status_, 200)
+            state = json.loads(body)
+            self.assertEqual(state["status"]["payload"]["status"]["person"], "nobody")
+            self.assertEqual([a["name"] for a in state["apps"]["payload"]["apps"]["apps"]], ["game8"])
+            self.assertEqual(state["appRequests"]["payload"]["apps"]["requests"], [])
+            for secret in ("game9", "private: a call"):
+                self.assertNotIn(secret, body.decode() if isinstance(body, bytes) else body)
+
+            # The browser, paired for the child as a person types the code: it opens at their apps.
+            self.open_page()
+            self.assertTrue(pair_as(self.browser, self.clock, "--for", "nobody", "--name", "mia-laptop")["ok"])
+            self.open_page()
+            wait_for(lambda: self.browser.visible("#myapps"), what="the child's apps, opened by themselves")
+            text = self.browser.text("#myapps")
+            self.assertIn("game8", text)
+            self.assertIn("60 min left", text)
+            self.assertNotIn("game9", self.browser.text("#apps"))
+            self.shot("22c-a-childs-apps")
+            self.browser.click("#myapps button[data-ask]")
+            wait_for(lambda: self.browser.visible("#asksheet"), what="the sheet that asks for more")
+            self.browser.click('#asksheet button[data-minutes="30"]')
+            self.browser.run("document.getElementById('ask-why').value = 'homework';")
+            self.shot("22c-asking-for-more")
+            self.browser.click("#ask-send")
+            wait_for(lambda: "homework" in streams["admin"].text(), what="the admin's stream to hear the child ask")
+            wait_for(lambda: "homework" in streams["child"].text(), what="the child's own stream to hear it too")
+            wait_for(lambda: "waiting for an answer" in (self.browser.text("#myasks") or ""), what="the ask, waiting")
+            asked = [r for r in request(self.clock.sock, {"appRequests": {}})["payload"]["apps"]["requests"]
+                     if r["app"] == "game8" and r["state"] == "waiting"]
+            self.assertEqual([(r["user"], r["minutes"], r["why"]) for r in asked], [("nobody", 30, "homework")])
+            # The admin approves: the child's phone says so and counts the minutes in.
+            self.assertTrue(request(self.clock.sock, {"appAnswer": {"id": asked[0]["id"], "approve": True}})["ok"])
+            wait_for(lambda: "approved" in (self.browser.text("#myasks") or ""), what="the answer on the child's phone")
+            wait_for(lambda: "90 min left" in (self.browser.text("#myapps") or ""), what="the minutes granted, counted in")
+            self.shot("22c-approved")
+            for secret in ("game9", "private: a call"):
+                self.assertNotIn(secret, streams["child"].text())
+                self.assertNotIn(secret, self.browser.text("body"))
+        finally:
+            for stream in streams.values():
+                stream.close()
+            for asked in request(self.clock.sock, {"appRequests": {}})["payload"]["apps"]["requests"]:
+                if asked["app"] in ("game8", "game9") and asked["state"] == "waiting":
+                    request(self.clock.sock, {"appAnswer": {"id": asked["id"], "approve": False}})
+            self.remove_app("game8")
+            self.remove_app("game9")
+            # The browser is the household's again, as the next tests expect.
+            self.pair_browser_as_admin()
 
     def test_23_a_request_outside_the_apps_hours_says_so_and_can_open_it_now(self):
         self.apps_page()

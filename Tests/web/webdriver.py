@@ -293,7 +293,13 @@ def page_config(url):
 def pair_as_admin(browser, clock, name="kiosk"):
     """Pairs the page open in `browser` with admin rights, as a person types the code from
     `reveille web pair --admin`; returns the server's reply."""
-    code = clock.cli("web", "pair", "--admin", "--name", name).stdout.split("\n")[0].split()[-1]
+    return pair_as(browser, clock, "--admin", "--name", name)
+
+
+def pair_as(browser, clock, *flags):
+    """Pairs the page open in `browser` with a code from `reveille web pair FLAGS`, typed as a
+    person would; returns the server's reply."""
+    code = clock.cli("web", "pair", *flags).stdout.split("\n")[0].split()[-1]
     return browser.run_async(
         "const done = arguments[arguments.length - 1];"
         "fetch('/pair', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Reveille-CSRF': CFG.csrf},"

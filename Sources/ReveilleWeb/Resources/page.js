@@ -9,6 +9,8 @@ const editing = { alarm: null, rule: null, reminder: null };
 const esc = (t) => String(t ?? "").replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
 const payload = (reply, kind) => (reply && reply.ok && reply.payload) ? reply.payload[kind] : null;
 const isAdmin = () => { const st = payload(S && S.status, "status"); return st && (st.role === "admin" || st.role === "owner"); };
+// The child a phone is paired for: its Apps tab is theirs (their apps, minutes left, asking for more).
+const childName = () => { const st = payload(S && S.status, "status"); return st && st.person ? st.person : null; };
 
 // The daemon's words are the CLI's too; on a screen, the commands they name ('reveille resume',
 // "(--commit 8h)"), its settings file and keys ("[nfc] device in reveille.toml") are left out:
@@ -169,6 +171,8 @@ async function load() {
   const stNow = payload(S.status, "status");
   if (stNow) skew = stNow.nowInstant * 1000 - Date.now();
   banner(S.daemon === false ? "The clock's daemon is not answering; reconnecting…" : "");
+  // A child's phone opens at their apps, once: what it is for.
+  if (childName() && !asking.opened) { asking.opened = true; if (view === "clock") show("apps"); }
   render();
   tick();
 }
@@ -1129,8 +1133,52 @@ function drawAppSheet() {
     }
   };
 }
+// A child's phone: their own apps today, the minutes left, and asking for more (as the notifier
+// and 'apps ask' do); nothing about anyone else reaches it.
+const asking = { app: null, minutes: 15 };
+function renderChildApps() {
+  const reply = appsReply(), mine = reply ? reply.apps : [];
+  const requests = (payload(S.appRequests, "apps") || {}).requests || [];
+  const left = (a) => a.limitMinutes == null ? null : Math.max(0, a.limitMinutes - a.usedMinutes);
+  let h = '<div class="sheet" id="myapps"><h3>Your apps today</h3>';
+  if (!reply) h += '<p class="note">' + say(S.apps && S.apps.error ? S.apps.error.message : "The app limits are not loaded.") + "</p>";
+  else if (!mine.length) h += '<p class="note">No app limits you today.</p>';
+  else h += "<table>" + mine.map((a, i) => "<tr><td><b>" + esc(a.name) + "</b></td><td>" + (a.allowed ? "allowed" : "blocked") +
+    '<div class="note">' + say(a.reason) + "</div></td><td>" + (left(a) == null ? "no daily limit" :
+      '<span class="left">' + left(a) + " min left</span>" + '<div class="note">' + a.usedMinutes + " of " + a.limitMinutes + " used</div>") +
+    '</td><td><button data-ask="' + i + '">Ask for more</button></td></tr>').join("") + "</table>";
+  h += "</div>";
+  if (requests.length) h += '<div class="sheet" id="myasks"><h3>What you asked today</h3>' + requests.map((r) =>
+    '<div class="row">' + r.minutes + " more minutes of " + esc(r.app) + (r.why ? " — “" + esc(r.why) + "”" : "") + ' <span class="note">' + esc(fmtDate(r.askedAt)) +
+    "</span> <b>" + (r.state === "waiting" ? "waiting for an answer" : r.state === "approved" ? "approved" : "not this time") + "</b></div>").join("") + "</div>";
+  $("appslist").innerHTML = h;
+  for (const b of $("appslist").querySelectorAll("button[data-ask]")) b.onclick = () => { asking.app = mine[Number(b.dataset.ask)].name; asking.minutes = 15; drawAskSheet(); };
+}
+function drawAskSheet() {
+  if (!asking.app) { $("appedit").innerHTML = ""; return; }
+  $("appedit").innerHTML = '<div class="sheet" id="asksheet"><h3>More time for ' + esc(asking.app) + "</h3>" +
+    '<div class="row">How many more minutes? ' + [15, 30, 45, 60].map((m) =>
+      '<button data-minutes="' + m + '" aria-pressed="' + (m === asking.minutes) + '"' + (m === asking.minutes ? ' class="primary"' : "") + ">" + m + "</button>").join("") + "</div>" +
+    '<div class="row"><label>Why (if you like) <input id="ask-why" maxlength="200" placeholder="homework, a call with a friend"></label></div>' +
+    '<div class="row"><button class="primary" id="ask-send">Ask</button><button id="ask-cancel">Cancel</button></div></div>';
+  for (const b of $("appedit").querySelectorAll("button[data-minutes]")) b.onclick = () => {
+    asking.minutes = Number(b.dataset.minutes);
+    for (const o of $("appedit").querySelectorAll("button[data-minutes]")) { o.classList.toggle("primary", o === b); o.setAttribute("aria-pressed", String(o === b)); }
+  };
+  $("ask-cancel").onclick = () => { asking.app = null; drawAskSheet(); };
+  $("ask-send").onclick = async () => {
+    const why = $("ask-why").value.trim();
+    const ask = { name: asking.app, minutes: asking.minutes };
+    if (why) ask.why = why;
+    const reply = await send({ appAsk: ask }, true);
+    if (!reply || !reply.ok) return;
+    toast("Asked for " + asking.minutes + " more minutes of " + asking.app + ": the answer shows here");
+    asking.app = null; drawAskSheet();
+  };
+}
 function renderApps() {
   if (!$("appslist")) $("apps").innerHTML = '<div id="appslist"></div><div id="appedit"></div>';
+  if (childName()) return renderChildApps();
   const reply = appsReply();
   if (!reply) { $("appslist").innerHTML = '<p class="note">' + say(S.apps && S.apps.error ? S.apps.error.message : "No app limits.") + "</p>"; return; }
   const admin = isAdmin(), today = reply.apps, policy = reply.policy, requests = (payload(S.appRequests, "apps") || {}).requests || [];
