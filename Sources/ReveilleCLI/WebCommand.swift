@@ -49,24 +49,18 @@ struct WebCommand: ParsableCommand {
             let response = try send(.webPair(role: admin ? .admin : .user, name: name, person: person), to: connection)
             guard let code = response.web?.code else { return report(response) }
             let web = (try? Settings.load(path: connection.paths.settingsFile))?.web ?? Settings.Web()
-            let host =
-                web.loopbackOnly
-                ? web.address : (web.address == "0.0.0.0" || web.address == "::" ? hostName() : web.address)
+            let port = response.web?.port ?? web.port
+            let page =
+                web.pageURL(machineName: ProcessInfo.processInfo.hostName, port: port)
+                ?? "http://\(web.address.contains(":") ? "[\(web.address)]" : web.address):\(port)/"
             let rights = admin ? "admin rights" : person.map { "user rights, as \($0)" } ?? "user rights"
             print("pairing code for \"\(name)\" (\(rights)): \(code)")
-            print(
-                "open http://\(host.contains(":") ? "[\(host)]" : host):\(response.web?.port ?? web.port)/ and type it; it works once, for ten minutes"
-            )
+            print("open \(page) and type it; it works once, for ten minutes")
             if web.loopbackOnly {
                 print(
                     "note: reveille-web listens on \(web.address) only; set [web] address in reveille.toml to reach it from a phone"
                 )
             }
-        }
-
-        private func hostName() -> String {
-            let name = ProcessInfo.processInfo.hostName
-            return name.contains(".") || name.isEmpty ? name : name + ".local"
         }
     }
 

@@ -48,6 +48,8 @@ public struct Settings: Sendable, Equatable {
         /// Whether this machine is the household's hub: its app policy and today's grants are the
         /// household's, and every other machine of the household follows them.
         public var hub = false
+        /// The room Home Assistant puts the clock in when it first sees it ("Bedroom"); nil: none.
+        public var area: String?
         /// On a member, the code of the hub's household key (`reveille-mqtt --household-key` on
         /// the hub): the hub's messages are taken only when that key signed them.
         public var hubKey: String?
@@ -79,6 +81,23 @@ public struct Settings: Sendable, Equatable {
 
         /// Whether browsers reach it only from this machine.
         public var loopbackOnly: Bool { address == "::1" || address.hasPrefix("127.") || address == "localhost" }
+
+        /// The host another device opens the page at: the first of `hosts` (a name the household
+        /// gave the clock), else the one address it listens on, else this machine's name on the
+        /// local network (`NAME.local`, mDNS) when it listens on every address.
+        public func hostForOthers(machineName: String) -> String {
+            if let named = hosts.first { return named }
+            guard address == "0.0.0.0" || address == "::" else { return address }
+            return machineName.contains(".") || machineName.isEmpty ? machineName : machineName + ".local"
+        }
+
+        /// The page's address from another device (`web pair`'s, and Home Assistant's link to the
+        /// clock); nil when only this machine reaches it.
+        public func pageURL(machineName: String, port: Int? = nil) -> String? {
+            guard !loopbackOnly else { return nil }
+            let host = hostForOthers(machineName: machineName)
+            return "http://\(host.contains(":") ? "[\(host)]" : host):\(port ?? self.port)/"
+        }
 
         public init() {}
     }
@@ -197,7 +216,7 @@ public struct Settings: Sendable, Equatable {
     ]
     static let mqttKeys = [
         "host", "port", "ca_file", "username", "password_file", "base_topic", "discovery_prefix", "approvals",
-        "keepalive_seconds", "household", "hub", "hub_key", "machines",
+        "keepalive_seconds", "household", "hub", "hub_key", "machines", "area",
     ]
     static let webKeys = ["address", "port", "hosts", "kiosk_user"]
     static let inputKeys = [
@@ -414,6 +433,14 @@ public struct Settings: Sendable, Equatable {
                 )
             }
             if key == "base_topic" { mqtt.baseTopic = topic } else { mqtt.discoveryPrefix = topic }
+        }
+        if let area = try document.string(table, "area", in: section) {
+            let trimmed = area.trimmed()
+            guard !trimmed.isEmpty, trimmed.count <= 40, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw document.error("area", in: section, "\"\(area)\" is not a room's name: give a short one, like \"Bedroom\"")
+            }
+            mqtt.area = trimmed
         }
         mqtt.approvals = try document.bool(table, "approvals", in: section) ?? mqtt.approvals
         mqtt.keepaliveSeconds =

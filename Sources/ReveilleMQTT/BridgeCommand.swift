@@ -71,7 +71,9 @@ public struct BridgeCommand: ParsableCommand {
         var name = [CChar](repeating: 0, count: 256)
         let host = gethostname(&name, name.count) == 0 ? String(cString: name) : "localhost"
         do {
-            let loop = try BridgeLoop(settings: mqtt, paths: paths, host: host, password: password, logger: logger)
+            let loop = try BridgeLoop(
+                settings: mqtt, paths: paths, host: host, password: password,
+                pageURL: settings.web.pageURL(machineName: host), logger: logger)
             let status = loop.run()
             if status != 0 { throw ExitCode(status) }
         } catch let error as BridgeError {

@@ -82,7 +82,10 @@ public final class BridgeLoop {
     private var numbers = HouseholdNumbers()
     private var trust: HouseholdTrust
 
-    public init(settings: Settings.MQTT, paths: Paths, host: String, password: String?, logger: Logger)
+    public init(
+        settings: Settings.MQTT, paths: Paths, host: String, password: String?, pageURL: String? = nil,
+        logger: Logger
+    )
         throws(BridgeError)
     {
         self.settings = settings
@@ -120,7 +123,7 @@ public final class BridgeLoop {
         trust = HouseholdTrust(topics: topics, hubCode: settings.hubKey, machines: machines, seen: seen)
         model = BridgeModel(
             topics: topics, host: host, approvals: settings.approvals,
-            householdMachines: topics.hub ? machines : [:])
+            householdMachines: topics.hub ? machines : [:], pageURL: pageURL, area: settings.area)
         try MosquittoClient.setUpLibrary()
         client = try MosquittoClient(clientID: "\(topics.node)-\(getpid())")
         do {

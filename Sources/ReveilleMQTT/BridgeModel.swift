@@ -122,11 +122,22 @@ public struct BridgeModel: Sendable {
     /// The hub publishes no larger policy (about a hundred apps): the members would not take it.
     public static let maxPolicyBytes = 12 * 1024
 
-    public init(topics: BridgeTopics, host: String, approvals: Bool, householdMachines: [String: String] = [:]) {
+    /// The clock's page from another device (Home Assistant's "Visit" link on the device); nil
+    /// when the page is the clock's own screen only.
+    public let pageURL: String?
+    /// The room Home Assistant first puts the clock in (`[mqtt] area`).
+    public let area: String?
+
+    public init(
+        topics: BridgeTopics, host: String, approvals: Bool, householdMachines: [String: String] = [:],
+        pageURL: String? = nil, area: String? = nil
+    ) {
         self.topics = topics
         self.host = host
         self.approvals = approvals
         self.householdMachines = householdMachines
+        self.pageURL = pageURL
+        self.area = area
     }
 
     // MARK: Retained state
@@ -264,10 +275,13 @@ public struct BridgeModel: Sendable {
     // MARK: Discovery
 
     var device: JSONValue {
-        [
+        var members: [String: JSONValue] = [
             "identifiers": [.string(topics.uniquePrefix)], "name": .string("Reveille (\(host))"), "manufacturer": "Reveille",
             "model": "bedside alarm clock", "sw_version": .string(reveilleVersion),
         ]
+        if let pageURL { members["configuration_url"] = .string(pageURL) }
+        if let area { members["suggested_area"] = .string(area) }
+        return .object(members)
     }
 
     private func entity(_ object: String, _ name: String, _ fields: [String: JSONValue]) -> JSONValue {

@@ -45,6 +45,31 @@ import Testing
         #expect(error("[web]\nkiosk_user = \"\"\n").contains("is not a user name"))
     }
 
+    /// Where another device opens the page: what `web pair` prints and Home Assistant links to.
+    @Test func thePagesAddressFromAnotherDevice() throws {
+        #expect(Settings().web.pageURL(machineName: "clock") == nil)
+        #expect(try parse("[web]\naddress = \"0.0.0.0\"\n").web.pageURL(machineName: "clock") == "http://clock.local:8080/")
+        #expect(try parse("[web]\naddress = \"::\"\n").web.pageURL(machineName: "clock.home.arpa") == "http://clock.home.arpa:8080/")
+        #expect(
+            try parse("[web]\naddress = \"192.168.1.20\"\nport = 80\n").web.pageURL(machineName: "clock")
+                == "http://192.168.1.20:80/")
+        #expect(try parse("[web]\naddress = \"fd00::20\"\n").web.pageURL(machineName: "clock") == "http://[fd00::20]:8080/")
+        #expect(
+            try parse("[web]\naddress = \"0.0.0.0\"\nhosts = [\"wecker.fritz.box\"]\n").web.pageURL(
+                machineName: "clock", port: 8081) == "http://wecker.fritz.box:8081/")
+    }
+
+    @Test func theMQTTAreaIsARoomsName() throws {
+        #expect(try parse("[mqtt]\nhost = \"b\"\n").mqtt?.area == nil)
+        #expect(try parse("[mqtt]\nhost = \"b\"\narea = \" Bedroom \"\n").mqtt?.area == "Bedroom")
+        #expect(try parse("[mqtt]\nhost = \"b\"\narea = \"Schlafzimmer 2\"\n").mqtt?.area == "Schlafzimmer 2")
+        for bad in ["", "   ", String(repeating: "x", count: 41), "a\\u0007b"] {
+            #expect(
+                error("[mqtt]\nhost = \"b\"\narea = \"\(bad)\"\n").contains(
+                    "[mqtt] area: \"") && error("[mqtt]\nhost = \"b\"\narea = \"\(bad)\"\n").contains("is not a room's name"))
+        }
+    }
+
     @Test func aMissingFileIsTheDefaults() throws {
         #expect(try Settings.load(path: "/nonexistent/reveille.toml") == Settings())
     }

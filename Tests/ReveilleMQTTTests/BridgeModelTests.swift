@@ -136,6 +136,20 @@ import Testing
         #expect(configs["homeassistant/switch/reveille_kitchen/alarm_2/config"]?["name"] == "Alarm 2 a/b+#ü")
     }
 
+    /// The device links to the clock's page when other devices reach it, and names a room when
+    /// one is set; neither when not.
+    @Test func theDeviceLinksToThePageAndSuggestsARoom() {
+        let plain = Self.model.discovery(Self.snapshot)["homeassistant/switch/reveille_kitchen/master/config"]
+        #expect(plain?["device"]?["configuration_url"] == nil && plain?["device"]?["suggested_area"] == nil)
+        let model = BridgeModel(
+            topics: Self.topics, host: "kitchen", approvals: false, pageURL: "http://kitchen.local:8080/",
+            area: "Bedroom")
+        for (_, config) in model.discovery(Self.snapshot) {
+            #expect(config["device"]?["configuration_url"] == "http://kitchen.local:8080/")
+            #expect(config["device"]?["suggested_area"] == "Bedroom")
+        }
+    }
+
     @Test func theStateOfTheClockAsRetainedTopics() {
         let state = Self.model.retained(Self.snapshot)
         #expect(
