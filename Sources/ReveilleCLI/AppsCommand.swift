@@ -167,9 +167,15 @@ struct AppsCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             print(
-                "\(file): ok, \(counted(policy.apps.count, "app")) (\(policy.apps.map(\.name).joined(separator: ", ")))"
+                "\(file): ok, \(counted(policy.apps.count, "app")) (\(Self.names(policy.apps.map(\.name))))"
             )
             for warning in LoginAccounts.warnings(for: policy) { printError("warning: \(warning)") }
+        }
+
+        /// The apps' names in a line: the first ten, and how many more.
+        static func names(_ names: [String]) -> String {
+            let shown = names.prefix(10).joined(separator: ", ")
+            return names.count > 10 ? shown + " and \(names.count - 10) more" : shown
         }
     }
 }

@@ -26,11 +26,19 @@ final class AppFollower {
     private var listedWatchKey: [String: Set<String>] = [:]
     /// Told when a changed apps.toml is refused.
     private let feed: WatchFeed
+    /// Where apps.toml is read and checked when it changes; nil: on the loop (in-process tests).
+    private let offLoop: OffLoop?
+    /// The number of the last read of apps.toml begun: only the newest read's result is taken, so
+    /// one that waited (a slow disk, a pipe) never undoes a later one.
+    private var reads = 0
+    /// A listed executable changed since the last read taken: the next one reads them all again.
+    private var forced = false
 
-    init(supervisor: AppSupervisor, loop: EventLoop, feed: WatchFeed, logger: Logger) throws {
+    init(supervisor: AppSupervisor, loop: EventLoop, feed: WatchFeed, offLoop: OffLoop? = nil, logger: Logger) throws {
         self.supervisor = supervisor
         self.loop = loop
         self.feed = feed
+        self.offLoop = offLoop
         timer = try LoopTimer(.monotonic, logger: logger)
         if supervisor.guardian != nil {
             do {
@@ -70,12 +78,29 @@ final class AppFollower {
         if let mountinfo { loop.unwatch(mountinfo.raw) }
     }
 
-    /// apps.toml changed (`force`: a listed executable did): load the policy again, review the
-    /// running apps, and watch the listed files anew. A policy refused keeps the one in force, and
-    /// watchers hear why.
+    /// apps.toml changed (`force`: a listed executable did): read and check it on a thread of its
+    /// own (a file of thousands of apps takes a while, and a ring never waits for it), then
+    /// `policyRead` on the loop.
     func policyChanged(force: Bool) {
+        reads += 1
+        forced = forced || force
+        guard let offLoop else { return policyRead(supervisor.fileReader(), number: reads) }
+        let (reader, number) = (supervisor.fileReader, reads)
+        offLoop.run("apps-policy") { .appPolicyRead(reader(), number: number) }
+    }
+
+    /// apps.toml as read off the loop (read `number`): load the policy again, review the running
+    /// apps, and watch the listed files anew. A policy refused keeps the one in force, and
+    /// watchers hear why. A read overtaken by a later one is dropped: the later one is taken.
+    func policyRead(_ read: AppSupervisor.FileRead, number: Int) {
+        guard number == reads else {
+            supervisor.logger.info("app policy: a read of apps.toml was overtaken by a later change; dropped")
+            return
+        }
+        let force = forced
+        forced = false
         let before = (supervisor.revision, supervisor.conflicts)
-        if let why = supervisor.reload(force: force) { feed.publish(.policyRejected(why)) }
+        if let why = supervisor.reload(force: force, read: read) { feed.publish(.policyRejected(why)) }
         // The page and `apps list` look again: a hand edit merged, or one that could not be.
         if before != (supervisor.revision, supervisor.conflicts) { feed.publish(.appPolicy(supervisor.revision)) }
         supervisor.review()

@@ -13,11 +13,36 @@ import ReveilleStore
 /// the revision it saw; a hand edit of apps.toml is merged in app by app (`AppPolicyMerge`). On the
 /// event loop only.
 extension AppSupervisor {
-    /// Reads apps.toml and merges it into the policy in force; on error keeps the policy in force
-    /// (at start: the one kept in the state) and logs file:line. Returns why the file was refused,
-    /// or nil. `force`: read the listed executables again even if nothing changed (one of them did).
+    /// apps.toml read, checked and parsed: the slow part of a reload (every entry checked), which
+    /// the loop has done on a thread of its own (`AppFollower.policyChanged`); on no thread's
+    /// state but the file's.
+    struct FileRead: Sendable {
+        let result: Result<(policy: AppPolicy, text: String), ConfigError>
+    }
+
+    /// Reads apps.toml at `path`, as `reload` takes it. `rootOwned`: on the device (or run as
+    /// root) a policy file anyone but root may change would let them lift their limits, so it is
+    /// refused; under --root for development, the developer owns it.
+    static func readFile(path: String, rootOwned: Bool) -> FileRead {
+        FileRead(
+            result: Result { () throws(ConfigError) in
+                if rootOwned { try AppPolicyFile.checkOwnership(path: path) }
+                return try AppPolicyFile.read(path: path)
+            })
+    }
+
+    /// How `readFile` is called for this supervisor's file.
+    var fileReader: @Sendable () -> FileRead {
+        let (path, rootOwned) = (policyPath, requireRootOwned || geteuid() == 0)
+        return { AppSupervisor.readFile(path: path, rootOwned: rootOwned) }
+    }
+
+    /// Reads apps.toml (or takes `read`, done off the loop) and merges it into the policy in force;
+    /// on error keeps the policy in force (at start: the one kept in the state) and logs file:line.
+    /// Returns why the file was refused, or nil. `force`: read the listed executables again even if
+    /// nothing changed (one of them did).
     @discardableResult
-    func reload(force: Bool = false) -> String? {
+    func reload(force: Bool = false, read: FileRead? = nil) -> String? {
         let now = Int(clock.now().timeIntervalSince1970)
         readRecordOnce()
         if let hub = state.withLock({ $0.hub }) {
@@ -25,8 +50,7 @@ extension AppSupervisor {
             return nil
         }
         do {
-            try checkOwnership()
-            let (file, text) = try AppPolicyFile.read(path: policyPath)
+            let (file, text) = try (read ?? fileReader()).result.get()
             // An editor that saves twice, or a touch: nothing to do, nothing to log.
             let unchanged = state.withLock { $0.loadedText == text && $0.rejection == nil && $0.source != .none }
             if unchanged && !force { return nil }

@@ -315,12 +315,6 @@ final class AppSupervisor: Sendable {
         return "\(local.date) \(local.time)"
     }
 
-    /// On the device (or run as root), a policy file anyone but root may change would let them
-    /// lift their limits: refused. Under --root for development, the developer owns it.
-    func checkOwnership() throws {
-        guard requireRootOwned || geteuid() == 0 else { return }
-        try AppPolicyFile.checkOwnership(path: policyPath)
-    }
 
     static func resolved(_ path: String) -> String {
         guard let real = realpath(path, nil) else { return path }

@@ -236,7 +236,8 @@ public enum Daemon {
         let supervisor = startAppSupervisor(
             options, store: store, zone: controller.sharedZone, holidays: controller.sharedHolidays, doorbell: doorbell,
             logger: logger)
-        let follower = try AppFollower(supervisor: supervisor, loop: loop, feed: feed, logger: logger)
+        let follower = try AppFollower(
+            supervisor: supervisor, loop: loop, feed: feed, offLoop: OffLoop(doorbell: doorbell), logger: logger)
         follower.watchListedFiles()
         let bedside = try startBedsideControls(options, loop: loop, controller: controller, feed: feed, logger: logger)
         let requests = Requests(
@@ -293,6 +294,7 @@ public enum Daemon {
                 case .calendarChecked(let id, let addition):
                     requests.handlers.calendars.calendarChecked(connection: id, addition)
                 case .calendarFolderChanged(let folder): controller.calendarFolderChanged(folder)
+                case .appPolicyRead(let read, let number): follower.policyRead(read, number: number)
                 }
             }
         }

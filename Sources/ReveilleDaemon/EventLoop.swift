@@ -29,6 +29,8 @@ enum LoopEvent: Sendable {
     case calendarChecked(connection: Int, CalendarAddition)
     /// Something changed in the folder of a calendar file (from its inotify watch, on the loop).
     case calendarFolderChanged(String)
+    /// apps.toml was read and checked after a change (`number`: which read).
+    case appPolicyRead(AppSupervisor.FileRead, number: Int)
 }
 
 /// How other threads reach the loop: an eventfd and a queue of events.

@@ -72,6 +72,13 @@ import Testing
         let file = daemon.root.appendingPathComponent("exported.toml").path
         try exported.write(toFile: file, atomically: true, encoding: .utf8)
         #expect(try daemon.cli("apps", "validate", file).stdout == "\(file): ok, 2 apps (game, chess)\n")
+        // A long file is named in a line: its first ten apps, and how many more.
+        let many = daemon.root.appendingPathComponent("many.toml").path
+        try (0..<12).map { "[[app]]\nname = \"g\($0)\"\npaths = [\"/usr/games/g\($0)\"]\n" }.joined(separator: "\n")
+            .write(toFile: many, atomically: true, encoding: .utf8)
+        #expect(
+            try daemon.cli("apps", "validate", many).stdout
+                == "\(many): ok, 12 apps (g0, g1, g2, g3, g4, g5, g6, g7, g8, g9 and 2 more)\n")
         #expect(exported.contains(#"limit_minutes = { weekdays = 60, weekends = 120, fri = 180 }"#))
 
         // It all survives a restart: the policy in force is kept in the state.
@@ -232,6 +239,37 @@ extension AppSetupTests {
     /// A clock upgraded from a version that kept only the last good apps.toml: with the file
     /// broken at start, that copy is the policy in force, and stays so once the file is fixed
     /// and merged.
+    /// apps.toml is read and checked off the event loop, as calendars are: while a file of
+    /// sixty thousand apps is checked (seconds in a debug build), the daemon answers at once, and a
+    /// change written meanwhile is taken; the long read, overtaken, is dropped, never taken after it.
+    @Test(.timeLimit(.minutes(2))) func aLongReadOfAppsTomlHoldsNoRequestAndALaterChangeOvertakesIt() throws {
+        let daemon = try DaemonHarness(now: instant("2026-11-23 16:00:00"))
+        let pid = daemon.process.processIdentifier
+        /// Whether the daemon has a thread reading apps.toml now.
+        func reading() -> Bool {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            return tasks.contains { task in
+                (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.hasPrefix(
+                    "apps-policy") == true
+            }
+        }
+        var big = ""
+        for index in 0..<60_000 {
+            big += "[[app]]\nname = \"game\(index)\"\npaths = [\"/usr/games/game\(index)\"]\nlimit_minutes = 45\n\n"
+        }
+        try big.write(to: Self.appsFile(daemon), atomically: true, encoding: .utf8)
+        #expect(daemon.waitFor(10) { reading() }, "apps.toml is read on a thread of its own")
+        #expect(try daemon.request(.status).status != nil)
+        #expect(reading(), "the daemon answered while the file was being read")
+
+        try "[[app]]\nname = \"game\"\npaths = [\"/usr/games/game\"]\nlimit_minutes = 30\n".write(
+            to: Self.appsFile(daemon), atomically: true, encoding: .utf8)
+        #expect(try daemon.waitFor(10) { try daemon.cli("apps", "list").stdout.contains("30m daily") })
+        #expect(daemon.waitFor(60) { daemon.logText().contains("a read of apps.toml was overtaken by a later change") })
+        let list = try daemon.cli("apps", "list").stdout
+        #expect(list.contains("30m daily") && !list.contains("game59999"))
+    }
+
     @Test func aStateFromBeforeThePolicyWasKeptStartsFromTheLastGoodCopy() throws {
         let daemon = try DaemonHarness(now: instant("2026-11-23 21:00:00"))
         daemon.stop()
