@@ -49,6 +49,8 @@ let package = Package(
         // Hummingbird's own dependencies, named for the server's `run()` and its request parts.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // Raspberry Pi Imager's cloud-init files on the card, read once at the first boot by the CLI.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // C for what Swift cannot import directly: SO_PEERCRED needs _GNU_SOURCE.
@@ -129,10 +131,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Raspberry Pi Imager's settings for the image (its cloud-init files), checked, and the files
+        // a clock writes from them.
+        .target(name: "ReveilleImager", dependencies: ["ReveilleCore", .product(name: "Yams", package: "Yams")]),
         // The `reveille` command tree, as a library so tests can check its help text.
         .target(
             name: "ReveilleCLI",
-            dependencies: ["ReveilleApps", 
+            dependencies: ["ReveilleApps", "ReveilleImager",
                 "ReveilleCore", "ReveilleProtocol", "ReveilleConfig", "CReveilleShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -215,6 +220,7 @@ let package = Package(
             dependencies: ["ReveilleApps", "ReveilleLaunch", "ReveilleCore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
+        .testTarget(name: "ReveilleImagerTests", dependencies: ["ReveilleImager"]),
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleApps", "ReveilleStore", "CSQLite"], exclude: ["Fixtures"]),
         .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleApps", "ReveilleConfig", "ReveilleProtocol", "ReveilleTestSupport"]),

@@ -27,7 +27,7 @@ if [ "$(cat "$cache/base.key" 2>/dev/null)" != "$key" ] || [ ! -f "$cache/base.t
     # card's boot partition on a Pi): here a bind mount of the tree's own folder, undone at the end.
     mmdebstrap --variant=apt --mode=root --architectures=arm64 --components=main,non-free-firmware \
         --dpkgopt=force-unsafe-io --dpkgopt=force-confdef --dpkgopt=force-confold \
-        --include=systemd-sysv,udev,kmod,dbus,libpam-systemd,linux-image-arm64,initramfs-tools,raspi-firmware,firmware-brcm80211,systemd-timesyncd,systemd-resolved,iproute2,openssh-server,cloud-guest-utils,e2fsprogs,dosfstools,fdisk,fonts-dejavu-core,tzdata,ca-certificates,alsa-utils,libnfc-bin,procps,cage,chromium,xwayland,espeak-ng-data,libespeak-ng1,libmosquitto1,libical3t64,libcurl4t64,libsqlite3-0,libasound2t64,libsndfile1,libnfc6,libevdev2,libgcrypt20 \
+        --include=systemd-sysv,udev,kmod,dbus,libpam-systemd,linux-image-arm64,initramfs-tools,raspi-firmware,firmware-brcm80211,wpasupplicant,systemd-timesyncd,systemd-resolved,iproute2,openssh-server,cloud-guest-utils,e2fsprogs,dosfstools,fdisk,fonts-dejavu-core,tzdata,ca-certificates,alsa-utils,libnfc-bin,procps,cage,chromium,xwayland,espeak-ng-data,libespeak-ng1,libmosquitto1,libical3t64,libcurl4t64,libsqlite3-0,libasound2t64,libsndfile1,libnfc6,libevdev2,libgcrypt20 \
         `# raspi-firmware: the console on the screen only (the header's UART is the reader's), the root by its label` \
         --essential-hook='mkdir -p "$1/etc/default" && printf "CONSOLES=\"tty1\"\nROOTPART=LABEL=RVL-ROOT\n" >"$1/etc/default/raspi-firmware"' \
         --setup-hook='mkdir -p "$1/boot/firmware" && mount --bind "$1/boot/firmware" "$1/boot/firmware"' \
@@ -68,12 +68,14 @@ install -D -m 0644 "$here/image/journald.conf" "$tree/etc/systemd/journald.conf.
 install -D -m 0644 "$here/image/wired.network" "$tree/etc/systemd/network/20-wired.network"
 install -D -m 0644 "$here/image/reveille-firstboot.service" "$tree/etc/systemd/system/reveille-firstboot.service"
 install -D -m 0644 "$here/image/ssh-from-boot.service" "$tree/etc/systemd/system/ssh-from-boot.service"
+install -D -m 0644 "$here/image/imager-settings.service" "$tree/etc/systemd/system/imager-settings.service"
 install -D -m 0755 "$here/image/firstboot" "$tree/usr/libexec/reveille-image/firstboot"
 install -d "$tree/var/lib/reveille-image" && touch "$tree/var/lib/reveille-image/first-boot"
 # The screen's set-up: the daemon asks where the clock is until it is told (then removes this).
 chroot "$tree" install -d -o reveille -g reveille -m 0750 /var/lib/reveille
 chroot "$tree" install -o reveille -g reveille -m 0640 /dev/null /var/lib/reveille/first-setup
-chroot "$tree" systemctl enable -q reveille-firstboot.service ssh-from-boot.service systemd-networkd.service \
+chroot "$tree" systemctl enable -q reveille-firstboot.service ssh-from-boot.service imager-settings.service \
+    systemd-networkd.service \
     systemd-resolved.service systemd-timesyncd.service reveille-kiosk.service
 chroot "$tree" systemctl disable -q ssh.service ssh.socket 2>/dev/null || true
 chroot "$tree" systemctl mask -q apt-daily.timer apt-daily-upgrade.timer man-db.timer e2scrub_all.timer 2>/dev/null || true
@@ -103,4 +105,15 @@ printf 'label: dos\nstart=4MiB, size=%sMiB, type=c, bootable\nstart=%sMiB, type=
     sfdisk --quiet "$out"
 dd if="$work/boot.img" of="$out" bs=1M seek=4 conv=notrunc,sparse status=none
 dd if="$work/root.img" of="$out" bs=1M seek=$((4 + boot_mib)) conv=notrunc,sparse status=none
+# Raspberry Pi Imager's repository file for this image: with cloud-init's init format, Imager offers
+# its OS customisation (Wi-Fi, host name, time zone, SSH keys), which imager-settings.service
+# applies at the first boot. Imager: App Options, Content repository, Use custom file.
+size=$(stat -c %s "$out")
+sum=$(sha256sum "$out" | cut -d' ' -f1)
+cat >"${out%.img}.json" <<JSON
+{"os_list": [{"name": "Reveille", "description": "The Reveille bedside alarm clock (Debian 13, arm64)",
+  "url": "file://$(realpath "$out")", "extract_size": $size, "extract_sha256": "$sum",
+  "image_download_size": $size, "image_download_sha256": "$sum", "release_date": "$(date +%F)",
+  "init_format": "cloudinit", "devices": ["pi5-64bit", "pi4-64bit", "pi3-64bit"]}]}
+JSON
 echo "pi image: $out, $total_mib MiB, made in $(($(date +%s) - started)) s"
