@@ -51,8 +51,11 @@ struct ImageSettingsCommand: ParsableCommand {
         }
         var done: [String] = []
         if let wifi = settings.wifi {
-            try Self.write(ImagerFiles.wpaSupplicant(wifi), to: target + "/etc/wpa_supplicant/wpa_supplicant-wlan0.conf", mode: 0o600)
-            try Self.write(ImagerFiles.wirelessNetwork, to: target + "/etc/systemd/network/25-wireless.network", mode: 0o644)
+            try Self.write(
+                ImagerFiles.wpaSupplicant(wifi), to: target + "/etc/wpa_supplicant/wpa_supplicant-wlan0.conf",
+                mode: 0o600)
+            try Self.write(
+                ImagerFiles.wirelessNetwork, to: target + "/etc/systemd/network/25-wireless.network", mode: 0o644)
             try Self.link(
                 "/lib/systemd/system/wpa_supplicant@.service",
                 at: target + "/etc/systemd/system/multi-user.target.wants/wpa_supplicant@wlan0.service")
@@ -80,13 +83,18 @@ struct ImageSettingsCommand: ParsableCommand {
             try Self.write(kept + keys.joined(separator: "\n") + "\n", to: file, mode: 0o600)
             chmod(target + "/root/.ssh", 0o700)
             if settings.ssh {
-                try Self.link("/lib/systemd/system/ssh.service", at: target + "/etc/systemd/system/multi-user.target.wants/ssh.service")
+                try Self.link(
+                    "/lib/systemd/system/ssh.service",
+                    at: target + "/etc/systemd/system/multi-user.target.wants/ssh.service")
             }
             done.append("\(keys.count) SSH key\(keys.count == 1 ? "" : "s") for root\(settings.ssh ? ", SSH on" : "")")
         }
         for path in [userDataPath, networkPath] { unlink(path) }
-        print("Raspberry Pi Imager's settings applied: " + (done.isEmpty ? "none a clock uses" : done.joined(separator: "; ")))
-        let skipped = settings.notApplied + (settings.user.map { ["the user \($0.name) (the clock has no login user)"] } ?? [])
+        print(
+            "Raspberry Pi Imager's settings applied: "
+                + (done.isEmpty ? "none a clock uses" : done.joined(separator: "; ")))
+        let skipped =
+            settings.notApplied + (settings.user.map { ["the user \($0.name) (the clock has no login user)"] } ?? [])
         if !skipped.isEmpty { print("not applied: " + skipped.joined(separator: ", ")) }
     }
 

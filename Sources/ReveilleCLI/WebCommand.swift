@@ -41,7 +41,8 @@ struct WebCommand: ParsableCommand {
 
         func validate() throws {
             if admin, person != nil {
-                throw ValidationError("--admin and --for: a child's phone is paired with user rights; leave out --admin")
+                throw ValidationError(
+                    "--admin and --for: a child's phone is paired with user rights; leave out --admin")
             }
         }
 
@@ -78,7 +79,8 @@ struct WebCommand: ParsableCommand {
             for device in devices {
                 let paired = Date(timeIntervalSince1970: TimeInterval(device.pairedAt))
                 table.add(
-                    "\(device.id)", device.name, device.person.map { "\(device.role.rawValue), as \($0)" } ?? device.role.rawValue,
+                    "\(device.id)", device.name,
+                    device.person.map { "\(device.role.rawValue), as \($0)" } ?? device.role.rawValue,
                     paired.formatted(.iso8601.year().month().day()))
             }
             table.print()

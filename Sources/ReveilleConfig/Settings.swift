@@ -315,7 +315,8 @@ public struct Settings: Sendable, Equatable {
                     user.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
                 else {
                     throw document.error(
-                        "kiosk_user", in: "web", "\"\(user)\" is not a user name; give the account whose session shows the page, like \"pi\"")
+                        "kiosk_user", in: "web",
+                        "\"\(user)\" is not a user name; give the account whose session shows the page, like \"pi\"")
                 }
                 settings.web.kioskUser = user
             }
@@ -399,7 +400,8 @@ public struct Settings: Sendable, Equatable {
         if let entries = try document.strings(table, "machines", in: section) {
             guard mqtt.hub else {
                 throw document.error(
-                    "machines", in: section, "only the hub lists the household's machines: add hub = true, or remove machines")
+                    "machines", in: section,
+                    "only the hub lists the household's machines: add hub = true, or remove machines")
             }
             for entry in entries {
                 let parts = entry.split(separator: "=", maxSplits: 1).map { String($0.filter { $0 != " " }) }
@@ -436,9 +438,11 @@ public struct Settings: Sendable, Equatable {
         }
         if let area = try document.string(table, "area", in: section) {
             let trimmed = area.trimmed()
-            guard !trimmed.isEmpty, trimmed.count <= 40, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            guard !trimmed.isEmpty, trimmed.count <= 40,
+                !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else {
-                throw document.error("area", in: section, "\"\(area)\" is not a room's name: give a short one, like \"Bedroom\"")
+                throw document.error(
+                    "area", in: section, "\"\(area)\" is not a room's name: give a short one, like \"Bedroom\"")
             }
             mqtt.area = trimmed
         }

@@ -66,7 +66,8 @@ public struct ImagerSettings: Equatable, Sendable {
             case "hostname":
                 let name = try Self.string(value, "user-data", key)
                 guard Self.isHostLabel(name) else {
-                    throw ImagerError("user-data", key, "\"\(name)\" is not a host name: letters, digits and -, at most 63")
+                    throw ImagerError(
+                        "user-data", key, "\"\(name)\" is not a host name: letters, digits and -, at most 63")
                 }
                 hostname = name
             case "timezone":
@@ -102,7 +103,8 @@ public struct ImagerSettings: Equatable, Sendable {
         }
         let ssid = try Self.string(point.key, "network-config", "access-points")
         guard !ssid.isEmpty, ssid.utf8.count <= 32, !ssid.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
-            throw ImagerError("network-config", "access-points", "a network's name is 1 to 32 bytes, with no control characters")
+            throw ImagerError(
+                "network-config", "access-points", "a network's name is 1 to 32 bytes, with no control characters")
         }
         var wifi = WiFi(ssid: ssid, password: nil)
         if case .mapping(let fields) = point.value {
@@ -110,7 +112,8 @@ public struct ImagerSettings: Equatable, Sendable {
             if let password = fields["password"] {
                 let text = try Self.string(password, "network-config", "password")
                 let isKey = text.utf8.count == 64 && text.utf8.allSatisfy(\.isHexDigit)
-                let isPassphrase = (8...63).contains(text.utf8.count) && text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
+                let isPassphrase =
+                    (8...63).contains(text.utf8.count) && text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
                 guard isKey || isPassphrase else {
                     throw ImagerError(
                         "network-config", "password", "is neither 64 hex digits nor a passphrase of 8 to 63 characters")
@@ -122,7 +125,8 @@ public struct ImagerSettings: Equatable, Sendable {
         if let domain = settings["regulatory-domain"] {
             let code = try Self.string(domain, "network-config", "regulatory-domain").uppercased()
             guard code.utf8.count == 2, code.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) else {
-                throw ImagerError("network-config", "regulatory-domain", "\"\(code)\" is not a country's two letters, like GB")
+                throw ImagerError(
+                    "network-config", "regulatory-domain", "\"\(code)\" is not a country's two letters, like GB")
             }
             wifi.country = code
         }
@@ -137,12 +141,14 @@ public struct ImagerSettings: Equatable, Sendable {
             guard let nameNode = fields["name"] else { continue }
             let name = try string(nameNode, "user-data", "name")
             guard isUserName(name) else {
-                throw ImagerError("user-data", "name", "\"\(name)\" is not a user name: lower-case letters, digits, _ and -")
+                throw ImagerError(
+                    "user-data", "name", "\"\(name)\" is not a user name: lower-case letters, digits, _ and -")
             }
             var user = User(name: name)
             if let hash = fields["passwd"] {
                 let text = try string(hash, "user-data", "passwd")
-                guard text.hasPrefix("$"), !text.contains(":"), !text.unicodeScalars.contains(where: { $0.value < 0x21 })
+                guard text.hasPrefix("$"), !text.contains(":"),
+                    !text.unicodeScalars.contains(where: { $0.value < 0x21 })
                 else { throw ImagerError("user-data", "passwd", "is not a password hash (crypt)") }
                 user.passwordHash = text
             }
@@ -235,7 +241,9 @@ public struct ImagerError: Error, Equatable, CustomStringConvertible {
 }
 
 extension UInt8 {
-    var isHexDigit: Bool { (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self) }
+    var isHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    }
     var isASCIILetterOrDigit: Bool {
         (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
     }

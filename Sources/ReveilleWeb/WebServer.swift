@@ -234,7 +234,8 @@ public final class WebServer: Sendable {
                 ("schedule", .next(days: 62)), ("tags", .tagList), ("apps", apps), ("appRequests", .appRequests),
                 ("reminders", .reminderList),
             ]
-            return [("status", status)] + operations.map { name, operation in (name, link.send(client.relay(operation)!)) }
+            return [("status", status)]
+                + operations.map { name, operation in (name, link.send(client.relay(operation)!)) }
         }
         if let refused = replies.first(where: { $0.0 == "status" && $0.1.error?.message == WebDevice.unknown }) {
             return try json(refused.1, status: .unauthorized, forget: true)

@@ -48,12 +48,16 @@ import Testing
     /// Where another device opens the page: what `web pair` prints and Home Assistant links to.
     @Test func thePagesAddressFromAnotherDevice() throws {
         #expect(Settings().web.pageURL(machineName: "clock") == nil)
-        #expect(try parse("[web]\naddress = \"0.0.0.0\"\n").web.pageURL(machineName: "clock") == "http://clock.local:8080/")
-        #expect(try parse("[web]\naddress = \"::\"\n").web.pageURL(machineName: "clock.home.arpa") == "http://clock.home.arpa:8080/")
+        #expect(
+            try parse("[web]\naddress = \"0.0.0.0\"\n").web.pageURL(machineName: "clock") == "http://clock.local:8080/")
+        #expect(
+            try parse("[web]\naddress = \"::\"\n").web.pageURL(machineName: "clock.home.arpa")
+                == "http://clock.home.arpa:8080/")
         #expect(
             try parse("[web]\naddress = \"192.168.1.20\"\nport = 80\n").web.pageURL(machineName: "clock")
                 == "http://192.168.1.20:80/")
-        #expect(try parse("[web]\naddress = \"fd00::20\"\n").web.pageURL(machineName: "clock") == "http://[fd00::20]:8080/")
+        #expect(
+            try parse("[web]\naddress = \"fd00::20\"\n").web.pageURL(machineName: "clock") == "http://[fd00::20]:8080/")
         #expect(
             try parse("[web]\naddress = \"0.0.0.0\"\nhosts = [\"wecker.fritz.box\"]\n").web.pageURL(
                 machineName: "clock", port: 8081) == "http://wecker.fritz.box:8081/")
@@ -66,7 +70,8 @@ import Testing
         for bad in ["", "   ", String(repeating: "x", count: 41), "a\\u0007b"] {
             #expect(
                 error("[mqtt]\nhost = \"b\"\narea = \"\(bad)\"\n").contains(
-                    "[mqtt] area: \"") && error("[mqtt]\nhost = \"b\"\narea = \"\(bad)\"\n").contains("is not a room's name"))
+                    "[mqtt] area: \"")
+                    && error("[mqtt]\nhost = \"b\"\narea = \"\(bad)\"\n").contains("is not a room's name"))
         }
     }
 

@@ -51,17 +51,27 @@ import Testing
         )
         #expect(!applied.stdout.contains(Self.key) && !applied.stderr.contains(Self.key))
         let wpa = root + "/etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
-        #expect(try String(contentsOfFile: wpa, encoding: .utf8).contains("\tssid=486f6d65\n\tkey_mgmt=WPA-PSK\n\tpsk=\(Self.key)\n"))
+        #expect(
+            try String(contentsOfFile: wpa, encoding: .utf8).contains(
+                "\tssid=486f6d65\n\tkey_mgmt=WPA-PSK\n\tpsk=\(Self.key)\n"))
         #expect((try FileManager.default.attributesOfItem(atPath: wpa)[.posixPermissions] as? Int) == 0o600)
-        #expect(try String(contentsOfFile: root + "/etc/systemd/network/25-wireless.network", encoding: .utf8).contains("Name=wl*"))
+        #expect(
+            try String(contentsOfFile: root + "/etc/systemd/network/25-wireless.network", encoding: .utf8).contains(
+                "Name=wl*"))
         #expect(
             try FileManager.default.destinationOfSymbolicLink(
                 atPath: root + "/etc/systemd/system/multi-user.target.wants/wpa_supplicant@wlan0.service")
                 == "/lib/systemd/system/wpa_supplicant@.service")
         #expect(try String(contentsOfFile: root + "/etc/hostname", encoding: .utf8) == "bedside\n")
-        #expect(try String(contentsOfFile: root + "/etc/hosts", encoding: .utf8) == "127.0.0.1\tlocalhost\n127.0.1.1\tbedside\n")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: root + "/etc/localtime") == "/usr/share/zoneinfo/Europe/London")
-        #expect(try String(contentsOfFile: root + "/root/.ssh/authorized_keys", encoding: .utf8) == "ssh-ed25519 AAAAexample mia@laptop\n")
+        #expect(
+            try String(contentsOfFile: root + "/etc/hosts", encoding: .utf8)
+                == "127.0.0.1\tlocalhost\n127.0.1.1\tbedside\n")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: root + "/etc/localtime")
+                == "/usr/share/zoneinfo/Europe/London")
+        #expect(
+            try String(contentsOfFile: root + "/root/.ssh/authorized_keys", encoding: .utf8)
+                == "ssh-ed25519 AAAAexample mia@laptop\n")
         // The files with the key and the hash are gone from the card; the next boot has nothing to do.
         #expect(!FileManager.default.fileExists(atPath: boot + "/user-data"))
         #expect(!FileManager.default.fileExists(atPath: boot + "/network-config"))

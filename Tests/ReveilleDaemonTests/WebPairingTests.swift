@@ -78,7 +78,8 @@ import Testing
     @Test func aChildsPhoneIsServedAsTheChildForTheirOwnAppsOnly() throws {
         let daemon = try DaemonHarness()
         for (app, user) in [("game8", "nobody"), ("game9", "root")] {
-            let added = try daemon.cli("apps", "add", app, "--path", "/usr/games/\(app)", "--limit", "60", "--user", user)
+            let added = try daemon.cli(
+                "apps", "add", app, "--path", "/usr/games/\(app)", "--limit", "60", "--user", user)
             #expect(added.status == 0, "\(added.stderr)")
         }
         let both = try daemon.cli("web", "pair", "--admin", "--for", "nobody")
@@ -113,7 +114,8 @@ import Testing
         let theirs = try relay(daemon, .appAsk(name: "game9", minutes: 30, why: nil), cap: .admin, device: child)
         #expect(theirs.error?.code == .notFound)
         #expect(
-            try relay(daemon, .appAsk(name: "nothing", minutes: 30, why: nil), cap: .admin, device: child).error?.message
+            try relay(daemon, .appAsk(name: "nothing", minutes: 30, why: nil), cap: .admin, device: child).error?
+                .message
                 == theirs.error?.message.replacingOccurrences(of: "game9", with: "nothing"))
         // The household's phones and the kiosk do not ask from the page: it is no one's account.
         for device in [household, nil] {

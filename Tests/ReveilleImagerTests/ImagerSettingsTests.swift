@@ -60,7 +60,9 @@ import Testing
         #expect(hidden.wifi == .init(ssid: "cafe", password: nil, hidden: true))
         let phrase = try ImagerSettings.read(
             userData: nil,
-            networkConfig: "network:\n  version: 2\n  wifis:\n    wlan0:\n      access-points:\n        home:\n          password: \"correct horse\"\n")
+            networkConfig:
+                "network:\n  version: 2\n  wifis:\n    wlan0:\n      access-points:\n        home:\n          password: \"correct horse\"\n"
+        )
         #expect(phrase.wifi?.password == "correct horse" && phrase.wifi?.passwordIsKey == false)
         #expect(try ImagerSettings.read(userData: nil, networkConfig: nil) == ImagerSettings())
         #expect(try ImagerSettings.read(userData: "", networkConfig: "") == ImagerSettings())
@@ -76,15 +78,25 @@ import Testing
             ("users:\n- name: \"mia; rm -rf /\"\n", nil, "user-data name: \"mia; rm -rf /\" is not a user name"),
             ("users:\n- name: root\n", nil, "user-data name"),
             ("users:\n- name: mia\n  passwd: \"x:0:0\"\n", nil, "user-data passwd: is not a password hash"),
-            ("users:\n- name: mia\n  ssh_authorized_keys:\n  - \"command=\\\"sh\\\" ssh-rsa AAA\"\n", nil,
-             "user-data ssh_authorized_keys: an entry is not an SSH public key"),
+            (
+                "users:\n- name: mia\n  ssh_authorized_keys:\n  - \"command=\\\"sh\\\" ssh-rsa AAA\"\n", nil,
+                "user-data ssh_authorized_keys: an entry is not an SSH public key"
+            ),
             ("- a list\n", nil, "user-data: is not a table of settings"),
             ("key: [unclosed\n", nil, "user-data: is not YAML"),
-            (nil, "wifis:\n  wlan0:\n    access-points:\n      home:\n        password: short\n", "network-config password"),
-            (nil, "wifis:\n  wlan0:\n    access-points:\n      \(String(repeating: "x", count: 33)):\n        password: longenough\n",
-             "network-config access-points: a network's name is 1 to 32 bytes"),
-            (nil, "wifis:\n  wlan0:\n    regulatory-domain: GBR\n    access-points:\n      home: {}\n",
-             "network-config regulatory-domain: \"GBR\" is not a country's two letters"),
+            (
+                nil, "wifis:\n  wlan0:\n    access-points:\n      home:\n        password: short\n",
+                "network-config password"
+            ),
+            (
+                nil,
+                "wifis:\n  wlan0:\n    access-points:\n      \(String(repeating: "x", count: 33)):\n        password: longenough\n",
+                "network-config access-points: a network's name is 1 to 32 bytes"
+            ),
+            (
+                nil, "wifis:\n  wlan0:\n    regulatory-domain: GBR\n    access-points:\n      home: {}\n",
+                "network-config regulatory-domain: \"GBR\" is not a country's two letters"
+            ),
             (nil, "wifis:\n  wlan0:\n    dhcp4: true\n", "network-config access-points: names no network"),
         ]
         for (userData, network, words) in refused {
