@@ -140,7 +140,7 @@ vm-test:
 ## CI's part of the bench (about 12 minutes with the package and the image): boot, sound on
 ## snd-aloop, the reader through pn532_uart, the kiosk's screen captured, two power cuts.
 vm-smoke:
-	$(MAKE) vm-test VM_ONLY="sound,nfc,kiosk,power cuts" VM_CUTS=2
+	$(MAKE) vm-test VM_ONLY="sound,nfc,kiosk,wifi,power cuts" VM_CUTS=2
 
 ## reveille_VERSION_arm64.deb under .build/, for a Raspberry Pi on a 64-bit OS (docs/TESTING.md, "Building for a
 ## Raspberry Pi"): cross-compiled by Debian unstable's swiftlang in a build root of its own (cached in

@@ -249,6 +249,7 @@ import Testing
         mqtt.baseTopic = "reveille/HOSTNAME"
         mqtt.household = "smiths"  // an example: no household is the default
         mqtt.hubKey = "7KQ2-M9XC-40TF-HZ3D"  // an example: a member pins its hub's code
+        mqtt.area = "Bedroom"  // an example: no room is suggested by default
         #expect(settings.mqtt == mqtt, "the example's [mqtt] values are the defaults")
         expected.mqtt = nil
         #expect(expected == Settings(), "the example's values are the defaults")

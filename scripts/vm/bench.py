@@ -633,6 +633,59 @@ def app_checks(guest, record):
     guest.check("rm -f /etc/reveille/apps.toml")
 
 
+HOSTAPD = """interface=wlan1
+driver=nl80211
+ssid={ssid}
+hw_mode=g
+channel=6
+wpa=2
+wpa_key_mgmt=WPA-PSK
+rsn_pairwise=CCMP
+wpa_passphrase={passphrase}
+"""
+ACCESS_POINT_NETWORK = "[Match]\nName=wlan1\n\n[Network]\nAddress=192.168.77.1/24\nDHCPServer=yes\n"
+
+
+def wifi_checks(guest, record, figures):
+    """Raspberry Pi Imager's Wi-Fi on simulated radios (mac80211_hwsim): the household's access
+    point on one radio (hostapd, WPA2, a DHCP server); Imager's files, as Imager writes them (the
+    key is the PBKDF2 of the passphrase), on the boot partition; the image's own unit applies them,
+    and the clock's radio joins the network and takes an address. The key is nowhere in the
+    journal, and the files are gone from the card."""
+    import hashlib
+    ssid, passphrase = "Household 5G", "correct horse battery"
+    key = hashlib.pbkdf2_hmac("sha1", passphrase.encode(), ssid.encode(), 4096, 32).hex()
+    guest.check("modprobe mac80211_hwsim radios=2 && for i in $(seq 20); do ip link show wlan1 >/dev/null 2>&1 && break; sleep 0.5; done")
+    guest.put("/root/hostapd.conf", HOSTAPD.format(ssid=ssid, passphrase=passphrase))
+    guest.put("/etc/systemd/network/10-bench-access-point.network", ACCESS_POINT_NETWORK)
+    guest.check("hostapd -B -P /run/bench-hostapd.pid /root/hostapd.conf >/dev/null", 60)
+    guest.check("mkdir -p /boot/firmware")
+    guest.put("/boot/firmware/network-config",
+              "network:\n  version: 2\n  wifis:\n    wlan0:\n      dhcp4: true\n"
+              f"      regulatory-domain: \"DE\"\n      access-points:\n        \"{ssid}\":\n"
+              f"          password: \"{key}\"\n      optional: true\n")
+    guest.put("/boot/firmware/user-data", "#cloud-config\nhostname: bedside\nmanage_etc_hosts: true\ntimezone: Europe/Berlin\n")
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "image", "imager-settings.service")) as f:
+        guest.put("/etc/systemd/system/imager-settings.service", f.read())
+    began = time.monotonic()
+    guest.check("systemctl daemon-reload && systemctl start imager-settings.service", 60)
+    guest.check("systemctl enable -q systemd-networkd && systemctl restart systemd-networkd", 60)
+    joined = guest.sh("for i in $(seq 90); do iw dev wlan0 link | grep -q 'SSID: Household 5G' && "
+                      "ip -4 addr show wlan0 | grep -q 'inet 192.168.77.' && break; sleep 1; done; "
+                      "iw dev wlan0 link | grep SSID; ip -4 -br addr show wlan0", 120)[1]
+    figures["wifi_join_seconds"] = round(time.monotonic() - began, 1)
+    record("wifi: Imager's settings join the household's WPA2 network on a simulated radio and take an address",
+           "SSID: Household 5G" in joined and "192.168.77." in joined, joined.replace("\n", " / ")[-200:])
+    applied = guest.sh("cat /etc/hostname; readlink /etc/localtime; ls /boot/firmware; "
+                       f"journalctl -b --no-pager | grep -c -e '{key}' -e '{passphrase}'")[1].split("\n")
+    record("wifi: the host name and zone are set, the files leave the card, and the key is not in the journal",
+           applied[0] == "bedside" and applied[1].endswith("Europe/Berlin") and applied[-1].strip() == "0"
+           and not any(name in applied for name in ("user-data", "network-config")), " / ".join(applied)[-200:])
+    guest.sh("kill $(cat /run/bench-hostapd.pid) 2>/dev/null; systemctl stop wpa_supplicant@wlan0; "
+             "rm -f /etc/systemd/network/10-bench-access-point.network; echo reveille-vm > /etc/hostname; "
+             "hostname reveille-vm; ln -sfn /usr/share/zoneinfo/Etc/UTC /etc/localtime; rmmod mac80211_hwsim", 60)
+
+
 SCHOOL_ICS = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//vm//EN\r\nBEGIN:VEVENT\r\nUID:b\r\nSUMMARY:Winter break\r\n"
               "DTSTART;VALUE=DATE:{start}\r\nDTEND;VALUE=DATE:{end}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
 
@@ -846,7 +899,7 @@ def main():
     parser.add_argument("--accel", default=os.environ.get("VM_ACCEL", "tcg"))
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--only", help="run these checks only (comma-separated: boot,sound,keys,nfc,apps,"
-                        "calendar,upgrade,power cuts,rtc,kiosk), for working on one")
+                        "calendar,upgrade,power cuts,rtc,kiosk,wifi), for working on one")
     parser.add_argument("--screens", default=".build/vm-screens", help="where the screen captures go")
     parser.add_argument("--arch", choices=["amd64", "arm64"], default="amd64",
                         help="arm64: a Pi's processor (qemu virt, cortex-a72), the named subset")
@@ -876,6 +929,7 @@ def main():
         checks += [("kiosk", lambda: kiosk_checks(guest, record, figures, options.screens))]
     if full:
         checks += [
+            ("wifi", lambda: wifi_checks(guest, record, figures)),
             ("apps", lambda: app_checks(guest, record)),
             ("calendar", lambda: calendar_checks(guest, record, figures)),
             ("upgrade", lambda: upgrade_checks(guest, record)),
