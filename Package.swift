@@ -127,6 +127,7 @@ let package = Package(
                 "ReveilleCore", "ReveilleSystem", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig",
                 "ReveilleAudio",
                 "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd", "CTimeDate",
+                "CNetworkState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -152,6 +153,8 @@ let package = Package(
         .target(
             name: "ReveilleNotify", dependencies: ["ReveilleApps", "ReveilleProtocol", "ReveilleCore", "ReveilleLaunch", "CNotifyBus"]),
         .target(name: "CNotifyBus", dependencies: ["CSystemd"]),
+        // systemd-networkd's state for the daemon (sd-bus: its manager's properties, never starting it).
+        .target(name: "CNetworkState", dependencies: ["CSystemd"]),
         // The first boot's time zone, set through systemd-timedated (sd-bus).
         .target(name: "CTimeDate", dependencies: ["CSystemd"]),
         .executableTarget(name: "reveille-notify", dependencies: ["ReveilleNotify"]),

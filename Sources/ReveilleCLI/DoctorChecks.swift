@@ -38,6 +38,7 @@ struct Doctor {
         checkInputs(settings, status: status, &findings)
         checkTime(&findings)
         if let status { checkZoneAndCalendars(status, &findings) }
+        if let network = status?.network.map(Self.network) { findings.append(network) }
         if status != nil { checkReminders(&findings) }
         checkAppGuard(&findings)
         if let status, status.appGuard.mode != .starting {
@@ -73,6 +74,17 @@ struct Doctor {
         return findings
     }
 
+    /// The machine's network, as networkd says: alarms need none, the phones, calendars, the smart
+    /// home and the time (timesyncd) do.
+    static func network(_ network: NetworkInfo) -> Finding {
+        Finding(
+            level: network.online ? .ok : .warning, subject: "network", detail: network.words,
+            fix: network.online
+                ? nil
+                : "alarms ring as usual; check the Wi-Fi or the cable (networkctl status says more); it rejoins by itself"
+        )
+    }
+
     /// The screen's kiosk: the user whose browser has the household's rights unpaired must exist,
     /// or the bedside screen shows the pairing form (an upgrade from when loopback was the kiosk,
     /// with the browser in a desktop user's session, meets it). Under --root there is no check.
@@ -94,24 +106,31 @@ struct Doctor {
     /// A household's keys: this machine's code (what the others pin), and what is not pinned here.
     static func household(_ mqtt: Settings.MQTT?, _ health: BridgeHealth?) -> Finding? {
         guard let mqtt, let household = mqtt.household else { return nil }
-        let code = health?.householdCode.map { "this machine's household code is \($0)" }
+        let code =
+            health?.householdCode.map { "this machine's household code is \($0)" }
             ?? "reveille-mqtt has not made this machine's household key yet"
         if mqtt.followsHub && mqtt.hubKey == nil {
             return Finding(
                 level: .warning, subject: "household \(household)",
                 detail: "\(code); no hub key is pinned, so nothing from the household is taken",
-                fix: "on the hub, 'reveille-mqtt --household-key' prints its code: add hub_key = \"CODE\" to [mqtt], and list this machine on the hub")
+                fix:
+                    "on the hub, 'reveille-mqtt --household-key' prints its code: add hub_key = \"CODE\" to [mqtt], and list this machine on the hub"
+            )
         }
         if mqtt.hub && mqtt.machines.isEmpty {
             return Finding(
                 level: .warning, subject: "household \(household)",
                 detail: "\(code); the hub lists no other machine, so no one else's counts are taken",
-                fix: "add machines = [\"NAME=CODE\"] to [mqtt], with each machine's code ('reveille-mqtt --household-key' on it)")
+                fix:
+                    "add machines = [\"NAME=CODE\"] to [mqtt], with each machine's code ('reveille-mqtt --household-key' on it)"
+            )
         }
         return Finding(
             level: .ok, subject: "household \(household)",
             detail: "\(code)"
-                + (mqtt.hub ? "; the hub, listing \(mqtt.machines.keys.sorted().joined(separator: ", "))" : "; the hub's key is pinned"))
+                + (mqtt.hub
+                    ? "; the hub, listing \(mqtt.machines.keys.sorted().joined(separator: ", "))"
+                    : "; the hub's key is pinned"))
     }
 
     /// The smart home's bridge, when `[mqtt]` names a broker: connected, and since when; or why

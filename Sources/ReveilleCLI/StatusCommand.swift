@@ -94,6 +94,7 @@ struct StatusCommand: ParsableCommand {
         case .tagOnReader(true): "a tag is on the reader: lift it, then tap it"
         case .tagOnReader(false): "the tag was lifted: tap it to stop the alarm"
         case .readerHealth(let reader): "NFC reader: \(reader)"
+        case .network(let network): "network: \(network?.words ?? "networkd no longer says")"
         case .policyRejected(let why): "app policy rejected: \(why)"
         case .input(let input): "input: \(input)"
         case .schedule: "the schedule changed (alarms, rules, overrides, reminders or pause)"
@@ -199,6 +200,10 @@ struct StatusCommand: ParsableCommand {
             lines += status.inputs.map { "buttons: \($0)" }
         }
         if !status.voice.isEmpty { lines.append("voice: \(status.voice)") }
+        if let network = status.network {
+            lines.append(
+                network.online ? "network: \(network.words)" : "NETWORK: \(network.words); alarms ring as usual")
+        }
         if status.appGuard.mode != .starting { lines.append("apps: \(status.appGuard)") }
         if let rejected = status.appGuard.rejected { lines.append("APPS.TOML REJECTED: \(rejected)") }
         if let rejected = status.settingsRejected { lines.append("REVEILLE.TOML REJECTED: \(rejected)") }

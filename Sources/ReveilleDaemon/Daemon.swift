@@ -267,6 +267,14 @@ public enum Daemon {
         }
         timers.append(stateCare)
         watchZoneFolders(watches, controller: controller, logger: logger)
+        // The machine's network, on the device only: under --root the clock is not the machine.
+        let network =
+            paths.isSystem
+            ? NetworkWatch(loop: loop, logger: logger) { info in
+                notes.network = info
+                feed.publish(.network(info))
+            } : nil
+        notes.network = network?.info
         let settingsFolder = paths.configDirectory
         do {
             try watches.watch(folder: settingsFolder, names: ["apps.toml"]) { follower.policyChanged(force: false) }
@@ -331,7 +339,7 @@ public enum Daemon {
         supervisor.guardian?.close()
         supervisor.flush()
         loop.unwatch(signals)
-        withExtendedLifetime((timers, watches, follower, bedside, requests, signalfd)) {}
+        withExtendedLifetime((timers, watches, follower, bedside, requests, signalfd, network)) {}
         logger.info(
             ending == .reload
                 ? "reveilled stopped, to start again"

@@ -14,6 +14,8 @@ final class DaemonNotes {
     var settingsWaiting: String?
     /// The first boot's set-up is still to be done on the screen (`SetupRequests`).
     var setupPending = false
+    /// The machine's network, as networkd says (`NetworkWatch`); nil where it says nothing.
+    var network: NetworkInfo?
 }
 
 /// `status`, `next`, `history` and `stats`: what the clock says, for people.
@@ -76,6 +78,7 @@ final class ReportRequests: RequestHandler {
         info.timeZoneRules = zone.origin
         info.nextReminder = view.nextReminder(in: state, after: now.instant)
         info.remindersOn = state.remindersOn ? nil : false
+        info.network = notes.network
         let problems = controller.calendars.problems(zone: zone)
         info.calendarProblems = problems.isEmpty ? nil : problems
         let stateProblems = [notes.stateRestored, store.problem].compactMap { $0 }

@@ -97,6 +97,8 @@ public struct DaemonReads: OptionSet, Sendable, Hashable {
         case .appPolicy, .policyRejected: [.apps, .requests, .policy]
         case .appNotice, .appRunning, .appGranted: .apps
         case .appRequest: .requests
+        // The broker is reached over the network: the bridge hears of it from its connection.
+        case .network: []
         }
     }
 }

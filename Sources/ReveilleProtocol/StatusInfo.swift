@@ -53,6 +53,9 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var appGuard = AppGuardState(mode: .starting, detail: "")
     /// The bedside buttons and keypads, configured or found.
     public var inputs: [InputState] = []
+    /// The machine's network, as systemd-networkd sees it; nil where it manages none (or under
+    /// `--root`).
+    public var network: NetworkInfo?
     /// The voice: `espeak-ng, voice en`, `off`, or why it is silent.
     public var voice = ""
     /// What the daemon has used since it started.

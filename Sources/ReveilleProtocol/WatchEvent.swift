@@ -43,6 +43,8 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     /// Minutes were granted today (`apps grant`, an approval, or the household's hub): what shows
     /// time left, as the MQTT bridge, reads again.
     case appGranted(AppGranted)
+    /// The machine's network came or went (nil: networkd no longer says).
+    case network(NetworkInfo?)
 }
 
 /// `app`'s minutes granted today in all, to `user` (nil: every user of the app).
@@ -102,7 +104,7 @@ extension WatchEvent {
         case session, missed, wakeCheck, sunrise, silent, nextRing, tagOnReader, readerHealth, policyRejected, input,
             schedule,
             reminder
-        case overrideRemoved, appPolicy, appNotice, appRequest, appRunning, appGranted
+        case overrideRemoved, appPolicy, appNotice, appRequest, appRunning, appGranted, network
     }
 
     /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
@@ -132,6 +134,12 @@ extension WatchEvent {
         case .appRequest(let value): try container.encode(value, forKey: .appRequest)
         case .appRunning(let value): try container.encode(value, forKey: .appRunning)
         case .appGranted(let value): try container.encode(value, forKey: .appGranted)
+        case .network(let value):
+            if let value {
+                try container.encode(value, forKey: .network)
+            } else {
+                try container.encodeNil(forKey: .network)
+            }
         }
     }
 
@@ -159,6 +167,7 @@ extension WatchEvent {
         case .appRequest: self = .appRequest(try container.decode(AppRequestInfo.self, forKey: kind))
         case .appRunning: self = .appRunning(try container.decode(AppRunning.self, forKey: kind))
         case .appGranted: self = .appGranted(try container.decode(AppGranted.self, forKey: kind))
+        case .network: self = .network(try container.decodeIfPresent(NetworkInfo.self, forKey: kind))
         }
     }
 }

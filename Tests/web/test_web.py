@@ -122,6 +122,21 @@ class PageTests(unittest.TestCase):
         self.shot("1-clock-face-night" if night() else "1-clock-face-day")
         self.browser.click("#nightbtn")
 
+    def test_1b_the_face_marks_a_machine_with_no_network(self):
+        """What the daemon says of the network (networkd's state, in its status) is a small mark on
+        the face when there is none, gone when it is back; a machine networkd does not manage
+        (here, the test's folder) shows nothing."""
+        self.open_page()
+        self.assertFalse(self.browser.visible("#netmark"))
+        def with_network(network):
+            self.browser.run("S.status.payload.status.network = arguments[0]; render();", network)
+        with_network({"online": False, "state": "no-carrier", "words": "no network: the Wi-Fi or the cable is not connected"})
+        self.assertTrue(self.browser.visible("#netmark"))
+        self.assertEqual(self.browser.text("#netmark"), "⚠ No network — alarms still ring")
+        self.shot("1b-clock-face-no-network")
+        with_network({"online": True, "state": "routable", "words": "connected"})
+        self.assertFalse(self.browser.visible("#netmark"))
+
     def test_2_an_alarm_takes_over_the_screen_and_snooze_snoozes(self):
         self.open_page()
         self.assertFalse(self.browser.visible("#ring"))

@@ -676,6 +676,20 @@ def wifi_checks(guest, record, figures):
     figures["wifi_join_seconds"] = round(time.monotonic() - began, 1)
     record("wifi: Imager's settings join the household's WPA2 network on a simulated radio and take an address",
            "SSID: Household 5G" in joined and "192.168.77." in joined, joined.replace("\n", " / ")[-200:])
+    # The network goes (the access point is switched off) and comes back: the daemon says so
+    # (status, the journal), and the radio rejoins by itself.
+    said = lambda words, seconds: guest.sh(f"for i in $(seq {seconds}); do reveille status | grep -q '{words}' && break; "
+                                           "sleep 1; done; reveille status | grep -i network", seconds + 30)[1]
+    online = said("network: connected", 30)
+    guest.check("kill $(cat /run/bench-hostapd.pid)")
+    gone = said("NETWORK: no network", 60)
+    guest.check("hostapd -B -P /run/bench-hostapd.pid /root/hostapd.conf >/dev/null", 60)
+    began = time.monotonic()
+    back = said("network: connected", 120)
+    figures["wifi_rejoin_seconds"] = round(time.monotonic() - began, 1)
+    record("wifi: status says the network went and came back; the radio rejoined by itself",
+           "network: connected" in online and "NETWORK: no network" in gone and "network: connected" in back,
+           f"{online} / {gone} / {back}"[-240:])
     applied = guest.sh("cat /etc/hostname; readlink /etc/localtime; ls /boot/firmware; "
                        f"journalctl -b --no-pager | grep -c -e '{key}' -e '{passphrase}'")[1].split("\n")
     record("wifi: the host name and zone are set, the files leave the card, and the key is not in the journal",

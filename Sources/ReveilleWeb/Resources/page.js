@@ -242,6 +242,10 @@ function renderClock() {
   const st = payload(S.status, "status");
   const report = payload(S.schedule, "schedule");
   if (!st) { $("next").textContent = S.status && S.status.error ? personWords(S.status.error.message) : ""; return; }
+  // A small mark when the machine has no network: the alarms ring anyway, phones cannot reach it.
+  const offline = st.network && !st.network.online;
+  $("netmark").hidden = !offline;
+  $("netmark").textContent = offline ? "⚠ No network — alarms still ring" : "";
   let layer = null;
   if (st.nextRing && report) {
     for (const day of report.days) if (day.date === st.nextRing.date)
