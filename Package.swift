@@ -49,8 +49,6 @@ let package = Package(
         // Hummingbird's own dependencies, named for the server's `run()` and its request parts.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-        // Raspberry Pi Imager's cloud-init files on the card, read once at the first boot by the CLI.
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // C for what Swift cannot import directly: SO_PEERCRED needs _GNU_SOURCE.
@@ -134,7 +132,9 @@ let package = Package(
         ),
         // Raspberry Pi Imager's settings for the image (its cloud-init files), checked, and the files
         // a clock writes from them.
-        .target(name: "ReveilleImager", dependencies: ["ReveilleCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "ReveilleImager", dependencies: ["ReveilleCore", "CYAML"]),
+        // libyaml, as Debian ships it (Imager's files are YAML); C, with no Foundation behind it.
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // The `reveille` command tree, as a library so tests can check its help text.
         .target(
             name: "ReveilleCLI",

@@ -7,7 +7,7 @@ what=${1:-run}
 # tzdata: the zone rules the daemon reads (/usr/share/zoneinfo); zic (libc-bin) compiles the tests' made-up zones.
 # libmosquitto: reveille-mqtt, the smart home's bridge (the daemon never links it).
 # libical: holiday calendars; libcurl: 'reveille calendar refresh' fetches web calendars (the CLI only).
-packages=(tzdata libical-dev libcurl4-openssl-dev pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev libevdev-dev libgcrypt20-dev libespeak-ng-dev espeak-ng-data libmosquitto-dev)
+packages=(tzdata libical-dev libcurl4-openssl-dev pkg-config libsqlite3-dev libasound2-dev libsndfile1-dev libnfc-dev libsystemd-dev libevdev-dev libgcrypt20-dev libespeak-ng-dev espeak-ng-data libmosquitto-dev libyaml-dev)
 case "$what" in
     run) ;;
     test) packages+=(util-linux libnfc-examples systemd python3 chromium chromium-driver fonts-dejavu-core dpkg-dev binutils dbus-daemon mosquitto python3-paho-mqtt openssl) ;;  # dbus-daemon: the notifier's session bus; setpriv: the CLI as another user; nfc-poll: the emulator checked by libnfc's own tool; systemd-analyze: the unit; Chromium over WebDriver: the page; dpkg-deb, dpkg-shlibdeps, strip: the package; mosquitto (the broker), paho (a subscriber) and openssl (a test CA): the bridge

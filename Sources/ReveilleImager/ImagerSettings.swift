@@ -1,5 +1,4 @@
 import ReveilleCore
-import Yams
 
 /// What Raspberry Pi Imager's OS customisation wrote on the card's boot partition for this image
 /// (cloud-init's NoCloud files `user-data` and `network-config`), as far as a clock uses it: the
@@ -114,7 +113,7 @@ public struct ImagerSettings: Equatable, Sendable {
                 let isKey = text.utf8.count == 64 && text.utf8.allSatisfy(\.isHexDigit)
                 let isPassphrase =
                     (8...63).contains(text.utf8.count) && text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
-                guard isKey || isPassphrase else {
+                guard text.isEmpty || isKey || isPassphrase else {
                     throw ImagerError(
                         "network-config", "password", "is neither 64 hex digits nor a passphrase of 8 to 63 characters")
                 }
@@ -133,7 +132,7 @@ public struct ImagerSettings: Equatable, Sendable {
         self.wifi = wifi
     }
 
-    private static func firstUser(_ node: Node) throws(ImagerError) -> User? {
+    private static func firstUser(_ node: YAMLNode) throws(ImagerError) -> User? {
         guard case .sequence(let entries) = node else { throw ImagerError("user-data", "users", "is not a list") }
         for entry in entries {
             guard case .mapping(let mapping) = entry else { continue }  // "default": the image's own
@@ -171,30 +170,30 @@ public struct ImagerSettings: Equatable, Sendable {
 
     // MARK: Reading YAML
 
-    private static func mapping(_ text: String, file: String) throws(ImagerError) -> [String: Node] {
-        let node: Node?
+    private static func mapping(_ text: String, file: String) throws(ImagerError) -> [String: YAMLNode] {
+        let node: YAMLNode?
         do {
-            node = try Yams.compose(yaml: text)
+            node = try YAMLNode.load(text)
         } catch {
-            throw ImagerError(file, nil, "is not YAML: \(error)")
+            throw ImagerError(file, nil, error.reason)
         }
         guard let node else { return [:] }
         guard case .mapping(let mapping) = node else { throw ImagerError(file, nil, "is not a table of settings") }
         return pairs(mapping)
     }
 
-    private static func pairs(_ mapping: Node.Mapping) -> [String: Node] {
-        var out: [String: Node] = [:]
-        for (key, value) in mapping { if let name = key.string { out[name] = value } }
+    private static func pairs(_ mapping: [YAMLPair]) -> [String: YAMLNode] {
+        var out: [String: YAMLNode] = [:]
+        for pair in mapping { if let name = pair.key.string { out[name] = pair.value } }
         return out
     }
 
-    private static func string(_ node: Node, _ file: String, _ key: String) throws(ImagerError) -> String {
-        guard case .scalar(let scalar) = node else { throw ImagerError(file, key, "is not a text") }
-        return scalar.string
+    private static func string(_ node: YAMLNode, _ file: String, _ key: String) throws(ImagerError) -> String {
+        guard let text = node.string else { throw ImagerError(file, key, "is not a text") }
+        return text
     }
 
-    private static func bool(_ node: Node, _ file: String, _ key: String) throws(ImagerError) -> Bool {
+    private static func bool(_ node: YAMLNode, _ file: String, _ key: String) throws(ImagerError) -> Bool {
         guard let value = node.bool else { throw ImagerError(file, key, "is neither true nor false") }
         return value
     }

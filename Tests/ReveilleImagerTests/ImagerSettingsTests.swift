@@ -43,6 +43,15 @@ import Testing
 
         """
 
+    /// Aliases that unfold into a billion values: refused, not followed.
+    static let laughs =
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + (1..<9).map {
+            "l\($0): &l\($0) [" + Array(repeating: $0 == 1 ? "*a" : "*l\($0 - 1)", count: 10).joined(separator: ", ")
+                + "]"
+        }
+        .joined(separator: "\n") + "\n"
+
     @Test func whatImagerWritesIsRead() throws {
         let settings = try ImagerSettings.read(userData: Self.userData, networkConfig: Self.networkConfig)
         #expect(settings.hostname == "bedside" && settings.timeZone == "Europe/London" && settings.ssh)
@@ -64,6 +73,13 @@ import Testing
                 "network:\n  version: 2\n  wifis:\n    wlan0:\n      access-points:\n        home:\n          password: \"correct horse\"\n"
         )
         #expect(phrase.wifi?.password == "correct horse" && phrase.wifi?.passwordIsKey == false)
+        // An open network: Imager writes its password empty.
+        let open = try ImagerSettings.read(
+            userData: nil,
+            networkConfig:
+                "network:\n  version: 2\n  wifis:\n    wlan0:\n      access-points:\n        \"cafe\":\n          password: \"\"\n"
+        )
+        #expect(open.wifi == .init(ssid: "cafe", password: nil))
         #expect(try ImagerSettings.read(userData: nil, networkConfig: nil) == ImagerSettings())
         #expect(try ImagerSettings.read(userData: "", networkConfig: "") == ImagerSettings())
     }
@@ -84,6 +100,8 @@ import Testing
             ),
             ("- a list\n", nil, "user-data: is not a table of settings"),
             ("key: [unclosed\n", nil, "user-data: is not YAML"),
+            (Self.laughs, nil, "user-data: unfolds into more than 10000 values"),
+            (String(repeating: "# a comment\n", count: 6_000), nil, "user-data: is larger than 64 KB"),
             (
                 nil, "wifis:\n  wlan0:\n    access-points:\n      home:\n        password: short\n",
                 "network-config password"

@@ -30,7 +30,7 @@ mmdebstrap --quiet --variant=apt --mode=root \
     sid "$out" http://deb.debian.org/debian
 # The project's libraries (install-deps.sh's list), and what make-deb.sh runs.
 mmdebstrap --quiet --variant=apt --mode=root --architectures=arm64 \
-    --include=libical-dev,libcurl4-openssl-dev,libsqlite3-dev,libasound2-dev,libsndfile1-dev,libnfc-dev,libsystemd-dev,libevdev-dev,libgcrypt20-dev,libespeak-ng-dev,libmosquitto-dev,libc6-dev,libstdc++-14-dev,dpkg-dev,binutils,git,file \
+    --include=libical-dev,libcurl4-openssl-dev,libsqlite3-dev,libasound2-dev,libsndfile1-dev,libnfc-dev,libsystemd-dev,libevdev-dev,libgcrypt20-dev,libespeak-ng-dev,libmosquitto-dev,libyaml-dev,libc6-dev,libstdc++-14-dev,dpkg-dev,binutils,git,file \
     trixie "$out/opt/sysroot-arm64" http://deb.debian.org/debian
 # The Swift runtime where a Swift SDK keeps it, in the sysroot: the driver links swiftrt.o from there.
 for folder in swift swift_static; do
