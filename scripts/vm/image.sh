@@ -48,9 +48,10 @@ Restart=always
 WantedBy=multi-user.target"
 # A lean system: systemd and udev, the kernel and its initramfs, ALSA's tools to capture the
 # loopback card, python3 for the checks run inside, evtest-free (uinput is driven from python);
-# the system bus, wpa_supplicant, hostapd and iw for the Wi-Fi on simulated radios (mac80211_hwsim).
+# the system bus, iproute2, wpa_supplicant, hostapd and iw for the Wi-Fi on simulated radios
+# (mac80211_hwsim).
 mmdebstrap --quiet --variant=apt --mode=root --architectures="$arch" \
-    --include=systemd-sysv,udev,kmod,linux-image-"$arch",initramfs-tools,alsa-utils,python3,procps,util-linux,e2fsprogs,dbus,wpasupplicant,hostapd,iw \
+    --include=systemd-sysv,udev,kmod,linux-image-"$arch",initramfs-tools,alsa-utils,python3,procps,util-linux,e2fsprogs,dbus,iproute2,wpasupplicant,hostapd,iw \
     --customize-hook="copy-in $deb ${kiosk:+$kiosk} /tmp" \
     --customize-hook='chroot "$1" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/*.deb"' \
     --customize-hook='rm -f "$1"/tmp/*.deb' \
