@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import ReveilleImager
 import ReveilleProtocol
+import ReveilleSystem
 
 /// `reveille image-settings`: Raspberry Pi Imager's OS customisation for the card image
 /// (hardware.md, "The image"), applied once at the first boot by `reveille-imager.service`: the
@@ -37,7 +38,9 @@ struct ImageSettingsCommand: ParsableCommand {
         }
         let boot = self.boot ?? target + "/boot/firmware"
         let userDataPath = boot + "/user-data", networkPath = boot + "/network-config"
-        let userData = Self.read(userDataPath), network = Self.read(networkPath)
+        // Read bounded, regular files only (a pipe or a device put there never blocks this):
+        // one larger than the reader takes is refused by it.
+        let userData = Self.imagerFile(userDataPath), network = Self.imagerFile(networkPath)
         guard userData != nil || network != nil else {
             return print("no settings from Raspberry Pi Imager in \(boot): nothing to do")
         }
@@ -45,7 +48,9 @@ struct ImageSettingsCommand: ParsableCommand {
         do {
             settings = try ImagerSettings.read(userData: userData, networkConfig: network)
         } catch {
-            for path in [userDataPath, networkPath] where Self.read(path) != nil { rename(path, path + ".refused") }
+            for (path, text) in [(userDataPath, userData), (networkPath, network)] where text != nil {
+                rename(path, path + ".refused")
+            }
             printError("Raspberry Pi Imager's settings were not used: \(error); the files are kept as *.refused")
             throw ExitCode(65)
         }
@@ -103,31 +108,26 @@ struct ImageSettingsCommand: ParsableCommand {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Writes `text` to `path` through a new file renamed into place, with `mode`.
-    static func write(_ text: String, to path: String, mode: mode_t) throws {
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))") }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        fchmod(fd, mode)
-        fsync(fd)
-        close(fd)
-        guard written == bytes.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
+    /// One of Imager's files: at most one byte more than the reader takes; nil when missing or
+    /// not a regular file.
+    static func imagerFile(_ path: String) -> String? {
+        RegularFile.head(path, count: ImagerSettings.maxFileBytes + 1).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// A symbolic link at `path` to `destination`, replacing what was there.
+    /// Writes `text` to `path` (its folder made if need be) as `RegularFile.replace` does: whole
+    /// or not at all, on the card before this returns.
+    static func write(_ text: String, to path: String, mode: mode_t) throws {
+        try FileManager.default.createDirectory(atPath: folder(of: path), withIntermediateDirectories: true)
+        try RegularFile.replace(path, with: Array(text.utf8), mode: mode, durable: true)
+    }
+
+    /// A symbolic link at `path` to `destination`, replacing what was there (`RegularFile.replaceLink`).
     static func link(_ destination: String, at path: String) throws {
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        unlink(path)
-        guard symlink(destination, path) == 0 else {
-            throw ValidationError("cannot link \(path): \(String(cString: strerror(errno)))")
-        }
+        try FileManager.default.createDirectory(atPath: folder(of: path), withIntermediateDirectories: true)
+        try RegularFile.replaceLink(path, to: destination)
+    }
+
+    private static func folder(of path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     }
 }

@@ -5,6 +5,7 @@ import Logging
 import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol
+import ReveilleSystem
 
 /// The first boot's set-up, from the clock's screen (hardware.md, "The image"): the image leaves
 /// `first-setup` in the state folder; the screen asks where the clock is, the zone is set, the
@@ -21,7 +22,10 @@ final class SetupRequests: RequestHandler {
     private let setZone: ZoneSetter
     private let logger: Logger
 
-    init(paths: Paths, notes: DaemonNotes, web: WebRequests, clock: any Clocks, setZone: ZoneSetter? = nil, logger: Logger) {
+    init(
+        paths: Paths, notes: DaemonNotes, web: WebRequests, clock: any Clocks, setZone: ZoneSetter? = nil,
+        logger: Logger
+    ) {
         self.marker = Self.marker(paths)
         self.notes = notes
         self.web = web
@@ -46,7 +50,9 @@ final class SetupRequests: RequestHandler {
             try setZone(zone)
         } catch {
             logger.error("first set-up: the time zone \(zone) could not be set: \(error)")
-            throw Refusal(.internal, "the time zone could not be set (\(error)); try again, or: sudo timedatectl set-timezone \(zone)")
+            throw Refusal(
+                .internal,
+                "the time zone could not be set (\(error)); try again, or: sudo timedatectl set-timezone \(zone)")
         }
         if unlink(marker) != 0, errno != ENOENT {
             logger.warning("first set-up: \(marker) could not be removed (errno \(errno)); the screen may ask again")
@@ -71,19 +77,19 @@ final class SetupRequests: RequestHandler {
                 var message = [CChar](repeating: 0, count: 256)
                 let result = RV_set_timezone(zone, &message, message.count)
                 if result < 0 {
-                    throw SetError(description: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                    throw SetError(
+                        description: String(
+                            decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
                 }
             }
         }
         let link = paths.root + "/etc/localtime"
         return { zone in
-            let temporary = link + ".new"
             _ = mkdir(paths.root + "/etc", 0o755)
-            unlink(temporary)
-            guard symlink(ZoneInfo.file(for: zone), temporary) == 0, rename(temporary, link) == 0 else {
-                let code = errno
-                unlink(temporary)
-                throw SetError(description: "\(link): \(String(cString: strerror(code)))")
+            do throws(SystemCallError) {
+                try RegularFile.replaceLink(link, to: ZoneInfo.file(for: zone))
+            } catch {
+                throw SetError(description: "\(link): \(String(cString: strerror(error.errno)))")
             }
         }
     }

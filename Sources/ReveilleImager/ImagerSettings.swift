@@ -45,6 +45,9 @@ public struct ImagerSettings: Equatable, Sendable {
 
     public init() {}
 
+    /// The largest file read (`YAMLNode.maxBytes`): a caller reads no more than one byte past it.
+    public static let maxFileBytes = YAMLNode.maxBytes
+
     /// The settings in `userData` and `networkConfig` (either may be missing). A value that is not
     /// what Imager writes is refused with the file, the key and why; nothing is half taken.
     public static func read(userData: String?, networkConfig: String?) throws(ImagerError) -> ImagerSettings {

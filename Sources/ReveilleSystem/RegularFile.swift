@@ -71,6 +71,21 @@ public enum RegularFile {
         }
     }
 
+    /// Makes `path` a symbolic link to `destination`: a new link beside it (`path.new`), renamed
+    /// over whatever was there, so that `path` is never missing in between (a zone link read by
+    /// another program, a unit's wants link).
+    public static func replaceLink(_ path: String, to destination: String) throws(SystemCallError) {
+        let temporary = path + ".new"
+        unlink(temporary)
+        do throws(SystemCallError) {
+            _ = try systemCall("symlink", temporary) { symlink(destination, temporary) }
+            _ = try systemCall("rename", path) { rename(temporary, path) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
     /// The first `count` bytes (fewer when the file is shorter) of the regular file at `path`; nil
     /// when it cannot be opened or is not a regular file.
     public static func head(_ path: String, count: Int) -> [UInt8]? {

@@ -99,6 +99,16 @@ class PageTests(unittest.TestCase):
         wait_for(lambda: self.browser.visible(f'.day[data-date="{day}"]'), what="the month grid")
         self.browser.click(f'.day[data-date="{day}"]')
 
+    def paired_cookie(self, *flags):
+        """The cookie of a device paired with a code from `reveille web pair FLAGS`, as a phone
+        that typed it keeps it (plain HTTP, no browser)."""
+        url = f"http://127.0.0.1:{self.clock.port}/"
+        csrf = {"X-Reveille-CSRF": page_config(url)["csrf"], "Content-Type": "application/json"}
+        code = self.clock.cli("web", "pair", *flags).stdout.split("\n")[0].split()[-1]
+        status_, headers, body = http(url + "pair", "POST", json.dumps({"code": code}).encode(), csrf)
+        self.assertEqual(status_, 200, body)
+        return {"Cookie": headers["Set-Cookie"].split(";")[0]}
+
     def pair_browser_as_admin(self):
         reply = pair_as_admin(self.browser, self.clock)
         self.assertTrue(reply["ok"], reply)
@@ -1118,17 +1128,10 @@ print(json.dumps(out))
         if os.geteuid() != 0 or not shutil.which("setpriv"):
             self.skipTest("needs root and setpriv: the child who asks is another user (nobody)")
         url = f"http://127.0.0.1:{self.clock.port}/"
-        csrf = {"X-Reveille-CSRF": page_config(url)["csrf"], "Content-Type": "application/json"}
 
-        def paired_cookie(*flags):
-            code = self.clock.cli("web", "pair", *flags).stdout.split("\n")[0].split()[-1]
-            status_, headers, body = http(url + "pair", "POST", json.dumps({"code": code}).encode(), csrf)
-            self.assertEqual(status_, 200, body)
-            return {"Cookie": headers["Set-Cookie"].split(";")[0]}
-
-        streams = {"member": SSE(url + "events", paired_cookie("--name", "member-phone")),
+        streams = {"member": SSE(url + "events", self.paired_cookie("--name", "member-phone")),
                    "kiosk": SSE(url + "events", {}),
-                   "admin": SSE(url + "events", paired_cookie("--admin", "--name", "parent-phone"))}
+                   "admin": SSE(url + "events", self.paired_cookie("--admin", "--name", "parent-phone"))}
         added = self.clock.cli("apps", "add", "game8", "--path", "/usr/games/game8", "--limit", "60", "--user", "nobody")
         self.assertEqual(added.returncode, 0, added)
         try:
@@ -1165,20 +1168,13 @@ print(json.dumps(out))
         answer comes back to the phone. Another child's app, request and reason reach it neither
         by the page's state nor by its stream."""
         url = f"http://127.0.0.1:{self.clock.port}/"
-        csrf = {"X-Reveille-CSRF": page_config(url)["csrf"], "Content-Type": "application/json"}
-
-        def paired_cookie(*flags):
-            code = self.clock.cli("web", "pair", *flags).stdout.split("\n")[0].split()[-1]
-            status_, headers, body = http(url + "pair", "POST", json.dumps({"code": code}).encode(), csrf)
-            self.assertEqual(status_, 200, body)
-            return {"Cookie": headers["Set-Cookie"].split(";")[0]}
 
         for app, user in (("game8", "nobody"), ("game9", "root")):
             added = self.clock.cli("apps", "add", app, "--path", f"/usr/games/{app}", "--limit", "60", "--user", user)
             self.assertEqual(added.returncode, 0, added)
-        child_cookie = paired_cookie("--for", "nobody", "--name", "mia-phone")
+        child_cookie = self.paired_cookie("--for", "nobody", "--name", "mia-phone")
         streams = {"child": SSE(url + "events", child_cookie),
-                   "admin": SSE(url + "events", paired_cookie("--admin", "--name", "parent-phone"))}
+                   "admin": SSE(url + "events", self.paired_cookie("--admin", "--name", "parent-phone"))}
         try:
             for stream in streams.values():
                 wait_for(lambda: "event: daemon" in stream.text(), what="the stream to open")
