@@ -125,7 +125,7 @@ let package = Package(
                 "ReveilleCore", "ReveilleSystem", "ReveilleProtocol", "ReveilleStore", "ReveilleConfig",
                 "ReveilleAudio",
                 "ReveilleNFC", "ReveilleInput", "ReveilleLaunch", "CReveilleShims", "CSystemd", "CTimeDate",
-                "CNetworkState",
+                "CNetworkState", "ReveilleWifi", "CGcrypt",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -133,6 +133,8 @@ let package = Package(
         // Raspberry Pi Imager's settings for the image (its cloud-init files), checked, and the files
         // a clock writes from them.
         .target(name: "ReveilleImager", dependencies: ["ReveilleCore", "CYAML"]),
+        // The Wi-Fi's rules and wpa_supplicant's words (pure; the daemon holds the socket).
+        .target(name: "ReveilleWifi", dependencies: ["ReveilleProtocol"]),
         // libyaml, as Debian ships it (Imager's files are YAML); C, with no Foundation behind it.
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // The `reveille` command tree, as a library so tests can check its help text.
@@ -224,6 +226,7 @@ let package = Package(
         ),
         .testTarget(name: "ReveilleProtocolTests", dependencies: ["ReveilleProtocol"]),
         .testTarget(name: "ReveilleImagerTests", dependencies: ["ReveilleImager"]),
+        .testTarget(name: "ReveilleWifiTests", dependencies: ["ReveilleWifi", "ReveilleProtocol"]),
         .testTarget(
             name: "ReveilleStoreTests", dependencies: ["ReveilleApps", "ReveilleStore", "CSQLite"], exclude: ["Fixtures"]),
         .testTarget(name: "ReveilleConfigTests", dependencies: ["ReveilleApps", "ReveilleConfig", "ReveilleProtocol", "ReveilleTestSupport"]),

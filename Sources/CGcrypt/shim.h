@@ -3,8 +3,8 @@
 #include <string.h>
 
 /// libgcrypt's start-up, which must come before any other call: version check, no secure memory
-/// (nothing secret is hashed, and a household key is a file on disk anyway; it would lock
-/// pages), initialization finished. Once is enough: a second call finds it finished. gcry_control
+/// (a household key is a file on disk anyway, and a Wi-Fi passphrase lives for one request; it
+/// would lock pages), initialization finished. Once is enough: a second call finds it finished. gcry_control
 /// is variadic, which Swift cannot call.
 static inline int rv_gcrypt_start(void) {
     if (gcry_check_version(GCRYPT_VERSION) == NULL) return -1;
@@ -92,4 +92,12 @@ static inline int rv_ed25519_verify(const uint8_t public_key[32], const uint8_t 
 /// SHA-256 of `length` bytes into `digest` (32 bytes).
 static inline void rv_sha256(const uint8_t *bytes, size_t length, uint8_t digest[32]) {
     gcry_md_hash_buffer(GCRY_MD_SHA256, digest, bytes, length);
+}
+
+/// The WPA key of a Wi-Fi passphrase for a network's name (IEEE 802.11i: PBKDF2 with HMAC-SHA1,
+/// 4096 rounds, 32 bytes), so that only the key, in hex, reaches wpa_supplicant. 0, or -1.
+static inline int rv_wpa_key(const uint8_t *passphrase, size_t length, const uint8_t *name, size_t name_length,
+                             uint8_t key[32]) {
+    if (rv_gcrypt_start() != 0) return -1;
+    return gcry_kdf_derive(passphrase, length, GCRY_KDF_PBKDF2, GCRY_MD_SHA1, name, name_length, 4096, 32, key) ? -1 : 0;
 }

@@ -75,6 +75,7 @@ final class Requests {
         var web: WebRequests
         var sound: SoundRequests
         var setup: SetupRequests
+        var wifi: WifiRequests
     }
 
     let controller: Controller
@@ -118,7 +119,8 @@ final class Requests {
                     controller: controller, audio: ring.audio, sounds: sounds, defaultVolume: ring.defaultVolume,
                     folders: paths.soundFolders, logger: logger),
                 setup: SetupRequests(
-                    paths: paths, notes: notes, web: web, clock: controller.clock, setZone: setZone, logger: logger)),
+                    paths: paths, notes: notes, web: web, clock: controller.clock, setZone: setZone, logger: logger),
+                wifi: WifiRequests(paths: paths, notes: notes, offLoop: controller.offLoop, logger: logger)),
             logger: logger)
     }
 
@@ -191,6 +193,7 @@ final class Requests {
             handlers.reminders
         case .webPair, .webRedeem, .webDevices, .webUnpair, .webServing: handlers.web
         case .firstSetup: handlers.setup
+        case .wifiScan, .wifiJoin: handlers.wifi
         case .soundTest, .soundDevices, .soundList, .soundStop: handlers.sound
         }
     }

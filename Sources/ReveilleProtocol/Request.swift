@@ -119,6 +119,14 @@ public enum Command: Codable, Sendable, Equatable {
     /// The first boot's set-up, from the clock's screen (hardware.md, "The image"): the system's
     /// time zone (a tzdata name), once; answered with a code that pairs a phone as an admin.
     case firstSetup(timeZone: String)
+    /// The Wi-Fi networks the clock hears, strongest first (hardware.md, "Wi-Fi"). An admin's, and
+    /// the clock's screen's during the first set-up.
+    case wifiScan
+    /// Joins the Wi-Fi network named `network` with its `password` (nil: an open network), kept by
+    /// the system's Wi-Fi service (wpa_supplicant), never by Reveille. Answered once the clock is
+    /// on it (with its address), or with why not: a wrong password, out of reach, no adapter.
+    /// Who may: as `wifiScan`.
+    case wifiJoin(network: String, password: String?)
     /// Streams changes as they happen: an `ok` response, then one `WatchEvent` line per change,
     /// until the client closes the connection.
     case watch
@@ -220,6 +228,8 @@ public enum Command: Codable, Sendable, Equatable {
         case .webUnpair: "web unpair"
         case .webServing: "web serving"
         case .firstSetup: "first set-up"
+        case .wifiScan: "wifi scan"
+        case .wifiJoin: "wifi join"
         case .reminderList: "reminder list"
         case .chimeAgain: "reminder again"
         case .reminderAdd: "reminder add"
@@ -258,7 +268,7 @@ public enum Command: Codable, Sendable, Equatable {
             .appStart,
             .appList, .appPut,
             .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub,
-            .webServing, .watch, .firstSetup,
+            .webServing, .watch, .firstSetup, .wifiScan, .wifiJoin,
             .webPair, .webRedeem,
             .webDevices, .webUnpair, .calendarList, .calendarShow, .calendarFetchNow, .reminderList:
             .elsewhere
@@ -308,8 +318,9 @@ public enum Command: Codable, Sendable, Equatable {
             .webRedeem, .calendarList, .calendarShow, .reminderList:
             .user
         // The household's, at the clock's screen, and only while the clock is not yet set up
-        // (`FirstSetup.refusal`).
-        case .firstSetup:
+        // (`FirstSetup.refusal`). The Wi-Fi: an admin's, or the screen's during that set-up
+        // (`WifiRights.refusal`).
+        case .firstSetup, .wifiScan, .wifiJoin:
             .user
         case .alarmAdd, .alarmEdit, .alarmRemove, .alarmSetEnabled, .ruleAdd, .ruleRemove, .ruleEdit, .overrideAdd,
             .overrideRemove, .overrideEdit, .pause, .resume, .tagAdd, .tagRemove, .appGrant, .appPut, .appRemove,

@@ -93,6 +93,8 @@ public enum Payload: Codable, Sendable, Equatable {
     case reminders([ReminderInfo])
     /// `unlock`: the alarm's challenge before a change within its commitment, and how it went.
     case unlock(UnlockInfo)
+    /// `wifi scan`, `wifi join`: the networks heard and the one joined.
+    case wifi(WifiReply)
 }
 
 /// The challenge that unlocks an alarm for a change within its commitment (docs/guide/ringing.md, "Commitment").
@@ -119,7 +121,7 @@ public struct UnlockInfo: Codable, Sendable, Equatable {
 extension Payload {
     private enum Kind: String, CodingKey {
         case status, alarms, rules, overrides, schedule, ring, history, stats, playback, devices, tags, scan, apps, web
-        case calendars, reminders, unlock, sounds
+        case calendars, reminders, unlock, sounds, wifi
     }
 
     /// `{"status": {...}}`: the kind as the key, its value as is.
@@ -144,6 +146,7 @@ extension Payload {
         case .calendars(let value): try container.encode(value, forKey: .calendars)
         case .reminders(let value): try container.encode(value, forKey: .reminders)
         case .unlock(let value): try container.encode(value, forKey: .unlock)
+        case .wifi(let value): try container.encode(value, forKey: .wifi)
         }
     }
 
@@ -172,6 +175,7 @@ extension Payload {
         case .calendars: self = .calendars(try container.decode([CalendarInfo].self, forKey: kind))
         case .reminders: self = .reminders(try container.decode([ReminderInfo].self, forKey: kind))
         case .unlock: self = .unlock(try container.decode(UnlockInfo.self, forKey: kind))
+        case .wifi: self = .wifi(try container.decode(WifiReply.self, forKey: kind))
         }
     }
 }
@@ -181,6 +185,10 @@ extension Response {
     public var status: StatusInfo? {
         get { if case .status(let value) = payload { value } else { nil } }
         set { payload = newValue.map(Payload.status) }
+    }
+    public var wifi: WifiReply? {
+        get { if case .wifi(let value) = payload { value } else { nil } }
+        set { payload = newValue.map(Payload.wifi) }
     }
     public var alarms: [AlarmInfo]? {
         get { if case .alarms(let value) = payload { value } else { nil } }

@@ -62,7 +62,8 @@ public enum ScheduleEdit: Sendable {
             .tagTest,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
             .appCatalog,
-            .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub, .webServing, .watch, .firstSetup, .webPair, .webRedeem,
+            .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub, .webServing, .watch, .firstSetup, .wifiScan, .wifiJoin, .webPair,
+            .webRedeem,
             .webDevices,
             .webUnpair,
             .calendarList, .calendarShow, .calendarFetchNow, .reminderList:

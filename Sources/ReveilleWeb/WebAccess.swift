@@ -59,7 +59,7 @@ public enum RelayPolicy {
             .appAnswer, .appAsk, .calendarList, .calendarShow, .calendarRemove, .calendarFetchNow, .reminderList,
             .chimeAgain,
             .reminderRemove,
-            .remindersSwitch, .firstSetup:
+            .remindersSwitch, .firstSetup, .wifiScan, .wifiJoin:
             true
         case .tagAdd(_, let uid, let seconds): uid != nil || (1...tagWaitSeconds).contains(seconds)
         // A reminder calendar's sounds, as an alarm's: files the daemon finds public.
@@ -83,7 +83,8 @@ public enum RelayPolicy {
     /// Whether the daemon holds its reply to `operation` until something happens (a tap).
     public static func waits(_ operation: Command) -> Bool {
         switch operation {
-        case .tagAdd(_, nil, _), .soundTest: true
+        // A Wi-Fi scan takes seconds, and a join until the clock is on the network (`WifiJoining`).
+        case .tagAdd(_, nil, _), .soundTest, .wifiScan, .wifiJoin: true
         default: false
         }
     }

@@ -31,7 +31,10 @@ struct Outcome: CustomStringConvertible {
 }
 
 /// Runs `executable` with `arguments` to the end, with `environment` added to ours.
-func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+/// `input`: standard input's whole text (none: /dev/null).
+func runProcess(
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+) throws -> Outcome {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -40,8 +43,13 @@ func runProcess(_ executable: URL, _ arguments: [String], environment: [String: 
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = FileHandle.nullDevice
+    let inputPipe = input.map { _ in Pipe() }
+    process.standardInput = inputPipe ?? FileHandle.nullDevice
     try process.run()
+    if let inputPipe, let input {
+        inputPipe.fileHandleForWriting.write(Data(input.utf8))
+        try inputPipe.fileHandleForWriting.close()
+    }
     // Read both pipes before waiting, so a chatty child never blocks on a full pipe.
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()

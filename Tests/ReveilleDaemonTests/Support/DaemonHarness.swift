@@ -114,8 +114,8 @@ final class DaemonHarness {
         try cli(arguments)
     }
 
-    func cli(_ arguments: [String]) throws -> Outcome {
-        try runProcess(Binaries.cli, arguments, environment: ["REVEILLE_ROOT": root.path])
+    func cli(_ arguments: [String], input: String? = nil) throws -> Outcome {
+        try runProcess(Binaries.cli, arguments, environment: ["REVEILLE_ROOT": root.path], input: input)
     }
 
     /// Runs the real `reveille` as another user (root only): `setpriv` drops to uid/gid with no other groups.
