@@ -63,7 +63,7 @@ struct ImageSettingsCommand: ParsableCommand {
                 ImagerFiles.wirelessNetwork, to: target + "/etc/systemd/network/25-wireless.network", mode: 0o644)
             try Self.link(
                 "/lib/systemd/system/wpa_supplicant@.service",
-                at: target + "/etc/systemd/system/multi-user.target.wants/wpa_supplicant@wlan0.service")
+                at: target + "/etc/systemd/system/sys-subsystem-net-devices-wlan0.device.wants/wpa_supplicant@wlan0.service")
             done.append(
                 "Wi-Fi \"\(wifi.ssid)\"\(wifi.country.map { " (\($0))" } ?? "")\(wifi.password == nil ? ", open" : "")")
         }

@@ -101,7 +101,8 @@ final class WifiRequests: RequestHandler {
 
     /// A join: the network added and selected (the others set aside meanwhile), followed until
     /// `WifiJoining` decides. Joined: older entries of the same name go, every network is enabled
-    /// again, and wpa_supplicant saves them; its address is awaited for 15 seconds. Not joined:
+    /// again, and wpa_supplicant saves them; its address (not the one on the network before) is
+    /// awaited for 15 seconds. Not joined:
     /// the new entry goes and the networks it knew come back, as they were.
     static func join(
         network: String, credentials: WifiRules.Credentials, paths: Paths, logger: Logger
@@ -113,6 +114,8 @@ final class WifiRequests: RequestHandler {
             throw WifiFailure(code: .internal, description: "the Wi-Fi service gave no network id")
         }
         var restored = false
+        // The address on the network it was on: the new one's is another (until 15 s say otherwise).
+        var before: String?
         func restore() {
             guard !restored else { return }
             restored = true
@@ -131,6 +134,7 @@ final class WifiRequests: RequestHandler {
                 _ = try link.ask(.setKey(id: id, key: key))
             }
             _ = try link.ask(.setProbe(id: id))
+            before = SupplicantReading.joined(status: try link.ask(.status))?.address
             logger.notice("wifi: joining “\(network)” on \(link.interface)")
             _ = try link.ask(.select(id: id))
         } catch {
@@ -165,9 +169,10 @@ final class WifiRequests: RequestHandler {
         }
         var address: String?
         let waitUntil = Monotonic.seconds() + 15
-        while address == nil, Monotonic.seconds() < waitUntil {
+        while Monotonic.seconds() < waitUntil {
             address = (try? link.ask(.status)).flatMap { SupplicantReading.joined(status: $0)?.address }
-            if address == nil { _ = link.nextEvent(until: min(waitUntil, Monotonic.seconds() + 0.5)) }
+            if address != nil, address != before { break }
+            _ = link.nextEvent(until: min(waitUntil, Monotonic.seconds() + 0.5))
         }
         logger.notice("wifi: \(words)\(address.map { " at \($0)" } ?? ", no address yet")")
         var response = Response(

@@ -192,14 +192,21 @@ public final class WebServer: Sendable {
             }
         // The kiosk's first boot shows where a phone opens the page; no one else is told.
         var settings = pageSettings
-        if access == "kiosk", let (host, port) = served.address.withLock({ $0 }) {
-            let phones = PhoneAddresses.current(listening: host, port: port).map { "\"\($0)\"" }
-            settings += #","phones":[\#(phones.joined(separator: ","))]"#
+        // The clock's own screen, paired or not, has no keyboard: the page brings its own.
+        if access == "kiosk" || (access == "paired" && context.isKiosk(kiosk)) { settings += #","screen":true"# }
+        if access == "kiosk" {
+            settings += #","phones":[\#(phoneAddresses().map { "\"\($0)\"" }.joined(separator: ","))]"#
         }
         let html = Page.html(csrf: csrf.secret, access: access, settings: settings)
         return WebResponse(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// Where a phone on the home network opens the page now (none while it is served on loopback).
+    func phoneAddresses() -> [String] {
+        guard let (host, port) = served.address.withLock({ $0 }) else { return [] }
+        return PhoneAddresses.current(listening: host, port: port)
     }
 
     /// An installed app's icon (`AppIcons`), for a browser that may see the page. An SVG is served
@@ -245,6 +252,10 @@ public final class WebServer: Sendable {
             fields.append("\"\(name)\":" + String(decoding: Framing.encode(reply).dropLast(), as: UTF8.self))
         }
         fields.append("\"daemon\":\(hub.daemonUp)")
+        // The kiosk shows where a phone opens the page; after a Wi-Fi join, the new address.
+        if client == .kiosk {
+            fields.append("\"phones\":[\(phoneAddresses().map { "\"\($0)\"" }.joined(separator: ","))]")
+        }
         return WebResponse(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: "{" + fields.joined(separator: ",") + "}")))

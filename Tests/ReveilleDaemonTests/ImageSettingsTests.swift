@@ -60,7 +60,7 @@ import Testing
                 "Name=wl*"))
         #expect(
             try FileManager.default.destinationOfSymbolicLink(
-                atPath: root + "/etc/systemd/system/multi-user.target.wants/wpa_supplicant@wlan0.service")
+                atPath: root + "/etc/systemd/system/sys-subsystem-net-devices-wlan0.device.wants/wpa_supplicant@wlan0.service")
                 == "/lib/systemd/system/wpa_supplicant@.service")
         #expect(try String(contentsOfFile: root + "/etc/hostname", encoding: .utf8) == "bedside\n")
         #expect(

@@ -26,6 +26,8 @@ final class FakeSupplicant: @unchecked Sendable {
         var networks: [Int: [String: String]] = [:]
         var nextID = 1
         var joined: String?
+        /// Each join gets another address, as a new network's router gives.
+        var joins = 0
         var listener: (Data, socklen_t)?
     }
 
@@ -99,7 +101,7 @@ final class FakeSupplicant: @unchecked Sendable {
             case "SCAN_RESULTS": return (Self.scanResults, [])
             case "STATUS":
                 guard let joined = state.joined else { return ("wpa_state=SCANNING\n", []) }
-                return ("wpa_state=COMPLETED\nssid=\(joined)\nip_address=192.168.77.20\n", [])
+                return ("wpa_state=COMPLETED\nssid=\(joined)\nip_address=192.168.77.\(19 + state.joins)\n", [])
             case "LIST_NETWORKS":
                 let rows = state.networks.keys.sorted().map { "\($0)\t\(state.networks[$0]!["ssid"]!)\tany\t" }
                 return ((["network id / ssid / bssid / flags"] + rows).joined(separator: "\n") + "\n", [])
@@ -126,6 +128,7 @@ final class FakeSupplicant: @unchecked Sendable {
                     return ("OK\n", ["<3>CTRL-EVENT-DISCONNECTED bssid=02:00:00:00:01:00 reason=15", disabled])
                 }
                 state.joined = network["ssid"]
+                state.joins += 1
                 return (
                     "OK\n", ["<3>CTRL-EVENT-CONNECTED - Connection to 02:00:00:00:01:00 completed [id=\(id) id_str=]"]
                 )

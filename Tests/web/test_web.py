@@ -1346,6 +1346,10 @@ class FirstSetupPageTests(unittest.TestCase):
             browser.run("document.getElementById('setupplace').value = 'Europe/Berlin';")
             browser.screenshot(os.path.join(SHOTS, "43-first-setup.png"))
             browser.click("#setupset")
+            # This clock has no Wi-Fi adapter: said so, and the set-up goes on without.
+            wait_for(lambda: "No Wi-Fi adapter" in (browser.text("#wifistate") or ""), what="no Wi-Fi adapter")
+            self.assertEqual(browser.text("#wifiskip"), "Continue without Wi-Fi")
+            browser.click("#wifiskip")
             wait_for(lambda: browser.visible("#setupcode"), what="the phone's pairing code")
             code = browser.text("#setupcode")
             self.assertRegex(code, r"^\d{4}-\d{4}$")
@@ -1382,6 +1386,149 @@ class FirstSetupPageTests(unittest.TestCase):
             self.assertTrue(status(clock.sock)["setupPending"])
             self.assertEqual(os.readlink(os.path.join(clock.root, "etc/localtime")), "/usr/share/zoneinfo/UTC")
         finally:
+            clock.close()
+
+
+OSK_LAYERS = {"abc": ["qwertyuiop", "asdfghjkl", "zxcvbnm", ", ."], "123": ["1234567890", "-/:;()$&@\"", ".,?!'_"],
+              "#+=": ["[]{}#%^*+=", "_\\|~<>`", ".,?!'"]}
+
+
+def type_by_touch(browser, text):
+    """Types `text` on the page's own keyboard with taps only (no key events), switching its
+    layers as a person would: ⇧ for a capital, 123 and #+= for the rest."""
+    def tap(key):
+        rect = browser.run("const b = [...document.querySelectorAll('#osk button')].find(b => b.dataset.key === arguments[0]);"
+                           "if (!b) return null; const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2];", key)
+        assert rect, f"no key {key!r} on the keyboard's layer now"
+        browser.tap_at(*rect)
+    layer = "abc"
+    for char in text:
+        if char == " ":
+            tap(" ")
+            continue
+        want = next(name for name, rows in OSK_LAYERS.items() if any(char.lower() in row for row in rows) and
+                    (name == "abc") == char.isalpha())
+        if want != layer:
+            tap("abc" if want == "abc" else "123")
+            if want == "#+=":
+                tap("#+=")
+            layer = want
+        if char.isupper():
+            tap("⇧")  # one capital, then small letters again
+        tap(char)
+
+
+class WifiPageTests(unittest.TestCase):
+    """hardware.md, "Wi-Fi": the first set-up asks which Wi-Fi after the zone, the password is
+    typed on the page's own keyboard by touch alone, and an admin changes networks under More.
+    Against a played wpa_supplicant (webdriver.FakeSupplicant); the real one is the VM bench's."""
+
+    PASSWORD = "Correct horse 7!"
+
+    def test_the_first_set_up_joins_the_households_wifi_by_touch_alone(self):
+        clock = Clock(BINARIES, address="0.0.0.0", first_setup=True, wifi={"Household": self.PASSWORD})
+        browser = Browser()
+        try:
+            browser.open(clock.url)
+            wait_for(lambda: browser.visible("#setupset"), what="the set-up's question")
+            browser.run("document.getElementById('setupplace').value = 'Europe/London';")
+            browser.click("#setupset")
+            wait_for(lambda: browser.run("return document.querySelectorAll('#wifilist button').length") == 4,
+                     what="the networks heard")
+            rows = browser.run("return [...document.querySelectorAll('#wifilist button')].map(b => [b.textContent, b.disabled])")
+            # Strongest first, a lock on the protected ones; an enterprise network cannot be picked.
+            self.assertEqual([r[0].split("▮")[0].split("needs")[0].strip() for r in rows],
+                             ["Household", "Neighbours", "Office", "Café"])
+            locks = browser.run("return [...document.querySelectorAll('#wifilist button')].map(b => !!b.querySelector('svg.lock'))")
+            self.assertEqual(locks, [True, True, True, False])
+            self.assertTrue(rows[0][0].endswith("▮▮▮▮"))
+            self.assertEqual([r[1] for r in rows], [False, False, True, False])
+            self.assertIn("Tap yours", browser.text("#wifinote"))
+            browser.screenshot(os.path.join(SHOTS, "44-wifi-list.png"))
+            self.assertFalse(browser.visible("#osk"), "no keyboard before a field is touched")
+            browser.click("#wifilist button[data-net='0']")
+            wait_for(lambda: browser.visible("#osk"), what="the keyboard for the password")
+            self.assertEqual(browser.text("#wifititle"), "The password of “Household”")
+            # A wrong password: said in a person's words, and asked again.
+            type_by_touch(browser, "wrong one")
+            self.assertEqual(browser.run("return document.getElementById('wifipw').value"), "wrong one")
+            browser.tap_at(*browser.run("const r = document.getElementById('wifijoin').getBoundingClientRect();"
+                                        "return [r.x + r.width / 2, r.y + r.height / 2]"))
+            wait_for(lambda: "Wrong password" in (browser.text("#wifistate") or ""), what="the wrong password said")
+            self.assertEqual(browser.text("#wifistate"), "Wrong password for “Household”: check it and type it again")
+            self.assertTrue(browser.visible("#wifipw"))
+            browser.screenshot(os.path.join(SHOTS, "44-wifi-wrong-password.png"))
+            # Typed again, shown while typed, every key in reach above the keyboard.
+            browser.click("#wifiback")
+            browser.click("#wifilist button[data-net='0']")
+            wait_for(lambda: browser.visible("#osk"), what="the keyboard again")
+            self.assertEqual(browser.run("return document.getElementById('wifipw').value"), "")
+            browser.click("#wifishow")
+            type_by_touch(browser, self.PASSWORD)
+            self.assertEqual(browser.run("return document.getElementById('wifipw').value"), self.PASSWORD)
+            self.assertEqual(browser.run("return document.getElementById('wifipw').type"), "text")
+            covered = browser.run(
+                "const k = document.getElementById('osk').getBoundingClientRect().top;"
+                "return ['wifipw', 'wifijoin', 'wifiback', 'wifishow'].filter(id => document.getElementById(id).getBoundingClientRect().bottom > k)")
+            self.assertEqual(covered, [], "what the keyboard covers")
+            browser.screenshot(os.path.join(SHOTS, "44-wifi-keyboard.png"))
+            browser.tap_at(*browser.run("const r = document.getElementById('wifijoin').getBoundingClientRect();"
+                                        "return [r.x + r.width / 2, r.y + r.height / 2]"))
+            wait_for(lambda: browser.visible("#setupcode"), seconds=20, what="the pairing code after the join")
+            self.assertTrue(browser.text("#setupwhere").startswith("Joined “Household”. On a phone"))
+            self.assertRegex(browser.text("#setupcode"), r"^\d{4}-\d{4}$")
+            self.assertFalse(browser.visible("#osk"))
+            browser.screenshot(os.path.join(SHOTS, "44-wifi-joined.png"))
+            # Only the key reached the Wi-Fi service; the password is in no log, state or status.
+            import hashlib
+            key = hashlib.pbkdf2_hmac("sha1", self.PASSWORD.encode(), b"Household", 4096, 32).hex()
+            self.assertIn(f"SET_NETWORK 2 psk {key}", clock.wifi.commands)
+            self.assertIn("SAVE_CONFIG", clock.wifi.commands)
+            def read(path):
+                with open(os.path.join(clock.root, path), "rb") as f:
+                    return f.read().decode("latin-1")
+            texts = [clock.log(), read("reveille-web.out"), json.dumps(status(clock.sock)), read("var/lib/reveille/state.sqlite")]
+            for text in texts:
+                self.assertNotIn(self.PASSWORD, text)
+                self.assertNotIn("wrong one", text)
+            self.assertEqual(status(clock.sock)["timeZone"], "Europe/London")
+        finally:
+            browser.close()
+            clock.close()
+
+    def test_out_of_reach_back_to_the_list_and_more_network_is_an_admins(self):
+        clock = Clock(BINARIES, wifi={"Household": self.PASSWORD})
+        browser = Browser()
+        try:
+            browser.open(clock.url)
+            wait_for(lambda: browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
+            browser.click("nav button[data-view='more']")
+            wait_for(lambda: browser.visible("#networkview h3"), what="the network sheet")
+            # The kiosk, unpaired, has the household's user rights: no Wi-Fi button, and refused anyway.
+            self.assertFalse(browser.visible("#n-wifi"))
+            self.assertIn("only an admin", request(clock.sock, {"wifiScan": {}}, cap="user")["error"]["message"])
+            self.assertTrue(pair_as_admin(browser, clock)["ok"])
+            browser.open(clock.url)
+            wait_for(lambda: browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
+            browser.click("nav button[data-view='more']")
+            wait_for(lambda: browser.visible("#n-wifi"), what="the admin's Wi-Fi button")
+            browser.click("#n-wifi")
+            wait_for(lambda: browser.run("return document.querySelectorAll('#wifilist button').length") == 4, what="the list")
+            self.assertEqual(browser.text("#wifiskip"), "Close")
+            # An open network joins at a tap; one that went out of reach says so, and the list comes back.
+            clock.wifi.gone.add("Neighbours")
+            browser.click("#wifilist button[data-net='1']")
+            browser.click("#wifipw")
+            type_by_touch(browser, "neighbourly")
+            browser.click("#wifijoin")
+            wait_for(lambda: "out of reach" in (browser.text("#wifistate") or ""), seconds=20, what="out of reach said")
+            wait_for(lambda: browser.visible("#wifilist button"), what="the list again")
+            self.assertTrue(browser.text("#wifistate").startswith("“Neighbours” is out of reach"))
+            browser.click("#wifilist button[data-net='3']")
+            wait_for(lambda: not browser.visible("#wifi"), seconds=20, what="the open network joined")
+            wait_for(lambda: "joined “café”" in (browser.text("#toast") or "").lower(), what="the toast")
+        finally:
+            browser.close()
             clock.close()
 
 

@@ -76,12 +76,104 @@ def end_session(clock):
         assert request(clock.sock, {"answer": {"value": solve(problem)}})["payload"]["ring"]["correct"]
 
 
+class FakeSupplicant:
+    """wpa_supplicant's control socket for wlan0 (its protocol as wpa_supplicant 2.10 speaks it),
+    played under the clock's root: the networks it hears, and how a join goes. A network of
+    `passwords` is joined with the WPA key of its password (PBKDF2, as the daemon sends it); one
+    not heard is out of reach. The real wpa_supplicant on simulated radios is the VM bench's."""
+
+    HEARD = [("Household", -48, "[WPA2-PSK-CCMP][ESS]"), ("Neighbours", -67, "[WPA2-PSK-CCMP][ESS]"),
+             ("Café", -80, "[ESS]"), ("Office", -72, "[WPA2-EAP-CCMP][ESS]")]
+
+    def __init__(self, root, passwords):
+        import hashlib, threading
+        self.path = os.path.join(root, "run/wpa_supplicant/wlan0")
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.keys = {name: hashlib.pbkdf2_hmac("sha1", pw.encode(), name.encode(), 4096, 32).hex()
+                     for name, pw in passwords.items()}
+        self.commands, self.networks, self.next_id, self.joined, self.listener = [], {0: {"ssid": "old"}}, 1, None, None
+        self.gone = set()  # names heard in a scan that a join no longer finds
+        self.joins = 0  # each join gets another address, as a new network's router gives
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(self.path)
+        self.sock.settimeout(0.2)
+        self.running = True
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while self.running:
+            try:
+                data, sender = self.sock.recvfrom(4096)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            reply, events = self._answer(data.decode(), sender)
+            self.sock.sendto(reply.encode(), sender)
+            for event in events:
+                self.sock.sendto(event.encode(), self.listener)
+
+    def _answer(self, line, sender):
+        self.commands.append(line)
+        words = line.split(" ")
+        verb = words[0]
+        if verb == "ATTACH":
+            self.listener = sender
+            return "OK\n", []
+        if verb == "SCAN":
+            return "OK\n", ["<3>CTRL-EVENT-SCAN-RESULTS "]
+        if verb == "SCAN_RESULTS":
+            rows = [f"02:00:00:00:0{i}:00\t2412\t{signal}\t{flags}\t{name}" for i, (name, signal, flags) in enumerate(self.HEARD)]
+            return "bssid / frequency / signal level / flags / ssid\n" + "\n".join(rows) + "\n", []
+        if verb == "STATUS":
+            if not self.joined:
+                return "wpa_state=SCANNING\n", []
+            return f"wpa_state=COMPLETED\nssid={self.joined}\nip_address=192.168.77.{19 + self.joins}\n", []
+        if verb == "LIST_NETWORKS":
+            rows = [f"{i}\t{n.get('ssid', '')}\tany\t" for i, n in sorted(self.networks.items())]
+            return "network id / ssid / bssid / flags\n" + "\n".join(rows) + "\n", []
+        if verb == "ADD_NETWORK":
+            self.networks[self.next_id] = {}
+            self.next_id += 1
+            return f"{self.next_id - 1}\n", []
+        if verb == "SET_NETWORK" and len(words) == 4:
+            value = bytes.fromhex(words[3]).decode() if words[2] == "ssid" else words[3]
+            self.networks[int(words[1])][words[2]] = value
+            return "OK\n", []
+        if verb == "SELECT_NETWORK":
+            number = int(words[1])
+            network = self.networks[number]
+            name = network.get("ssid")
+            if name not in [n for n, _, _ in self.HEARD] or name in self.gone:
+                return "OK\n", ["<3>CTRL-EVENT-NETWORK-NOT-FOUND"] * 3
+            if network.get("key_mgmt") == "NONE" and name == "Café" or network.get("psk") == self.keys.get(name):
+                self.joined = name
+                self.joins += 1
+                return "OK\n", [f"<3>CTRL-EVENT-CONNECTED - Connection to 02:00:00:00:01:00 completed [id={number} id_str=]"]
+            return "OK\n", [f'<3>CTRL-EVENT-SSID-TEMP-DISABLED id={number} ssid="{name}" auth_failures=1 duration=10 reason=WRONG_KEY']
+        if verb == "REMOVE_NETWORK":
+            self.networks.pop(int(words[1]), None)
+            return "OK\n", []
+        if verb in ("ENABLE_NETWORK", "SAVE_CONFIG"):
+            return "OK\n", []
+        return "UNKNOWN COMMAND\n", []
+
+    def close(self):
+        self.running = False
+        self.thread.join()
+        self.sock.close()
+
+
 class Clock:
     """reveilled and reveille-web under a temporary root, as `make run` starts them."""
 
-    def __init__(self, binaries, address="127.0.0.1", shifted=False, reader=False, settings="", first_setup=False):
+    def __init__(self, binaries, address="127.0.0.1", shifted=False, reader=False, settings="", first_setup=False,
+                 wifi=None):
         self.binaries = binaries
         self.root = tempfile.mkdtemp(prefix="reveille-web-test.")
+        # `wifi`: a played wpa_supplicant (FakeSupplicant) that joins these networks with these passwords.
+        self.wifi = FakeSupplicant(self.root, wifi) if wifi is not None else None
         # `first_setup`: as a flashed image starts, the set-up asked on the screen (its marker in the
         # state folder), the zone UTC by the folder's own zone link, which the set-up replaces.
         if first_setup:
@@ -171,6 +263,8 @@ class Clock:
             if process and process.poll() is None:
                 process.send_signal(signal.SIGTERM)
                 process.wait()
+        if self.wifi:
+            self.wifi.close()
         shutil.rmtree(self.root, ignore_errors=True)
 
 

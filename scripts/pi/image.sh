@@ -66,6 +66,13 @@ printf '127.0.0.1 localhost\n127.0.1.1 reveille\n::1 localhost ip6-localhost ip6
 printf 'LABEL=RVL-ROOT / ext4 defaults,noatime,commit=60,errors=remount-ro 0 1\nLABEL=RVL-BOOT /boot/firmware vfat defaults,noatime,umask=0022 0 2\n' >"$tree/etc/fstab"
 install -D -m 0644 "$here/image/journald.conf" "$tree/etc/systemd/journald.conf.d/reveille-image.conf"
 install -D -m 0644 "$here/image/wired.network" "$tree/etc/systemd/network/20-wired.network"
+# The Wi-Fi: wpa_supplicant for wlan0, started when the adapter appears (a board without one
+# starts nothing and fails nothing), with no network until one is joined.
+install -D -m 0644 "$here/image/wireless.network" "$tree/etc/systemd/network/25-wireless.network"
+install -D -m 0600 "$here/image/wpa_supplicant-wlan0.conf" "$tree/etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
+install -d "$tree/etc/systemd/system/sys-subsystem-net-devices-wlan0.device.wants"
+ln -sf /lib/systemd/system/wpa_supplicant@.service \
+    "$tree/etc/systemd/system/sys-subsystem-net-devices-wlan0.device.wants/wpa_supplicant@wlan0.service"
 install -D -m 0644 "$here/image/reveille-firstboot.service" "$tree/etc/systemd/system/reveille-firstboot.service"
 install -D -m 0644 "$here/image/ssh-from-boot.service" "$tree/etc/systemd/system/ssh-from-boot.service"
 install -D -m 0644 "$here/image/imager-settings.service" "$tree/etc/systemd/system/imager-settings.service"

@@ -1327,6 +1327,13 @@ function renderMoreViews() {
     (stats.averageSnoozes != null ? ", " + stats.averageSnoozes.toFixed(1) + " snoozes on average" : "") +
     (stats.averageSecondsToDismiss != null ? ", up in " + duration(Math.round(stats.averageSecondsToDismiss)) + " on average" : "") + ".</p>";
   $("historyview").innerHTML = h;
+  // The network: what it is, and (admins) another Wi-Fi.
+  const net = (payload(S.status, "status") || {}).network;
+  h = "<h3>Network</h3><p>" + (net ? (net.online ? "Connected." : '<span class="bad">' + say(net.words) + "</span>")
+    : '<span class="note">This clock does not follow its network (no systemd-networkd).</span>') + "</p>";
+  if (admin) h += '<div class="row"><button id="n-wifi">Wi-Fi…</button><span class="note">See the networks the clock hears, and move it to another.</span></div>';
+  $("networkview").innerHTML = h;
+  if ($("n-wifi")) $("n-wifi").onclick = () => openWifi("more");
   if (!admin) return;
   for (const b of $("more").querySelectorAll("button[data-calrm]")) b.onclick = async () => {
     if (confirm("Remove the calendar " + b.dataset.calrm + "?")) { await send({ calendarRemove: { calendar: b.dataset.calrm } }); loadMore(); }
@@ -1412,19 +1419,167 @@ function renderSetup() {
   $("setupzone").hidden = setup.pairing;
   $("setuppair").hidden = !setup.pairing;
 }
-$("setupset").onclick = async () => {
-  const reply = await send({ firstSetup: { timeZone: $("setupplace").value } }, true);
+// The zone is kept until the Wi-Fi is joined or skipped: then the set-up is done, and the code shown.
+$("setupset").onclick = () => { setup.zone = $("setupplace").value; openWifi("setup"); };
+async function finishSetup(joined) {
+  const reply = await send({ firstSetup: { timeZone: setup.zone } }, true);
   const web = payload(reply, "web");
   if (!web) return;
-  const phones = CFG.phones || [];
-  $("setupwhere").innerHTML = phones.length
+  await load();  // where a phone opens the page now, on the network just joined
+  const phones = (S && S.phones) || CFG.phones || [];
+  $("setupwhere").innerHTML = (joined ? "Joined “" + esc(joined) + "”. " : "") + (phones.length
     ? "On a phone on this network, open " + phones.map((p) => "<b>" + esc(p) + "</b>").join(" or ") + " and type:"
-    : "This clock's page is on the clock only for now; once an admin opens it to the home network, a phone opens it and types:";
+    : "This clock's page is on the clock only for now; once an admin opens it to the home network, a phone opens it and types:");
   $("setupcode").textContent = web.code;
   setup.pairing = true;
   renderSetup();
-};
+}
 $("setupdone").onclick = () => { setup.pairing = false; renderSetup(); };
+
+// ---- The Wi-Fi: which network, its password, joining (the first set-up; More → Network, admins) ----
+// The daemon scans and joins through the system's Wi-Fi service; its words say what went wrong.
+const wifi = { mode: null, nets: null, scanning: false, picked: null, joining: null, error: "", note: "" };
+function openWifi(mode) {
+  Object.assign(wifi, { mode, nets: null, picked: null, joining: null, error: "", note: "" });
+  renderWifi();
+  wifiScan();
+}
+function closeWifi() { wifi.mode = null; hideKeyboard(); renderWifi(); }
+// `keep`: what went wrong stays said while the list is read again.
+async function wifiScan(keep) {
+  wifi.scanning = true; if (keep !== true) wifi.error = ""; renderWifi();
+  const reply = await send({ wifiScan: {} }, true, true);
+  wifi.scanning = false;
+  const found = payload(reply, "wifi");
+  if (found) { wifi.nets = found.networks; wifi.note = reply.message || ""; }
+  else wifi.error = reply && reply.error ? reply.error.message : "The clock did not answer; try again";
+  renderWifi();
+}
+async function wifiJoin() {
+  const net = wifi.picked;
+  if (!net || wifi.joining) return;
+  const password = net.locked ? $("wifipw").value : null;
+  if (net.locked && !password) { wifi.error = "Type the password of “" + net.name + "” first"; renderWifi(); return; }
+  hideKeyboard();
+  wifi.joining = net.name; wifi.error = ""; renderWifi();
+  const reply = await send({ wifiJoin: { network: net.name, password } }, true, true);
+  wifi.joining = null;
+  if (!reply || !reply.ok) {
+    wifi.error = reply && reply.error ? reply.error.message : "The clock did not answer; try again";
+    // A wrong password is typed again; any other failure goes back to the list.
+    if (!/wrong password/.test(wifi.error)) { wifi.picked = null; wifiScan(true); }
+    renderWifi();
+    return;
+  }
+  const mode = wifi.mode;
+  $("wifipw").value = "";
+  closeWifi();
+  if (mode === "setup") finishSetup(net.name);
+  else { toast(reply.message); load(); if (view === "more") loadMore(); }
+}
+// A padlock drawn, not a character: the clock's fonts (DejaVu) have no emoji.
+const LOCK = '<svg class="lock" role="img" aria-label="needs a password" viewBox="0 0 16 16" width="18" height="18">' +
+  '<path fill="currentColor" d="M4 7V5a4 4 0 0 1 8 0v2h1v8H3V7zm2 0h4V5a2 2 0 0 0-4 0z"/></svg> ';
+function bars(n) { return "▮".repeat(n) + "▯".repeat(4 - n); }
+function renderWifi() {
+  $("wifi").hidden = !wifi.mode;
+  if (!wifi.mode) return;
+  const busy = wifi.scanning || !!wifi.joining, picked = wifi.picked;
+  const st = payload(S && S.status, "status");
+  $("wifititle").textContent = picked ? "The password of “" + picked.name + "”" : "Which Wi-Fi?";
+  $("wifinote").hidden = !!picked;
+  $("wifinote").textContent = wifi.mode === "setup"
+    ? (st && st.network && st.network.online ? "This clock is on the network by cable already; Wi-Fi is optional. "
+      : "Phones, calendars and the clock's time need the home network; alarms ring without it. ") + "Tap yours."
+    : "Tap a network to move the clock to it; the one it is on is marked.";
+  const nets = wifi.nets || [];
+  $("wifilist").hidden = !!picked;
+  $("wifilist").innerHTML = nets.map((n, i) => '<button data-net="' + i + '"' + (n.enterprise || busy ? " disabled" : "") + "><span>" +
+    esc(n.name) + (n.current ? ' <span class="on">✓ on it</span>' : "") + (n.enterprise ? ' <span class="note">needs more than a password</span>' : "") +
+    '</span><span class="bars">' + (n.locked ? LOCK : "") + bars(n.bars) + "</span></button>").join("");
+  for (const b of $("wifilist").querySelectorAll("button[data-net]")) b.onclick = () => {
+    wifi.picked = nets[Number(b.dataset.net)]; wifi.error = "";
+    if (!wifi.picked.locked) { renderWifi(); wifiJoin(); return; }
+    renderWifi(); $("wifipw").focus();
+  };
+  $("wifipass").hidden = !picked || !picked.locked;
+  $("wifipw").disabled = busy;
+  $("wifishow").textContent = $("wifipw").type === "password" ? "Show" : "Hide";
+  const state = $("wifistate");
+  state.className = wifi.error ? "bad" : "note";
+  state.textContent = wifi.error ? personWords(wifi.error)
+    : wifi.joining ? "Joining “" + wifi.joining + "”… (up to 30 seconds)"
+    : wifi.scanning ? "Listening for networks…"
+    : wifi.nets && !nets.length ? personWords(wifi.note || "No network heard") : "";
+  $("wifiback").hidden = !picked;
+  $("wifiagain").hidden = !!picked;
+  $("wifijoin").hidden = !picked;
+  for (const id of ["wifiback", "wifiagain", "wifijoin"]) $(id).disabled = busy;
+  $("wifiskip").disabled = !!wifi.joining;
+  $("wifiskip").textContent = wifi.mode === "more" ? "Close" : wifi.nets === null && !wifi.scanning ? "Continue without Wi-Fi" : "Skip: a cable, or later";
+}
+$("wifishow").onclick = () => { const pw = $("wifipw"); pw.type = pw.type === "password" ? "text" : "password"; renderWifi(); pw.focus(); };
+$("wifiback").onclick = () => { wifi.picked = null; wifi.error = ""; $("wifipw").value = ""; hideKeyboard(); renderWifi(); };
+$("wifiagain").onclick = () => wifiScan();
+$("wifijoin").onclick = wifiJoin;
+$("wifipw").addEventListener("keydown", (e) => { if (e.key === "Enter") wifiJoin(); });
+$("wifiskip").onclick = () => { const mode = wifi.mode; closeWifi(); if (mode === "setup") finishSetup(null); };
+
+// ---- The page's own keyboard: on the clock's screen (it has none), for every text field ----
+// Keys are pressed without taking the focus from the field; what they type goes where its caret is.
+const KEYS = {
+  abc: ["qwertyuiop", "asdfghjkl", "⇧zxcvbnm⌫", "123 ."],
+  ABC: ["QWERTYUIOP", "ASDFGHJKL", "⇧ZXCVBNM⌫", "123 ."],
+  123: ["1234567890", "-/:;()$&@\"", "#+=.,?!'_⌫", "abc ."],
+  "#+=": ["[]{}#%^*+=", "_\\|~<>`€£•", "123.,?!'⌫", "abc ."],
+};
+const osk = { layer: "abc", target: null };
+const typedField = (e) => e && e.tagName === "INPUT" && ["text", "password", "search", "url", "email", ""].includes(e.type || "");
+function drawKeyboard() {
+  const rows = KEYS[osk.layer].map((row) => {
+    const keys = row === "123 ." || row === "abc ." ? [row.slice(0, 3), ",", " ", ".", "✓"] : [...row];
+    return '<div class="keys">' + keys.map((k) => {
+      const cls = k === " " ? "space" : k.length > 1 || "⇧⌫✓".includes(k) ? "wide" : "";
+      const label = k === " " ? "space" : k === "✓" ? "Done" : k;
+      return '<button type="button" class="' + cls + '" data-key="' + esc(k) + '">' + esc(label) + "</button>";
+    }).join("") + "</div>";
+  });
+  $("osk").innerHTML = rows.join("");
+}
+function typeKey(key) {
+  const field = osk.target;
+  if (!field || !document.body.contains(field)) return hideKeyboard();
+  if (key === "✓") { field.blur(); return hideKeyboard(); }
+  if (key === "⇧") { osk.layer = osk.layer === "abc" ? "ABC" : "abc"; return drawKeyboard(); }
+  if (key === "123" || key === "abc" || key === "#+=") { osk.layer = key; return drawKeyboard(); }
+  const start = field.selectionStart ?? field.value.length, end = field.selectionEnd ?? field.value.length;
+  if (key === "⌫") {
+    if (start === end && start > 0) field.setRangeText("", start - 1, end, "end"); else field.setRangeText("", start, end, "end");
+  } else if (!field.maxLength || field.maxLength < 0 || field.value.length < field.maxLength) {
+    field.setRangeText(key, start, end, "end");
+    if (osk.layer === "ABC") { osk.layer = "abc"; drawKeyboard(); }
+  }
+  field.dispatchEvent(new Event("input", { bubbles: true }));
+}
+function showKeyboard(field) {
+  osk.target = field;
+  if ($("osk").hidden) { osk.layer = "abc"; drawKeyboard(); }
+  $("osk").hidden = false;
+  document.body.classList.add("typing");
+  field.scrollIntoView({ block: "nearest" });
+}
+function hideKeyboard() { $("osk").hidden = true; osk.target = null; document.body.classList.remove("typing"); }
+$("osk").addEventListener("pointerdown", (e) => {
+  const b = e.target.closest("button[data-key]");
+  e.preventDefault();  // the field keeps the focus
+  if (b) typeKey(b.dataset.key);
+});
+if (CFG.screen) {
+  document.addEventListener("focusin", (e) => { if (typedField(e.target)) showKeyboard(e.target); });
+  document.addEventListener("focusout", (e) => {
+    setTimeout(() => { if (!typedField(document.activeElement)) hideKeyboard(); }, 0);
+  });
+}
 
 function render() {
   renderSetup();
