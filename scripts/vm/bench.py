@@ -633,17 +633,17 @@ def app_checks(guest, record):
     guest.check("rm -f /etc/reveille/apps.toml")
 
 
-HOSTAPD = """interface=wlan1
+HOSTAPD = """interface={interface}
 driver=nl80211
 ssid={ssid}
 hw_mode=g
-channel=6
+channel={channel}
 wpa=2
 wpa_key_mgmt=WPA-PSK
 rsn_pairwise=CCMP
 wpa_passphrase={passphrase}
 """
-ACCESS_POINT_NETWORK = "[Match]\nName=wlan1\n\n[Network]\nAddress=192.168.77.1/24\nDHCPServer=yes\n"
+ACCESS_POINT_NETWORK = "[Match]\nName={interface}\n\n[Network]\nAddress={subnet}.1/24\nDHCPServer=yes\n"
 
 
 def wifi_checks(guest, record, figures):
@@ -655,9 +655,15 @@ def wifi_checks(guest, record, figures):
     import hashlib
     ssid, passphrase = "Household 5G", "correct horse battery"
     key = hashlib.pbkdf2_hmac("sha1", passphrase.encode(), ssid.encode(), 4096, 32).hex()
-    guest.check("modprobe mac80211_hwsim radios=2 && for i in $(seq 20); do ip link show wlan1 >/dev/null 2>&1 && break; sleep 0.5; done")
-    guest.put("/root/hostapd.conf", HOSTAPD.format(ssid=ssid, passphrase=passphrase))
-    guest.put("/etc/systemd/network/10-bench-access-point.network", ACCESS_POINT_NETWORK)
+    # Three radios: the clock's (wlan0), the household's access point (wlan1) and an upstairs one
+    # (wlan2), each access point with its own passphrase and DHCP server.
+    upstairs, upstairs_passphrase = "Upstairs", "up the stairs 42"
+    guest.check("modprobe mac80211_hwsim radios=3 && for i in $(seq 20); do ip link show wlan2 >/dev/null 2>&1 && break; sleep 0.5; done")
+    guest.put("/root/hostapd.conf", HOSTAPD.format(interface="wlan1", channel=6, ssid=ssid, passphrase=passphrase))
+    guest.put("/root/hostapd-upstairs.conf",
+              HOSTAPD.format(interface="wlan2", channel=11, ssid=upstairs, passphrase=upstairs_passphrase))
+    guest.put("/etc/systemd/network/10-bench-access-point.network", ACCESS_POINT_NETWORK.format(interface="wlan1", subnet="192.168.77"))
+    guest.put("/etc/systemd/network/11-bench-upstairs.network", ACCESS_POINT_NETWORK.format(interface="wlan2", subnet="192.168.78"))
     guest.check("hostapd -B -P /run/bench-hostapd.pid /root/hostapd.conf >/dev/null", 60)
     guest.check("mkdir -p /boot/firmware")
     guest.put("/boot/firmware/network-config",
@@ -690,13 +696,37 @@ def wifi_checks(guest, record, figures):
     record("wifi: status says the network went and came back; the radio rejoined by itself",
            "network: connected" in online and "NETWORK: no network" in gone and "network: connected" in back,
            f"{online} / {gone} / {back}"[-240:])
+    # The screen's way, through the daemon as the page asks it (the CLI here): the networks heard,
+    # a wrong password (the clock stays on its network), then the upstairs one joined, its
+    # address taken, and kept by wpa_supplicant with the key only.
+    guest.check("hostapd -B -P /run/bench-hostapd2.pid /root/hostapd-upstairs.conf >/dev/null", 60)
+    heard = guest.sh("for i in $(seq 5); do reveille wifi scan >/tmp/scan 2>&1; grep -q Upstairs /tmp/scan && break; "
+                     "sleep 2; done; cat /tmp/scan", 120)[1]
+    record("wifi: the daemon lists the networks its radio hears, each with its lock, the one it is on marked",
+           "Upstairs" in heard and "* Household 5G" in heard and heard.count(" yes") >= 2, heard.replace("\n", " / ")[-240:])
+    wrong = guest.sh("echo 'not the password' | reveille wifi join Upstairs; echo rc=$?; "
+                     "for i in $(seq 30); do iw dev wlan0 link | grep -q 'SSID: Household 5G' && break; sleep 1; done; "
+                     "iw dev wlan0 link | grep SSID", 120)[1]
+    record("wifi: a wrong password is said as such, and the clock goes back to the network it knew",
+           "wrong password for “Upstairs”" in wrong and "rc=1" in wrong and "SSID: Household 5G" in wrong,
+           wrong.replace("\n", " / ")[-240:])
+    began = time.monotonic()
+    moved = guest.sh(f"echo '{upstairs_passphrase}' | reveille wifi join Upstairs; echo rc=$?; "
+                     "iw dev wlan0 link | grep SSID; grep -c -e psk= /etc/wpa_supplicant/wpa_supplicant-wlan0.conf; "
+                     f"grep -c '{upstairs_passphrase}' /etc/wpa_supplicant/wpa_supplicant-wlan0.conf", 120)[1]
+    figures["wifi_join_from_daemon_seconds"] = round(time.monotonic() - began, 1)
+    lines = moved.split("\n")
+    record("wifi: joined another network through the daemon, with its new address, saved by wpa_supplicant as a key",
+           "joined “Upstairs” (address 192.168.78." in moved and "rc=0" in moved and "SSID: Upstairs" in moved
+           and lines[-2].strip() == "2" and lines[-1].strip() == "0", moved.replace("\n", " / ")[-240:])
     applied = guest.sh("cat /etc/hostname; readlink /etc/localtime; ls /boot/firmware; "
-                       f"journalctl -b --no-pager | grep -c -e '{key}' -e '{passphrase}'")[1].split("\n")
+                       f"journalctl -b --no-pager | grep -c -e '{key}' -e '{passphrase}' -e '{upstairs_passphrase}' -e 'not the password'")[1].split("\n")
     record("wifi: the host name and zone are set, the files leave the card, and the key is not in the journal",
            applied[0] == "bedside" and applied[1].endswith("Europe/Berlin") and applied[-1].strip() == "0"
            and not any(name in applied for name in ("user-data", "network-config")), " / ".join(applied)[-200:])
-    guest.sh("kill $(cat /run/bench-hostapd.pid) 2>/dev/null; systemctl stop wpa_supplicant@wlan0; "
-             "rm -f /etc/systemd/network/10-bench-access-point.network; echo reveille-vm > /etc/hostname; "
+    guest.sh("kill $(cat /run/bench-hostapd.pid) $(cat /run/bench-hostapd2.pid) 2>/dev/null; systemctl stop wpa_supplicant@wlan0; "
+             "rm -f /etc/systemd/network/10-bench-access-point.network /etc/systemd/network/11-bench-upstairs.network; "
+             "echo reveille-vm > /etc/hostname; "
              "hostname reveille-vm; ln -sfn /usr/share/zoneinfo/Etc/UTC /etc/localtime; rmmod mac80211_hwsim", 60)
 
 
