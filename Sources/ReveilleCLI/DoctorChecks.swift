@@ -71,7 +71,39 @@ struct Doctor {
         if let kiosk = Self.kiosk(settings.web, isSystem: paths.isSystem, userExists: { getpwnam($0) != nil }) {
             findings.append(kiosk)
         }
+        if let updates = Self.updates(
+            installed: access(paths.system("/usr/bin/unattended-upgrade"), X_OK) == 0,
+            lastRun: Self.modified(paths.system("/var/lib/apt/periodic/unattended-upgrades-stamp")), now: Wall.seconds())
+        {
+            findings.append(updates)
+        }
         return findings
+    }
+
+    /// Debian's unattended upgrades, where they are installed (the card image has them): when they
+    /// last ran (apt's stamp), and a warning after a week without.
+    static func updates(installed: Bool, lastRun: Int?, now: Int) -> Finding? {
+        guard installed else { return nil }
+        guard let lastRun else {
+            return Finding(
+                level: .note, subject: "updates",
+                detail: "unattended-upgrades has not run yet (it runs at 03:00 and 13:00, never within an hour of a ring)",
+                fix: "it needs the network; 'reveille upgrade-window' says whether it may run now")
+        }
+        let days = max(0, now - lastRun) / 86_400
+        let day = Date(timeIntervalSince1970: TimeInterval(lastRun)).formatted(.iso8601.year().month().day())
+        let detail =
+            "security updates last ran \(days == 0 ? "in the last day" : "\(days) day\(days == 1 ? "" : "s") ago") (\(day), UTC)"
+        guard days >= 7 else { return Finding(level: .ok, subject: "updates", detail: detail) }
+        return Finding(
+            level: .warning, subject: "updates", detail: detail,
+            fix: "check the network, and: journalctl -u apt-daily-upgrade (they wait while alarms are near)")
+    }
+
+    static func modified(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_mtim.tv_sec)
     }
 
     /// The machine's network, as networkd says: alarms need none, the phones, calendars, the smart

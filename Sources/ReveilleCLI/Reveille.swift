@@ -23,7 +23,7 @@ public struct Reveille: ParsableCommand {
             HistoryCommand.self,
             StatsCommand.self, SoundCommand.self, TagCommand.self, AppsCommand.self, RunCommand.self,
             WebCommand.self, CalendarCommand.self, ReminderCommand.self, DoctorCommand.self,
-            WifiCommand.self, ImageSettingsCommand.self,
+            WifiCommand.self, ImageSettingsCommand.self, UpgradeWindowCommand.self,
         ])
 
     /// Accepted before the subcommand too (`reveille --root .reveille status`); each subcommand reads it.

@@ -27,7 +27,7 @@ if [ "$(cat "$cache/base.key" 2>/dev/null)" != "$key" ] || [ ! -f "$cache/base.t
     # card's boot partition on a Pi): here a bind mount of the tree's own folder, undone at the end.
     mmdebstrap --variant=apt --mode=root --architectures=arm64 --components=main,non-free-firmware \
         --dpkgopt=force-unsafe-io --dpkgopt=force-confdef --dpkgopt=force-confold \
-        --include=systemd-sysv,udev,kmod,dbus,libpam-systemd,linux-image-arm64,initramfs-tools,raspi-firmware,firmware-brcm80211,wpasupplicant,systemd-timesyncd,systemd-resolved,iproute2,openssh-server,cloud-guest-utils,e2fsprogs,dosfstools,fdisk,fonts-dejavu-core,tzdata,ca-certificates,alsa-utils,libnfc-bin,procps,cage,chromium,xwayland,espeak-ng-data,libespeak-ng1,libmosquitto1,libical3t64,libcurl4t64,libsqlite3-0,libasound2t64,libsndfile1,libnfc6,libevdev2,libgcrypt20 \
+        --include=systemd-sysv,udev,kmod,dbus,libpam-systemd,linux-image-arm64,initramfs-tools,raspi-firmware,firmware-brcm80211,wpasupplicant,systemd-timesyncd,systemd-resolved,iproute2,openssh-server,cloud-guest-utils,e2fsprogs,dosfstools,fdisk,fonts-dejavu-core,tzdata,ca-certificates,alsa-utils,libnfc-bin,procps,cage,chromium,xwayland,espeak-ng-data,libespeak-ng1,libmosquitto1,libical3t64,libcurl4t64,libsqlite3-0,libasound2t64,libsndfile1,libnfc6,libevdev2,libgcrypt20,unattended-upgrades \
         `# raspi-firmware: the console on the screen only (the header's UART is the reader's), the root by its label` \
         --essential-hook='mkdir -p "$1/etc/default" && printf "CONSOLES=\"tty1\"\nROOTPART=LABEL=RVL-ROOT\n" >"$1/etc/default/raspi-firmware"' \
         --setup-hook='mkdir -p "$1/boot/firmware" && mount --bind "$1/boot/firmware" "$1/boot/firmware"' \
@@ -85,7 +85,14 @@ chroot "$tree" systemctl enable -q reveille-firstboot.service ssh-from-boot.serv
     systemd-networkd.service \
     systemd-resolved.service systemd-timesyncd.service reveille-kiosk.service
 chroot "$tree" systemctl disable -q ssh.service ssh.socket 2>/dev/null || true
-chroot "$tree" systemctl mask -q apt-daily.timer apt-daily-upgrade.timer man-db.timer e2scrub_all.timer 2>/dev/null || true
+# Security updates, unattended, never near a ring (hardware.md, "Updates").
+install -D -m 0644 "$here/image/20auto-upgrades" "$tree/etc/apt/apt.conf.d/20auto-upgrades"
+for unit in apt-daily.service apt-daily-upgrade.service; do
+    install -D -m 0644 "$here/image/apt-near-rings.conf" "$tree/etc/systemd/system/$unit.d/reveille.conf"
+done
+install -D -m 0644 "$here/image/apt-daily.timer.conf" "$tree/etc/systemd/system/apt-daily.timer.d/reveille.conf"
+install -D -m 0644 "$here/image/apt-daily-upgrade.timer.conf" "$tree/etc/systemd/system/apt-daily-upgrade.timer.d/reveille.conf"
+chroot "$tree" systemctl mask -q man-db.timer e2scrub_all.timer 2>/dev/null || true
 chroot "$tree" systemctl set-default -q multi-user.target
 # The page on the home network, so that a phone can pair (every browser but the kiosk must).
 sed -i 's/^#address = "127.0.0.1"/address = "0.0.0.0"/' "$tree/etc/reveille/reveille.toml"
