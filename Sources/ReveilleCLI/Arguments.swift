@@ -44,7 +44,7 @@ enum Arguments {
         "--no-skip-holidays", "--color", "--all-alarms", "--plain", "--admin", "--holidays",
         "--force", "--reminders", "--no-then", "--with-alarms", "--no-with-alarms", "--enabled", "--no-enabled", "--all", "--problem",
         "--all-day", "--no-limit", "--next", "--lead-sound", "--no-lead-sound", "--timed", "--background",
-        "--open-now",
+        "--open-now", "--open",
     ]
 
     static func takesValue(_ option: String) -> Bool { !flags.contains(option) }
