@@ -97,6 +97,7 @@ struct StatusCommand: ParsableCommand {
         case .network(let network): "network: \(network?.words ?? "networkd no longer says")"
         case .policyRejected(let why): "app policy rejected: \(why)"
         case .input(let input): "input: \(input)"
+        case .screenWake: "a bedside key woke the screen"
         case .schedule: "the schedule changed (alarms, rules, overrides, reminders or pause)"
         case .reminder(let chime):
             "REMINDER: \(chime.text)\(chime.detail.map { " — \($0)" } ?? "") (\(chime.origin), due \(chime.due))"
@@ -204,6 +205,7 @@ struct StatusCommand: ParsableCommand {
             lines.append(
                 network.online ? "network: \(network.words)" : "NETWORK: \(network.words); alarms ring as usual")
         }
+        if let backlight = status.backlight { lines.append("backlight: \(backlight)") }
         if status.appGuard.mode != .starting { lines.append("apps: \(status.appGuard)") }
         if let rejected = status.appGuard.rejected { lines.append("APPS.TOML REJECTED: \(rejected)") }
         if let rejected = status.settingsRejected { lines.append("REVEILLE.TOML REJECTED: \(rejected)") }

@@ -23,6 +23,7 @@ public struct Settings: Sendable, Equatable {
     public var input = Input()
     public var voice = VoiceSettings()
     public var web = Web()
+    public var screen = Screen()
     /// nil: no `[mqtt]` table, and `reveille-mqtt` has nothing to do.
     public var mqtt: MQTT?
 
@@ -140,6 +141,27 @@ public struct Settings: Sendable, Equatable {
         public init() {}
     }
 
+    /// The `[screen]` section: the display's backlight (hardware.md, "The screen's backlight").
+    public struct Screen: Sendable, Equatable {
+        /// A device of /sys/class/backlight by name; nil: the first there is ("auto"); "none":
+        /// leave the backlight alone.
+        public var backlight: String?
+        public var backlightOff = false
+        /// Brightness by day and at night (the page's night mode), in percent; a ring and "Are you
+        /// up?" are at 100.
+        public var dayPercent = 100
+        public var nightPercent = 15
+
+        public init() {}
+
+        /// No backlight driven.
+        public static var none: Screen {
+            var screen = Screen()
+            screen.backlightOff = true
+            return screen
+        }
+    }
+
     /// The `[voice]` section: espeak-ng saying the problem.
     public struct VoiceSettings: Sendable, Equatable {
         public var enabled = true
@@ -212,8 +234,9 @@ public struct Settings: Sendable, Equatable {
         "time_zone", "missed_grace_minutes", "max_ring_minutes", "wake_check_seconds", "early_dismiss_minutes",
         "admin_group", "socket_group",
         "audio", "nfc", "apps",
-        "input", "voice", "web", "mqtt",
+        "input", "voice", "web", "screen", "mqtt",
     ]
+    static let screenKeys = ["backlight", "day_percent", "night_percent"]
     static let mqttKeys = [
         "host", "port", "ca_file", "username", "password_file", "base_topic", "discovery_prefix", "approvals",
         "keepalive_seconds", "household", "hub", "hub_key", "machines", "area",
@@ -320,6 +343,24 @@ public struct Settings: Sendable, Equatable {
                 }
                 settings.web.kioskUser = user
             }
+        }
+        if let screen = try document.table("screen") {
+            try document.checkKeys(screen, in: "screen", known: screenKeys)
+            if let name = try document.string(screen, "backlight", in: "screen") {
+                guard !name.isEmpty, name.count <= 64, !name.hasPrefix("."),
+                    name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-:".contains($0)) })
+                else {
+                    throw document.error(
+                        "backlight", in: "screen",
+                        "\"\(name)\" is not a backlight's name; give one of ls /sys/class/backlight, \"auto\" or \"none\"")
+                }
+                settings.screen.backlight = name == "auto" ? nil : name
+                settings.screen.backlightOff = name == "none"
+            }
+            settings.screen.dayPercent =
+                try document.int(screen, "day_percent", in: "screen", range: 1...100) ?? settings.screen.dayPercent
+            settings.screen.nightPercent =
+                try document.int(screen, "night_percent", in: "screen", range: 0...100) ?? settings.screen.nightPercent
         }
         if let mqtt = try document.table("mqtt") {
             settings.mqtt = try parseMQTT(mqtt, document)

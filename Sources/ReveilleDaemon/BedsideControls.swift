@@ -265,9 +265,11 @@ final class BedsideControls {
                     logger.info("input: wake-up check not answered\(by): \(refusal.message)")
                 }
             case .sayTimeAndNext:
+                feed.publish(.screenWake)
                 guard configuration.sayTimeWhenIdle else { continue }
                 controller.handle(.timeAndNext)
             case .chimeAgain:
+                feed.publish(.screenWake)
                 do {
                     guard let chime = controller.view.playedChime(key: nil) else { continue }
                     _ = try controller.chimeAgain(chime, after: "key \(key ?? "?")")

@@ -38,6 +38,8 @@ public struct DaemonOptions: Sendable {
     /// Buttons and keypads (`[input]`), and the voice (`[voice]`).
     public var input: Settings.Input
     public var voice: Settings.VoiceSettings
+    /// `[screen]`: the display's backlight.
+    public var screen = Settings.Screen()
     /// The command line's flags, which a reload (SIGHUP) applies over the file again.
     public var flags = SettingsFlags()
 
@@ -69,6 +71,7 @@ public struct DaemonOptions: Sendable {
         self.appKillGraceSeconds = Double(settings.apps.killGraceSeconds)
         self.input = settings.input
         self.voice = settings.voice
+        self.screen = settings.screen
     }
 }
 
@@ -240,9 +243,11 @@ public enum Daemon {
             supervisor: supervisor, loop: loop, feed: feed, offLoop: OffLoop(doorbell: doorbell), logger: logger)
         follower.watchListedFiles()
         let bedside = try startBedsideControls(options, loop: loop, controller: controller, feed: feed, logger: logger)
+        let screen = ScreenBacklight(
+            paths: paths, settings: options.screen, controller: controller, feed: feed, notes: notes, logger: logger)
         let requests = Requests(
             controller: controller, store: store, ring: environment, outlets: outlets, apps: supervisor,
-            bedside: bedside, notes: notes, paths: paths, logger: logger)
+            bedside: bedside, notes: notes, paths: paths, screen: screen, logger: logger)
         let server = try ControlServer(
             listener: listener, appsListener: appsListener, access: access, requests: requests, feed: feed, loop: loop,
             doorbell: doorbell, clock: options.clock, logger: logger)

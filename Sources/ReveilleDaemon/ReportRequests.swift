@@ -16,6 +16,8 @@ final class DaemonNotes {
     var setupPending = false
     /// The machine's network, as networkd says (`NetworkWatch`); nil where it says nothing.
     var network: NetworkInfo?
+    /// The display's backlight as last set (`ScreenBacklight`); nil: none is driven.
+    var backlight: String?
 }
 
 /// `status`, `next`, `history` and `stats`: what the clock says, for people.
@@ -92,6 +94,8 @@ final class ReportRequests: RequestHandler {
         info.settingsRejected = notes.settingsRejected
         info.settingsWaiting = notes.settingsWaiting
         info.setupPending = notes.setupPending ? true : nil
+        info.night = Backlight.isNight(hour: controller.specNow().time.secondsOfDay / 3600)
+        info.backlight = notes.backlight
         let alone = controller.layersRingingAloneNotes(today: now.date)
         info.layersRingingAlone = alone.isEmpty ? nil : alone
         info.resources = ResourceUse.current()

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import ReveilleConfig
 import ReveilleCore
 import ReveilleProtocol
 import ReveilleStore
@@ -76,6 +77,7 @@ final class Requests {
         var sound: SoundRequests
         var setup: SetupRequests
         var wifi: WifiRequests
+        var screen: ScreenBacklight
     }
 
     let controller: Controller
@@ -93,7 +95,7 @@ final class Requests {
     convenience init(
         controller: Controller, store: Store, ring: RingEnvironment, outlets: any Outlets, apps: AppSupervisor?,
         bedside: BedsideControls?, notes: DaemonNotes, paths: Paths = Paths(root: "/"),
-        setZone: SetupRequests.ZoneSetter? = nil, logger: Logger
+        setZone: SetupRequests.ZoneSetter? = nil, screen: ScreenBacklight? = nil, logger: Logger
     ) {
         let sounds = SoundCheck(audio: ring.audio)
         let web = WebRequests(store: store, clock: controller.clock, logger: logger)
@@ -120,7 +122,12 @@ final class Requests {
                     folders: paths.soundFolders, logger: logger),
                 setup: SetupRequests(
                     paths: paths, notes: notes, web: web, clock: controller.clock, setZone: setZone, logger: logger),
-                wifi: WifiRequests(paths: paths, notes: notes, offLoop: controller.offLoop, logger: logger)),
+                wifi: WifiRequests(paths: paths, notes: notes, offLoop: controller.offLoop, logger: logger),
+                // In-process tests drive no backlight.
+                screen: screen
+                    ?? ScreenBacklight(
+                        paths: paths, settings: .none, controller: controller, feed: WatchFeed(), notes: notes,
+                        logger: logger)),
             logger: logger)
     }
 
@@ -194,6 +201,7 @@ final class Requests {
         case .webPair, .webRedeem, .webDevices, .webUnpair, .webServing: handlers.web
         case .firstSetup: handlers.setup
         case .wifiScan, .wifiJoin: handlers.wifi
+        case .screenLight: handlers.screen
         case .soundTest, .soundDevices, .soundList, .soundStop: handlers.sound
         }
     }

@@ -99,6 +99,8 @@ public struct DaemonReads: OptionSet, Sendable, Hashable {
         case .appRequest: .requests
         // The broker is reached over the network: the bridge hears of it from its connection.
         case .network: []
+        // The bedside screen's own business.
+        case .screenWake: []
         }
     }
 }

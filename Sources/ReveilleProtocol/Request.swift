@@ -127,6 +127,9 @@ public enum Command: Codable, Sendable, Equatable {
     /// on it (with its address), or with why not: a wrong password, out of reach, no adapter.
     /// Who may: as `wifiScan`.
     case wifiJoin(network: String, password: String?)
+    /// What the clock's screen shows now (its page, on the kiosk): the backlight follows it
+    /// (`Backlight`), except that a ring is at full brightness.
+    case screenLight(shows: ScreenLight)
     /// Streams changes as they happen: an `ok` response, then one `WatchEvent` line per change,
     /// until the client closes the connection.
     case watch
@@ -230,6 +233,7 @@ public enum Command: Codable, Sendable, Equatable {
         case .firstSetup: "first set-up"
         case .wifiScan: "wifi scan"
         case .wifiJoin: "wifi join"
+        case .screenLight: "screen light"
         case .reminderList: "reminder list"
         case .chimeAgain: "reminder again"
         case .reminderAdd: "reminder add"
@@ -268,7 +272,7 @@ public enum Command: Codable, Sendable, Equatable {
             .appStart,
             .appList, .appPut,
             .appRemove, .appExport, .appCatalog, .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub,
-            .webServing, .watch, .firstSetup, .wifiScan, .wifiJoin,
+            .webServing, .watch, .firstSetup, .wifiScan, .wifiJoin, .screenLight,
             .webPair, .webRedeem,
             .webDevices, .webUnpair, .calendarList, .calendarShow, .calendarFetchNow, .reminderList:
             .elsewhere
@@ -308,6 +312,9 @@ public enum Command: Codable, Sendable, Equatable {
         case .reminderAdd(let spec) where spec.unless.map({ !$0.isEmpty }) == true,
             .reminderEdit(_, let spec) where spec.unless.map({ !$0.isEmpty }) == true:
             .owner
+        // The screen's own page (its handler takes it from the kiosk only).
+        case .screenLight:
+            .user
         case .status, .alarmList, .ruleList, .overrideList, .next, .snooze, .awake, .unlock, .dismissNext, .problem,
             .answer,
             .history, .stats,

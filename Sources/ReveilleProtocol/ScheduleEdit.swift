@@ -62,7 +62,7 @@ public enum ScheduleEdit: Sendable {
             .tagTest,
             .appsStatus, .appsOverview, .appCheck, .appGrant, .appStart, .appList, .appPut, .appRemove, .appExport,
             .appCatalog,
-            .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub, .webServing, .watch, .firstSetup, .wifiScan, .wifiJoin, .webPair,
+            .appAsk, .appRequests, .appAnswer, .appsHousehold, .appsFromHub, .webServing, .watch, .firstSetup, .wifiScan, .wifiJoin, .screenLight, .webPair,
             .webRedeem,
             .webDevices,
             .webUnpair,

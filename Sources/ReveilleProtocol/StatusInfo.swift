@@ -68,6 +68,10 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var settingsWaiting: String?
     /// True until the first boot's set-up is done on the clock's screen (`firstSetup`).
     public var setupPending: Bool?
+    /// Night by the clock (21:00 to 07:00, `Backlight.isNight`): the page's own night mode follows it.
+    public var night: Bool?
+    /// The display's backlight, when the daemon drives one: its name, level and brightness.
+    public var backlight: String?
     /// Rules and overrides that began to ring on their own with an upgrade (for a month after it).
     public var layersRingingAlone: [String]?
 

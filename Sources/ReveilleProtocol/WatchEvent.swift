@@ -45,6 +45,9 @@ public enum WatchEvent: Codable, Sendable, Equatable {
     case appGranted(AppGranted)
     /// The machine's network came or went (nil: networkd no longer says).
     case network(NetworkInfo?)
+    /// A bedside key was pressed while nothing rang: the screen wakes (its page ends its night's
+    /// black screen, and the backlight follows).
+    case screenWake
 }
 
 /// `app`'s minutes granted today in all, to `user` (nil: every user of the app).
@@ -104,7 +107,7 @@ extension WatchEvent {
         case session, missed, wakeCheck, sunrise, silent, nextRing, tagOnReader, readerHealth, policyRejected, input,
             schedule,
             reminder
-        case overrideRemoved, appPolicy, appNotice, appRequest, appRunning, appGranted, network
+        case overrideRemoved, appPolicy, appNotice, appRequest, appRunning, appGranted, network, screenWake
     }
 
     /// `{"session": {...}}`, `{"nextRing": null}`, `{"tagOnReader": true}`: the kind as the key.
@@ -127,6 +130,7 @@ extension WatchEvent {
         case .policyRejected(let value): try container.encode(value, forKey: .policyRejected)
         case .input(let value): try container.encode(value, forKey: .input)
         case .schedule: try container.encode(true, forKey: .schedule)
+        case .screenWake: try container.encode(true, forKey: .screenWake)
         case .reminder(let value): try container.encode(value, forKey: .reminder)
         case .overrideRemoved(let value): try container.encode(value, forKey: .overrideRemoved)
         case .appPolicy(let value): try container.encode(value, forKey: .appPolicy)
@@ -160,6 +164,7 @@ extension WatchEvent {
         case .policyRejected: self = .policyRejected(try container.decode(String.self, forKey: kind))
         case .input: self = .input(try container.decode(InputState.self, forKey: kind))
         case .schedule: self = .schedule
+        case .screenWake: self = .screenWake
         case .reminder: self = .reminder(try container.decode(ChimeInfo.self, forKey: kind))
         case .overrideRemoved: self = .overrideRemoved(try container.decode(RemovedOverride.self, forKey: kind))
         case .appPolicy: self = .appPolicy(try container.decode(Int.self, forKey: kind))

@@ -59,7 +59,7 @@ public enum RelayPolicy {
             .appAnswer, .appAsk, .calendarList, .calendarShow, .calendarRemove, .calendarFetchNow, .reminderList,
             .chimeAgain,
             .reminderRemove,
-            .remindersSwitch, .firstSetup, .wifiScan, .wifiJoin:
+            .remindersSwitch, .firstSetup, .wifiScan, .wifiJoin, .screenLight:
             true
         case .tagAdd(_, let uid, let seconds): uid != nil || (1...tagWaitSeconds).contains(seconds)
         // A reminder calendar's sounds, as an alarm's: files the daemon finds public.

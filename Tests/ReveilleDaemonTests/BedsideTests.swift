@@ -223,7 +223,16 @@ import Testing
         let bedside = try Bedside(nfcReader: true)
         let daemon = bedside.daemon
         #expect(try daemon.cli("alarm", "add", "07:30", "--days", "daily").status == 0)
+        // The press wakes the screen too: its page hears it on the watch stream.
+        let watcher = try daemon.connect()
+        #expect(try watcher.send(.watch).ok)
         bedside.tap("BTN_0")
+        var heard = false
+        for _ in 0..<20 where !heard {
+            guard let line = try watcher.readLine() else { break }
+            heard = String(decoding: line, as: UTF8.self).contains("\"screenWake\"")
+        }
+        #expect(heard, "a bedside key wakes the screen")
         #expect(daemon.waitFor(3) { daemon.logText().contains("voice: saying \"It is ") })
         #expect(daemon.logText().contains("The next alarm rings "))
         #expect(daemon.logText().contains(" at 7 30.\""))

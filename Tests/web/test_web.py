@@ -1532,6 +1532,49 @@ class WifiPageTests(unittest.TestCase):
             clock.close()
 
 
+class BacklightPageTests(unittest.TestCase):
+    """hardware.md, "The screen's backlight": the kiosk's page says what it shows and the daemon
+    sets the backlight: dim in night mode, off while the night's black screen is up, back at a
+    touch and at a bedside key (its watch event), full at a ring."""
+
+    def test_the_backlight_follows_the_kiosks_night_its_black_screen_a_touch_a_key_and_a_ring(self):
+        clock = Clock(BINARIES, backlight=True, settings="[screen]\nday_percent = 80\nnight_percent = 10\n")
+        browser = Browser()
+        level = lambda: open(clock.brightness).read().strip()
+        try:
+            browser.open(clock.url)
+            wait_for(lambda: browser.run("return typeof S !== 'undefined' && S !== null"), what="the page's state")
+            night = browser.run("return document.body.classList.contains('night')")
+            wait_for(lambda: level() == ("26" if night else "204"), what="the backlight for the page's mode")
+            if not night:
+                browser.click("#nightbtn")
+            wait_for(lambda: level() == "26", what="dim in night mode")
+            # A quiet minute (shortened) at night: the page goes black, the backlight off.
+            browser.run("sleep.afterMs = 300; screenAwake();")
+            wait_for(lambda: browser.visible("#blank"), what="the night's black screen")
+            wait_for(lambda: level() == "0", what="the backlight off")
+            # A touch wakes both.
+            browser.tap_at(400, 240)
+            wait_for(lambda: level() == "26", what="dim again after a touch")
+            wait_for(lambda: browser.visible("#blank"), what="black again")
+            wait_for(lambda: level() == "0", what="off again")
+            # A bedside key's event, as the daemon streams it (BedsideTests hears the daemon send it), wakes it too.
+            wait_for(lambda: browser.visible("#blank"), what="black again")
+            wait_for(lambda: level() == "0", what="off again")
+            browser.run("heard({screenWake: true});")
+            wait_for(lambda: level() == "26", what="dim again after a key")
+            # A ring: full, and the page shows it (its quiet minute a minute again).
+            browser.run("sleep.afterMs = 60000; screenAwake();")
+            ring_soon(clock, label="morning")
+            wait_for(lambda: level() == "255", what="full at a ring")
+            wait_for(lambda: browser.visible("#ring"), what="the ring screen")
+            end_session(clock)
+            wait_for(lambda: level() == "26", what="dim after the ring (night mode, awake)")
+        finally:
+            browser.close()
+            clock.close()
+
+
 class DesignRowsPageTests(unittest.TestCase):
     """The school-calendar design's rows on the page, against a daemon of their own with no alarm:
     a day nothing covers, the household ring's days, the lists in the layers' colours, an override

@@ -169,9 +169,16 @@ class Clock:
     """reveilled and reveille-web under a temporary root, as `make run` starts them."""
 
     def __init__(self, binaries, address="127.0.0.1", shifted=False, reader=False, settings="", first_setup=False,
-                 wifi=None):
+                 wifi=None, backlight=False):
         self.binaries = binaries
         self.root = tempfile.mkdtemp(prefix="reveille-web-test.")
+        # `backlight`: a display's backlight as /sys/class/backlight has one (0 to 255), under the root.
+        self.brightness = os.path.join(self.root, "sys/class/backlight/panel/brightness")
+        if backlight:
+            os.makedirs(os.path.dirname(self.brightness))
+            for name in ("max_brightness", "brightness"):
+                with open(os.path.join(os.path.dirname(self.brightness), name), "w") as f:
+                    f.write("255\n")
         # `wifi`: a played wpa_supplicant (FakeSupplicant) that joins these networks with these passwords.
         self.wifi = FakeSupplicant(self.root, wifi) if wifi is not None else None
         # `first_setup`: as a flashed image starts, the set-up asked on the screen (its marker in the

@@ -219,13 +219,26 @@ function tick() {
   $("unlockclock").textContent = $("time").textContent;
   $("date").textContent = zoneParts(now, { weekday: "long", day: "numeric", month: "long" });
   const hour = Number(zoneParts(now, { hour: "2-digit", hourCycle: "h23" }));
-  if (night.auto) document.body.classList.toggle("night", hour >= 21 || hour < 7);
+  // Night by the daemon's clock (its status says), else by this browser's reading of it.
+  const st = payload(S && S.status, "status");
+  if (night.auto) document.body.classList.toggle("night", st && st.night != null ? st.night : hour >= 21 || hour < 7);
   if (!$("blank").hidden && !document.body.classList.contains("night")) screenAwake();
+  reportLight();
   clearTimeout(tick.timer);
   tick.timer = setTimeout(tick, 60000 - (now.getSeconds() * 1000 + now.getMilliseconds()) + 50);
 }
 const night = { auto: true };
-$("nightbtn").onclick = () => { night.auto = false; document.body.classList.toggle("night"); };
+$("nightbtn").onclick = () => { night.auto = false; document.body.classList.toggle("night"); reportLight(); };
+// The clock's own screen tells the daemon what it shows, and the backlight follows: dim at night,
+// off while the night's black screen is up (a ring lights it whatever this says).
+const light = { said: null };
+function reportLight() {
+  if (!CFG.screen) return;
+  const shows = !$("blank").hidden ? "dark" : document.body.classList.contains("night") ? "night" : "day";
+  if (shows === light.said) return;
+  light.said = shows;
+  send({ screenLight: { shows } }, true, true).then((reply) => { if (!reply || !reply.ok) light.said = null; });
+}
 
 const challengeWords = { math: "math", nfc: "tag only", any: "tag or math" };
 const layerNames = { base: "as set", rule: "weekly rule", override: "date override", holiday: "holiday",
@@ -1606,9 +1619,10 @@ function screenNeeded() {
 function screenAwake() {
   clearTimeout(sleep.timer);
   $("blank").hidden = true;
+  reportLight();
   if (CFG.access !== "kiosk") return;
   sleep.timer = setTimeout(() => {
-    if (document.body.classList.contains("night") && !screenNeeded()) $("blank").hidden = false;
+    if (document.body.classList.contains("night") && !screenNeeded()) { $("blank").hidden = false; reportLight(); }
     else screenAwake();
   }, sleep.afterMs);
 }
@@ -1624,19 +1638,24 @@ function follow() {
   events.addEventListener("change", (e) => {
     try {
       // A line of the daemon's watch stream: {"v": 1, "event": {"reminder": {...}}}.
-      const line = JSON.parse(e.data), change = line.event || line;
-      if (change.reminder) showChime(change.reminder);
-      if (change.overrideRemoved) toast("The one-time change for " + fmtDate(change.overrideRemoved.override.date) +
-        " was removed: that day is now a holiday (" + change.overrideRemoved.holiday + ")");
-      const session = change.session && (change.session._0 || change.session);
-      const st = payload(S && S.status, "status");
-      if (session && st) { st.session = session; renderRing(); }
-      if (view === "more") loadMore();
+      const line = JSON.parse(e.data);
+      heard(line.event || line);
     } catch (err) {}
     load();
   });
   events.onerror = () => banner("Lost the clock's web server; reconnecting…");
   events.onopen = () => { if ($("banner").textContent.startsWith("Lost")) banner(""); load(); };
+}
+// One change the daemon streamed, before the state is read again.
+function heard(change) {
+  if (change.reminder) showChime(change.reminder);
+  if (change.screenWake) screenAwake();
+  if (change.overrideRemoved) toast("The one-time change for " + fmtDate(change.overrideRemoved.override.date) +
+    " was removed: that day is now a holiday (" + change.overrideRemoved.holiday + ")");
+  const session = change.session && (change.session._0 || change.session);
+  const st = payload(S && S.status, "status");
+  if (session && st) { st.session = session; renderRing(); }
+  if (view === "more") loadMore();
 }
 
 // Pairing: the only screen for a stranger; for the kiosk, a form it opens to gain admin rights.
