@@ -243,7 +243,7 @@ let package = Package(
             name: "ReveilleDaemonTests",
             dependencies: [
                 "ReveilleDaemon", "ReveilleCLI", "ReveilleProtocol", "ReveilleSystem", "ReveilleTestSupport",
-                "CReveilleShims", "ReveilleInput", "CTestSupport",
+                "CReveilleShims", "ReveilleInput", "CTestSupport", "ReveilleWifi",
             ]
         ),
     ],

@@ -24,6 +24,7 @@ public struct Settings: Sendable, Equatable {
     public var voice = VoiceSettings()
     public var web = Web()
     public var screen = Screen()
+    public var wifi = Wifi()
     /// nil: no `[mqtt]` table, and `reveille-mqtt` has nothing to do.
     public var mqtt: MQTT?
 
@@ -141,6 +142,17 @@ public struct Settings: Sendable, Equatable {
         public init() {}
     }
 
+    /// The `[wifi]` section: the set-up network of a clock with no screen (hardware.md, "Wi-Fi").
+    public struct Wifi: Sendable, Equatable {
+        /// `auto`: opened when the first set-up is pending, no network is up and there is no
+        /// screen; `always`: with a screen too; `never`.
+        public var setupNetwork = "auto"
+        /// How long after its start the clock waits for a network before it opens its own.
+        public var setupNetworkWaitSeconds = 20
+
+        public init() {}
+    }
+
     /// The `[screen]` section: the display's backlight (hardware.md, "The screen's backlight").
     public struct Screen: Sendable, Equatable {
         /// A device of /sys/class/backlight by name; nil: the first there is ("auto"); "none":
@@ -234,8 +246,9 @@ public struct Settings: Sendable, Equatable {
         "time_zone", "missed_grace_minutes", "max_ring_minutes", "wake_check_seconds", "early_dismiss_minutes",
         "admin_group", "socket_group",
         "audio", "nfc", "apps",
-        "input", "voice", "web", "screen", "mqtt",
+        "input", "voice", "web", "screen", "wifi", "mqtt",
     ]
+    static let wifiKeys = ["setup_network", "setup_network_wait_seconds"]
     static let screenKeys = ["backlight", "day_percent", "night_percent"]
     static let mqttKeys = [
         "host", "port", "ca_file", "username", "password_file", "base_topic", "discovery_prefix", "approvals",
@@ -343,6 +356,20 @@ public struct Settings: Sendable, Equatable {
                 }
                 settings.web.kioskUser = user
             }
+        }
+        if let wifi = try document.table("wifi") {
+            try document.checkKeys(wifi, in: "wifi", known: wifiKeys)
+            if let mode = try document.string(wifi, "setup_network", in: "wifi") {
+                guard ["auto", "never", "always"].contains(mode) else {
+                    throw document.error(
+                        "setup_network", in: "wifi",
+                        "\"\(mode)\" is not a choice; give \"auto\" (no screen: open it), \"always\" or \"never\"")
+                }
+                settings.wifi.setupNetwork = mode
+            }
+            settings.wifi.setupNetworkWaitSeconds =
+                try document.int(wifi, "setup_network_wait_seconds", in: "wifi", range: 0...3600)
+                ?? settings.wifi.setupNetworkWaitSeconds
         }
         if let screen = try document.table("screen") {
             try document.checkKeys(screen, in: "screen", known: screenKeys)

@@ -40,6 +40,8 @@ public struct DaemonOptions: Sendable {
     public var voice: Settings.VoiceSettings
     /// `[screen]`: the display's backlight.
     public var screen = Settings.Screen()
+    /// `[wifi]`: the set-up network.
+    public var wifi = Settings.Wifi()
     /// The command line's flags, which a reload (SIGHUP) applies over the file again.
     public var flags = SettingsFlags()
 
@@ -72,6 +74,7 @@ public struct DaemonOptions: Sendable {
         self.input = settings.input
         self.voice = settings.voice
         self.screen = settings.screen
+        self.wifi = settings.wifi
     }
 }
 
@@ -248,6 +251,9 @@ public enum Daemon {
         let requests = Requests(
             controller: controller, store: store, ring: environment, outlets: outlets, apps: supervisor,
             bedside: bedside, notes: notes, paths: paths, screen: screen, logger: logger)
+        let setupNetwork = try SetupNetworkKeeper(
+            paths: paths, settings: options.wifi, notes: notes, web: requests.handlers.web, wifi: requests.handlers.wifi,
+            controller: controller, loop: loop, feed: feed, logger: logger)
         let server = try ControlServer(
             listener: listener, appsListener: appsListener, access: access, requests: requests, feed: feed, loop: loop,
             doorbell: doorbell, clock: options.clock, logger: logger)
@@ -295,6 +301,10 @@ public enum Daemon {
                 case .readerHealth(let health): controller.readerHealthChanged(health)
                 case .soundSilent(let silent): controller.handle(.soundSilent(silent))
                 case .reply(let id, let response): server.answerParked(id, response)
+                case .wifiJoined(let id, let response, let network, let address):
+                    server.answerParked(id, response)
+                    setupNetwork.joined(network: network, address: address, response)
+                case .setupNetworkOpened(let name, let outcome): setupNetwork.opened(name: name, outcome)
                 case .appNotice(let notice, let chimeSecondsLeft):
                     feed.publish(.appNotice(notice))
                     if let left = chimeSecondsLeft {

@@ -31,6 +31,11 @@ enum LoopEvent: Sendable {
     case calendarFolderChanged(String)
     /// apps.toml was read and checked after a change (`number`: which read).
     case appPolicyRead(AppSupervisor.FileRead, number: Int)
+    /// A `wifi join` ended (answer connection `connection`): joined `network` at `address`, or not
+    /// (nil), which the set-up network's keeper says aloud.
+    case wifiJoined(connection: Int, Response, network: String?, address: String?)
+    /// The set-up network opened (with what the radio heard before), or could not.
+    case setupNetworkOpened(name: String, Result<[HeardNetwork], WifiFailure>)
 }
 
 /// How other threads reach the loop: an eventfd and a queue of events.

@@ -18,6 +18,8 @@ final class DaemonNotes {
     var network: NetworkInfo?
     /// The display's backlight as last set (`ScreenBacklight`); nil: none is driven.
     var backlight: String?
+    /// The set-up network while it is open (`SetupNetworkKeeper`), with what the radio heard before.
+    var setupNetwork: (name: String, heard: [HeardNetwork])?
 }
 
 /// `status`, `next`, `history` and `stats`: what the clock says, for people.
@@ -96,6 +98,7 @@ final class ReportRequests: RequestHandler {
         info.setupPending = notes.setupPending ? true : nil
         info.night = Backlight.isNight(hour: controller.specNow().time.secondsOfDay / 3600)
         info.backlight = notes.backlight
+        info.setupNetwork = notes.setupNetwork?.name
         let alone = controller.layersRingingAloneNotes(today: now.date)
         info.layersRingingAlone = alone.isEmpty ? nil : alone
         info.resources = ResourceUse.current()

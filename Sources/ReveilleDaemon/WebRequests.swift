@@ -47,7 +47,7 @@ final class WebRequests: RequestHandler {
     private let logger: Logger
     private var webPairing = WebPairing()
     /// The port `reveille-web` last said it serves on.
-    private var servingPort: Int?
+    private(set) var servingPort: Int?
 
     init(store: Store, clock: any Clocks, logger: Logger) {
         self.store = store
@@ -61,18 +61,21 @@ final class WebRequests: RequestHandler {
 
     /// A one-time code that pairs one browser as `name` with `role`, good for ten minutes; the
     /// reply names the port the page is served on.
-    func pairingCode(role: Role, name: String, person: String? = nil, now: Int) -> Response {
+    /// `lifetime`: ten minutes, or as long as the set-up network that says it is open.
+    func pairingCode(
+        role: Role, name: String, person: String? = nil, now: Int, lifetime: Int = WebPairing.codeLifetime
+    ) -> Response {
         var digits = SystemRandomNumberGenerator()
         let number = UInt32.random(in: 0..<100_000_000, using: &digits)
         let code =
             NumberText.padded(Int(number / 10_000), width: 4) + "-"
             + NumberText.padded(Int(number % 10_000), width: 4)
         webPairing.pending[code] = WebPairing.Pending(
-            role: role, name: name, person: person, expiresAt: now + WebPairing.codeLifetime)
+            role: role, name: name, person: person, expiresAt: now + lifetime)
         let rights = person.map { "\(role) rights, as \($0)" } ?? "\(role) rights"
-        logger.notice("web pairing code made for \"\(name)\" (\(rights)), good for ten minutes")
+        logger.notice("web pairing code made for \"\(name)\" (\(rights)), good for \(lifetime / 60) minutes")
         var response = Response(message: "pairing code for \"\(name)\" (\(rights)): \(code)")
-        response.web = WebReply(code: code, expiresAt: now + WebPairing.codeLifetime)
+        response.web = WebReply(code: code, expiresAt: now + lifetime)
         response.web?.port = servingPort
         return response
     }

@@ -40,11 +40,19 @@ final class WifiRequests: RequestHandler {
         if let why = WifiRules.refusal(role: request.role, setupPending: notes.setupPending) {
             throw Refusal(.forbidden, why)
         }
-        let job: @Sendable () -> Response
+        // While the set-up network is up the radio is its access point: the list is the one heard
+        // before it opened.
+        if case .wifiScan = request.command, let setup = notes.setupNetwork {
+            var response = Response()
+            response.wifi = WifiReply(networks: setup.heard)
+            return .answer(response)
+        }
+        let job: @Sendable () -> LoopEvent
+        let connection = request.connection ?? -1
         switch request.command {
         case .wifiScan:
             job = { [paths, logger] in
-                Self.answer { () throws(WifiFailure) in try Self.scan(paths: paths, logger: logger) }
+                .reply(connection: connection, Self.answer { () throws(WifiFailure) in try Self.scan(paths: paths, logger: logger) })
             }
         case .wifiJoin(let network, let password):
             let credentials: WifiRules.Credentials
@@ -53,27 +61,94 @@ final class WifiRequests: RequestHandler {
             } catch {
                 throw Refusal(.invalid, error.description)
             }
+            let setupName = notes.setupNetwork?.name
             job = { [paths, logger] in
-                Self.answer { () throws(WifiFailure) in
-                    try Self.join(network: network, credentials: credentials, paths: paths, logger: logger)
+                var joined: (network: String, address: String?)?
+                let response = Self.answer { () throws(WifiFailure) in
+                    let response = try Self.join(
+                        network: network, credentials: credentials, setupNetwork: setupName, paths: paths,
+                        logger: logger)
+                    joined = (network, response.wifi?.address)
+                    return response
                 }
+                return .wifiJoined(
+                    connection: connection, response, network: joined?.network, address: joined?.address)
             }
         default: throw misrouted(request.command)
         }
         guard busy.claim() else {
             throw Refusal(.busy, "the clock is already listening for networks or joining one; try again in a moment")
         }
-        guard let offLoop, let connection = request.connection else {
+        guard let offLoop, request.connection != nil else {
             defer { busy.free() }
-            return .answer(job())
+            switch job() {
+            case .reply(_, let response), .wifiJoined(_, let response, _, _): return .answer(response)
+            default: return .answer(.failure(.internal, "no answer"))
+            }
         }
         let busy = self.busy
         offLoop.run("wifi") {
-            let response = job()
+            let event = job()
             busy.free()
-            return .reply(connection: connection, response)
+            return event
         }
         return .parked
+    }
+
+    /// Opens the set-up network on the `wifi` thread (`SetupNetworkKeeper`): what the radio hears
+    /// first, then the access point. nil: busy (another scan or join); tried again later.
+    func openSetupNetwork(name: String, passphrase: [UInt8]) -> Bool {
+        guard let offLoop, busy.claim() else { return false }
+        let (busy, paths, logger) = (self.busy, self.paths, self.logger)
+        offLoop.run("wifi") {
+            let outcome: Result<[HeardNetwork], WifiFailure>
+            do throws(WifiFailure) {
+                outcome = .success(
+                    try Self.openSetupNetwork(name: name, passphrase: passphrase, paths: paths, logger: logger))
+            } catch {
+                outcome = .failure(error)
+            }
+            busy.free()
+            return .setupNetworkOpened(name: name, outcome)
+        }
+        return true
+    }
+
+    /// The radio's networks heard, then the access point `name` (WPA2, the code as its
+    /// passphrase, never saved), once wpa_supplicant says it is up (10 s at most).
+    static func openSetupNetwork(
+        name: String, passphrase: [UInt8], paths: Paths, logger: Logger
+    ) throws(WifiFailure) -> [HeardNetwork] {
+        let heard = (try? scan(paths: paths, logger: logger))?.wifi?.networks ?? []
+        let link = try SupplicantLink.open(paths: paths)
+        _ = try link.ask(.attach)
+        let bytes = Array(name.utf8)
+        for old in SupplicantReading.ids(listNetworks: try link.ask(.listNetworks), named: bytes) {
+            _ = try? link.ask(.remove(id: old))
+        }
+        let added = try link.ask(.addNetwork)
+        guard let id = added.split(separator: "\n").first.flatMap({ Int($0) }),
+            let key = WifiKey.derive(passphrase: passphrase, name: bytes)
+        else {
+            throw WifiFailure(code: .internal, description: "the set-up network could not be made")
+        }
+        for command: SupplicantCommand in [
+            .setName(id: id, name: bytes), .setAccessPoint(id: id),
+            .setFrequency(id: id, megahertz: SetupNetwork.frequency), .setPasswordOnly(id: id), .setRSN(id: id),
+            .setPairwiseCCMP(id: id), .setGroupCCMP(id: id), .setKey(id: id, key: key), .select(id: id),
+        ] {
+            _ = try link.ask(command)
+        }
+        let deadline = Monotonic.seconds() + 10
+        while let event = link.nextEvent(until: deadline) {
+            if event == .accessPointEnabled {
+                logger.notice("wifi: the set-up network \(name) is open on \(link.interface)")
+                return heard
+            }
+        }
+        _ = try? link.ask(.remove(id: id))
+        _ = try? link.ask(.enableAll)
+        throw WifiFailure(code: .unavailable, description: "the set-up network did not open within 10 seconds")
     }
 
     private static func answer(_ work: () throws(WifiFailure) -> Response) -> Response {
@@ -105,7 +180,8 @@ final class WifiRequests: RequestHandler {
     /// awaited for 15 seconds. Not joined:
     /// the new entry goes and the networks it knew come back, as they were.
     static func join(
-        network: String, credentials: WifiRules.Credentials, paths: Paths, logger: Logger
+        network: String, credentials: WifiRules.Credentials, setupNetwork: String? = nil, paths: Paths,
+        logger: Logger
     ) throws(WifiFailure) -> Response {
         let link = try SupplicantLink.open(paths: paths)
         _ = try link.ask(.attach)
@@ -121,6 +197,14 @@ final class WifiRequests: RequestHandler {
             restored = true
             _ = try? link.ask(.remove(id: id))
             _ = try? link.ask(.enableAll)
+            // The set-up network comes back while the clock is not on the household's.
+            if let setupNetwork,
+                let back = SupplicantReading.ids(
+                    listNetworks: (try? link.ask(.listNetworks)) ?? "", named: Array(setupNetwork.utf8)
+                ).first
+            {
+                _ = try? link.ask(.select(id: back))
+            }
         }
         do throws(WifiFailure) {
             _ = try link.ask(.setName(id: id, name: credentials.name))
@@ -161,6 +245,10 @@ final class WifiRequests: RequestHandler {
         let list = (try? link.ask(.listNetworks)) ?? ""
         for old in SupplicantReading.ids(listNetworks: list, named: credentials.name) where old != id {
             _ = try? link.ask(.remove(id: old))
+        }
+        // The set-up network is never kept.
+        for setup in setupNetwork.map({ SupplicantReading.ids(listNetworks: list, named: Array($0.utf8)) }) ?? [] {
+            _ = try? link.ask(.remove(id: setup))
         }
         _ = try? link.ask(.enableAll)
         if (try? link.ask(.save)) == nil {

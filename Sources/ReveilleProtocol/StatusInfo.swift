@@ -72,6 +72,9 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var night: Bool?
     /// The display's backlight, when the daemon drives one: its name, level and brightness.
     public var backlight: String?
+    /// The clock's own set-up network ("Reveille-XXXX") while it is open: a phone on it sets up
+    /// the clock (hardware.md, "Wi-Fi").
+    public var setupNetwork: String?
     /// Rules and overrides that began to ring on their own with an upgrade (for a month after it).
     public var layersRingingAlone: [String]?
 

@@ -23,6 +23,13 @@ public enum SupplicantCommand: Equatable, Sendable {
     case remove(id: Int)
     /// Writes the networks to wpa_supplicant's own file (`update_config=1`).
     case save
+    /// The set-up network (`SetupNetwork`): an access point (mode 2) on one channel, WPA2 only.
+    case setAccessPoint(id: Int)
+    case setFrequency(id: Int, megahertz: Int)
+    case setPasswordOnly(id: Int)
+    case setRSN(id: Int)
+    case setPairwiseCCMP(id: Int)
+    case setGroupCCMP(id: Int)
 
     public var line: String {
         switch self {
@@ -40,6 +47,12 @@ public enum SupplicantCommand: Equatable, Sendable {
         case .enableAll: "ENABLE_NETWORK all"
         case .remove(let id): "REMOVE_NETWORK \(id)"
         case .save: "SAVE_CONFIG"
+        case .setAccessPoint(let id): "SET_NETWORK \(id) mode 2"
+        case .setFrequency(let id, let megahertz): "SET_NETWORK \(id) frequency \(megahertz)"
+        case .setPasswordOnly(let id): "SET_NETWORK \(id) key_mgmt WPA-PSK"
+        case .setRSN(let id): "SET_NETWORK \(id) proto RSN"
+        case .setPairwiseCCMP(let id): "SET_NETWORK \(id) pairwise CCMP"
+        case .setGroupCCMP(let id): "SET_NETWORK \(id) group CCMP"
         }
     }
 
@@ -67,6 +80,11 @@ public enum SupplicantEvent: Equatable, Sendable {
     case scanResults
     case scanFailed
     case associationRejected
+    /// The set-up network is up (wpa_supplicant's access point), or went down.
+    case accessPointEnabled
+    case accessPointDisabled
+    /// A phone joined the set-up network.
+    case stationJoined
 
     public init?(message: String) {
         var text = Substring(message)
@@ -91,6 +109,12 @@ public enum SupplicantEvent: Equatable, Sendable {
             self = .scanFailed
         } else if text.hasPrefix("CTRL-EVENT-ASSOC-REJECT") {
             self = .associationRejected
+        } else if text.hasPrefix("AP-ENABLED") {
+            self = .accessPointEnabled
+        } else if text.hasPrefix("AP-DISABLED") {
+            self = .accessPointDisabled
+        } else if text.hasPrefix("AP-STA-CONNECTED") {
+            self = .stationJoined
         } else {
             return nil
         }
@@ -220,7 +244,8 @@ public struct WifiJoining: Sendable, Equatable {
         case .networkNotFound:
             unheard += 1
             return unheard >= Self.scansUnheard ? .outOfReach : nil
-        case .scanResults, .scanFailed, .disconnected, .associationRejected, .connected, .temporarilyDisabled:
+        case .scanResults, .scanFailed, .disconnected, .associationRejected, .connected, .temporarilyDisabled,
+            .accessPointEnabled, .accessPointDisabled, .stationJoined:
             return nil
         }
     }

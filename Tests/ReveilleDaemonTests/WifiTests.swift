@@ -1,5 +1,6 @@
 import Foundation
 import ReveilleProtocol
+import ReveilleWifi
 import Synchronization
 import Testing
 
@@ -117,6 +118,11 @@ final class FakeSupplicant: @unchecked Sendable {
                 return ("OK\n", [])
             case "SELECT_NETWORK":
                 guard let id = Int(words[1]), let network = state.networks[id] else { return ("FAIL\n", []) }
+                // An access point (the set-up network) is up at once.
+                if network["mode"] == "2" {
+                    state.joined = nil
+                    return ("OK\n", ["<3>AP-ENABLED "])
+                }
                 let heard = Self.scanResults.contains("\t" + (network["ssid"] ?? "?") + "\n")
                 guard heard else {
                     return ("OK\n", Array(repeating: "<3>CTRL-EVENT-NETWORK-NOT-FOUND", count: 3))
@@ -258,6 +264,80 @@ final class FakeSupplicant: @unchecked Sendable {
         #expect(
             stopped.stderr.contains(
                 "the Wi-Fi service is not running for wlan0: sudo systemctl enable --now wpa_supplicant@wlan0"))
+    }
+}
+
+/// A clock with no screen and no network opens its own set-up network; a phone on it joins the
+/// household's (hardware.md, "Wi-Fi"). Against the played wpa_supplicant.
+@Suite struct SetupNetworkTests {
+    func relay(_ daemon: DaemonHarness, _ command: Command, cap: Role = .admin, device: String? = nil) throws -> Response {
+        let client = try daemon.connect()
+        try client.sendRaw(Framing.encode(Request(command, cap: cap, device: device)))
+        return try JSONDecoder().decode(Response.self, from: Data(try #require(try client.readLine())))
+    }
+
+    @Test func noScreenNoNetworkItOpensSaysTheCodeAndAPhoneMovesItToTheHouseholdsNetwork() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-setup-\(UUID().uuidString.prefix(8))")
+        let supplicant = try FakeSupplicant(path: root.appendingPathComponent("run/wpa_supplicant/wlan0").path)
+        let adapter = root.appendingPathComponent("sys/class/net/wlan0")
+        try FileManager.default.createDirectory(at: adapter.appendingPathComponent("wireless"), withIntermediateDirectories: true)
+        try "02:00:00:00:00:a3\n".write(to: adapter.appendingPathComponent("address"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("var/lib/reveille"), withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: root.appendingPathComponent("var/lib/reveille/first-setup").path, contents: nil)
+        let daemon = try DaemonHarness(moreSettings: "[wifi]\nsetup_network_wait_seconds = 1\n", root: root)
+
+        #expect(daemon.waitFor(10) { (try? daemon.request(.status).status?.setupNetwork) == "Reveille-00A3" })
+        #expect(daemon.logText().contains("wifi: the set-up network Reveille-00A3 is open on wlan0"))
+        // The voice says how to join it, and the code.
+        let said = daemon.logText().split(separator: "\n").first { $0.contains("To set up this clock") }.map(String.init) ?? ""
+        #expect(said.contains("join the Wi-Fi network Reveille 0 0 A 3 with the code "), "\(said)")
+        #expect(said.contains("Then open 10 dot 42 dot 0 dot 1, port 8080, and type the same code."))
+        let digits = said.split(separator: "with the code ").last?.prefix { $0 != "." }.filter(\.isNumber) ?? ""
+        #expect(digits.count == 8)
+        let code = String(digits.prefix(4)) + "-" + String(digits.suffix(4))
+        // An access point, WPA2, on channel 6; the networks heard first, kept for the phone.
+        for line in ["mode 2", "frequency 2437", "key_mgmt WPA-PSK", "proto RSN", "pairwise CCMP"] {
+            #expect(supplicant.commands.contains { $0.hasPrefix("SET_NETWORK 1 ") && $0.hasSuffix(line) }, "\(line)")
+        }
+        #expect(supplicant.commands.prefix(2) == ["ATTACH", "SCAN"])
+        let scans = supplicant.commands.filter { $0 == "SCAN" }.count
+
+        // The phone pairs with the spoken code, as an admin, and sees the list heard before.
+        let phone = try #require(try relay(daemon, .webRedeem(code: code), cap: .user).web?.token)
+        let heard = try relay(daemon, .wifiScan, device: phone).wifi?.networks.map(\.name)
+        #expect(heard == ["Neighbours", "IEEE", "Café"])
+        #expect(supplicant.commands.filter { $0 == "SCAN" }.count == scans, "no scan while it is an access point")
+
+        // A wrong password: said aloud, and the set-up network is back.
+        let wrong = try relay(daemon, .wifiJoin(network: "IEEE", password: "not the password"), device: phone)
+        #expect(wrong.error?.message.hasPrefix("wrong password for “IEEE”") == true)
+        #expect(supplicant.commands.suffix(3).last == "SELECT_NETWORK 1")
+        #expect(daemon.waitFor(5) { daemon.logText().contains("The set-up network is back.") })
+        #expect(try daemon.request(.status).status?.setupNetwork == "Reveille-00A3")
+
+        // The right one: joined, the set-up network removed before wpa_supplicant saves, the address said.
+        let joined = try relay(daemon, .wifiJoin(network: "IEEE", password: "password"), device: phone)
+        #expect(joined.ok, "\(joined)")
+        let removed = try #require(supplicant.commands.firstIndex(of: "REMOVE_NETWORK 1"))
+        #expect(removed < (supplicant.commands.lastIndex(of: "SAVE_CONFIG") ?? 0))
+        #expect(daemon.waitFor(5) { daemon.logText().contains("Joined IEEE. This clock is at 192 dot 168 dot 77 dot ") })
+        #expect(try daemon.request(.status).status?.setupNetwork == nil)
+    }
+
+    @Test func notWithAScreenOrANetworkOrOnceSetUpOrWhenNever() {
+        for (setting, pending, screen, online, adapter, opens) in [
+            (SetupNetwork.Setting.auto, true, false, false, true, true),
+            (.auto, true, true, false, true, false), (.always, true, true, false, true, true),
+            (.auto, false, false, false, true, false), (.auto, true, false, true, true, false),
+            (.auto, true, false, false, false, false), (.never, true, false, false, true, false),
+        ] {
+            #expect(
+                SetupNetwork.shouldOpen(setting: setting, setupPending: pending, screen: screen, online: online, adapter: adapter)
+                    == opens)
+        }
+        #expect(SetupNetwork.name(mac: "02:00:00:00:00:a3") == "Reveille-00A3")
+        #expect(SetupNetwork.spokenCode("4276-9142") == "4 2 7 6, 9 1 4 2")
+        #expect(SetupNetwork.passphrase(code: "4276-9142") == Array("42769142".utf8))
     }
 }
 
