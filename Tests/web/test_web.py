@@ -1532,6 +1532,41 @@ class WifiPageTests(unittest.TestCase):
             clock.close()
 
 
+class SetupNetworkPageTests(unittest.TestCase):
+    """hardware.md, "Wi-Fi": a clock with no screen opens its own set-up network; a phone on it,
+    paired as an admin with the code the voice said, sets the zone and picks the household's
+    network, told first that the clock will leave the set-up network. Against a played
+    wpa_supplicant (webdriver.FakeSupplicant)."""
+
+    def test_a_phone_on_the_set_up_network_sets_the_zone_and_moves_the_clock_to_the_households_wifi(self):
+        clock = Clock(BINARIES, first_setup=True, wifi={"Household": WifiPageTests.PASSWORD},
+                      settings="[wifi]\nsetup_network_wait_seconds = 1\n")
+        browser = Browser(width=390, height=800)  # a phone
+        try:
+            wait_for(lambda: status(clock.sock).get("setupNetwork") == "Reveille-00A3", what="the set-up network")
+            self.assertIn("the set-up network Reveille-00A3 is open", clock.log())  # its words: SetupNetworkTests
+            browser.open(clock.url)
+            self.assertTrue(pair_as_admin(browser, clock, name="phone")["ok"])
+            browser.open(clock.url)
+            wait_for(lambda: browser.visible("#setupset"), what="the set-up on the phone")
+            browser.run("document.getElementById('setupplace').value = 'Europe/Paris';")
+            browser.click("#setupset")
+            wait_for(lambda: browser.run("return document.querySelectorAll('#wifilist button').length") == 4,
+                     what="the networks the clock heard before it opened its own")
+            self.assertEqual(status(clock.sock)["timeZone"], "Europe/Paris")
+            self.assertFalse(browser.visible("#wifiskip"), "a screenless clock must join")
+            browser.click("#wifilist button[data-net='0']")
+            browser.run("document.getElementById('wifipw').value = arguments[0];", WifiPageTests.PASSWORD)
+            browser.click("#wifijoin")
+            wait_for(lambda: not browser.visible("#wifi"), seconds=20, what="joined")
+            wait_for(lambda: "wifi: on Household; the set-up network is closed" in clock.log(), what="the set-up network closed")
+            self.assertNotIn("setupNetwork", status(clock.sock))
+            self.assertNotIn(WifiPageTests.PASSWORD, clock.log())
+        finally:
+            browser.close()
+            clock.close()
+
+
 class BacklightPageTests(unittest.TestCase):
     """hardware.md, "The screen's backlight": the kiosk's page says what it shows and the daemon
     sets the backlight: dim in night mode, off while the night's black screen is up, back at a

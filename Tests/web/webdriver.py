@@ -145,6 +145,9 @@ class FakeSupplicant:
             number = int(words[1])
             network = self.networks[number]
             name = network.get("ssid")
+            if network.get("mode") == "2":  # an access point: the set-up network, up at once
+                self.joined = None
+                return "OK\n", ["<3>AP-ENABLED "]
             if name not in [n for n, _, _ in self.HEARD] or name in self.gone:
                 return "OK\n", ["<3>CTRL-EVENT-NETWORK-NOT-FOUND"] * 3
             if network.get("key_mgmt") == "NONE" and name == "Café" or network.get("psk") == self.keys.get(name):
@@ -181,6 +184,10 @@ class Clock:
                     f.write("255\n")
         # `wifi`: a played wpa_supplicant (FakeSupplicant) that joins these networks with these passwords.
         self.wifi = FakeSupplicant(self.root, wifi) if wifi is not None else None
+        if wifi is not None:  # the Wi-Fi adapter, as /sys/class/net shows one
+            os.makedirs(os.path.join(self.root, "sys/class/net/wlan0/wireless"))
+            with open(os.path.join(self.root, "sys/class/net/wlan0/address"), "w") as f:
+                f.write("02:00:00:00:00:a3\n")
         # `first_setup`: as a flashed image starts, the set-up asked on the screen (its marker in the
         # state folder), the zone UTC by the folder's own zone link, which the set-up replaces.
         if first_setup:

@@ -1424,16 +1424,33 @@ function fillSetup() {
   setup.filled = true;
 }
 $("setupregion").onchange = fillPlaces;
+// A phone on the clock's own set-up network (a clock with no screen), paired as an admin with the
+// code the clock said, sets it up the same way.
+const onSetupNetwork = () => { const st = payload(S && S.status, "status"); return !!st && !!st.setupNetwork && isAdmin(); };
 function renderSetup() {
   const st = payload(S && S.status, "status");
-  const asking = CFG.access === "kiosk" && !!st && !!st.setupPending;
-  if (asking && !setup.filled) fillSetup();
+  const asking = !!st && !!st.setupPending && (CFG.access === "kiosk" || onSetupNetwork());
+  if (asking && !setup.filled) {
+    fillSetup();
+    // The phone's own zone, where this clock knows it.
+    const own = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (onSetupNetwork() && zoneNames().includes(own)) {
+      $("setupregion").value = own.split("/")[0]; fillPlaces(); $("setupplace").value = own;
+    }
+  }
   $("setup").hidden = !(asking || setup.pairing);
   $("setupzone").hidden = setup.pairing;
   $("setuppair").hidden = !setup.pairing;
 }
 // The zone is kept until the Wi-Fi is joined or skipped: then the set-up is done, and the code shown.
-$("setupset").onclick = () => { setup.zone = $("setupplace").value; openWifi("setup"); };
+$("setupset").onclick = async () => {
+  setup.zone = $("setupplace").value;
+  if (!onSetupNetwork()) return openWifi("setup");
+  // From a phone on the set-up network the zone is set now: once the clock joins the household's
+  // network, this phone loses it.
+  const reply = await send({ firstSetup: { timeZone: setup.zone } }, true);
+  if (reply && reply.ok) { setup.phone = payload(S.status, "status").setupNetwork; openWifi("phone"); }
+};
 async function finishSetup(joined) {
   const reply = await send({ firstSetup: { timeZone: setup.zone } }, true);
   const web = payload(reply, "web");
@@ -1475,8 +1492,15 @@ async function wifiJoin() {
   if (net.locked && !password) { wifi.error = "Type the password of “" + net.name + "” first"; renderWifi(); return; }
   hideKeyboard();
   wifi.joining = net.name; wifi.error = ""; renderWifi();
+  if (wifi.mode === "phone") {
+    wifi.note = "The clock now leaves “" + setup.phone + "” to join “" + net.name + "”, and says its new address aloud. " +
+      "Put this phone back on “" + net.name + "”, then open http://reveille.local:" + (location.port || "80") + "/. " +
+      "If it says the password was wrong, “" + setup.phone + "” comes back: join it again.";
+    renderWifi();
+  }
   const reply = await send({ wifiJoin: { network: net.name, password } }, true, true);
   wifi.joining = null;
+  if (!reply && wifi.mode === "phone") { renderWifi(); return; }  // the set-up network went: as said
   if (!reply || !reply.ok) {
     wifi.error = reply && reply.error ? reply.error.message : "The clock did not answer; try again";
     // A wrong password is typed again; any other failure goes back to the list.
@@ -1487,6 +1511,7 @@ async function wifiJoin() {
   const mode = wifi.mode;
   $("wifipw").value = "";
   closeWifi();
+  if (mode === "phone") { setup.pairing = false; setup.filled = false; toast(reply.message); return; }
   if (mode === "setup") finishSetup(net.name);
   else { toast(reply.message); load(); if (view === "more") loadMore(); }
 }
@@ -1500,8 +1525,8 @@ function renderWifi() {
   const busy = wifi.scanning || !!wifi.joining, picked = wifi.picked;
   const st = payload(S && S.status, "status");
   $("wifititle").textContent = picked ? "The password of “" + picked.name + "”" : "Which Wi-Fi?";
-  $("wifinote").hidden = !!picked;
-  $("wifinote").textContent = wifi.mode === "setup"
+  $("wifinote").hidden = !!picked && wifi.mode !== "phone";
+  $("wifinote").textContent = wifi.mode === "phone" && wifi.joining ? wifi.note : wifi.mode !== "more"
     ? (st && st.network && st.network.online ? "This clock is on the network by cable already; Wi-Fi is optional. "
       : "Phones, calendars and the clock's time need the home network; alarms ring without it. ") + "Tap yours."
     : "Tap a network to move the clock to it; the one it is on is marked.";
@@ -1529,6 +1554,7 @@ function renderWifi() {
   $("wifijoin").hidden = !picked;
   for (const id of ["wifiback", "wifiagain", "wifijoin"]) $(id).disabled = busy;
   $("wifiskip").disabled = !!wifi.joining;
+  $("wifiskip").hidden = wifi.mode === "phone";
   $("wifiskip").textContent = wifi.mode === "more" ? "Close" : wifi.nets === null && !wifi.scanning ? "Continue without Wi-Fi" : "Skip: a cable, or later";
 }
 $("wifishow").onclick = () => { const pw = $("wifipw"); pw.type = pw.type === "password" ? "text" : "password"; renderWifi(); pw.focus(); };
