@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MANPAGES = .build/plugins/GenerateManual/outputs
 
-.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak deb-arm64 deb-check-arm64 vm-test-arm64 vm-smoke ha-trial image-pi vm-test-pi
+.PHONY: all build run test test-release fuzz soak bench format clean release release-build install uninstall man order-file deb deb-check vm-test vm-soak deb-arm64 deb-check-arm64 vm-test-arm64 vm-smoke vm-test-wifi ha-trial image-pi vm-test-pi
 
 all: build
 
@@ -189,6 +189,12 @@ vm-test-pi:
 	$(SWIFT) build -c release --static-swift-stdlib $(NO_FOUNDATION) --product pn532-emulator
 	python3 scripts/pi/bench.py $(PI_IMAGE) --emulator .build/release/pn532-emulator \
 		--screens .build/pi-screens --json .build/vm-pi-figures.json
+
+## The Wi-Fi on simulated radios (mac80211_hwsim, hostapd): Imager's settings, joining through the
+## daemon, and a screenless clock's own set-up network joined by a "phone" radio that moves the clock
+## to the household's network (docs/TESTING.md, "Wi-Fi on simulated radios"). Root only.
+vm-test-wifi:
+	$(MAKE) vm-test VM_ONLY="wifi,setup network" VM_CUTS=0
 
 ## The same with 50 power cuts.
 vm-soak:

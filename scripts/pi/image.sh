@@ -69,6 +69,7 @@ install -D -m 0644 "$here/image/wired.network" "$tree/etc/systemd/network/20-wir
 # The Wi-Fi: wpa_supplicant for wlan0, started when the adapter appears (a board without one
 # starts nothing and fails nothing), with no network until one is joined.
 install -D -m 0644 "$here/image/wireless.network" "$tree/etc/systemd/network/25-wireless.network"
+install -D -m 0644 "$here/image/setup-network.network" "$tree/etc/systemd/network/24-setup-network.network"
 install -D -m 0600 "$here/image/wpa_supplicant-wlan0.conf" "$tree/etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
 install -d "$tree/etc/systemd/system/sys-subsystem-net-devices-wlan0.device.wants"
 ln -sf /lib/systemd/system/wpa_supplicant@.service \
