@@ -32,12 +32,14 @@ struct UpgradeWindowCommand: ParsableCommand {
             return
         }
         let ringing = status.session != nil || status.sunrise != nil
-        if let why = UpgradeWindow.refusal(now: status.nowInstant, nextRing: status.nextRing?.instant, ringing: ringing) {
+        if let why = UpgradeWindow.refusal(now: status.nowInstant, nextRing: status.nextRing?.instant, ringing: ringing)
+        {
             print("updates wait: \(why)")
             throw ExitCode(1)
         }
         print(
             "updates may run"
-                + (status.nextRing.map { ": the next alarm rings \($0.weekday) \($0.date) at \($0.time)" } ?? ": no alarm ahead"))
+                + (status.nextRing.map { ": the next alarm rings \($0.weekday) \($0.date) at \($0.time)" }
+                    ?? ": no alarm ahead"))
     }
 }

@@ -379,7 +379,8 @@ public struct Settings: Sendable, Equatable {
                 else {
                     throw document.error(
                         "backlight", in: "screen",
-                        "\"\(name)\" is not a backlight's name; give one of ls /sys/class/backlight, \"auto\" or \"none\"")
+                        "\"\(name)\" is not a backlight's name; give one of ls /sys/class/backlight, \"auto\" or \"none\""
+                    )
                 }
                 settings.screen.backlight = name == "auto" ? nil : name
                 settings.screen.backlightOff = name == "none"

@@ -11,7 +11,8 @@ public enum UpgradeWindow {
         if ringing { return "an alarm is ringing or snoozed: updates wait until it is over" }
         if let next = nextRing, next >= now, next - now < margin {
             let minutes = max(1, (next - now + 59) / 60)
-            return "the next alarm rings in \(minutes) minute\(minutes == 1 ? "" : "s"): updates wait until an hour before none"
+            return
+                "the next alarm rings in \(minutes) minute\(minutes == 1 ? "" : "s"): updates wait until an hour before none"
         }
         return nil
     }

@@ -22,16 +22,22 @@ final class ScreenBacklight: RequestHandler {
     private var written: Int?
     private var failed = false
 
-    init(paths: Paths, settings: Settings.Screen, controller: Controller, feed: WatchFeed, notes: DaemonNotes, logger: Logger) {
+    init(
+        paths: Paths, settings: Settings.Screen, controller: Controller, feed: WatchFeed, notes: DaemonNotes,
+        logger: Logger
+    ) {
         self.controller = controller
         self.notes = notes
         self.settings = settings
         self.logger = logger
-        device = settings.backlightOff ? nil : Self.find(paths.system("/sys/class/backlight"), named: settings.backlight)
+        device =
+            settings.backlightOff ? nil : Self.find(paths.system("/sys/class/backlight"), named: settings.backlight)
         if let device {
             logger.info("screen: backlight \(device.name) (0 to \(device.maximum))")
         } else if settings.backlight != nil {
-            logger.warning("screen: no backlight \(settings.backlight ?? "") in /sys/class/backlight; [screen] backlight names one")
+            logger.warning(
+                "screen: no backlight \(settings.backlight ?? "") in /sys/class/backlight; [screen] backlight names one"
+            )
         }
         feed.subscribe { [unowned self] event in
             switch event {
@@ -99,7 +105,8 @@ final class ScreenBacklight: RequestHandler {
                 let hint =
                     error == EACCES
                     ? "; the package's udev rule gives it to the video group, which reveilled's user is in" : ""
-                logger.warning("screen: the backlight cannot be set (\(path): \(String(cString: strerror(error))))\(hint)")
+                logger.warning(
+                    "screen: the backlight cannot be set (\(path): \(String(cString: strerror(error))))\(hint)")
             }
             failed = true
             return

@@ -58,7 +58,9 @@ final class SetupNetworkKeeper {
             String(decoding: $0, as: UTF8.self)
         }
         let name = SetupNetwork.name(mac: mac ?? "")
-        guard let code = web.pairingCode(role: .admin, name: "set-up phone", now: controller.nowSeconds(), lifetime: 3600).web?.code
+        guard
+            let code = web.pairingCode(role: .admin, name: "set-up phone", now: controller.nowSeconds(), lifetime: 3600)
+                .web?.code
         else { return }
         guard wifi.openSetupNetwork(name: name, passphrase: SetupNetwork.passphrase(code: code)) else {
             _ = timer.arm(after: 10)  // a scan or a join is under way
@@ -105,7 +107,9 @@ final class SetupNetworkKeeper {
         guard let directory = opendir(folder) else { return false }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard name.contains("-"), let status = RegularFile.head(folder + "/" + name + "/status", count: 16) else {
                 continue
             }

@@ -52,7 +52,9 @@ final class WifiRequests: RequestHandler {
         switch request.command {
         case .wifiScan:
             job = { [paths, logger] in
-                .reply(connection: connection, Self.answer { () throws(WifiFailure) in try Self.scan(paths: paths, logger: logger) })
+                .reply(
+                    connection: connection,
+                    Self.answer { () throws(WifiFailure) in try Self.scan(paths: paths, logger: logger) })
             }
         case .wifiJoin(let network, let password):
             let credentials: WifiRules.Credentials

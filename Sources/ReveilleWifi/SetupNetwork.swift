@@ -60,4 +60,3 @@ public enum SetupNetwork {
     /// The code as wpa_supplicant's passphrase: its digits (8).
     public static func passphrase(code: String) -> [UInt8] { Array(code.filter(\.isNumber).utf8) }
 }
-

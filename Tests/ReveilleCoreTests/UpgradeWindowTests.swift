@@ -12,8 +12,9 @@ struct UpgradeWindowTests {
     }
 
     @Test func withinTheHourBeforeTheNextRingTheyWait() {
-        #expect(UpgradeWindow.refusal(now: now, nextRing: now + 30 * 60, ringing: false)
-            == "the next alarm rings in 30 minutes: updates wait until an hour before none")
+        #expect(
+            UpgradeWindow.refusal(now: now, nextRing: now + 30 * 60, ringing: false)
+                == "the next alarm rings in 30 minutes: updates wait until an hour before none")
         #expect(UpgradeWindow.refusal(now: now, nextRing: now + 1, ringing: false)?.contains("in 1 minute:") == true)
         #expect(UpgradeWindow.refusal(now: now, nextRing: now + 3599, ringing: false) != nil)
     }

@@ -8,7 +8,8 @@ import Testing
 @Suite struct ScreenBacklightTests {
     /// A daemon whose root has the panel `panel` (0 to 255) lit fully, started at `now`.
     func clock(at now: String, settings: String = "") throws -> (DaemonHarness, URL) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-light-\(UUID().uuidString.prefix(8))")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-light-\(UUID().uuidString.prefix(8))")
         let panel = root.appendingPathComponent("sys/class/backlight/panel")
         try FileManager.default.createDirectory(at: panel, withIntermediateDirectories: true)
         try "255\n".write(to: panel.appendingPathComponent("max_brightness"), atomically: true, encoding: .utf8)
@@ -55,7 +56,8 @@ import Testing
     }
 
     @Test func theLevelsOfReveilleTomlAndNoneLeavesItAlone() throws {
-        let (daemon, file) = try clock(at: "2026-12-08 12:00:00", settings: "[screen]\nday_percent = 60\nnight_percent = 0\n")
+        let (daemon, file) = try clock(
+            at: "2026-12-08 12:00:00", settings: "[screen]\nday_percent = 60\nnight_percent = 0\n")
         #expect(daemon.waitFor(3) { brightness(file) == "153" })
         #expect(try daemon.request(.status).status?.night == false)
         #expect(try pageShows(daemon, .night).ok)

@@ -13,7 +13,8 @@ import Testing
         #expect(try daemon.cli("alarm", "add", "02:30", "--days", "daily").status == 0)
         let near = try daemon.cli("upgrade-window")
         #expect(near.status == 1)
-        #expect(near.stdout == "updates wait: the next alarm rings in 30 minutes: updates wait until an hour before none\n")
+        #expect(
+            near.stdout == "updates wait: the next alarm rings in 30 minutes: updates wait until an hour before none\n")
         try daemon.advance(by: 31 * 60)
         #expect(try daemon.waitFor { try daemon.session()?.state == .ringing })
         let ringing = try daemon.cli("upgrade-window")
@@ -32,7 +33,8 @@ import Testing
         #expect(Doctor.updates(installed: false, lastRun: nil, now: now) == nil)
         #expect(Doctor.updates(installed: true, lastRun: nil, now: now)?.level == .note)
         let recent = Doctor.updates(installed: true, lastRun: now - 2 * 86_400 - 5, now: now)
-        #expect(recent?.level == .ok && recent?.detail.hasPrefix("security updates last ran 2 days ago (2027-01-") == true)
+        #expect(
+            recent?.level == .ok && recent?.detail.hasPrefix("security updates last ran 2 days ago (2027-01-") == true)
         let stale = Doctor.updates(installed: true, lastRun: now - 9 * 86_400, now: now)
         #expect(stale?.level == .warning && stale?.fix?.contains("journalctl -u apt-daily-upgrade") == true)
     }

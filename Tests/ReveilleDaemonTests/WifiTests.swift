@@ -270,26 +270,34 @@ final class FakeSupplicant: @unchecked Sendable {
 /// A clock with no screen and no network opens its own set-up network; a phone on it joins the
 /// household's (hardware.md, "Wi-Fi"). Against the played wpa_supplicant.
 @Suite struct SetupNetworkTests {
-    func relay(_ daemon: DaemonHarness, _ command: Command, cap: Role = .admin, device: String? = nil) throws -> Response {
+    func relay(_ daemon: DaemonHarness, _ command: Command, cap: Role = .admin, device: String? = nil) throws
+        -> Response
+    {
         let client = try daemon.connect()
         try client.sendRaw(Framing.encode(Request(command, cap: cap, device: device)))
         return try JSONDecoder().decode(Response.self, from: Data(try #require(try client.readLine())))
     }
 
     @Test func noScreenNoNetworkItOpensSaysTheCodeAndAPhoneMovesItToTheHouseholdsNetwork() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-setup-\(UUID().uuidString.prefix(8))")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reveille-setup-\(UUID().uuidString.prefix(8))")
         let supplicant = try FakeSupplicant(path: root.appendingPathComponent("run/wpa_supplicant/wlan0").path)
         let adapter = root.appendingPathComponent("sys/class/net/wlan0")
-        try FileManager.default.createDirectory(at: adapter.appendingPathComponent("wireless"), withIntermediateDirectories: true)
-        try "02:00:00:00:00:a3\n".write(to: adapter.appendingPathComponent("address"), atomically: true, encoding: .utf8)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("var/lib/reveille"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: root.appendingPathComponent("var/lib/reveille/first-setup").path, contents: nil)
+        try FileManager.default.createDirectory(
+            at: adapter.appendingPathComponent("wireless"), withIntermediateDirectories: true)
+        try "02:00:00:00:00:a3\n".write(
+            to: adapter.appendingPathComponent("address"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("var/lib/reveille"), withIntermediateDirectories: true)
+        FileManager.default.createFile(
+            atPath: root.appendingPathComponent("var/lib/reveille/first-setup").path, contents: nil)
         let daemon = try DaemonHarness(moreSettings: "[wifi]\nsetup_network_wait_seconds = 1\n", root: root)
 
         #expect(daemon.waitFor(10) { (try? daemon.request(.status).status?.setupNetwork) == "Reveille-00A3" })
         #expect(daemon.logText().contains("wifi: the set-up network Reveille-00A3 is open on wlan0"))
         // The voice says how to join it, and the code.
-        let said = daemon.logText().split(separator: "\n").first { $0.contains("To set up this clock") }.map(String.init) ?? ""
+        let said =
+            daemon.logText().split(separator: "\n").first { $0.contains("To set up this clock") }.map(String.init) ?? ""
         #expect(said.contains("join the Wi-Fi network Reveille 0 0 A 3 with the code "), "\(said)")
         #expect(said.contains("Then open 10 dot 42 dot 0 dot 1, port 8080, and type the same code."))
         let digits = said.split(separator: "with the code ").last?.prefix { $0 != "." }.filter(\.isNumber) ?? ""
@@ -320,7 +328,8 @@ final class FakeSupplicant: @unchecked Sendable {
         #expect(joined.ok, "\(joined)")
         let removed = try #require(supplicant.commands.firstIndex(of: "REMOVE_NETWORK 1"))
         #expect(removed < (supplicant.commands.lastIndex(of: "SAVE_CONFIG") ?? 0))
-        #expect(daemon.waitFor(5) { daemon.logText().contains("Joined IEEE. This clock is at 192 dot 168 dot 77 dot ") })
+        #expect(
+            daemon.waitFor(5) { daemon.logText().contains("Joined IEEE. This clock is at 192 dot 168 dot 77 dot ") })
         #expect(try daemon.request(.status).status?.setupNetwork == nil)
     }
 
@@ -332,7 +341,8 @@ final class FakeSupplicant: @unchecked Sendable {
             (.auto, true, false, false, false, false), (.never, true, false, false, true, false),
         ] {
             #expect(
-                SetupNetwork.shouldOpen(setting: setting, setupPending: pending, screen: screen, online: online, adapter: adapter)
+                SetupNetwork.shouldOpen(
+                    setting: setting, setupPending: pending, screen: screen, online: online, adapter: adapter)
                     == opens)
         }
         #expect(SetupNetwork.name(mac: "02:00:00:00:00:a3") == "Reveille-00A3")
