@@ -50,21 +50,7 @@ final class ScreenBacklight: RequestHandler {
 
     /// The named device, or the first there is; its `max_brightness` read.
     static func find(_ folder: String, named name: String?) -> (name: String, folder: String, maximum: Int)? {
-        let names: [String]
-        if let name {
-            names = [name]
-        } else {
-            guard let directory = opendir(folder) else { return nil }
-            defer { closedir(directory) }
-            var found: [String] = []
-            while let entry = readdir(directory) {
-                let entryName = withUnsafeBytes(of: entry.pointee.d_name) {
-                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if !entryName.hasPrefix(".") { found.append(entryName) }
-            }
-            names = found.sorted()
-        }
+        let names = name.map { [$0] } ?? Folder.names(folder)
         for name in names {
             let path = folder + "/" + name
             guard let text = RegularFile.head(path + "/max_brightness", count: 32),

@@ -104,17 +104,11 @@ final class SetupNetworkKeeper {
     /// A display is connected (/sys/class/drm/*/status says "connected").
     static func hasScreen(_ paths: Paths) -> Bool {
         let folder = paths.system("/sys/class/drm")
-        guard let directory = opendir(folder) else { return false }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name.contains("-"), let status = RegularFile.head(folder + "/" + name + "/status", count: 16) else {
-                continue
-            }
-            if String(decoding: status, as: UTF8.self).hasPrefix("connected") { return true }
+        return Folder.names(folder).contains { name in
+            name.contains("-")
+                && RegularFile.head(folder + "/" + name + "/status", count: 16).map {
+                    String(decoding: $0, as: UTF8.self).hasPrefix("connected")
+                } == true
         }
-        return false
     }
 }

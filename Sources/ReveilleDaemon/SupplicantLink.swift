@@ -23,33 +23,17 @@ final class SupplicantLink {
     /// The interface wpa_supplicant serves in `directory`: `wlan0` when it is there, else the first
     /// (P2P devices left out). nil when it serves none.
     static func interface(in directory: String) -> String? {
-        guard let folder = opendir(directory) else { return nil }
-        defer { closedir(folder) }
-        var names: [String] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard !name.hasPrefix("."), !name.hasPrefix("p2p-dev-") else { continue }
+        let names = Folder.names(directory).filter { name in
             var info = stat()
-            guard stat(directory + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { continue }
-            names.append(name)
+            return !name.hasPrefix("p2p-dev-") && stat(directory + "/" + name, &info) == 0
+                && info.st_mode & S_IFMT == S_IFSOCK
         }
-        return names.contains("wlan0") ? "wlan0" : names.sorted().first
+        return names.contains("wlan0") ? "wlan0" : names.first
     }
 
     /// Whether the machine has a Wi-Fi adapter at all (`/sys/class/net/*/wireless`).
     static func wirelessInterface(in classNet: String) -> String? {
-        guard let folder = opendir(classNet) else { return nil }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard !name.hasPrefix(".") else { continue }
-            if access(classNet + "/" + name + "/wireless", F_OK) == 0 { return name }
-        }
-        return nil
+        Folder.names(classNet).first { access(classNet + "/" + $0 + "/wireless", F_OK) == 0 }
     }
 
     /// Opens the link to wpa_supplicant for the machine's Wi-Fi, or says why there is none.

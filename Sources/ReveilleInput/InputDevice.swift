@@ -89,15 +89,7 @@ public final class InputDevice {
 
     /// The `eventN` character devices in `folder` (`/dev/input`), sorted.
     public static func eventDevices(in folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
-        var found: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasPrefix("event") { found.append(folder + "/" + name) }
-        }
-        return found.sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }
+        Folder.names(folder).filter { $0.hasPrefix("event") }.map { folder + "/" + $0 }
+            .sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }
     }
 }
