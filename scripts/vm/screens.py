@@ -168,3 +168,4 @@ def looks_like_pairing(image):
 
 SET_ZONE = (400, 332)  # "Set the time zone" on the 800x480 set-up screen (Tests/web's screenshots)
 DONE = (400, 380)  # "Done" under the pairing code
+WIFI_CONTINUE = (471, 139)  # "Continue without Wi-Fi" on a clock with no adapter (pinned by Tests/web's set-up test)

@@ -1525,7 +1525,8 @@ function renderWifi() {
   const busy = wifi.scanning || !!wifi.joining, picked = wifi.picked;
   const st = payload(S && S.status, "status");
   $("wifititle").textContent = picked ? "The password of “" + picked.name + "”" : "Which Wi-Fi?";
-  $("wifinote").hidden = !!picked && wifi.mode !== "phone";
+  // With no adapter (or no service) there is nothing to tap: only what is wrong.
+  $("wifinote").hidden = (!!picked && wifi.mode !== "phone") || (wifi.nets === null && !!wifi.error);
   $("wifinote").textContent = wifi.mode === "phone" && wifi.joining ? wifi.note : wifi.mode !== "more"
     ? (st && st.network && st.network.online ? "This clock is on the network by cable already; Wi-Fi is optional. "
       : "Phones, calendars and the clock's time need the home network; alarms ring without it. ") + "Tap yours."
