@@ -15,7 +15,8 @@ extension Command {
         case .soundTest(_, _, let seconds, let volume):
             try Self.check(seconds, in: 1...300, "--seconds \(seconds): must be 1-300")
             if let volume { try Self.check(volume, in: 0...100, "--volume \(volume): must be 0-100") }
-        case .tagAdd(_, _, let timeout), .tagTest(let timeout):
+        // A tag given by its UID waits for no tap: its timeout is not used (the page sends 0).
+        case .tagAdd(_, nil, let timeout), .tagTest(let timeout):
             try Self.check(timeout, in: 1...300, "--timeout \(timeout): must be 1-300 seconds")
         case .appGrant(_, let minutes, _, _):
             try Self.check(minutes, in: 1...720, "--minutes \(minutes): must be 1-720")

@@ -1068,7 +1068,13 @@ function setupFromDraft(d) {
 }
 function appSheet(d, current) {
   const opt = (v, label, on) => '<option value="' + v + '"' + (on === v ? " selected" : "") + ">" + label + "</option>";
-  const num = (id, v) => '<input id="' + id + '" type="number" min="0" max="480" step="5" inputmode="numeric" style="width:7em" value="' + esc(v) + '">';
+  // Minutes by touch: a picker of 0–480 in steps of 5 ("—": none), a hand-written value kept.
+  const num = (id, v) => {
+    const values = Array.from({ length: 97 }, (_, i) => String(i * 5));
+    if (v !== "" && v != null && !values.includes(String(v))) values.push(String(v));
+    return '<select id="' + id + '" class="minutes" aria-label="minutes"><option value="">—</option>' +
+      values.map((x) => '<option value="' + x + '"' + (String(v) === x ? " selected" : "") + ">" + x + "</option>").join("") + "</select>";
+  };
   // The app's icon (its .desktop entry's, served by the page's server), or a letter tile.
   const picked = d.adding ? installedApps && installedApps[d.picked] : (installedApps || []).find((a) => a.program && d.paths.split(" ").includes(a.program));
   const letter = esc(((d.name || (picked && picked.name) || "?").trim()[0] || "?").toUpperCase());
@@ -1567,17 +1573,17 @@ $("wifiskip").onclick = () => { const mode = wifi.mode; closeWifi(); if (mode ==
 
 // ---- The page's own keyboard: on the clock's screen (it has none), for every text field ----
 // Keys are pressed without taking the focus from the field; what they type goes where its caret is.
+const chars = (text) => [...text];
 const KEYS = {
-  abc: ["qwertyuiop", "asdfghjkl", "⇧zxcvbnm⌫", "123 ."],
-  ABC: ["QWERTYUIOP", "ASDFGHJKL", "⇧ZXCVBNM⌫", "123 ."],
-  123: ["1234567890", "-/:;()$&@\"", "#+=.,?!'_⌫", "abc ."],
-  "#+=": ["[]{}#%^*+=", "_\\|~<>`€£•", "123.,?!'⌫", "abc ."],
+  abc: [chars("qwertyuiop"), chars("asdfghjkl"), ["⇧", ...chars("zxcvbnm"), "⌫"], ["123", ",", " ", ".", "✓"]],
+  ABC: [chars("QWERTYUIOP"), chars("ASDFGHJKL"), ["⇧", ...chars("ZXCVBNM"), "⌫"], ["123", ",", " ", ".", "✓"]],
+  123: [chars("1234567890"), chars("-/:;()$&@\""), ["#+=", ...chars(".,?!'_"), "⌫"], ["abc", ",", " ", ".", "✓"]],
+  "#+=": [chars("[]{}#%^*+="), chars("_\\|~<>`"), ["123", ...chars(".,?!'"), "⌫"], ["abc", ",", " ", ".", "✓"]],
 };
 const osk = { layer: "abc", target: null };
 const typedField = (e) => e && e.tagName === "INPUT" && ["text", "password", "search", "url", "email", ""].includes(e.type || "");
 function drawKeyboard() {
-  const rows = KEYS[osk.layer].map((row) => {
-    const keys = row === "123 ." || row === "abc ." ? [row.slice(0, 3), ",", " ", ".", "✓"] : [...row];
+  const rows = KEYS[osk.layer].map((keys) => {
     return '<div class="keys">' + keys.map((k) => {
       const cls = k === " " ? "space" : k.length > 1 || "⇧⌫✓".includes(k) ? "wide" : "";
       const label = k === " " ? "space" : k === "✓" ? "Done" : k;
@@ -1603,10 +1609,20 @@ function typeKey(key) {
 }
 function showKeyboard(field) {
   osk.target = field;
-  if ($("osk").hidden) { osk.layer = "abc"; drawKeyboard(); }
+  if ($("osk").hidden || osk.numeric !== (field.inputMode === "numeric")) {
+    osk.numeric = field.inputMode === "numeric";
+    osk.layer = osk.numeric ? "123" : "abc";
+    drawKeyboard();
+  }
   $("osk").hidden = false;
   document.body.classList.add("typing");
-  field.scrollIntoView({ block: "nearest" });
+  // The field stays in sight above the keys: its sheet (or the page) scrolls it up.
+  requestAnimationFrame(() => {
+    const f = field.getBoundingClientRect(), top = $("osk").getBoundingClientRect().top;
+    const room = field.closest("#wifi, #setup") || document.scrollingElement;
+    if (f.bottom > top - 8) room.scrollBy(0, f.bottom - top + 16);
+    else if (f.top < 0) room.scrollBy(0, f.top - 16);
+  });
 }
 function hideKeyboard() { $("osk").hidden = true; osk.target = null; document.body.classList.remove("typing"); }
 $("osk").addEventListener("pointerdown", (e) => {
