@@ -21,6 +21,8 @@ final class SetupNetworkKeeper {
     private let logger: Logger
     private let timer: LoopTimer
     private var code: String?
+    /// Why it was not opened when last looked at, said once.
+    private var lastWhy: String?
 
     init(
         paths: Paths, settings: Settings.Wifi, notes: DaemonNotes, web: WebRequests, wifi: WifiRequests,
@@ -44,16 +46,24 @@ final class SetupNetworkKeeper {
         if setting != .never, notes.setupPending { _ = timer.arm(after: Double(settings.setupNetworkWaitSeconds)) }
     }
 
-    /// Opens the set-up network when it should be (and is not).
+    /// Opens the set-up network when it should be (and is not); while the first set-up is pending,
+    /// looks again every half minute (an adapter plugged in late, a network that went).
     private func consider() {
-        guard notes.setupNetwork == nil else { return }
+        guard notes.setupNetwork == nil, notes.setupPending else { return }
         let adapter = SupplicantLink.wirelessInterface(in: paths.system("/sys/class/net"))
+        let screen = Self.hasScreen(paths), online = notes.network?.online == true
         guard
             SetupNetwork.shouldOpen(
-                setting: setting, setupPending: notes.setupPending, screen: Self.hasScreen(paths),
-                online: notes.network?.online == true, adapter: adapter != nil),
+                setting: setting, setupPending: notes.setupPending, screen: screen, online: online,
+                adapter: adapter != nil),
             let adapter
-        else { return }
+        else {
+            let why = adapter == nil ? "no Wi-Fi adapter" : online ? "the network is up" : "a screen is connected"
+            if why != lastWhy { logger.info("wifi: no set-up network (\(why)); looking again every 30 s") }
+            lastWhy = why
+            _ = timer.arm(after: 30)
+            return
+        }
         let mac = (RegularFile.head(paths.system("/sys/class/net/\(adapter)/address"), count: 32)).map {
             String(decoding: $0, as: UTF8.self)
         }

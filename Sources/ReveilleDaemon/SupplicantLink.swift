@@ -31,9 +31,12 @@ final class SupplicantLink {
         return names.contains("wlan0") ? "wlan0" : names.first
     }
 
-    /// Whether the machine has a Wi-Fi adapter at all (`/sys/class/net/*/wireless`).
+    /// Whether the machine has a Wi-Fi adapter at all: an interface with a cfg80211 radio
+    /// (`/sys/class/net/*/phy80211`, or `wireless` where the kernel keeps the old extensions).
     static func wirelessInterface(in classNet: String) -> String? {
-        Folder.names(classNet).first { access(classNet + "/" + $0 + "/wireless", F_OK) == 0 }
+        Folder.names(classNet).first { name in
+            access(classNet + "/" + name + "/phy80211", F_OK) == 0 || access(classNet + "/" + name + "/wireless", F_OK) == 0
+        }
     }
 
     /// Opens the link to wpa_supplicant for the machine's Wi-Fi, or says why there is none.

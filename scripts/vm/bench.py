@@ -785,6 +785,8 @@ def setup_network_checks(guest, record, figures):
     record("setup network: no network, so the clock opens its own, with its address for phones",
            bool(name) and "type AP" in opened and "10.42.0.1" in opened, opened.replace("\n", " / ")[-240:])
     if not name:
+        print(guest.sh("journalctl -u reveille -b --no-pager | grep -e 'wifi:' -e 'set-up' | tail -8 | cut -c1-240; "
+                       "ls /sys/class/net/wlan0; cat /etc/reveille/reveille.toml | tail -6", 60)[1], flush=True)
         return
     said = guest.sh("journalctl -u reveille -b --no-pager | grep 'To set up this clock' | tail -1")[1]
     digits = re.search(r"with the code ([0-9 ,]+)\.", said)
