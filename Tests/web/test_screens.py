@@ -16,7 +16,7 @@ A screenshot of each is kept under .build/web-screenshots/screens/ for a person 
 import os, shutil, sys, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webdriver import REPO, Browser, Clock, pair_as_admin, request, solve, status, wait_for
+from webdriver import REPO, Browser, Clock, WPEBrowser, pair_as_admin, request, solve, status, wait_for
 
 BINARIES = os.path.join(REPO, ".build", "debug")
 SHOTS = os.path.join(REPO, ".build", "web-screenshots", "screens")
@@ -251,11 +251,22 @@ class ScreenTests(unittest.TestCase):
     def test_the_ring_screen_in_every_state(self):
         """The ring and unlock screens in every combination of their states, at 800x480 and at
         390x844, by day and by night: the keypad, OK, Cancel and the time in view and uncovered."""
+        self.sweep([(Browser, 800, 480), (Browser, 390, 844)])
+
+    def test_the_ring_screen_in_every_state_in_wpe_webkit(self):
+        """The same sweep at 800x480 in WPE WebKit (cog, WPEWebDriver, on a headless Weston output
+        of that size): the engine the kiosk uses on a small board."""
+        missing = [p for p in ("cog", "WPEWebDriver", "weston") if not shutil.which(p)]
+        if missing:
+            self.skipTest(f"needs {', '.join(missing)} (apt install cog wpewebkit-driver weston)")
+        self.sweep([(WPEBrowser, 800, 480)], engine="WPE WebKit")
+
+    def sweep(self, browsers, engine="Chromium"):
         combos, unlocks = list(ring_states()), list(unlock_states())
         self.assertGreater(len(combos), 300)
         problems = []
-        for width, height in ((800, 480), (390, 844)):
-            browser = Browser(width, height)
+        for make, width, height in browsers:
+            browser = make(width, height)
             try:
                 self.browser = browser
                 self.admin()
@@ -270,11 +281,13 @@ class ScreenTests(unittest.TestCase):
                         browser.run("window.savedStatus = S.status;")
                         browser.run(SWEEP, [combo], [], True)
                         self.assertTrue(browser.visible("#ring"), name)
-                        browser.screenshot(os.path.join(SHOTS, f"{width}x{height}-sweep-{name.replace('/', '-')}-{mode}.png"))
+                        browser.screenshot(os.path.join(
+                            SHOTS, f"{width}x{height}-{engine.split()[0].lower()}-sweep-{name.replace('/', '-')}-{mode}.png"))
                         browser.run("S.status = window.savedStatus; problemShown = false; renderRing();")
             finally:
                 browser.close()
-        print(f"ring screen sweep: {len(combos)} ring states and {len(unlocks)} unlock states, at 2 sizes, day and night")
+        print(f"ring screen sweep in {engine}: {len(combos)} ring states and {len(unlocks)} unlock states, "
+              f"at {len(browsers)} size{'s' if len(browsers) > 1 else ''}, day and night")
         if problems:
             self.fail(f"{len(problems)} problems:\n" + "\n".join(problems[:80]))
 

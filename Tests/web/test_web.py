@@ -8,7 +8,7 @@ ALSA's file plugin. Each screen is saved as a screenshot under .build/web-screen
 import json, os, shutil, socket, subprocess, sys, tempfile, time, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webdriver import (REPO, Browser, Clock, end_session, free_port, http, non_loopback_address, page_config, pair_as, pair_as_admin,
+from webdriver import (REPO, Browser, Clock, WPEBrowser, end_session, free_port, http, non_loopback_address, page_config, pair_as, pair_as_admin,
                        png_brightness, request, ring_soon, solve, status, wait_for)
 
 BINARIES = os.path.join(REPO, ".build", "debug")
@@ -1528,8 +1528,19 @@ class WifiPageTests(unittest.TestCase):
     PASSWORD = "Correct horse 7!"
 
     def test_the_first_set_up_joins_the_households_wifi_by_touch_alone(self):
+        self.first_set_up_by_touch(Browser, "")
+
+    def test_the_first_set_up_by_touch_in_wpe_webkit(self):
+        """The same in WPE WebKit (cog on a headless Weston output of 800x480), the kiosk's engine
+        on a small board."""
+        missing = [p for p in ("cog", "WPEWebDriver", "weston") if not shutil.which(p)]
+        if missing:
+            self.skipTest(f"needs {', '.join(missing)} (apt install cog wpewebkit-driver weston)")
+        self.first_set_up_by_touch(WPEBrowser, "wpe-")
+
+    def first_set_up_by_touch(self, make, shot):
         clock = Clock(BINARIES, address="0.0.0.0", first_setup=True, wifi={"Household": self.PASSWORD})
-        browser = Browser()
+        browser = make()
         try:
             browser.open(clock.url)
             wait_for(lambda: browser.visible("#setupset"), what="the set-up's question")
@@ -1546,7 +1557,7 @@ class WifiPageTests(unittest.TestCase):
             self.assertTrue(rows[0][0].endswith("▮▮▮▮"))
             self.assertEqual([r[1] for r in rows], [False, False, True, False])
             self.assertIn("Tap yours", browser.text("#wifinote"))
-            browser.screenshot(os.path.join(SHOTS, "44-wifi-list.png"))
+            browser.screenshot(os.path.join(SHOTS, "44-" + shot + "wifi-list.png"))
             self.assertFalse(browser.visible("#osk"), "no keyboard before a field is touched")
             browser.click("#wifilist button[data-net='0']")
             wait_for(lambda: browser.visible("#osk"), what="the keyboard for the password")
@@ -1559,7 +1570,7 @@ class WifiPageTests(unittest.TestCase):
             wait_for(lambda: "Wrong password" in (browser.text("#wifistate") or ""), what="the wrong password said")
             self.assertEqual(browser.text("#wifistate"), "Wrong password for “Household”: check it and type it again")
             self.assertTrue(browser.visible("#wifipw"))
-            browser.screenshot(os.path.join(SHOTS, "44-wifi-wrong-password.png"))
+            browser.screenshot(os.path.join(SHOTS, "44-" + shot + "wifi-wrong-password.png"))
             # Typed again, shown while typed, every key in reach above the keyboard.
             browser.click("#wifiback")
             browser.click("#wifilist button[data-net='0']")
@@ -1573,14 +1584,14 @@ class WifiPageTests(unittest.TestCase):
                 "const k = document.getElementById('osk').getBoundingClientRect().top;"
                 "return ['wifipw', 'wifijoin', 'wifiback', 'wifishow'].filter(id => document.getElementById(id).getBoundingClientRect().bottom > k)")
             self.assertEqual(covered, [], "what the keyboard covers")
-            browser.screenshot(os.path.join(SHOTS, "44-wifi-keyboard.png"))
+            browser.screenshot(os.path.join(SHOTS, "44-" + shot + "wifi-keyboard.png"))
             browser.tap_at(*browser.run("const r = document.getElementById('wifijoin').getBoundingClientRect();"
                                         "return [r.x + r.width / 2, r.y + r.height / 2]"))
             wait_for(lambda: browser.visible("#setupcode"), seconds=20, what="the pairing code after the join")
             self.assertTrue(browser.text("#setupwhere").startswith("Joined “Household”. On a phone"))
             self.assertRegex(browser.text("#setupcode"), r"^\d{4}-\d{4}$")
             self.assertFalse(browser.visible("#osk"))
-            browser.screenshot(os.path.join(SHOTS, "44-wifi-joined.png"))
+            browser.screenshot(os.path.join(SHOTS, "44-" + shot + "wifi-joined.png"))
             # Only the key reached the Wi-Fi service; the password is in no log, state or status.
             import hashlib
             key = hashlib.pbkdf2_hmac("sha1", self.PASSWORD.encode(), b"Household", 4096, 32).hex()

@@ -382,6 +382,47 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
+class WPEBrowser(Browser):
+    """WPE WebKit, the kiosk's engine on a small board: cog driven by WPEWebDriver
+    (wpewebkit-driver), drawn on a headless Weston output of exactly `width`x`height` (cog's
+    Wayland view made that size), touch included. The same calls as `Browser`."""
+
+    def __init__(self, width=800, height=480):
+        self.runtime = tempfile.mkdtemp(prefix="reveille-wpe.")
+        os.chmod(self.runtime, 0o700)
+        socket_name = "wayland-reveille"
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime, WAYLAND_DISPLAY=socket_name,
+                   COG_PLATFORM_WL_VIEW_WIDTH=str(width), COG_PLATFORM_WL_VIEW_HEIGHT=str(height))
+        self.compositor = subprocess.Popen(["weston", "--backend=headless-backend.so", f"--width={width}",
+                                            f"--height={height}", f"--socket={socket_name}", "--idle-time=0"],
+                                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: os.path.exists(os.path.join(self.runtime, socket_name)), what="weston's socket")
+        self.port = free_port()
+        self.driver = subprocess.Popen(["WPEWebDriver", f"--port={self.port}"], env=env, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+        self.base = f"http://127.0.0.1:{self.port}"
+        wait_for(self._ready, what="WPEWebDriver to start")
+        self.profile = tempfile.mkdtemp(prefix="reveille-wpe-profile.")
+        options = {"binary": "/usr/bin/cog", "args": ["--automation", "--platform=wl"]}
+        session = self._call("POST", "/session", {"capabilities": {"alwaysMatch": {"wpe:browserOptions": options}}})
+        self.session = f"/session/{session['sessionId']}"
+
+    def _ready(self):
+        try:
+            return bool(self._call("GET", "/status"))
+        except OSError:
+            return False
+
+    def full_screenshot(self, path):
+        self.screenshot(path)
+
+    def close(self):
+        super().close()
+        self.compositor.send_signal(signal.SIGTERM)
+        self.compositor.wait()
+        shutil.rmtree(self.runtime, ignore_errors=True)
+
+
 def http(url, method="GET", body=None, headers=None):
     """(status, headers, body) of one plain HTTP request."""
     req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
