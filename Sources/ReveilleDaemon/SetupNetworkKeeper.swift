@@ -6,7 +6,7 @@ import ReveilleSystem
 import ReveilleWifi
 
 /// The set-up network of a clock with no screen (hardware.md, "Wi-Fi"): `setup_network_wait_seconds`
-/// after the start, when `SetupNetwork.shouldOpen` says, a pairing code good for an hour is made
+/// after the start, when `SetupNetwork.shouldOpen` says (no default route: no home network), a pairing code good for an hour is made
 /// and the access point "Reveille-XXXX" opened with it (on the `wifi` thread, `WifiRequests`); the
 /// voice says how to join it, and again at a bedside key. A phone on it pairs with the same code
 /// and joins the household's network through `wifi join`: the set-up network closes and the voice
@@ -51,14 +51,18 @@ final class SetupNetworkKeeper {
     private func consider() {
         guard notes.setupNetwork == nil, notes.setupPending else { return }
         let adapter = SupplicantLink.wirelessInterface(in: paths.system("/sys/class/net"))
-        let screen = Self.hasScreen(paths), online = notes.network?.online == true
+        // Online: a way out to a home network (a default route), not merely a link with an address.
+        let routes = RegularFile.head(paths.system("/proc/net/route"), count: 64 * 1024).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        let screen = Self.hasScreen(paths), online = routes.map { SetupNetwork.hasDefaultRoute(routeTable: $0) } ?? false
         guard
             SetupNetwork.shouldOpen(
                 setting: setting, setupPending: notes.setupPending, screen: screen, online: online,
                 adapter: adapter != nil),
             let adapter
         else {
-            let why = adapter == nil ? "no Wi-Fi adapter" : online ? "the network is up" : "a screen is connected"
+            let why = adapter == nil ? "no Wi-Fi adapter" : online ? "a network with a way out is up" : "a screen is connected"
             if why != lastWhy { logger.info("wifi: no set-up network (\(why)); looking again every 30 s") }
             lastWhy = why
             _ = timer.arm(after: 30)

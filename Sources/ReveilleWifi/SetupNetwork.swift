@@ -57,6 +57,17 @@ public enum SetupNetwork {
                 ?? "Its address comes from the router in a moment.")
     }
 
+    /// Whether the machine has a way out to a home network: a default route in the kernel's IPv4
+    /// table (`/proc/net/route`, where the default has destination and mask 00000000 and the
+    /// route is up). A network of its own (the set-up network, a test's access point) has none.
+    public static func hasDefaultRoute(routeTable: String) -> Bool {
+        routeTable.split(separator: "\n").dropFirst().contains { line in
+            let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
+            guard fields.count >= 8, let flags = Int(fields[3], radix: 16) else { return false }
+            return fields[1] == "00000000" && fields[7] == "00000000" && flags & 1 != 0
+        }
+    }
+
     /// The code as wpa_supplicant's passphrase: its digits (8).
     public static func passphrase(code: String) -> [UInt8] { Array(code.filter(\.isNumber).utf8) }
 }

@@ -346,6 +346,12 @@ final class FakeSupplicant: @unchecked Sendable {
                     == opens)
         }
         #expect(SetupNetwork.name(mac: "02:00:00:00:00:a3") == "Reveille-00A3")
+        let header = "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
+        let local = "wlan1\t004DA8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n"
+        let out = "wlan0\t00000000\t0101A8C0\t0003\t0\t0\t1024\t00000000\t0\t0\t0\n"
+        #expect(!SetupNetwork.hasDefaultRoute(routeTable: header + local), "an access point of its own is no way out")
+        #expect(SetupNetwork.hasDefaultRoute(routeTable: header + local + out))
+        #expect(!SetupNetwork.hasDefaultRoute(routeTable: ""))
         #expect(SetupNetwork.spokenCode("4276-9142") == "4 2 7 6, 9 1 4 2")
         #expect(SetupNetwork.passphrase(code: "4276-9142") == Array("42769142".utf8))
     }
