@@ -42,7 +42,8 @@ test:
 	python3 Tests/bench/test_screen_reading.py  # the benches' screen readers on day and night captures
 
 ## The daemon's end-to-end suite and the page's tests against the release programs, which link
-## FoundationEssentials only (docs/TESTING.md, "Tests and benchmarks").
+## FoundationEssentials only (docs/TESTING.md, "Tests and benchmarks"). The screens' sweep is the
+## page's layout, the same in both builds: `make test` runs it.
 test-release:
 	scripts/install-deps.sh test
 	$(MAKE) release-build
@@ -50,7 +51,6 @@ test-release:
 	$(MAKE) man  # the install test installs them
 	REVEILLE_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter ReveilleDaemonTests
 	python3 Tests/web/test_web.py .build/release
-	python3 Tests/web/test_screens.py .build/release
 	python3 Tests/mqtt/test_mqtt.py .build/release
 
 ## A longer fuzzing run than `make test`'s: the control protocol's decoder on FUZZ_CASES mutated
@@ -190,11 +190,11 @@ vm-test-pi:
 	python3 scripts/pi/bench.py $(PI_IMAGE) --emulator .build/release/pn532-emulator \
 		--screens .build/pi-screens --json .build/vm-pi-figures.json
 
-## The Wi-Fi on simulated radios (mac80211_hwsim, hostapd): Imager's settings, joining through the
-## daemon, and a screenless clock's own set-up network joined by a "phone" radio that moves the clock
+## The Wi-Fi on simulated radios (mac80211_hwsim, hostapd): Imager's settings (as vm-smoke), joining
+## through the daemon (a wrong password, another network), and a screenless clock's own set-up network joined by a "phone" radio that moves the clock
 ## to the household's network (docs/TESTING.md, "Wi-Fi on simulated radios"). Root only.
 vm-test-wifi:
-	$(MAKE) vm-test VM_ONLY="wifi,setup network" VM_CUTS=0
+	$(MAKE) vm-test VM_ONLY="wifi,wifi join,setup network" VM_CUTS=0
 
 ## The same with 50 power cuts.
 vm-soak:
