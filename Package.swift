@@ -264,7 +264,7 @@ for target in package.targets where target.type != .system && !target.name.hasSu
 let builtForSize: Set<String> = [
     "ReveilleCLI", "ReveilleWeb", "ReveilleMQTT", "ReveilleCalendar", "ReveilleFetch", "ReveilleConfig",
     "ReveilleNotify", "ReveilleDaemon", "ReveilleStore", "ReveilleInput", "ReveilleNFC", "ReveilleLaunch",
-    "ReveilleSystem",
+    "ReveilleSystem", "ReveilleWifi", "ReveilleImager",
 ]
 for target in package.targets where builtForSize.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
