@@ -133,8 +133,8 @@ import ReveilleProtocol
 
     static func parseRules(_ text: String) throws -> [Rule] {
         let pattern = try Regex(#"^([A-Z_]+)(\{[A-Za-z_]+\})?(==|!=|\+=|:=|=)"([^"]*)"$"#)
-        let matchKeys: Set = ["SUBSYSTEM", "KERNEL", "ATTR", "ATTRS", "DRIVERS", "ENV"]
-        let assignKeys: Set = ["GROUP", "MODE", "SYMLINK", "OWNER", "TAG"]
+        let matchKeys: Set = ["SUBSYSTEM", "KERNEL", "ATTR", "ATTRS", "DRIVERS", "ENV", "ACTION"]
+        let assignKeys: Set = ["GROUP", "MODE", "SYMLINK", "OWNER", "TAG", "RUN"]
         var rules: [Rule] = []
         for (number, line) in text.split(separator: "\n").enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -157,7 +157,8 @@ import ReveilleProtocol
                     guard assignKeys.contains(base) else {
                         throw HarnessError("line \(number + 1): \(base) cannot be assigned")
                     }
-                    rule.assignments[key] = value
+                    // RUN+= adds: each program in turn.
+                    rule.assignments[key] = rule.assignments[key].map { $0 + "; " + value } ?? value
                 }
             }
             guard !rule.matches.isEmpty, !rule.assignments.isEmpty else {
@@ -183,7 +184,13 @@ import ReveilleProtocol
         #expect(ids("usb", "ATTR") == ["072f:2200", "072f:90cc", "04e6:5591", "054c:02e1", "04cc:2533"])
         // CP2102, CH340, FT232, PL2303 serial adapters.
         #expect(ids("tty", "ATTRS") == ["10c4:ea60", "1a86:7523", "0403:6001", "067b:2303"])
-        for rule in rules {
+        // The display's backlight: a sysfs attribute, whose group and mode only a program sets.
+        let backlight = rules.filter { $0.matches["SUBSYSTEM"] == "backlight" }
+        #expect(backlight.count == 1 && backlight.first?.matches["ACTION"] == "add")
+        #expect(
+            backlight.first?.assignments["RUN"]
+                == "/bin/chgrp video /sys%p/brightness; /bin/chmod g+w /sys%p/brightness")
+        for rule in rules where rule.matches["SUBSYSTEM"] != "backlight" {
             for key in ["ATTR{idVendor}", "ATTR{idProduct}", "ATTRS{idVendor}", "ATTRS{idProduct}"] {
                 if let value = rule.matches[key] {
                     #expect(value.count == 4 && value.allSatisfy(\.isHexDigit) && value == value.lowercased())
