@@ -1546,6 +1546,7 @@ function renderWifi() {
     wifi.picked = nets[Number(b.dataset.net)]; wifi.error = "";
     if (!wifi.picked.locked) { renderWifi(); wifiJoin(); return; }
     renderWifi(); $("wifipw").focus();
+    if (CFG.screen) showKeyboard($("wifipw"));
   };
   $("wifipass").hidden = !picked || !picked.locked;
   $("wifipw").disabled = busy;
@@ -1631,7 +1632,11 @@ $("osk").addEventListener("pointerdown", (e) => {
   if (b) typeKey(b.dataset.key);
 });
 if (CFG.screen) {
-  document.addEventListener("focusin", (e) => { if (typedField(e.target)) showKeyboard(e.target); });
+  // The keys come up for a field a finger touched (or one that asks for typing at once, as the
+  // Wi-Fi's password), not for one a sheet merely focused as it opened.
+  document.addEventListener("pointerdown", (e) => { osk.touched = typedField(e.target) ? e.target : null; }, true);
+  document.addEventListener("focusin", (e) => { if (typedField(e.target) && osk.touched === e.target) showKeyboard(e.target); });
+  document.addEventListener("click", (e) => { if (typedField(e.target) && $("osk").hidden) showKeyboard(e.target); });
   document.addEventListener("focusout", (e) => {
     setTimeout(() => { if (!typedField(document.activeElement)) hideKeyboard(); }, 0);
   });
