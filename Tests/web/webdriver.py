@@ -398,8 +398,10 @@ class WPEBrowser(Browser):
                                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(lambda: os.path.exists(os.path.join(self.runtime, socket_name)), what="weston's socket")
         self.port = free_port()
+        # In a process group of its own: the cog it starts is ended with it (cog outlives both its
+        # driver and its compositor otherwise).
         self.driver = subprocess.Popen(["WPEWebDriver", f"--port={self.port}"], env=env, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL)
+                                       stderr=subprocess.DEVNULL, start_new_session=True)
         self.base = f"http://127.0.0.1:{self.port}"
         wait_for(self._ready, what="WPEWebDriver to start")
         self.profile = tempfile.mkdtemp(prefix="reveille-wpe-profile.")
@@ -417,7 +419,16 @@ class WPEBrowser(Browser):
         self.screenshot(path)
 
     def close(self):
-        super().close()
+        try:
+            self._call("DELETE", self.session)
+        except Exception:
+            pass
+        try:
+            os.killpg(self.driver.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        self.driver.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
         self.compositor.send_signal(signal.SIGTERM)
         self.compositor.wait()
         shutil.rmtree(self.runtime, ignore_errors=True)
